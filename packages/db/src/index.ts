@@ -1,0 +1,12 @@
+export { createDb, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
+export {
+  EMBEDDED_DEFAULT_PORT,
+  defaultDataDir,
+  openDatabase,
+  type OpenDatabaseOptions,
+  type OpenedDatabase,
+} from './embedded.js'
+export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
+export { writeEvent, type NewEvent } from './outbox.js'
+export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
+export * from './schema/index.js'

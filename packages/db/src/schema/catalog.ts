@@ -1,0 +1,141 @@
+import { sql } from 'drizzle-orm'
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import { WEIGHT_UNITS } from '@commerce/domain'
+import { createdAt, id, updatedAt } from './columns.js'
+
+export const weightUnit = pgEnum('weight_unit', WEIGHT_UNITS)
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
+/** Weights are decimals (0.25 kg); numeric keeps them exact. */
+const weight = (name: string) => numeric(name, { precision: 14, scale: 4, mode: 'number' })
+
+export const categories = pgTable(
+  'categories',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description'),
+    parentId: uuid('parent_id').references((): AnyPgColumn => categories.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('categories_slug_key').on(t.slug)],
+)
+
+export const products = pgTable(
+  'products',
+  {
+    id: id(),
+    title: text('title').notNull(),
+    slug: text('slug').notNull(),
+    description: text('description'),
+    sku: text('sku'),
+    /** Integer minor units of `currency`. */
+    priceMinor: bigint('price_minor', { mode: 'number' }).notNull(),
+    currency: text('currency').notNull(),
+    inventoryQuantity: integer('inventory_quantity').notNull().default(0),
+    weight: weight('weight'),
+    weightUnit: weightUnit('weight_unit').notNull().default('kg'),
+    isActive: boolean('is_active').notNull().default(true),
+    imageUrl: text('image_url'),
+    /** Words of title and description for `?search=` (GIN index below). */
+    searchVector: tsvector('search_vector')
+      .notNull()
+      .generatedAlwaysAs(
+        sql`to_tsvector('simple'::regconfig, coalesce(title, '') || ' ' || coalesce(description, ''))`,
+      ),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('products_slug_key').on(t.slug),
+    // The public list is "active products, newest first": UUIDv7 ids sort by creation time.
+    index('products_active_id_idx').on(t.id.desc()).where(sql`${t.isActive}`),
+    index('products_search_idx').using('gin', t.searchVector),
+    check('products_inventory_nonnegative', sql`${t.inventoryQuantity} >= 0`),
+    check('products_price_nonnegative', sql`${t.priceMinor} >= 0`),
+  ],
+)
+
+export const productCategories = pgTable(
+  'product_categories',
+  {
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    categoryId: uuid('category_id')
+      .notNull()
+      .references(() => categories.id, { onDelete: 'cascade' }),
+  },
+  // (category, product desc) walks one category's products newest first, for `?category=`.
+  (t) => [
+    primaryKey({ name: 'product_categories_pkey', columns: [t.categoryId, t.productId] }),
+    index('product_categories_product_idx').on(t.productId),
+  ],
+)
+
+export const productVariants = pgTable(
+  'product_variants',
+  {
+    id: id(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    sku: text('sku'),
+    /** Integer minor units in the product's currency; null means the product price applies. */
+    priceMinor: bigint('price_minor', { mode: 'number' }),
+    inventoryQuantity: integer('inventory_quantity').notNull().default(0),
+    options: jsonb('options').$type<Record<string, string>>().notNull().default({}),
+    weight: weight('weight'),
+    weightUnit: weightUnit('weight_unit').notNull().default('kg'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('product_variants_product_idx').on(t.productId),
+    check('product_variants_inventory_nonnegative', sql`${t.inventoryQuantity} >= 0`),
+    check('product_variants_price_nonnegative', sql`${t.priceMinor} >= 0`),
+  ],
+)
+
+export const productImages = pgTable(
+  'product_images',
+  {
+    id: id(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    alt: text('alt'),
+    position: integer('position').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('product_images_product_idx').on(t.productId, t.position)],
+)
+
+/**
+ * One row whose `revision` a trigger bumps on every write that can change which products a
+ * list shows (see the catalog_revision migration). List totals are cached per revision.
+ */
+export const catalogRevision = pgTable('catalog_revision', {
+  singleton: boolean('singleton').primaryKey().default(true),
+  revision: bigint('revision', { mode: 'number' }).notNull().default(0),
+})

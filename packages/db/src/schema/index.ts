@@ -1,0 +1,3 @@
+export * from './accounts.js'
+export * from './catalog.js'
+export * from './events.js'

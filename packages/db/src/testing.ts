@@ -1,0 +1,109 @@
+/**
+ * Test databases (`@commerce/db/testing`): one server per test run — DATABASE_URL when given,
+ * else an embedded cluster — holding a migrated template; each test file clones its own
+ * database from the template, so files run in parallel and start in milliseconds.
+ */
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { defaultDataDir, embeddedUrl, openDatabase, type OpenedDatabase } from './embedded.js'
+import { migrate } from './migrate.js'
+
+const TEST_CLUSTER_PORT = 54339
+
+interface SharedServer {
+  server: Promise<OpenedDatabase>
+  users: number
+}
+// vitest runs each project's globalSetup in the same process: share one server among them.
+const shared = globalThis as typeof globalThis & { __commerceTestServer?: SharedServer }
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+export interface TestDatabaseServer {
+  /** A URL of the server's maintenance database, for creating and dropping databases. */
+  adminUrl: string
+  /** The migrated template database to clone. */
+  template: string
+  teardown(): Promise<void>
+}
+
+/** For vitest globalSetup: starts (or reuses) the server and builds a migrated template. */
+export async function startTestDatabaseServer(label: string, env = process.env): Promise<TestDatabaseServer> {
+  shared.__commerceTestServer ??= {
+    server: openDatabase({
+      url: env.DATABASE_URL,
+      dataDir: join(defaultDataDir(), 'test'),
+      port: TEST_CLUSTER_PORT,
+      database: 'postgres',
+    }),
+    users: 0,
+  }
+  const entry = shared.__commerceTestServer
+  entry.users++
+  const server = await entry.server
+  const adminUrl = server.url
+  const template = `commerce_tpl_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`create database ${quoteIdent(template)}`)
+    await migrate(withDatabase(adminUrl, template))
+  } finally {
+    await admin.end({ timeout: 5 })
+  }
+  return {
+    adminUrl,
+    template,
+    async teardown() {
+      const sql = postgres(adminUrl, { max: 1, onnotice: () => {} })
+      try {
+        await sql.unsafe(`drop database if exists ${quoteIdent(template)} with (force)`)
+      } finally {
+        await sql.end({ timeout: 5 })
+      }
+      if (--entry.users === 0) {
+        delete shared.__commerceTestServer
+        await server.stop()
+      }
+    },
+  }
+}
+
+export interface TestDatabase {
+  url: string
+  name: string
+  drop(): Promise<void>
+}
+
+/** Clones the template into a fresh database for one test file. */
+export async function createTestDatabase(adminUrl: string, template: string): Promise<TestDatabase> {
+  const name = `commerce_test_${randomBytes(6).toString('hex')}`
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`create database ${quoteIdent(name)} template ${quoteIdent(template)}`)
+  } finally {
+    await admin.end({ timeout: 5 })
+  }
+  return {
+    url: withDatabase(adminUrl, name),
+    name,
+    async drop() {
+      const sql = postgres(adminUrl, { max: 1, onnotice: () => {} })
+      try {
+        await sql.unsafe(`drop database if exists ${quoteIdent(name)} with (force)`)
+      } finally {
+        await sql.end({ timeout: 5 })
+      }
+    },
+  }
+}
+
+

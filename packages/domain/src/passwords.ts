@@ -1,0 +1,32 @@
+/**
+ * Password hashing with scrypt (N=2^17, r=8, p=1 by default). The stored form carries its own
+ * parameters — scrypt$N$r$p$salt$hash — so the cost can rise later without breaking old hashes.
+ */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+
+const KEY_LENGTH = 64
+export const DEFAULT_SCRYPT_COST = 2 ** 17
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  // scrypt needs 128 * N * r bytes; Node's default maxmem (32 MiB) is too small for N=2^17.
+  const maxmem = 256 * (options.N ?? DEFAULT_SCRYPT_COST) * (options.r ?? 8) + 1024 * 1024
+  return new Promise((done, fail) =>
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...options, maxmem }, (error, key) =>
+      error ? fail(error) : done(key),
+    ),
+  )
+}
+
+export async function hashPassword(password: string, cost = DEFAULT_SCRYPT_COST): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await derive(password, salt, { N: cost, r: 8, p: 1 })
+  return `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64')
+  const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
+  return key.length === expected.length && timingSafeEqual(key, expected)
+}

@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox'
+import { ROLES } from '../constants.js'
+import { Nullable, Timestamp, Uuid } from './common.js'
+
+export const Role = Type.Union(ROLES.map((role) => Type.Literal(role)))
+export type Role = Static<typeof Role>
+const Email = Type.String({ format: 'email', maxLength: 254 })
+const Name = Type.String({ maxLength: 100 })
+
+export const User = Type.Object({
+  id: Uuid,
+  email: Type.String(),
+  role: Role,
+  created_at: Timestamp,
+})
+export type User = Static<typeof User>
+
+export const Customer = Type.Object({
+  id: Uuid,
+  user_id: Nullable(Uuid),
+  email: Type.String(),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Customer = Static<typeof Customer>
+
+export const RegisterBody = Type.Object(
+  {
+    email: Email,
+    password: Type.String({ minLength: 8, maxLength: 200, writeOnly: true }),
+    first_name: Type.Optional(Name),
+    last_name: Type.Optional(Name),
+  },
+  { additionalProperties: false },
+)
+export type RegisterBody = Static<typeof RegisterBody>
+
+export const LoginBody = Type.Object(
+  { email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 200, writeOnly: true }) },
+  { additionalProperties: false },
+)
+export type LoginBody = Static<typeof LoginBody>
+
+export const AuthResponse = Type.Object({
+  user: User,
+  customer: Nullable(Customer),
+  token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'seconds' }),
+})
+export type AuthResponse = Static<typeof AuthResponse>
+
+export const Me = Type.Object({ user: User, customer: Nullable(Customer) })
+export type Me = Static<typeof Me>

@@ -1,0 +1,150 @@
+import { Type, type Static } from 'typebox'
+import { WEIGHT_UNITS } from '../constants.js'
+import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+
+const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })
+const Title = Type.String({ minLength: 1, maxLength: 500 })
+const Description = Type.String({ maxLength: 20000 })
+const Sku = Type.String({ minLength: 1, maxLength: 100 })
+const Quantity = Type.Integer({ minimum: 0, maximum: 2_147_483_647 })
+const Weight = Type.Number({ minimum: 0, maximum: 1_000_000_000 })
+export const WeightUnit = Type.Union(WEIGHT_UNITS.map((unit) => Type.Literal(unit)))
+export type WeightUnit = Static<typeof WeightUnit>
+const Url = Type.String({ format: 'uri', maxLength: 2048 })
+
+export const Category = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  slug: Type.String(),
+  description: Nullable(Type.String()),
+  parent_id: Nullable(Uuid),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Category = Static<typeof Category>
+export const CategoryRef = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() })
+export type CategoryRef = Static<typeof CategoryRef>
+
+export const CreateCategory = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Slug),
+    description: Type.Optional(Nullable(Description)),
+    parent_id: Type.Optional(Nullable(Uuid)),
+  },
+  { additionalProperties: false },
+)
+export type CreateCategory = Static<typeof CreateCategory>
+export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false })
+export type UpdateCategory = Static<typeof UpdateCategory>
+export const CategoryList = Type.Object({ categories: Type.Array(Category), meta: ListMeta })
+export const ListCategoriesQuery = Type.Intersect([PaginationQuery])
+
+export const Variant = Type.Object({
+  id: Uuid,
+  product_id: Uuid,
+  title: Type.String(),
+  sku: Nullable(Type.String()),
+  price: Nullable(Type.Number({ description: 'null: the product price applies' })),
+  inventory_quantity: Type.Integer(),
+  options: Type.Record(Type.String(), Type.String()),
+  weight: Nullable(Type.Number()),
+  weight_unit: WeightUnit,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Variant = Static<typeof Variant>
+export const CreateVariant = Type.Object(
+  {
+    title: Title,
+    sku: Type.Optional(Nullable(Sku)),
+    price: Type.Optional(Nullable(Amount)),
+    inventory_quantity: Type.Optional(Quantity),
+    options: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 200 }), { maxProperties: 20 }),
+    ),
+    weight: Type.Optional(Nullable(Weight)),
+    weight_unit: Type.Optional(WeightUnit),
+  },
+  { additionalProperties: false },
+)
+export type CreateVariant = Static<typeof CreateVariant>
+export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties: false })
+export type UpdateVariant = Static<typeof UpdateVariant>
+export const VariantParams = Type.Object({ id: Uuid, variant_id: Uuid })
+export const VariantList = Type.Object({ variants: Type.Array(Variant), meta: ListMeta })
+
+export const Image = Type.Object({
+  id: Uuid,
+  product_id: Uuid,
+  url: Type.String(),
+  alt: Nullable(Type.String()),
+  position: Type.Integer(),
+  created_at: Timestamp,
+})
+export type Image = Static<typeof Image>
+export const CreateImage = Type.Object(
+  {
+    url: Url,
+    alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  },
+  { additionalProperties: false },
+)
+export type CreateImage = Static<typeof CreateImage>
+export const ImageParams = Type.Object({ id: Uuid, image_id: Uuid })
+export const ImageList = Type.Object({ images: Type.Array(Image), meta: ListMeta })
+
+const productFields = {
+  id: Uuid,
+  title: Type.String(),
+  slug: Type.String(),
+  description: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  price: Type.Number(),
+  currency: Type.String(),
+  inventory_quantity: Type.Integer(),
+  weight: Nullable(Type.Number()),
+  weight_unit: WeightUnit,
+  is_active: Type.Boolean(),
+  image_url: Nullable(Type.String()),
+  categories: Type.Array(CategoryRef),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+}
+export const ProductListItem = Type.Object(productFields)
+export type ProductListItem = Static<typeof ProductListItem>
+export const Product = Type.Object({ ...productFields, variants: Type.Array(Variant), images: Type.Array(Image) })
+export type Product = Static<typeof Product>
+
+export const CreateProduct = Type.Object(
+  {
+    title: Title,
+    slug: Type.Optional(Slug),
+    description: Type.Optional(Nullable(Description)),
+    sku: Type.Optional(Nullable(Sku)),
+    price: Type.Optional(Amount),
+    currency: Type.Optional(Currency),
+    inventory_quantity: Type.Optional(Quantity),
+    weight: Type.Optional(Nullable(Weight)),
+    weight_unit: Type.Optional(WeightUnit),
+    is_active: Type.Optional(Type.Boolean()),
+    image_url: Type.Optional(Nullable(Url)),
+    category_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+)
+export type CreateProduct = Static<typeof CreateProduct>
+export const UpdateProduct = Type.Partial(CreateProduct, { additionalProperties: false, minProperties: 1 })
+export type UpdateProduct = Static<typeof UpdateProduct>
+
+export const ListProductsQuery = Type.Object({
+  page: PaginationQuery.properties.page,
+  per_page: PaginationQuery.properties.per_page,
+  category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug' })),
+  search: Type.Optional(Type.String({ maxLength: 200, description: 'words matched against title and description' })),
+  include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
+})
+export type ListProductsQuery = Static<typeof ListProductsQuery>
+export const ProductList = Type.Object({ products: Type.Array(ProductListItem), meta: ListMeta })
+export type ProductList = Static<typeof ProductList>

@@ -1,0 +1,40 @@
+import { Type, type TSchema } from 'typebox'
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../constants.js'
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217 currency code',
+  examples: ['USD'],
+})
+/** A decimal amount in major units (19.99); decimals beyond the currency's exponent are refused. */
+export const Amount = Type.Number({ minimum: 0, description: 'Decimal amount in major units', examples: [19.99] })
+
+export const IdParams = Type.Object({ id: Uuid })
+
+export const PaginationQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
+})
+
+export const ListMeta = Type.Object({
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+  total: Type.Integer(),
+  total_pages: Type.Integer(),
+})
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ examples: ['validation_error'] }),
+      message: Type.String(),
+      details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+      request_id: Type.String(),
+    }),
+  },
+  { $id: 'Error' },
+)
