@@ -54,3 +54,6 @@ export {
   WeightUnit,
 } from './schemas/catalog.js'
 export { AuthResponse, Customer, LoginBody, Me, RegisterBody, Role, User } from './schemas/auth.js'
+export { hasScope } from './scopes.js'
+export { SLUG_MAX_LENGTH, slugify } from './slug.js'
+export { toPrefixTsQuery } from './search.js'

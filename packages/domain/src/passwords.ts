@@ -23,10 +23,20 @@ export async function hashPassword(password: string, cost = DEFAULT_SCRYPT_COST)
   return `scrypt$${cost}$8$1$${salt.toString('base64')}$${key.toString('base64')}`
 }
 
+const STORED_HASH = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/]+={0,2})\$([A-Za-z0-9+/]+={0,2})$/
+
+/** False for a wrong password and for a stored string that is not one of ours. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$')
-  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const match = STORED_HASH.exec(stored)
+  if (!match) return false
+  const [, n, r, p, salt = '', hash = ''] = match
+  let key: Buffer
+  try {
+    key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
+  } catch {
+    // Parameters scrypt refuses (N not a power of two, r = 0, over the memory limit).
+    return false
+  }
   const expected = Buffer.from(hash, 'base64')
-  const key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
   return key.length === expected.length && timingSafeEqual(key, expected)
 }

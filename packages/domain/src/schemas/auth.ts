@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { ROLES } from '../constants.js'
 import { Nullable, Timestamp, Uuid } from './common.js'
 
-export const Role = Type.Union(ROLES.map((role) => Type.Literal(role)))
+export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })

@@ -8,7 +8,7 @@ const Description = Type.String({ maxLength: 20000 })
 const Sku = Type.String({ minLength: 1, maxLength: 100 })
 const Quantity = Type.Integer({ minimum: 0, maximum: 2_147_483_647 })
 const Weight = Type.Number({ minimum: 0, maximum: 1_000_000_000 })
-export const WeightUnit = Type.Union(WEIGHT_UNITS.map((unit) => Type.Literal(unit)))
+export const WeightUnit = Type.Enum(WEIGHT_UNITS)
 export type WeightUnit = Static<typeof WeightUnit>
 const Url = Type.String({ format: 'uri', maxLength: 2048 })
 

@@ -1,0 +1,92 @@
+/** buildApp(config): the whole HTTP application, used by main.ts and by the tests alike. */
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { randomUUID } from 'node:crypto'
+import { createDb, type DatabaseHandle } from '@commerce/db'
+import type { Config } from './config.js'
+import { ApiError } from './errors.js'
+import authPlugin from './plugins/auth.js'
+import databasePlugin from './plugins/database.js'
+import errorsPlugin, { sendError } from './plugins/errors.js'
+import metricsPlugin from './plugins/metrics.js'
+import openapiPlugin from './plugins/openapi.js'
+import rateLimitPlugin from './plugins/rate-limit.js'
+import { registerRoutes } from './routes/index.js'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+const BODY_LIMIT = 1024 * 1024
+const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** Bodies are validated strictly (no coercion); query strings and paths are text, so coerced. */
+function createValidators() {
+  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const
+  const body = new Ajv({ ...common, coerceTypes: false })
+  const text = new Ajv({ ...common, coerceTypes: 'array' })
+  addFormats(body)
+  addFormats(text)
+  return { body, text }
+}
+
+export interface BuildOptions {
+  /** An existing database handle (tests); otherwise one is created from config.databaseUrl. */
+  database?: DatabaseHandle
+  /** Pino logger options; false silences logging. */
+  logger?: boolean | Record<string, unknown>
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.token'],
+        censor: '[redacted]',
+      },
+    },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id']
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    ajv: { customOptions: { strict: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const validators = createValidators()
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? validators.body : validators.text).compile(schema),
+  )
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  if (!config.databaseUrl && !options.database) throw new Error('buildApp needs a database URL or handle')
+  const database =
+    options.database ??
+    createDb({
+      url: config.databaseUrl!,
+      poolMax: config.databasePoolMax,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      applicationName: 'commerce-api',
+    })
+
+  await app.register(errorsPlugin)
+  await app.register(databasePlugin, { handle: database })
+  await app.register(metricsPlugin)
+  await app.register(openapiPlugin)
+  await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
+  await app.register(rateLimitPlugin, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs })
+
+  await registerRoutes(app, config)
+
+  // Unknown routes are rate limited too, so probing URLs costs the prober.
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
+    const path = request.url.split('?')[0]
+    return sendError(reply, request, new ApiError('not_found', `No route ${request.method} ${path}`))
+  })
+  return app
+}

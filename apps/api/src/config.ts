@@ -1,0 +1,145 @@
+/** The API's configuration: read from the environment once, validated, frozen. */
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DEFAULT_SCRYPT_COST } from '@commerce/domain'
+import { defaultDataDir } from '@commerce/db'
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test'
+  /** Unset: the embedded PostgreSQL in `dataDir`. */
+  databaseUrl: string | undefined
+  databasePoolMax: number
+  databaseStatementTimeoutMs: number
+  dataDir: string
+  host: string
+  port: number
+  jwtSecret: string
+  jwtExpiresInSeconds: number
+  rateLimitMax: number
+  rateLimitWindowMs: number
+  rateLimitApiKeyMax: number
+  redisUrl: string | undefined
+  trustProxy: boolean
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  scryptCost: number
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+/** "24h", "15m", "30s", "500ms", "2d" or plain seconds -> milliseconds. */
+export function parseDuration(text: string, defaultUnit: keyof typeof UNIT_MS = 's'): number | undefined {
+  const match = DURATION.exec(text.trim())
+  if (!match) return undefined
+  const unit = (match[2] ?? defaultUnit) as keyof typeof UNIT_MS
+  return Number(match[1]) * UNIT_MS[unit]
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const NODE_ENVS = ['development', 'production', 'test'] as const
+
+/**
+ * Reads the configuration, naming every bad variable in one error. Outside production a missing
+ * JWT_SECRET is generated once and kept in the data directory, so tokens survive restarts.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = []
+  const text = (name: string) => {
+    const value = env[name]?.trim()
+    return value === '' ? undefined : value
+  }
+  const integer = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const value = text(name)
+    if (value === undefined) return fallback
+    const parsed = Number(value)
+    if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got '${value}')`)
+      return fallback
+    }
+    return parsed
+  }
+  const duration = (name: string, fallback: string, defaultUnit: keyof typeof UNIT_MS) => {
+    const value = text(name) ?? fallback
+    const parsed = parseDuration(value, defaultUnit)
+    if (parsed === undefined || parsed <= 0) {
+      problems.push(`${name} must be a duration such as 30s, 15m, 24h or 7d (got '${value}')`)
+      return parseDuration(fallback, defaultUnit)!
+    }
+    return parsed
+  }
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = text(name) ?? fallback
+    if (!allowed.includes(value as T)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got '${value}')`)
+      return fallback
+    }
+    return value as T
+  }
+  const boolean = (name: string, fallback: boolean) => {
+    const value = text(name)?.toLowerCase()
+    if (value === undefined) return fallback
+    if (['true', '1', 'yes'].includes(value)) return true
+    if (['false', '0', 'no'].includes(value)) return false
+    problems.push(`${name} must be true or false (got '${value}')`)
+    return fallback
+  }
+  const url = (name: string, protocols: string[]) => {
+    const value = text(name)
+    if (value === undefined) return undefined
+    try {
+      if (protocols.includes(new URL(value).protocol)) return value
+    } catch {
+      // reported below
+    }
+    problems.push(`${name} must be a ${protocols.join(' or ')}// URL`)
+    return undefined
+  }
+
+  const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development')
+  const dataDir = text('COMMERCE_DATA_DIR') ?? defaultDataDir()
+  let jwtSecret = text('JWT_SECRET')
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
+    problems.push('JWT_SECRET must be at least 32 bytes long')
+  }
+  if (jwtSecret === undefined && nodeEnv === 'production') {
+    problems.push('JWT_SECRET is required when NODE_ENV=production')
+  }
+  const config: Omit<Config, 'jwtSecret'> = {
+    nodeEnv,
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseStatementTimeoutMs: duration('DATABASE_STATEMENT_TIMEOUT', '30s', 'ms'),
+    dataDir,
+    host: text('HOST') ?? '0.0.0.0',
+    port: integer('PORT', 3000, 0, 65535),
+    jwtExpiresInSeconds: duration('JWT_EXPIRES_IN', '24h', 's') / 1000,
+    rateLimitMax: integer('RATE_LIMIT_MAX', 60, 1),
+    rateLimitWindowMs: duration('RATE_LIMIT_WINDOW', '1m', 'ms'),
+    rateLimitApiKeyMax: integer('RATE_LIMIT_API_KEY_MAX', 600, 1),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    trustProxy: boolean('TRUST_PROXY', false),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
+  }
+  if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`)
+  }
+  jwtSecret ??= developmentJwtSecret(dataDir)
+  return Object.freeze({ ...config, jwtSecret })
+}
+
+/** A generated secret kept in `<dataDir>/jwt-secret` (never used in production). */
+function developmentJwtSecret(dataDir: string): string {
+  const file = join(dataDir, 'jwt-secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true })
+  const secret = randomBytes(48).toString('base64url')
+  writeFileSync(file, secret, { mode: 0o600 })
+  return secret
+}

@@ -1,0 +1,115 @@
+/**
+ * Authentication: every request's credential is identified up front without rejecting (so the
+ * rate limit can count by credential), then routes declare what they need with
+ * `app.authenticate` or `app.requireScope('products:write')`.
+ */
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
+import jwt from '@fastify/jwt'
+import { hasScope, ROLES, type Role } from '@commerce/domain'
+import { forbidden, unauthorized } from '../errors.js'
+
+export interface Principal {
+  kind: 'user'
+  userId: string
+  role: Role
+  scopes: readonly string[]
+}
+
+interface UserClaims {
+  sub: string
+  role: Role
+  typ: 'user'
+}
+
+const ISSUER = 'commerce'
+const AUDIENCE = 'commerce-api'
+const SCOPES_BY_ROLE: Record<Role, readonly string[]> = { admin: ['*'], customer: [] }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling, or null for anonymous callers and bad credentials. */
+    principal: Principal | null
+    /** Why the presented credential was refused, answered as 401 by routes that need one. */
+    credentialError: string | null
+  }
+  interface FastifyInstance {
+    authenticate: preHandlerAsyncHookHandler
+    requireScope(scope: string): preHandlerAsyncHookHandler
+    issueUserToken(user: { id: string; role: Role }): string
+  }
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: UserClaims
+  }
+}
+
+function isUserClaims(claims: unknown): claims is UserClaims {
+  const value = claims as Partial<UserClaims> | null
+  return (
+    typeof value?.sub === 'string' && value.typ === 'user' && ROLES.includes(value.role as Role)
+  )
+}
+
+export interface AuthOptions {
+  jwtSecret: string
+  jwtExpiresInSeconds: number
+}
+
+export default fp<AuthOptions>(
+  async function authPlugin(app: FastifyInstance, options) {
+    await app.register(jwt, {
+      secret: options.jwtSecret,
+      sign: { algorithm: 'HS256', iss: ISSUER, aud: AUDIENCE, expiresIn: options.jwtExpiresInSeconds },
+      // @fastify/jwt accepts any algorithm unless told; `alg: none` and RS/ES tokens must fail.
+      verify: { algorithms: ['HS256'], allowedIss: ISSUER, allowedAud: AUDIENCE },
+    })
+
+    app.decorateRequest('principal', null)
+    app.decorateRequest('credentialError', null)
+
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      const header = request.headers.authorization
+      if (header === undefined) return
+      const match = /^Bearer[ ]+([^\s]+)$/i.exec(header)
+      if (!match) {
+        request.credentialError = 'The Authorization header must be "Bearer <token>"'
+        return
+      }
+      try {
+        const claims: unknown = app.jwt.verify(match[1]!)
+        if (!isUserClaims(claims)) throw new Error('unexpected claims')
+        request.principal = {
+          kind: 'user',
+          userId: claims.sub,
+          role: claims.role,
+          scopes: SCOPES_BY_ROLE[claims.role],
+        }
+      } catch {
+        request.credentialError = 'The access token is malformed, expired or invalid'
+      }
+    })
+
+    const authenticate: preHandlerAsyncHookHandler = async (request) => {
+      if (request.credentialError) throw unauthorized(request.credentialError)
+      if (!request.principal) throw unauthorized()
+    }
+    app.decorate('authenticate', authenticate)
+    app.decorate('requireScope', (scope: string): preHandlerAsyncHookHandler => async (request, reply) => {
+      await authenticate.call(app, request, reply)
+      if (!hasScope(request.principal!.scopes, scope)) throw forbidden()
+    })
+    app.decorate('issueUserToken', (user: { id: string; role: Role }) =>
+      app.jwt.sign({ sub: user.id, role: user.role, typ: 'user' }, { jti: randomUUID() }),
+    )
+  },
+  { name: 'auth' },
+)
+
+/** True when the caller may see soft-deleted and other admin-only data. */
+export function isAdmin(request: FastifyRequest): boolean {
+  return request.principal !== null && hasScope(request.principal.scopes, 'products:write')
+}

@@ -1,0 +1,121 @@
+/**
+ * The only writer of error bodies: ApiError, DomainError, schema validation, bad JSON, body
+ * limits, media types, JWT failures, database outages and anything unexpected all leave as
+ * { error: { code, message, details?, request_id } }. 5xx never carry internals.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { DomainError, type ErrorDetail } from '@commerce/domain'
+import { pgErrorCode } from '@commerce/db'
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js'
+
+interface AjvError {
+  keyword: string
+  instancePath: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+function fieldName(instancePath: string, child?: unknown): string {
+  const parts = instancePath.split('/').filter(Boolean)
+  if (typeof child === 'string') parts.push(child)
+  return parts.join('.')
+}
+
+/** Turns Ajv's errors into our details; a missing field reads exactly "Field 'x' is required". */
+export function validationDetails(errors: AjvError[], context: string): ErrorDetail[] {
+  const details: ErrorDetail[] = []
+  for (const error of errors) {
+    // anyOf/oneOf repeat their branches' errors; the branch errors already say what is wrong.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue
+    if (error.keyword === 'required') {
+      const field = fieldName(error.instancePath, error.params.missingProperty)
+      details.push({ field, message: `Field '${field}' is required` })
+    } else if (error.keyword === 'additionalProperties') {
+      const field = fieldName(error.instancePath, error.params.additionalProperty)
+      details.push({ field, message: `Field '${field}' is not allowed` })
+    } else {
+      const field = fieldName(error.instancePath) || context
+      details.push({ field, message: `Field '${field}' ${error.message ?? 'is invalid'}` })
+    }
+  }
+  const unique = new Map(details.map((detail) => [`${detail.field}\u0000${detail.message}`, detail]))
+  return [...unique.values()]
+}
+
+const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: ['validation_error', 'The request body is not valid JSON'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['validation_error', 'The request body is empty but its content type is JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is larger than the limit of 1 MiB'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported content type; send application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
+}
+
+const DATABASE_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '57014', // query_canceled (statement timeout)
+])
+
+const STATUS_CODES: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]).reverse(),
+)
+
+function toApiError(error: FastifyError & { validationContext?: string }): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  if (error instanceof DomainError) return ApiError.fromDomain(error)
+  if (error.validation) {
+    const details = validationDetails(error.validation as AjvError[], error.validationContext ?? 'body')
+    return new ApiError('validation_error', details[0]?.message ?? 'The request is invalid', details)
+  }
+  const known = FASTIFY_CODES[error.code]
+  if (known) return new ApiError(known[0], known[1])
+  if (error.code?.startsWith('FST_JWT_') || error.code === 'FAST_JWT_INVALID_SIGNATURE') {
+    return new ApiError('unauthorized', 'The access token is missing, malformed, expired or invalid')
+  }
+  if (DATABASE_UNAVAILABLE.has(error.code) || DATABASE_UNAVAILABLE.has(pgErrorCode(error) ?? '')) {
+    return new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly')
+  }
+  const status = error.statusCode
+  if (status && status >= 400 && status < 500) {
+    if (error instanceof SyntaxError) return new ApiError('validation_error', 'The request body is not valid JSON')
+    const code = STATUS_CODES[status] ?? 'validation_error'
+    return new ApiError(code, error.message)
+  }
+  return undefined
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError) {
+  return reply.code(error.statusCode).send({
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      request_id: String(request.id),
+    },
+  })
+}
+
+export default fp(
+  async function errorsPlugin(app: FastifyInstance) {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const apiError = toApiError(error)
+      if (apiError) {
+        if (apiError.statusCode >= 500) request.log.warn({ err: error }, apiError.message)
+        return sendError(reply, request, apiError)
+      }
+      request.log.error({ err: error }, 'unhandled error')
+      return sendError(reply, request, new ApiError('internal_error', 'Internal server error'))
+    })
+  },
+  { name: 'errors' },
+)

@@ -1,0 +1,49 @@
+import { eq } from 'drizzle-orm'
+import { hashPassword, verifyPassword, type Customer, type LoginBody, type RegisterBody, type User } from '@commerce/domain'
+import { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, users, type Database } from '@commerce/db'
+import { unauthorized } from '../../errors.js'
+
+type UserRow = typeof users.$inferSelect
+
+function toUser(row: UserRow): User {
+  return { id: row.id, email: row.email, role: row.role, created_at: row.createdAt.toISOString() }
+}
+
+export interface Session {
+  user: User
+  customer: Customer | null
+}
+
+export function createAccountService(db: Database, options: { scryptCost: number }) {
+  // Unknown emails are checked against this hash so a login takes as long either way.
+  const decoyHash = hashPassword('decoy password, never matches', options.scryptCost)
+
+  return {
+    async register(body: RegisterBody, requestId: string): Promise<Session> {
+      const { user, customer } = await createUser(db, {
+        email: body.email,
+        passwordHash: await hashPassword(body.password, options.scryptCost),
+        role: 'customer',
+        firstName: body.first_name,
+        lastName: body.last_name,
+        requestId,
+      })
+      return { user: toUser(user), customer: customer && customerSnapshot(customer) }
+    },
+
+    async login(body: LoginBody): Promise<Session> {
+      const row = await findUserByEmail(db, body.email)
+      const valid = await verifyPassword(body.password, row?.passwordHash ?? (await decoyHash))
+      if (!row || !valid) throw unauthorized('Invalid email or password')
+      const customer = await findCustomerByUser(db, row.id)
+      return { user: toUser(row), customer: customer ? customerSnapshot(customer) : null }
+    },
+
+    async me(userId: string): Promise<Session> {
+      const [row] = await db.select().from(users).where(eq(users.id, userId))
+      if (!row) throw unauthorized('The account of this token no longer exists')
+      const customer = await findCustomerByUser(db, row.id)
+      return { user: toUser(row), customer: customer ? customerSnapshot(customer) : null }
+    },
+  }
+}

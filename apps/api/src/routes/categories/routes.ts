@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Category, CategoryList, CreateCategory, IdParams, PaginationQuery, UpdateCategory } from '@commerce/domain'
+import { errorResponses } from '../../errors.js'
+import { createCategoryService } from './service.js'
+
+const adminOnly = [{ bearerAuth: [] }]
+
+export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const categoryService = createCategoryService(app.db)
+  const write = app.requireScope('categories:write')
+
+  app.get(
+    '/',
+    {
+      schema: {
+        tags: ['categories'],
+        summary: 'List categories by name',
+        querystring: PaginationQuery,
+        response: { 200: CategoryList, ...errorResponses(400, 429) },
+      },
+    },
+    async (request) => categoryService.list(request.query.page ?? 1, request.query.per_page ?? 20),
+  )
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        tags: ['categories'],
+        summary: 'A category',
+        params: IdParams,
+        response: { 200: Category, ...errorResponses(400, 404, 429) },
+      },
+    },
+    async (request) => categoryService.get(request.params.id),
+  )
+
+  app.post(
+    '/',
+    {
+      preHandler: write,
+      schema: {
+        tags: ['categories'],
+        summary: 'Create a category (slug generated from the name when omitted)',
+        security: adminOnly,
+        body: CreateCategory,
+        response: { 201: Category, ...errorResponses(400, 401, 403, 409, 429) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await categoryService.create(request.body)),
+  )
+
+  app.patch(
+    '/:id',
+    {
+      preHandler: write,
+      schema: {
+        tags: ['categories'],
+        summary: 'Update a category',
+        security: adminOnly,
+        params: IdParams,
+        body: UpdateCategory,
+        response: { 200: Category, ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request) => categoryService.update(request.params.id, request.body),
+  )
+
+  app.delete(
+    '/:id',
+    {
+      preHandler: write,
+      schema: {
+        tags: ['categories'],
+        summary: 'Delete a category; its products stay and lose the link',
+        security: adminOnly,
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      await categoryService.remove(request.params.id)
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,104 @@
+import { asc, count, eq } from 'drizzle-orm'
+import { slugify, type Category, type CreateCategory, type UpdateCategory } from '@commerce/domain'
+import { categories, isUniqueViolation, type Database, type Executor } from '@commerce/db'
+import { conflict, invalidField, notFound } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+
+type CategoryRow = typeof categories.$inferSelect
+
+function toCategory(row: CategoryRow): Category {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    parent_id: row.parentId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+export function createCategoryService(db: Database) {
+  /** A parent must exist and must not be the category itself or one of its descendants. */
+  async function checkParent(tx: Executor, parentId: string, selfId?: string) {
+    for (let id: string | null = parentId; id !== null; ) {
+      if (id === selfId) throw invalidField('parent_id', "Field 'parent_id' would make the category its own ancestor")
+      const [row]: { parentId: string | null }[] = await tx
+        .select({ parentId: categories.parentId })
+        .from(categories)
+        .where(eq(categories.id, id))
+      if (!row) throw invalidField('parent_id', `Field 'parent_id' names an unknown category: ${id}`)
+      id = row.parentId
+    }
+  }
+
+  async function write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(work)
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('A category with this slug already exists')
+      throw error
+    }
+  }
+
+  return {
+    async list(page: number, perPage: number) {
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select()
+          .from(categories)
+          .orderBy(asc(categories.name), asc(categories.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(categories),
+      ])
+      return { categories: rows.map(toCategory), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    async get(id: string): Promise<Category> {
+      const [row] = await db.select().from(categories).where(eq(categories.id, id))
+      if (!row) throw notFound('Category')
+      return toCategory(row)
+    },
+
+    create(body: CreateCategory): Promise<Category> {
+      return write(async (tx) => {
+        if (body.parent_id) await checkParent(tx, body.parent_id)
+        const [row] = await tx
+          .insert(categories)
+          .values({
+            name: body.name,
+            slug: body.slug ?? slugify(body.name, 'category'),
+            description: body.description ?? null,
+            parentId: body.parent_id ?? null,
+          })
+          .returning()
+        return toCategory(row!)
+      })
+    },
+
+    update(id: string, body: UpdateCategory): Promise<Category> {
+      return write(async (tx) => {
+        if (body.parent_id) await checkParent(tx, body.parent_id, id)
+        const [row] = await tx
+          .update(categories)
+          .set({
+            name: body.name,
+            slug: body.slug,
+            description: body.description,
+            parentId: body.parent_id,
+            updatedAt: new Date(),
+          })
+          .where(eq(categories.id, id))
+          .returning()
+        if (!row) throw notFound('Category')
+        return toCategory(row)
+      })
+    },
+
+    async remove(id: string): Promise<void> {
+      const deleted = await db.delete(categories).where(eq(categories.id, id)).returning({ id: categories.id })
+      if (deleted.length === 0) throw notFound('Category')
+    },
+  }
+}

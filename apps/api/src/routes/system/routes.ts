@@ -1,0 +1,27 @@
+/** Liveness, readiness and metrics: outside /api/v1, never rate limited. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ApiError, errorResponses } from '../../errors.js'
+
+const Status = Type.Object({ status: Type.String() })
+
+export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/health', { schema: { tags: ['system'], response: { 200: Status } } }, async () => ({ status: 'ok' }))
+
+  app.get(
+    '/ready',
+    { schema: { tags: ['system'], response: { 200: Status, ...errorResponses(503) } } },
+    async () => {
+      try {
+        await app.sql`select 1`
+      } catch {
+        throw new ApiError('service_unavailable', 'The database is not reachable')
+      }
+      return { status: 'ready' }
+    },
+  )
+
+  app.get('/metrics', { schema: { tags: ['system'], produces: ['text/plain'] } }, async (_request, reply) =>
+    reply.type(app.metrics.contentType).send(await app.metrics.metrics()),
+  )
+}

@@ -1,0 +1,77 @@
+/** Test harness: a cloned database per test file, the real app on it, and signed-in callers. */
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { inject } from 'vitest'
+import { hashPassword, type Role } from '@commerce/domain'
+import { createDb, createUser, type DatabaseHandle } from '@commerce/db'
+import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { buildApp } from '../src/app.js'
+import type { Config } from '../src/config.js'
+
+export const TEST_SCRYPT_COST = 1024
+
+export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
+  return {
+    nodeEnv: 'test',
+    databaseUrl,
+    databasePoolMax: 5,
+    databaseStatementTimeoutMs: 30_000,
+    dataDir: '.data/test',
+    host: '127.0.0.1',
+    port: 0,
+    jwtSecret: 'test-secret-test-secret-test-secret-0123456789',
+    jwtExpiresInSeconds: 3600,
+    rateLimitMax: 100_000,
+    rateLimitWindowMs: 60_000,
+    rateLimitApiKeyMax: 100_000,
+    redisUrl: undefined,
+    trustProxy: false,
+    logLevel: 'silent',
+    scryptCost: TEST_SCRYPT_COST,
+    ...overrides,
+  }
+}
+
+export interface TestContext {
+  app: FastifyInstance
+  database: TestDatabase
+  handle: DatabaseHandle
+  config: Config
+  /** Creates a user directly in the database and returns a bearer token for it. */
+  signIn(role: Role, email?: string): Promise<{ token: string; userId: string; customerId: string | null }>
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
+  close(): Promise<void>
+}
+
+let emails = 0
+
+export async function createTestContext(overrides: Partial<Config> = {}): Promise<TestContext> {
+  const database = await createTestDatabase(inject('databaseAdminUrl'), inject('databaseTemplate'))
+  const config = testConfig(database.url, overrides)
+  const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
+  const app = await buildApp(config, { database: handle, logger: false })
+  await app.ready()
+  return {
+    app,
+    database,
+    handle,
+    config,
+    async signIn(role, email = `${role}-${++emails}-${Date.now()}@example.com`) {
+      const { user, customer } = await createUser(handle.db, {
+        email,
+        passwordHash: await hashPassword('correct horse battery', TEST_SCRYPT_COST),
+        role,
+      })
+      return { token: app.issueUserToken(user), userId: user.id, customerId: customer?.id ?? null }
+    },
+    request({ token, headers, ...options }) {
+      return app.inject({
+        ...options,
+        headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      })
+    },
+    async close() {
+      await app.close()
+      await database.drop()
+    },
+  }
+}
