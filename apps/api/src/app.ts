@@ -60,6 +60,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? validators.body : validators.text).compile(schema),
   )
+  // JSON only: Fastify's built-in text/plain parser would let text reach the validators.
+  app.removeContentTypeParser('text/plain')
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })

@@ -1,0 +1,192 @@
+import { createHmac } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createTestContext, type TestContext } from './helpers.js'
+
+let ctx: TestContext
+beforeAll(async () => {
+  ctx = await createTestContext()
+})
+afterAll(() => ctx.close())
+
+const base64url = (value: object | string) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
+
+/** Hand-made JWTs, to present the API with tokens its own signer would never issue. */
+function forgeToken(header: object, claims: object, secret: string | null): string {
+  const unsigned = `${base64url(header)}.${base64url(claims)}`
+  const signature = secret === null ? '' : createHmac('sha256', secret).update(unsigned).digest('base64url')
+  return `${unsigned}.${signature}`
+}
+
+function decodeClaims(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
+}
+
+async function register(email: string, password = 'long enough password') {
+  return ctx.request({ method: 'POST', url: '/api/v1/auth/register', payload: { email, password, first_name: 'Ada' } })
+}
+
+describe('POST /auth/register', () => {
+  test('creates a customer account, answers 201 with user, customer and a bearer token', async () => {
+    const response = await register('ada@example.com')
+    expect(response.statusCode).toBe(201)
+    const body = response.json()
+    expect(body.user).toMatchObject({ email: 'ada@example.com', role: 'customer' })
+    expect(body.customer).toMatchObject({ email: 'ada@example.com', first_name: 'Ada', user_id: body.user.id })
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 })
+    expect(body).not.toHaveProperty('user.password_hash')
+    expect(JSON.stringify(body)).not.toContain('long enough password')
+  })
+
+  test('stores a scrypt hash, never the password, and writes one customer.created event', async () => {
+    const body = (await register('grace@example.com', 'another secret 123')).json()
+    const [user] = await ctx.handle.sql`select password_hash from users where id = ${body.user.id}`
+    expect(user!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/)
+    expect(user!.password_hash).not.toContain('another secret 123')
+    const events = await ctx.handle.sql`select kind, data, customer_id from events where customer_id = ${body.customer.id}`
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ kind: 'customer.created', data: { id: body.customer.id, email: 'grace@example.com' } })
+  })
+
+  test('refuses an email already registered, ignoring case, with 409 conflict and no new rows', async () => {
+    await register('linus@example.com')
+    const [before] = await ctx.handle.sql`select count(*)::int as n from events`
+    const response = await register('LINUS@Example.com')
+    expect(response.statusCode).toBe(409)
+    expect(response.json().error.code).toBe('conflict')
+    const [users] = await ctx.handle.sql`select count(*)::int as n from users where lower(email) = 'linus@example.com'`
+    const [after] = await ctx.handle.sql`select count(*)::int as n from events`
+    expect(users!.n).toBe(1)
+    expect(after!.n).toBe(before!.n)
+  })
+
+  test('answers 400 validation_error naming the field for a missing email, a short password, a bad email', async () => {
+    const missing = await ctx.request({ method: 'POST', url: '/api/v1/auth/register', payload: { password: 'long enough' } })
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().error).toMatchObject({ code: 'validation_error', message: "Field 'email' is required" })
+
+    const short = await register('short@example.com', 'short')
+    expect(short.statusCode).toBe(400)
+    expect(short.json().error.details).toContainEqual(expect.objectContaining({ field: 'password' }))
+
+    const bad = await register('not-an-email')
+    expect(bad.statusCode).toBe(400)
+    expect(bad.json().error.details).toContainEqual(expect.objectContaining({ field: 'email' }))
+  })
+
+  test('refuses a role sent in the body: accounts made here are always customers', async () => {
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email: 'mallory@example.com', password: 'long enough password', role: 'admin' },
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error.details).toContainEqual({ field: 'role', message: "Field 'role' is not allowed" })
+  })
+})
+
+describe('POST /auth/login', () => {
+  test('answers a token whose claims are sub, role, iat, exp and jti, valid for JWT_EXPIRES_IN', async () => {
+    const registered = (await register('barbara@example.com', 'liskov substitution')).json()
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'Barbara@example.com', password: 'liskov substitution' },
+    })
+    expect(response.statusCode).toBe(200)
+    const body = response.json()
+    expect(body.user.id).toBe(registered.user.id)
+    const claims = decodeClaims(body.token)
+    expect(claims).toMatchObject({ sub: registered.user.id, role: 'customer' })
+    expect(typeof claims.jti).toBe('string')
+    expect(Number(claims.exp) - Number(claims.iat)).toBe(3600)
+    const header = JSON.parse(Buffer.from(body.token.split('.')[0], 'base64url').toString())
+    expect(header.alg).toBe('HS256')
+  })
+
+  test('answers the same 401 for a wrong password and for an unknown email', async () => {
+    await register('ken@example.com', 'thompson unix')
+    const wrong = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'ken@example.com', password: 'nope nope' } })
+    const unknown = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'nobody@example.com', password: 'nope nope' } })
+    expect(wrong.statusCode).toBe(401)
+    expect(unknown.statusCode).toBe(401)
+    expect(wrong.json().error.code).toBe('unauthorized')
+    expect(wrong.json().error.message).toBe(unknown.json().error.message)
+  })
+})
+
+describe('GET /auth/me and bearer tokens', () => {
+  test('answers the signed-in user and customer', async () => {
+    const body = (await register('margaret@example.com')).json()
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token: body.token })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({ user: { id: body.user.id }, customer: { id: body.customer.id } })
+  })
+
+  test('an admin made with the CLI path has no customer record and role admin', async () => {
+    const admin = await ctx.signIn('admin')
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token: admin.token })
+    expect(response.json()).toMatchObject({ user: { role: 'admin' }, customer: null })
+  })
+
+  test('answers 401 without a token', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me' })
+    expect(response.statusCode).toBe(401)
+    expect(response.json().error.code).toBe('unauthorized')
+  })
+
+  const now = () => Math.floor(Date.now() / 1000)
+  const claims = (userId: string, extra: object = {}) => ({
+    sub: userId,
+    role: 'admin',
+    typ: 'user',
+    iss: 'commerce',
+    aud: 'commerce-api',
+    iat: now(),
+    exp: now() + 600,
+    jti: 'x',
+    ...extra,
+  })
+
+  test.each([
+    ['alg none', (id: string) => forgeToken({ alg: 'none', typ: 'JWT' }, claims(id), null)],
+    ['a wrong secret', (id: string) => forgeToken({ alg: 'HS256', typ: 'JWT' }, claims(id), 'another-secret-another-secret-0000')],
+    ['HS512 with the right secret', (id: string) => {
+      const unsigned = `${base64url({ alg: 'HS512', typ: 'JWT' })}.${base64url(claims(id))}`
+      return `${unsigned}.${createHmac('sha512', ctx.config.jwtSecret).update(unsigned).digest('base64url')}`
+    }],
+    ['an expired token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { iat: now() - 7200, exp: now() - 3600 }), ctx.config.jwtSecret)],
+    ['a not-yet-valid token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { nbf: now() + 3600 }), ctx.config.jwtSecret)],
+    ['another issuer', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { iss: 'elsewhere' }), ctx.config.jwtSecret)],
+    ['another audience', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { aud: 'elsewhere' }), ctx.config.jwtSecret)],
+    ['a token that is not a user token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { typ: 'client' }), ctx.config.jwtSecret)],
+    ['garbage', () => 'not.a.token'],
+  ])('answers 401 for %s, even on admin routes', async (_name, makeToken) => {
+    const admin = await ctx.signIn('admin')
+    const token = makeToken(admin.userId)
+    const me = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token })
+    expect(me.statusCode).toBe(401)
+    const write = await ctx.request({ method: 'POST', url: '/api/v1/products', token, payload: { title: 'Forged' } })
+    expect(write.statusCode).toBe(401)
+    expect(write.json().error.code).toBe('unauthorized')
+  })
+
+  test('a correctly signed admin token is accepted (the forging helper is sound)', async () => {
+    const admin = await ctx.signIn('admin')
+    const token = forgeToken({ alg: 'HS256', typ: 'JWT' }, claims(admin.userId), ctx.config.jwtSecret)
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token })
+    expect(response.statusCode).toBe(200)
+  })
+
+  test('answers 401 for an Authorization header that is not Bearer', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic dXNlcjpwYXNz' } })
+    expect(response.statusCode).toBe(401)
+  })
+
+  test('answers 403 forbidden to a customer on an admin route', async () => {
+    const customer = await ctx.signIn('customer')
+    const response = await ctx.request({ method: 'POST', url: '/api/v1/products', token: customer.token, payload: { title: 'Nope' } })
+    expect(response.statusCode).toBe(403)
+    expect(response.json().error.code).toBe('forbidden')
+  })
+})

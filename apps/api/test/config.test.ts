@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { ConfigError, loadConfig, parseDuration } from '../src/config.js'
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'commerce-config-'))
+
+describe('loadConfig', () => {
+  test('applies the documented defaults', () => {
+    const config = loadConfig({ COMMERCE_DATA_DIR: dataDir() })
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      jwtExpiresInSeconds: 86_400,
+      rateLimitMax: 60,
+      rateLimitWindowMs: 60_000,
+      rateLimitApiKeyMax: 600,
+      databaseUrl: undefined,
+      logLevel: 'info',
+      trustProxy: false,
+    })
+  })
+
+  test('names every bad variable in one error', () => {
+    const attempt = () => loadConfig({ PORT: 'eighty', RATE_LIMIT_MAX: '0', JWT_EXPIRES_IN: 'soon', DATABASE_URL: 'mysql://x', COMMERCE_DATA_DIR: dataDir() })
+    expect(attempt).toThrow(ConfigError)
+    try {
+      attempt()
+    } catch (error) {
+      const message = (error as Error).message
+      for (const name of ['PORT', 'RATE_LIMIT_MAX', 'JWT_EXPIRES_IN', 'DATABASE_URL']) expect(message).toContain(name)
+    }
+  })
+
+  test('refuses to start in production without JWT_SECRET, and refuses a short secret', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', COMMERCE_DATA_DIR: dataDir() })).toThrow(/JWT_SECRET is required/)
+    expect(() => loadConfig({ JWT_SECRET: 'short', COMMERCE_DATA_DIR: dataDir() })).toThrow(/at least 32 bytes/)
+  })
+
+  test('outside production generates a JWT secret once and keeps it in the data directory', () => {
+    const dir = dataDir()
+    const first = loadConfig({ COMMERCE_DATA_DIR: dir })
+    const second = loadConfig({ COMMERCE_DATA_DIR: dir })
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32)
+    expect(second.jwtSecret).toBe(first.jwtSecret)
+    expect(readFileSync(join(dir, 'jwt-secret'), 'utf8')).toBe(first.jwtSecret)
+  })
+
+  test('reads durations with units', () => {
+    expect(parseDuration('24h')).toBe(86_400_000)
+    expect(parseDuration('15m')).toBe(900_000)
+    expect(parseDuration('90')).toBe(90_000)
+    expect(parseDuration('250', 'ms')).toBe(250)
+    expect(parseDuration('2d')).toBe(172_800_000)
+    expect(parseDuration('soon')).toBeUndefined()
+  })
+})

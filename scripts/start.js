@@ -1,0 +1,36 @@
+// `pnpm start`: the whole service on one machine. Opens the database (DATABASE_URL, or the
+// embedded PostgreSQL in .data/), applies migrations, then runs the API and the worker as two
+// processes and stops everything together.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { migrate, openDatabase } from '@commerce/db'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const database = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR })
+if (database.startedHere) console.log(JSON.stringify({ level: 'info', msg: 'embedded PostgreSQL started', dataDir: '.data/postgres' }))
+await migrate(database.url)
+
+const env = { ...process.env, DATABASE_URL: database.url }
+const apps = ['api', 'worker'].map((name) => {
+  const child = spawn(process.execPath, [`apps/${name}/dist/main.js`], { cwd: root, env, stdio: 'inherit' })
+  return { name, child, exited: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) }
+})
+
+let stopping = false
+async function stop(exitCode) {
+  if (stopping) return
+  stopping = true
+  for (const { child } of apps) if (child.exitCode === null) child.kill('SIGTERM')
+  await Promise.all(apps.map((app) => app.exited))
+  await database.stop()
+  process.exit(exitCode)
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stop(0))
+for (const { name, exited } of apps) {
+  exited.then(({ code, signal }) => {
+    if (stopping) return
+    console.error(JSON.stringify({ level: 'error', msg: `${name} exited unexpectedly`, code, signal }))
+    void stop(1)
+  })
+}
