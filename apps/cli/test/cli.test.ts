@@ -1,0 +1,230 @@
+/** The real `commerce` binary (bin/run.js over the built dist/ and oclif.manifest.json). */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import postgres from 'postgres'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+
+const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const MANIFEST = fileURLToPath(new URL('../oclif.manifest.json', import.meta.url))
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+function commerce(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const { DATABASE_URL: _unset, SCRYPT_COST: _default, ...inherited } = process.env
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...inherited, SCRYPT_COST: '1024', ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** oclif prints errors as ` ›   Error: …`, wrapped to the terminal width: back to one line. */
+function errorText(stderr: string): string {
+  return stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim()
+}
+
+let database: TestDatabase
+let sql: postgres.Sql
+const withDb = (extra: Record<string, string> = {}) => ({ DATABASE_URL: database.url, ...extra })
+
+beforeAll(async () => {
+  if (!existsSync(MANIFEST)) throw new Error('apps/cli is not built: run `pnpm build` in apps/cli first')
+  database = await createTestDatabase(inject('adminUrl'), inject('template'))
+  sql = postgres(database.url, { max: 1, onnotice: () => {} })
+})
+
+afterAll(async () => {
+  await sql?.end({ timeout: 5 })
+  await database?.drop()
+})
+
+describe('commerce migrate', () => {
+  const adminUrl = inject('adminUrl')
+  const name = `commerce_cli_fresh_${randomBytes(6).toString('hex')}`
+  const freshUrl = new URL(adminUrl)
+  freshUrl.pathname = `/${name}`
+  // Whatever password the server needs, the output must not show it: give it one to hide.
+  if (!freshUrl.password) freshUrl.password = 'not-printed'
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+
+  beforeAll(async () => {
+    await admin.unsafe(`create database "${name}"`)
+  })
+  afterAll(async () => {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`)
+    await admin.end({ timeout: 5 })
+  })
+
+  it('applies the migrations to an empty DATABASE_URL database, prints it with the password masked, and is idempotent', async () => {
+    const first = await commerce(['migrate'], { DATABASE_URL: freshUrl.toString() })
+    expect(first).toMatchObject({ code: 0, stderr: '' })
+    const masked = Object.assign(new URL(freshUrl), { password: '***' }).toString()
+    expect(first.stdout).toBe(`Migrations applied to ${masked}\n`)
+    expect(first.stdout).not.toContain(`:${freshUrl.password}@`)
+
+    const fresh = postgres(freshUrl.toString(), { max: 1, onnotice: () => {} })
+    try {
+      const tables = await fresh<{ table_name: string }[]>`
+        select table_name from information_schema.tables
+        where table_schema = 'public' and table_name in ('users', 'customers', 'events') order by table_name`
+      expect(tables.map((row) => row.table_name)).toEqual(['customers', 'events', 'users'])
+      const [before] = await fresh<{ count: string }[]>`select count(*) from drizzle.__drizzle_migrations`
+      expect(Number(before!.count)).toBeGreaterThan(0)
+
+      const again = await commerce(['migrate'], { DATABASE_URL: freshUrl.toString() })
+      expect(again).toMatchObject({ code: 0, stdout: `Migrations applied to ${masked}\n` })
+      const [after] = await fresh<{ count: string }[]>`select count(*) from drizzle.__drizzle_migrations`
+      expect(after!.count).toBe(before!.count)
+    } finally {
+      await fresh.end({ timeout: 5 })
+    }
+  })
+
+  it('exits 1 naming DATABASE_URL when it is not a postgres URL, without echoing it', async () => {
+    const result = await commerce(['migrate'], { DATABASE_URL: 'mysql://root:hunter22@db/shop' })
+    expect(result.code).toBe(1)
+    expect(errorText(result.stderr)).toBe('Error: Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL')
+    expect(result.stderr + result.stdout).not.toContain('hunter22')
+  })
+})
+
+describe('commerce users create', () => {
+  it('creates an admin with a scrypt hash (never the password) and no customer record', async () => {
+    const result = await commerce(
+      ['users', 'create', '--email', 'Admin@Example.com', '--password', 'correct horse', '--role', 'admin'],
+      withDb(),
+    )
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    const [user] = await sql<{ id: string; email: string; role: string; password_hash: string }[]>`
+      select id, email, role, password_hash from users where lower(email) = 'admin@example.com'`
+    expect(user).toMatchObject({ email: 'Admin@Example.com', role: 'admin' })
+    expect(user!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
+    expect(user!.password_hash).not.toContain('correct horse')
+    const customers = await sql`select id from customers where user_id = ${user!.id}`
+    expect(customers).toHaveLength(0)
+
+    expect(result.stdout).toContain('Created admin Admin@Example.com')
+    expect(result.stdout).toMatch(new RegExp(`^id\\s+${user!.id}$`, 'm'))
+    expect(result.stdout).toMatch(/^role\s+admin$/m)
+    expect(result.stdout).toMatch(/^customer id\s+-$/m)
+    expect(result.stdout).not.toContain('correct horse')
+    expect(result.stdout).not.toContain(user!.password_hash)
+  })
+
+  it('refuses a duplicate email, whatever its case, with exit 1 and the reason', async () => {
+    const result = await commerce(
+      ['users', 'create', '--email', 'admin@EXAMPLE.com', '--password', 'another password', '--role', 'admin'],
+      withDb(),
+    )
+    expect(result.code).toBe(1)
+    expect(errorText(result.stderr)).toBe('Error: An account with this email already exists')
+    expect(result.stdout).toBe('')
+    const rows = await sql`select id from users where lower(email) = 'admin@example.com'`
+    expect(rows).toHaveLength(1)
+  })
+
+  it('with --json reports a refusal in the API error shape and exits 1', async () => {
+    const result = await commerce(
+      ['users', 'create', '--email', 'admin@example.com', '--password', 'another password', '--json'],
+      withDb(),
+    )
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: { code: 'conflict', message: 'An account with this email already exists' },
+    })
+  })
+
+  it('refuses an unknown role before touching the database', async () => {
+    const result = await commerce(
+      ['users', 'create', '--email', 'root@example.com', '--password', 'long enough', '--role', 'root'],
+      withDb(),
+    )
+    expect(result.code).not.toBe(0)
+    expect(errorText(result.stderr)).toContain('Expected --role=root to be one of: customer, admin')
+    expect(await sql`select id from users where email = 'root@example.com'`).toHaveLength(0)
+  })
+
+  it('refuses a malformed email and a password shorter than 8 characters', async () => {
+    const badEmail = await commerce(['users', 'create', '--email', 'not-an-email', '--password', 'long enough'], withDb())
+    expect(badEmail.code).toBe(1)
+    expect(errorText(badEmail.stderr)).toBe("Error: 'not-an-email' is not a valid email address")
+
+    const shortPassword = await commerce(['users', 'create', '--email', 'short@example.com', '--password', 'seven77'], withDb())
+    expect(shortPassword.code).toBe(1)
+    expect(errorText(shortPassword.stderr)).toBe('Error: The password must be 8 to 200 characters long')
+    expect(shortPassword.stderr).not.toContain('seven77')
+    expect(await sql`select id from users where email in ('not-an-email', 'short@example.com')`).toHaveLength(0)
+  })
+
+  it('creates a customer (the default role) with its customer record and a customer.created event; --json parses', async () => {
+    const result = await commerce(['users', 'create', '--email', 'jo@example.com', '--password', 's3cret-enough', '--json'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    const output = JSON.parse(result.stdout) as {
+      user: Record<string, unknown>
+      customer: Record<string, unknown>
+    }
+    expect(output).toEqual({
+      user: { id: expect.any(String), email: 'jo@example.com', role: 'customer', created_at: expect.any(String) },
+      customer: {
+        id: expect.any(String),
+        user_id: output.user.id,
+        email: 'jo@example.com',
+        first_name: null,
+        last_name: null,
+        phone: null,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      },
+    })
+    expect(new Date(output.user.created_at as string).toISOString()).toBe(output.user.created_at)
+    expect(result.stdout).not.toContain('s3cret-enough')
+    expect(result.stdout).not.toContain('scrypt$')
+
+    const [customer] = await sql<{ id: string; user_id: string }[]>`
+      select id, user_id from customers where email = 'jo@example.com'`
+    expect(customer).toEqual({ id: output.customer.id, user_id: output.user.id })
+    const events = await sql<{ kind: string; customer_id: string; data: Record<string, unknown> }[]>`
+      select kind, customer_id, data from events where customer_id = ${customer!.id}`
+    expect(events).toEqual([{ kind: 'customer.created', customer_id: customer!.id, data: output.customer }])
+  })
+
+  it('exits 1 naming SCRYPT_COST when it is not a power of two', async () => {
+    const result = await commerce(['users', 'create', '--email', 'cost@example.com', '--password', 'long enough'], withDb({ SCRYPT_COST: '1000' }))
+    expect(result.code).toBe(1)
+    expect(errorText(result.stderr)).toBe(
+      "Error: Invalid environment: SCRYPT_COST must be a power of two from 2 to 1048576 (got '1000')",
+    )
+    expect(await sql`select id from users where email = 'cost@example.com'`).toHaveLength(0)
+  })
+})
+
+describe('commerce (help and version)', () => {
+  it('--help lists the commands and topics; users --help lists users create', async () => {
+    const root = await commerce(['--help'])
+    expect(root.code).toBe(0)
+    expect(root.stdout).toMatch(/^\s+migrate\s+Apply the database migrations\.$/m)
+    expect(root.stdout).toMatch(/^\s+users\s+User accounts/m)
+    const users = await commerce(['users', '--help'])
+    expect(users.code).toBe(0)
+    expect(users.stdout).toMatch(/^\s+users create\s+Create a user account/m)
+  })
+
+  it('--version prints the package version', async () => {
+    const result = await commerce(['--version'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^@commerce\/cli\/0\.1\.0 /)
+  })
+})

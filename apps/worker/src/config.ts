@@ -1,0 +1,93 @@
+/** The worker's configuration: read from the environment once, validated, typed. */
+import { Type, type Static, type TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export interface Config {
+  /** Unset: the embedded PostgreSQL in `dataDir`. */
+  databaseUrl: string | undefined
+  /** COMMERCE_DATA_DIR, as the API reads it; unset: the workspace's `.data/`. */
+  dataDir: string | undefined
+  databasePoolMax: number
+  concurrency: number
+  logLevel: LogLevel
+}
+
+/** Each variable with the sentence that explains it when its value is refused. */
+const VARIABLES = {
+  DATABASE_URL: {
+    schema: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+    problem: 'must be a postgres:// or postgresql:// URL',
+  },
+  COMMERCE_DATA_DIR: {
+    schema: Type.Optional(Type.String({ minLength: 1 })),
+    problem: 'must be a directory path',
+  },
+  WORKER_CONCURRENCY: {
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+    problem: 'must be an integer >= 1 (at most 1000)',
+  },
+  DATABASE_POOL_MAX: {
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+    problem: 'must be an integer >= 1 (at most 1000)',
+  },
+  LOG_LEVEL: {
+    schema: Type.Union(
+      LOG_LEVELS.map((level) => Type.Literal(level)),
+      { default: 'info' },
+    ),
+    problem: `must be one of ${LOG_LEVELS.join(', ')}`,
+  },
+} satisfies Record<string, { schema: TSchema; problem: string }>
+
+type Name = keyof typeof VARIABLES
+const NAMES = Object.keys(VARIABLES) as Name[]
+const Environment = Type.Object({
+  DATABASE_URL: VARIABLES.DATABASE_URL.schema,
+  COMMERCE_DATA_DIR: VARIABLES.COMMERCE_DATA_DIR.schema,
+  WORKER_CONCURRENCY: VARIABLES.WORKER_CONCURRENCY.schema,
+  DATABASE_POOL_MAX: VARIABLES.DATABASE_POOL_MAX.schema,
+  LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
+})
+type Environment = Static<typeof Environment>
+
+/** Values that may be echoed back in an error message (a URL may carry a password). */
+const ECHOED: ReadonlySet<Name> = new Set(['WORKER_CONCURRENCY', 'DATABASE_POOL_MAX', 'LOG_LEVEL'])
+
+/**
+ * Reads the configuration, naming every bad variable in one error. Empty values count as unset.
+ * Integers are converted only from plain digits: TypeBox's Convert would quietly turn "2.5" into 2.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, unknown> = {}
+  for (const name of NAMES) {
+    const value = env[name]?.trim()
+    if (value === undefined || value === '') continue
+    const schema: object = VARIABLES[name].schema
+    const integer = 'type' in schema && schema.type === 'integer' && /^\d+$/.test(value)
+    input[name] = integer ? Number(value) : value
+  }
+  const candidate = Value.Default(Environment, input)
+  if (!Value.Check(Environment, candidate)) {
+    const bad = new Set<Name>()
+    for (const error of Value.Errors(Environment, candidate)) {
+      const name = error.instancePath.split('/')[1] as Name | undefined
+      if (name && name in VARIABLES) bad.add(name)
+    }
+    const problems = NAMES.filter((name) => bad.has(name)).map((name) => {
+      const got = ECHOED.has(name) ? ` (got '${String(input[name])}')` : ''
+      return `${name} ${VARIABLES[name].problem}${got}`
+    })
+    throw new Error(`Invalid environment: ${problems.join('; ')}`)
+  }
+  const valid = candidate as Environment
+  return {
+    databaseUrl: valid.DATABASE_URL,
+    dataDir: valid.COMMERCE_DATA_DIR,
+    databasePoolMax: valid.DATABASE_POOL_MAX,
+    concurrency: valid.WORKER_CONCURRENCY,
+    logLevel: valid.LOG_LEVEL,
+  }
+}

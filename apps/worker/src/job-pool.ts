@@ -1,0 +1,19 @@
+/**
+ * The PostgreSQL pool Graphile Worker runs on. We own it, rather than passing a connection
+ * string, because Graphile ends a pool it created without waiting (`pgPool.end()` is not
+ * awaited) and drops its error handlers first: connections still closing when `stop()`
+ * resolves could then crash the process if the server goes away (an embedded database being
+ * stopped, a test database dropped). Owning it, `stop()` can await the end.
+ */
+import pg from 'pg'
+import type { Logger } from './logger.js'
+
+export function createJobPool(connectionString: string, max: number, logger: Logger): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'commerce-worker' })
+  // Idle and checked-out clients both report server-side disconnects here; pg replaces them.
+  pool.on('error', (error: Error) => logger.warn('database connection lost', { error: error.message }))
+  pool.on('connect', (client) => {
+    client.on('error', (error: Error) => logger.warn('database connection error', { error: error.message }))
+  })
+  return pool
+}
