@@ -2,13 +2,15 @@
 // DATABASE_URL), waits for the API's ready line, checks /health, /ready, /docs and the API,
 // then stops it with SIGTERM and expects a clean exit.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'commerce-start-'))
+// Run as root, PostgreSQL runs as the postgres user, who must be able to enter the folder.
+chmodSync(dataDir, 0o755)
 const env = { ...process.env, COMMERCE_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }
 delete env.DATABASE_URL
 const child = spawn(process.execPath, ['scripts/start.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] })

@@ -110,7 +110,13 @@ export function formatMinorUnits(minor: number, currency: string): string {
   return `${sign}${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`
 }
 
-/** Integer minor units as a JSON number in major units (1999 USD -> 19.99). */
+/**
+ * Integer minor units as a JSON number in major units (1999 USD -> 19.99). Beyond
+ * MAX_MINOR_UNITS a double no longer holds every digit, so those amounts are refused.
+ */
 export function toMajorUnits(minor: number, currency: string): number {
+  if (Math.abs(minor) > MAX_MINOR_UNITS) {
+    throw new DomainError('validation_error', 'Amount is too large')
+  }
   return Number(formatMinorUnits(minor, currency))
 }

@@ -30,9 +30,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const match = STORED_HASH.exec(stored)
   if (!match) return false
   const [, n, r, p, salt = '', hash = ''] = match
+  const options = { N: Number(n), r: Number(r), p: Number(p) }
+  // Node's scrypt reads 0 as "use the default", which is not what the string says.
+  if (options.N < 2 || options.r < 1 || options.p < 1) return false
   let key: Buffer
   try {
-    key = await derive(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
+    key = await derive(password, Buffer.from(salt, 'base64'), options)
   } catch {
     // Parameters scrypt refuses (N not a power of two, r = 0, over the memory limit).
     return false
