@@ -57,6 +57,21 @@ describe('errors', () => {
     })
   })
 
+  test('text PostgreSQL cannot store (a NUL character) answers 400, not 500', async () => {
+    const { token } = await ctx.signIn('admin')
+    const body = await ctx.request({ method: 'POST', url: '/api/v1/products', token, payload: { title: 'a\u0000b' } })
+    expect(body.statusCode).toBe(400)
+    expect(body.json().error.code).toBe('validation_error')
+    const query = await ctx.request({ method: 'GET', url: '/api/v1/products?category=%00' })
+    expect(query.statusCode).toBe(400)
+  })
+
+  test('a bad token is refused with 401 on public routes too', async () => {
+    const response = await ctx.request({ method: 'GET', url: '/api/v1/products', token: 'expired.or.forged' })
+    expect(response.statusCode).toBe(401)
+    expect(response.json().error.code).toBe('unauthorized')
+  })
+
   test('every response carries X-Request-Id, echoing a safe incoming one', async () => {
     const fresh = await ctx.request({ method: 'GET', url: '/health' })
     expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)

@@ -93,6 +93,12 @@ export default fp<AuthOptions>(
       }
     })
 
+    // A credential that was sent but is bad is refused everywhere, public routes included, so a
+    // client learns at once that its token expired instead of silently browsing as anonymous.
+    app.addHook('preHandler', async (request) => {
+      if (request.credentialError) throw unauthorized(request.credentialError)
+    })
+
     const authenticate: preHandlerAsyncHookHandler = async (request) => {
       if (request.credentialError) throw unauthorized(request.credentialError)
       if (!request.principal) throw unauthorized()

@@ -66,6 +66,9 @@ const DATABASE_UNAVAILABLE = new Set([
   '57014', // query_canceled (statement timeout)
 ])
 
+// Input PostgreSQL cannot store that the schemas let through (a NUL in text, a number too big).
+const DATABASE_REJECTED_INPUT = new Set(['22021', '22P05', '22P02', '22003', '22001', '54000'])
+
 const STATUS_CODES: Record<number, ErrorCode> = Object.fromEntries(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]).reverse(),
 )
@@ -84,6 +87,9 @@ function toApiError(error: FastifyError & { validationContext?: string }): ApiEr
   }
   if (DATABASE_UNAVAILABLE.has(error.code) || DATABASE_UNAVAILABLE.has(pgErrorCode(error) ?? '')) {
     return new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly')
+  }
+  if (DATABASE_REJECTED_INPUT.has(pgErrorCode(error) ?? '')) {
+    return new ApiError('validation_error', 'The request contains a value that cannot be stored (for example a NUL character)')
   }
   const status = error.statusCode
   if (status && status >= 400 && status < 500) {

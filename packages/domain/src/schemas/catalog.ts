@@ -35,7 +35,7 @@ export const CreateCategory = Type.Object(
   { additionalProperties: false },
 )
 export type CreateCategory = Static<typeof CreateCategory>
-export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false })
+export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false, minProperties: 1 })
 export type UpdateCategory = Static<typeof UpdateCategory>
 export const CategoryList = Type.Object({ categories: Type.Array(Category), meta: ListMeta })
 export const ListCategoriesQuery = Type.Intersect([PaginationQuery])
@@ -69,7 +69,7 @@ export const CreateVariant = Type.Object(
   { additionalProperties: false },
 )
 export type CreateVariant = Static<typeof CreateVariant>
-export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties: false })
+export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties: false, minProperties: 1 })
 export type UpdateVariant = Static<typeof UpdateVariant>
 export const VariantParams = Type.Object({ id: Uuid, variant_id: Uuid })
 export const VariantList = Type.Object({ variants: Type.Array(Variant), meta: ListMeta })

@@ -1,7 +1,9 @@
 import { Type, type TSchema } from 'typebox'
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../constants.js'
 
-export const Uuid = Type.String({ format: 'uuid', description: 'UUID' })
+// maxLength 36 narrows Ajv's `uuid` format, which also accepts a `urn:uuid:` prefix that
+// PostgreSQL's uuid type refuses (a 500 instead of a 400).
+export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID' })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -16,7 +18,8 @@ export const Amount = Type.Number({ minimum: 0, description: 'Decimal amount in 
 export const IdParams = Type.Object({ id: Uuid })
 
 export const PaginationQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  // Bounded so the row offset stays a safe integer PostgreSQL accepts (page=1e20 was a 500).
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
 })
 

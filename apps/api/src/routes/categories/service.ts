@@ -1,8 +1,9 @@
-import { asc, count, eq } from 'drizzle-orm'
-import { slugify, type Category, type CreateCategory, type UpdateCategory } from '@commerce/domain'
+import { asc, count, eq, sql } from 'drizzle-orm'
+import { type Category, type CreateCategory, type UpdateCategory } from '@commerce/domain'
 import { categories, isUniqueViolation, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
+import { generateUniqueSlug } from '../../slugs.js'
 
 type CategoryRow = typeof categories.$inferSelect
 
@@ -47,7 +48,8 @@ export function createCategoryService(db: Database) {
         db
           .select()
           .from(categories)
-          .orderBy(asc(categories.name), asc(categories.id))
+          // lower(): the same case-insensitive order whatever the server's collation (C sorts 'a' after 'Z').
+          .orderBy(asc(sql`lower(${categories.name})`), asc(categories.name), asc(categories.id))
           .limit(perPage)
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(categories),
@@ -68,7 +70,7 @@ export function createCategoryService(db: Database) {
           .insert(categories)
           .values({
             name: body.name,
-            slug: body.slug ?? slugify(body.name, 'category'),
+            slug: body.slug ?? (await generateUniqueSlug(tx, categories.slug, body.name, 'category')),
             description: body.description ?? null,
             parentId: body.parent_id ?? null,
           })

@@ -1,8 +1,8 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
-import { and, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import {
   DomainError,
-  slugify,
+  isCurrency,
   toMajorUnits,
   toMinorUnits,
   toPrefixTsQuery,
@@ -31,6 +31,7 @@ import {
   type Executor,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
+import { generateUniqueSlug } from '../../slugs.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 
 type ProductRow = Omit<typeof products.$inferSelect, 'searchVector'>
@@ -54,12 +55,22 @@ const productColumns = {
   updatedAt: products.updatedAt,
 }
 
+// The outer column is written out qualified: Drizzle renders ${products.id} as a bare "id" in a
+// single-table select, which inside this subquery would resolve to categories.id instead.
 const categoriesOfProduct = sql<CategoryRef[]>`coalesce((
   select json_agg(json_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by c.name)
   from product_categories pc join categories c on c.id = pc.category_id
-  where pc.product_id = ${products.id}), '[]'::json)`
+  where pc.product_id = "products"."id"), '[]'::json)`
 
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
+
+/** The currency when the money rules know it, else a validation error on `currency`. */
+function knownCurrency(currency: string): string {
+  if (!isCurrency(currency)) {
+    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
+  }
+  return currency
+}
 
 /** Amounts in API form; a DomainError from money parsing names the field it came from. */
 function minorUnits(field: string, amount: number, currency: string): number {
@@ -159,16 +170,6 @@ export function createProductService(db: Database) {
     await tx.update(products).set({ updatedAt: new Date() }).where(eq(products.id, id))
   }
 
-  async function uniqueSlug(tx: Executor, base: string): Promise<string> {
-    const rows = await tx
-      .select({ slug: products.slug })
-      .from(products)
-      .where(or(eq(products.slug, base), like(products.slug, `${base}-%`)))
-    const taken = new Set(rows.map((row) => row.slug))
-    if (!taken.has(base)) return base
-    for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`
-  }
-
   async function setCategories(tx: Executor, productId: string, categoryIds: string[]) {
     if (categoryIds.length > 0) {
       const found = await tx.select({ id: categories.id }).from(categories).where(inArray(categories.id, categoryIds))
@@ -204,7 +205,8 @@ export function createProductService(db: Database) {
     async list(query: ListProductsQuery, options: ListProductsOptions): Promise<ProductList> {
       const page = query.page ?? 1
       const perPage = query.per_page ?? 20
-      const tsQuery = query.search === undefined ? undefined : toPrefixTsQuery(query.search)
+      // An empty `search=` is no search; text with only punctuation is a search that matches nothing.
+      const tsQuery = query.search === undefined || query.search.trim() === '' ? undefined : toPrefixTsQuery(query.search)
       const filters: SQL[] = []
       if (!options.includeInactive) filters.push(eq(products.isActive, true))
       // Text with no letters or digits cannot match anything.
@@ -250,10 +252,10 @@ export function createProductService(db: Database) {
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {
-      const currency = body.currency ?? 'USD'
+      const currency = knownCurrency(body.currency ?? 'USD')
       const priceMinor = minorUnits('price', body.price ?? 0, currency)
       return write(async (tx) => {
-        const slug = body.slug ?? (await uniqueSlug(tx, slugify(body.title, 'product')))
+        const slug = body.slug ?? (await generateUniqueSlug(tx, products.slug, body.title, 'product'))
         const [existing] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, slug))
         if (existing) throw conflict(`A product with slug '${slug}' already exists`)
         const [row] = await tx
@@ -280,13 +282,14 @@ export function createProductService(db: Database) {
     update(id: string, body: UpdateProduct, requestId: string): Promise<Product> {
       return write(async (tx) => {
         const current = await lockProduct(tx, id)
-        const currency = body.currency ?? current.currency
+        const currency = knownCurrency(body.currency ?? current.currency)
         if (body.slug !== undefined && body.slug !== current.slug) {
           const [clash] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, body.slug))
           if (clash) throw conflict(`A product with slug '${body.slug}' already exists`)
         }
         // A new currency keeps the amounts shown (19.99 USD -> 19.99 EUR), refused if it cannot hold them.
-        const priceMinor = minorUnits('price', body.price ?? toMajorUnits(current.priceMinor, current.currency), currency)
+        const priceField = body.price === undefined ? 'currency' : 'price'
+        const priceMinor = minorUnits(priceField, body.price ?? toMajorUnits(current.priceMinor, current.currency), currency)
         if (currency !== current.currency) {
           const variants = await tx
             .select({ id: productVariants.id, priceMinor: productVariants.priceMinor })
