@@ -16,6 +16,11 @@ export class ListTotals {
     return entry?.revision === revision ? entry.total : undefined
   }
 
+  /** The last total counted, whatever its revision: good enough to plan a query with. */
+  latest(key: string): number | undefined {
+    return this.entries.get(key)?.total
+  }
+
   set(key: string, revision: string, total: number): void {
     this.entries.delete(key)
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)

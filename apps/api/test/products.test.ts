@@ -1051,3 +1051,44 @@ describe('GET /api/v1/products pagination and order', () => {
     expect((await page('?page=3')).products).toHaveLength(6)
   })
 })
+
+describe('GET /api/v1/products search at both query plans', () => {
+  // Up to 2,000 matches a page is read through the GIN index, above it by walking ids; both must
+  // answer the same pages as a plain SQL reading of the same data.
+  let big: TestContext
+
+  beforeAll(async () => {
+    big = await createTestContext()
+    await big.handle.sql`
+      insert into products (id, title, slug, description, price_minor, currency, is_active)
+      select gen_random_uuid(), 'Plentiful ' || n, 'plentiful-' || n,
+             case when n % 1000 = 0 then 'a scarce thing' else 'common stock' end, 100, 'USD', n % 7 <> 0
+      from generate_series(1, 2600) as n`
+  })
+  afterAll(() => big.close())
+
+  async function expectedPage(word: string, page: number, perPage: number) {
+    const rows = await big.handle.sql`
+      select id from products where is_active and search_vector @@ to_tsquery('simple', ${`${word}:*`})
+      order by id desc limit ${perPage} offset ${(page - 1) * perPage}`
+    const [counted] = await big.handle.sql`
+      select count(*)::int as n from products where is_active and search_vector @@ to_tsquery('simple', ${`${word}:*`})`
+    return { ids: rows.map((row) => row.id), total: counted!.n as number }
+  }
+
+  test.each([
+    ['many matches (id walk)', 'plentiful', 3],
+    ['few matches (GIN index)', 'scarce', 1],
+  ])('%s: every page holds the same products, in the same order, as SQL says', async (_plan, word, pagesToCheck) => {
+    for (let page = 1; page <= pagesToCheck; page++) {
+      const response = await big.request({ method: 'GET', url: `${PRODUCTS}?search=${word}&per_page=50&page=${page}` })
+      expect(response.statusCode).toBe(200)
+      const body = response.json()
+      const expected = await expectedPage(word, page, 50)
+      expect(body.products.map((product: { id: string }) => product.id)).toEqual(expected.ids)
+      expect(body.meta.total).toBe(expected.total)
+    }
+    const { total } = await expectedPage(word, 1, 1)
+    expect(total).toBe(word === 'scarce' ? 2 : 2229)
+  })
+})

@@ -62,7 +62,26 @@ const categoriesOfProduct = sql<CategoryRef[]>`coalesce((
   from product_categories pc join categories c on c.id = pc.category_id
   where pc.product_id = "products"."id"), '[]'::json)`
 
+/** Rows as JSON from a subquery: the same fields as Drizzle's rows, timestamps as text. */
+type AsJson<Row> = { [K in keyof Row]: Row[K] extends Date ? string : Row[K] }
+
+// Variants and images come in the product's own query, so a detail read is one round trip.
+const variantsOfProduct = sql<AsJson<VariantRow>[]>`coalesce((
+  select json_agg(json_build_object(
+    'id', v.id, 'productId', v.product_id, 'title', v.title, 'sku', v.sku, 'priceMinor', v.price_minor,
+    'inventoryQuantity', v.inventory_quantity, 'options', v.options, 'weight', v.weight,
+    'weightUnit', v.weight_unit, 'createdAt', v.created_at, 'updatedAt', v.updated_at) order by v.id)
+  from product_variants v where v.product_id = "products"."id"), '[]'::json)`
+
+const imagesOfProduct = sql<AsJson<ImageRow>[]>`coalesce((
+  select json_agg(json_build_object(
+    'id', i.id, 'productId', i.product_id, 'url', i.url, 'alt', i.alt, 'position', i.position,
+    'createdAt', i.created_at) order by i.position, i.id)
+  from product_images i where i.product_id = "products"."id"), '[]'::json)`
+
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
+
+const iso = (value: Date | string) => new Date(value).toISOString()
 
 /** The currency when the money rules know it, else a validation error on `currency`. */
 function knownCurrency(currency: string): string {
@@ -102,7 +121,7 @@ function toListItem(row: ProductRow & { categories: CategoryRef[] }): ProductLis
   }
 }
 
-function toVariant(row: VariantRow, currency: string): Variant {
+function toVariant(row: VariantRow | AsJson<VariantRow>, currency: string): Variant {
   return {
     id: row.id,
     product_id: row.productId,
@@ -113,21 +132,24 @@ function toVariant(row: VariantRow, currency: string): Variant {
     options: row.options,
     weight: row.weight,
     weight_unit: row.weightUnit,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
   }
 }
 
-function toImage(row: ImageRow): Image {
+function toImage(row: ImageRow | AsJson<ImageRow>): Image {
   return {
     id: row.id,
     product_id: row.productId,
     url: row.url,
     alt: row.alt,
     position: row.position,
-    created_at: row.createdAt.toISOString(),
+    created_at: iso(row.createdAt),
   }
 }
+
+/** Up to this many search matches, a page is read through the GIN index rather than the id order. */
+const FEW_MATCHES = 2000
 
 export interface ListProductsOptions {
   includeInactive: boolean
@@ -138,18 +160,14 @@ export function createProductService(db: Database) {
 
   async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
     const [row] = await tx
-      .select({ ...productColumns, categories: categoriesOfProduct })
+      .select({ ...productColumns, categories: categoriesOfProduct, variants: variantsOfProduct, images: imagesOfProduct })
       .from(products)
       .where(eq(products.id, id))
     if (!row) return undefined
-    const [variants, images] = await Promise.all([
-      tx.select().from(productVariants).where(eq(productVariants.productId, id)).orderBy(productVariants.id),
-      tx.select().from(productImages).where(eq(productImages.productId, id)).orderBy(productImages.position, productImages.id),
-    ])
     return {
       ...toListItem(row),
-      variants: variants.map((variant) => toVariant(variant, row.currency)),
-      images: images.map(toImage),
+      variants: row.variants.map((variant) => toVariant(variant, row.currency)),
+      images: row.images.map(toImage),
     }
   }
 
@@ -214,34 +232,45 @@ export function createProductService(db: Database) {
       else if (tsQuery) filters.push(sql`${products.searchVector} @@ to_tsquery('simple', ${tsQuery})`)
       const categoryId = sql`(select id from categories where slug = ${query.category ?? ''})`
 
+      const where = and(...filters)
+      const offset = (page - 1) * perPage
+      const cacheKey = JSON.stringify([options.includeInactive, query.category ?? null, tsQuery ?? null])
+      const inCategory = and(eq(productCategories.productId, products.id), eq(productCategories.categoryId, categoryId))
+      const count = async () => {
+        const countQuery = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products)
+        const [counted] = await (query.category === undefined
+          ? countQuery.where(where)
+          : countQuery.innerJoin(productCategories, inCategory).where(where))
+        totals.set(cacheKey, counted!.revision, counted!.total)
+        return counted!.total
+      }
+
       const pageQuery = db
         .select({ ...productColumns, categories: categoriesOfProduct, revision: catalogRevision })
         .from(products)
         .$dynamic()
-      const countQuery = db
-        .select({ total: sql<number>`count(*)::int`, revision: catalogRevision })
-        .from(products)
-        .$dynamic()
       if (query.category !== undefined) {
-        const join = and(eq(productCategories.productId, products.id), eq(productCategories.categoryId, categoryId))
-        pageQuery.innerJoin(productCategories, join).orderBy(desc(productCategories.productId))
-        countQuery.innerJoin(productCategories, join)
-      } else {
+        pageQuery.innerJoin(productCategories, inCategory).where(where).orderBy(desc(productCategories.productId))
+        pageQuery.limit(perPage).offset(offset)
+      } else if (tsQuery && (totals.latest(cacheKey) ?? (await count())) <= FEW_MATCHES) {
+        // Few matches: read them through the GIN index. Left alone, the planner walks the whole id
+        // index looking for them (it cannot estimate prefix matches); the materialized CTE stops that.
+        pageQuery.where(
+          inArray(
+            products.id,
+            sql`(with matches as materialized (select id from products where ${where})
+                 select id from matches order by id desc limit ${perPage} offset ${offset})`,
+          ),
+        )
         pageQuery.orderBy(desc(products.id))
+      } else {
+        // Many matches or none filtered: walk ids newest first; a page reads about its own rows.
+        pageQuery.where(where).orderBy(desc(products.id)).limit(perPage).offset(offset)
       }
       const rows = await pageQuery
-        .where(and(...filters))
-        .limit(perPage)
-        .offset((page - 1) * perPage)
 
       // Totals are exact: cached per catalog revision, which every relevant write bumps.
-      const cacheKey = JSON.stringify([options.includeInactive, query.category ?? null, tsQuery ?? null])
-      let total = rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined
-      if (total === undefined) {
-        const [counted] = await countQuery.where(and(...filters))
-        total = counted!.total
-        totals.set(cacheKey, counted!.revision, total)
-      }
+      const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
       return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total) }
     },
 
