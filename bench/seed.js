@@ -1,0 +1,264 @@
+/**
+ * Seeds the benchmark catalog: 100,000 active products in 200 categories (20 departments with
+ * 9 subcategories each). Deterministic (seeded PRNG), so every run measures the same data.
+ *
+ *   node bench/seed.js   # DATABASE_URL, else the embedded PostgreSQL (COMMERCE_DATA_DIR or .data),
+ *                        # in its own database commerce_bench
+ *
+ * Idempotent: skips when the catalog already holds exactly PRODUCT_COUNT products.
+ */
+import { pathToFileURL } from 'node:url'
+import postgres from 'postgres'
+import { V7Generator } from 'uuidv7'
+import { migrate, openDatabase } from '@commerce/db'
+
+export const PRODUCT_COUNT = 100_000
+export const CATEGORY_COUNT = 200
+/** In the title or description of about 25 % of products; no other word contains it. */
+export const COMMON_WORD = 'vintage'
+export const COMMON_SHARE = 0.25
+/** In exactly RARE_COUNT products. */
+export const RARE_WORD = 'zanzibar'
+export const RARE_COUNT = 20
+/** The embedded cluster's database for the benchmark, so dev data in `commerce` is untouched. */
+export const EMBEDDED_DATABASE = 'commerce_bench'
+
+const BATCH = 10_000
+const DAY_MS = 86_400_000
+
+const DEPARTMENTS = {
+  Kitchen: ['Cookware', 'Bakeware', 'Knives', 'Utensils', 'Tableware', 'Glassware', 'Coffee & Tea', 'Storage', 'Small Appliances'],
+  Home: ['Bedding', 'Bath', 'Rugs', 'Lighting', 'Clocks', 'Mirrors', 'Candles', 'Vases', 'Wall Art'],
+  Furniture: ['Chairs', 'Tables', 'Sofas', 'Desks', 'Shelving', 'Beds', 'Cabinets', 'Benches', 'Stools'],
+  Garden: ['Planters', 'Garden Tools', 'Outdoor Furniture', 'Grills', 'Hoses', 'Seeds', 'Bird Feeders', 'Lanterns', 'Fencing'],
+  Clothing: ['Shirts', 'Trousers', 'Dresses', 'Jackets', 'Knitwear', 'Shorts', 'Skirts', 'Sleepwear', 'Swimwear'],
+  Shoes: ['Sneakers', 'Boots', 'Sandals', 'Loafers', 'Slippers', 'Heels', 'Running Shoes', 'Hiking Boots', 'Clogs'],
+  Accessories: ['Bags', 'Wallets', 'Belts', 'Hats', 'Scarves', 'Gloves', 'Sunglasses', 'Watches', 'Umbrellas'],
+  Jewelry: ['Rings', 'Necklaces', 'Bracelets', 'Earrings', 'Brooches', 'Cufflinks', 'Anklets', 'Pendants', 'Charms'],
+  Electronics: ['Headphones', 'Speakers', 'Chargers', 'Cables', 'Keyboards', 'Mice', 'Monitors', 'Webcams', 'Microphones'],
+  Photography: ['Cameras', 'Lenses', 'Tripods', 'Camera Bags', 'Film', 'Flashes', 'Filters', 'Light Meters', 'Albums'],
+  Music: ['Guitars', 'Pianos', 'Drums', 'Violins', 'Ukuleles', 'Amplifiers', 'Records', 'Turntables', 'Sheet Music'],
+  Books: ['Novels', 'Cookbooks', 'Travel Guides', 'Poetry', 'Biographies', 'Art Books', 'Maps', 'Comics', 'Journals'],
+  Toys: ['Puzzles', 'Board Games', 'Dolls', 'Building Blocks', 'Plush Toys', 'Model Kits', 'Kites', 'Marbles', 'Toy Cars'],
+  Sports: ['Bicycles', 'Yoga', 'Camping', 'Fishing', 'Tennis', 'Golf', 'Climbing', 'Skateboards', 'Fitness'],
+  Beauty: ['Skincare', 'Fragrance', 'Hair Care', 'Makeup', 'Nail Care', 'Shaving', 'Soaps', 'Brushes', 'Bath Oils'],
+  Stationery: ['Notebooks', 'Pens', 'Pencils', 'Inks', 'Paper', 'Envelopes', 'Stamps', 'Desk Organizers', 'Calendars'],
+  Crafts: ['Yarn', 'Fabric', 'Sewing', 'Beads', 'Paints', 'Canvas', 'Clay', 'Embroidery', 'Woodworking'],
+  Pets: ['Dog Beds', 'Cat Toys', 'Leashes', 'Collars', 'Bowls', 'Aquariums', 'Bird Cages', 'Pet Carriers', 'Grooming'],
+  Baby: ['Strollers', 'Cribs', 'Baby Clothes', 'Blankets', 'Rattles', 'Bibs', 'Car Seats', 'Nursery Decor', 'Teethers'],
+  Travel: ['Suitcases', 'Backpacks', 'Travel Pillows', 'Passport Covers', 'Luggage Tags', 'Packing Cubes', 'Duffels', 'Toiletry Bags', 'Adapters'],
+}
+
+const ADJECTIVES = [
+  'classic', 'modern', 'rustic', 'elegant', 'compact', 'sturdy', 'handmade', 'lightweight', 'premium', 'everyday',
+  'deluxe', 'minimalist', 'portable', 'durable', 'cozy', 'sleek', 'artisan', 'oversized', 'foldable', 'timeless',
+  'heritage', 'urban', 'coastal', 'nordic', 'industrial', 'bohemian', 'tailored', 'weathered', 'polished', 'organic',
+]
+const MATERIALS = [
+  'oak', 'walnut', 'bamboo', 'linen', 'cotton', 'wool', 'leather', 'ceramic', 'porcelain', 'glass',
+  'copper', 'brass', 'steel', 'cast iron', 'marble', 'slate', 'cork', 'rattan', 'velvet', 'canvas',
+  'silk', 'denim', 'pewter', 'teak', 'birch', 'stoneware', 'jute', 'suede', 'felt', 'aluminium',
+]
+const COLORS = [
+  'black', 'white', 'ivory', 'charcoal', 'navy', 'olive', 'sage', 'rust', 'mustard', 'teal',
+  'burgundy', 'cream', 'sand', 'slate grey', 'forest green', 'sky blue', 'blush', 'terracotta', 'amber', 'plum',
+]
+const FEATURES = [
+  'Made to last for years of daily use.',
+  'Easy to clean and simple to care for.',
+  'Ships in recyclable packaging.',
+  'Designed by a small studio and finished by hand.',
+  'A thoughtful gift for friends and family.',
+  'Pairs well with the rest of the collection.',
+  'Tested for quality before it leaves our workshop.',
+  'Comes with a two year warranty.',
+  'Each piece varies slightly in grain and tone.',
+  'Folds flat for storage when not in use.',
+  'Responsibly sourced materials throughout.',
+  'Balanced weight and a comfortable grip.',
+]
+const ORIGINS = ['Portugal', 'Japan', 'Denmark', 'Mexico', 'Italy', 'Vietnam', 'Peru', 'Morocco', 'Scotland', 'India']
+const UNITS = ['g', 'kg', 'lb', 'oz']
+
+/** mulberry32: a tiny seeded PRNG, so the data set is the same on every machine. */
+function prng(seed) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const slugify = (text) =>
+  text
+    .toLowerCase()
+    .replace(/&/g, 'and')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+
+const capitalize = (words) => words.replace(/\b[a-z]/g, (c) => c.toUpperCase())
+
+function buildCategories(ids) {
+  const rows = []
+  for (const [department, children] of Object.entries(DEPARTMENTS)) {
+    const parent = {
+      id: ids.generate().toString(),
+      name: department,
+      slug: slugify(department),
+      description: `Everything in ${department.toLowerCase()}.`,
+      parent_id: null,
+    }
+    rows.push(parent)
+    for (const child of children) {
+      rows.push({
+        id: ids.generate().toString(),
+        name: child,
+        slug: `${parent.slug}-${slugify(child)}`,
+        description: `${child} from our ${department.toLowerCase()} department.`,
+        parent_id: parent.id,
+      })
+    }
+  }
+  if (rows.length !== CATEGORY_COUNT) throw new Error(`Expected ${CATEGORY_COUNT} categories, built ${rows.length}`)
+  return rows
+}
+
+/** Which product indexes carry the rare word: RARE_COUNT spread over the whole id range. */
+function rareIndexes() {
+  const step = Math.floor(PRODUCT_COUNT / RARE_COUNT)
+  return new Set(Array.from({ length: RARE_COUNT }, (_, i) => i * step + Math.floor(step / 2)))
+}
+
+/**
+ * Product i of the catalog. Creation times spread evenly over the last year, so the UUIDv7 ids
+ * (and the "newest first" order) look like a catalog that grew over time.
+ */
+function* products(categories) {
+  const random = prng(42)
+  const pick = (list) => list[Math.floor(random() * list.length)]
+  const ids = new V7Generator()
+  const rare = rareIndexes()
+  // The title names the product's main category, so that one is a subcategory; a second one may be any.
+  const leaves = categories.filter((c) => c.parent_id !== null)
+  const start = Date.now() - 365 * DAY_MS
+  const spacing = (365 * DAY_MS) / PRODUCT_COUNT
+  for (let i = 0; i < PRODUCT_COUNT; i++) {
+    const createdMs = Math.floor(start + i * spacing)
+    const adjective = pick(ADJECTIVES)
+    const material = pick(MATERIALS)
+    const color = pick(COLORS)
+    const category = pick(leaves)
+    const noun = category.name.replace(/s$/, '')
+    const common = random() < COMMON_SHARE
+    // Half of the common-word products carry it in the title, half only in the description.
+    const inTitle = common && random() < 0.5
+    const title = `${inTitle ? `${capitalize(COMMON_WORD)} ` : ''}${capitalize(adjective)} ${capitalize(material)} ${noun} in ${capitalize(color)}`
+    const sentences = [
+      `A ${adjective} ${noun.toLowerCase()} in ${color} ${material}, made in ${pick(ORIGINS)}.`,
+      pick(FEATURES),
+      pick(FEATURES),
+    ]
+    if (common && !inTitle) sentences.splice(1, 0, `Inspired by ${COMMON_WORD} designs from the ${pick(['1950s', '1960s', '1970s', '1980s'])}.`)
+    if (rare.has(i)) sentences.push(`Imported from ${capitalize(RARE_WORD)}.`)
+    const categoryIds = [category.id]
+    if (random() < 0.5) {
+      const second = pick(categories)
+      if (second.id !== category.id) categoryIds.push(second.id)
+    }
+    const slug = `${slugify(title)}-${i + 1}`
+    yield {
+      id: ids.generateOrResetCore(createdMs, 10_000).toString(),
+      title,
+      slug,
+      description: sentences.join(' '),
+      sku: `BENCH-${String(i + 1).padStart(6, '0')}`,
+      priceMinor: 199 + Math.floor(random() * 49_800),
+      currency: 'USD',
+      inventory: Math.floor(random() * 500),
+      weight: (0.05 + random() * 20).toFixed(2),
+      weightUnit: pick(UNITS),
+      imageUrl: `https://cdn.example.com/products/${slug}.jpg`,
+      createdAt: new Date(createdMs).toISOString(),
+      categoryIds,
+    }
+  }
+}
+
+/** Inserts one batch with one parameter per column (unnest), so there is no parameter limit. */
+async function insertBatch(sql, batch) {
+  const column = (name) => batch.map((row) => row[name])
+  await sql`
+    insert into products (id, title, slug, description, sku, price_minor, currency, inventory_quantity,
+                          weight, weight_unit, is_active, image_url, created_at, updated_at)
+    select id, title, slug, description, sku, price_minor, currency, inventory_quantity,
+           weight, weight_unit, true, image_url, created_at, created_at
+    from unnest(${column('id')}::uuid[], ${column('title')}::text[], ${column('slug')}::text[],
+                ${column('description')}::text[], ${column('sku')}::text[], ${column('priceMinor')}::bigint[],
+                ${column('currency')}::text[], ${column('inventory')}::int[], ${column('weight')}::numeric[],
+                ${column('weightUnit')}::weight_unit[], ${column('imageUrl')}::text[], ${column('createdAt')}::timestamptz[])
+      as t(id, title, slug, description, sku, price_minor, currency, inventory_quantity, weight, weight_unit, image_url, created_at)`
+  const links = batch.flatMap((row) => row.categoryIds.map((categoryId) => [categoryId, row.id]))
+  await sql`
+    insert into product_categories (category_id, product_id)
+    select * from unnest(${links.map((l) => l[0])}::uuid[], ${links.map((l) => l[1])}::uuid[])`
+}
+
+/**
+ * Migrates and seeds `url`. Returns { seeded, ms }. Refuses to touch a catalog that holds other
+ * products, so it never mixes into (or wipes) real data.
+ */
+export async function seed(url, { log = console.log } = {}) {
+  await migrate(url)
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  try {
+    const [{ count }] = await sql`select count(*)::int as count from products`
+    if (count === PRODUCT_COUNT) {
+      log(`seed: catalog already holds ${count} products, skipping`)
+      return { seeded: false, ms: 0 }
+    }
+    if (count !== 0) {
+      throw new Error(
+        `seed: the database holds ${count} products (expected 0 or ${PRODUCT_COUNT}); point DATABASE_URL at an empty database`,
+      )
+    }
+    const started = performance.now()
+    log(`seed: inserting ${PRODUCT_COUNT} products in ${CATEGORY_COUNT} categories...`)
+    await sql.begin(async (tx) => {
+      const categories = buildCategories(new V7Generator())
+      await tx`insert into categories ${tx(categories, 'id', 'name', 'slug', 'description', 'parent_id')}`
+      let batch = []
+      for (const product of products(categories)) {
+        batch.push(product)
+        if (batch.length === BATCH) {
+          await insertBatch(tx, batch)
+          batch = []
+        }
+      }
+      if (batch.length > 0) await insertBatch(tx, batch)
+    })
+    // VACUUM too: until the visibility map is set, index-only scans (count(*)) visit the heap, and
+    // numbers would depend on whether autovacuum has happened to run yet.
+    await sql`vacuum (analyze)`
+    const ms = Math.round(performance.now() - started)
+    log(`seed: done in ${(ms / 1000).toFixed(1)} s`)
+    return { seeded: true, ms }
+  } finally {
+    await sql.end({ timeout: 5 })
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const opened = await openDatabase({
+    url: process.env.DATABASE_URL,
+    dataDir: process.env.COMMERCE_DATA_DIR,
+    database: EMBEDDED_DATABASE,
+  })
+  try {
+    await seed(opened.url)
+  } finally {
+    await opened.stop()
+  }
+}
