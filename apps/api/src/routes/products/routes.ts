@@ -50,7 +50,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (includeInactive && !isAdmin(request)) {
         throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
       }
-      return productService.list(request.query, { includeInactive })
+      return productService.list(request.query, includeInactive)
     },
   )
 

@@ -1,20 +1,15 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import {
   DomainError,
   isCurrency,
   toMajorUnits,
   toMinorUnits,
-  toPrefixTsQuery,
-  type CategoryRef,
   type CreateImage,
   type CreateProduct,
   type CreateVariant,
   type Image,
-  type ListProductsQuery,
   type Product,
-  type ProductList,
-  type ProductListItem,
   type UpdateProduct,
   type UpdateVariant,
   type Variant,
@@ -32,56 +27,17 @@ import {
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { generateUniqueSlug } from '../../slugs.js'
-import { ListTotals, pageMeta } from '../../list-totals.js'
-
-type ProductRow = Omit<typeof products.$inferSelect, 'searchVector'>
-type VariantRow = typeof productVariants.$inferSelect
-type ImageRow = typeof productImages.$inferSelect
-
-const productColumns = {
-  id: products.id,
-  title: products.title,
-  slug: products.slug,
-  description: products.description,
-  sku: products.sku,
-  priceMinor: products.priceMinor,
-  currency: products.currency,
-  inventoryQuantity: products.inventoryQuantity,
-  weight: products.weight,
-  weightUnit: products.weightUnit,
-  isActive: products.isActive,
-  imageUrl: products.imageUrl,
-  createdAt: products.createdAt,
-  updatedAt: products.updatedAt,
-}
-
-// The outer column is written out qualified: Drizzle renders ${products.id} as a bare "id" in a
-// single-table select, which inside this subquery would resolve to categories.id instead.
-const categoriesOfProduct = sql<CategoryRef[]>`coalesce((
-  select json_agg(json_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by c.name)
-  from product_categories pc join categories c on c.id = pc.category_id
-  where pc.product_id = "products"."id"), '[]'::json)`
-
-/** Rows as JSON from a subquery: the same fields as Drizzle's rows, timestamps as text. */
-type AsJson<Row> = { [K in keyof Row]: Row[K] extends Date ? string : Row[K] }
-
-// Variants and images come in the product's own query, so a detail read is one round trip.
-const variantsOfProduct = sql<AsJson<VariantRow>[]>`coalesce((
-  select json_agg(json_build_object(
-    'id', v.id, 'productId', v.product_id, 'title', v.title, 'sku', v.sku, 'priceMinor', v.price_minor,
-    'inventoryQuantity', v.inventory_quantity, 'options', v.options, 'weight', v.weight,
-    'weightUnit', v.weight_unit, 'createdAt', v.created_at, 'updatedAt', v.updated_at) order by v.id)
-  from product_variants v where v.product_id = "products"."id"), '[]'::json)`
-
-const imagesOfProduct = sql<AsJson<ImageRow>[]>`coalesce((
-  select json_agg(json_build_object(
-    'id', i.id, 'productId', i.product_id, 'url', i.url, 'alt', i.alt, 'position', i.position,
-    'createdAt', i.created_at) order by i.position, i.id)
-  from product_images i where i.product_id = "products"."id"), '[]'::json)`
-
-const catalogRevision = sql<string>`(select revision from catalog_revision)`
-
-const iso = (value: Date | string) => new Date(value).toISOString()
+import { createProductLister } from './list.js'
+import {
+  categoriesOfProduct,
+  imagesOfProduct,
+  productColumns,
+  toImage,
+  toListItem,
+  toVariant,
+  variantsOfProduct,
+  type ProductRow,
+} from './rows.js'
 
 /** The currency when the money rules know it, else a validation error on `currency`. */
 function knownCurrency(currency: string): string {
@@ -101,74 +57,33 @@ function minorUnits(field: string, amount: number, currency: string): number {
   }
 }
 
-function toListItem(row: ProductRow & { categories: CategoryRef[] }): ProductListItem {
-  return {
-    id: row.id,
-    title: row.title,
-    slug: row.slug,
-    description: row.description,
-    sku: row.sku,
-    price: toMajorUnits(row.priceMinor, row.currency),
-    currency: row.currency,
-    inventory_quantity: row.inventoryQuantity,
-    weight: row.weight,
-    weight_unit: row.weightUnit,
-    is_active: row.isActive,
-    image_url: row.imageUrl,
-    categories: row.categories,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  }
-}
-
-function toVariant(row: VariantRow | AsJson<VariantRow>, currency: string): Variant {
-  return {
-    id: row.id,
-    product_id: row.productId,
-    title: row.title,
-    sku: row.sku,
-    price: row.priceMinor === null ? null : toMajorUnits(row.priceMinor, currency),
-    inventory_quantity: row.inventoryQuantity,
-    options: row.options,
-    weight: row.weight,
-    weight_unit: row.weightUnit,
-    created_at: iso(row.createdAt),
-    updated_at: iso(row.updatedAt),
-  }
-}
-
-function toImage(row: ImageRow | AsJson<ImageRow>): Image {
-  return {
-    id: row.id,
-    product_id: row.productId,
-    url: row.url,
-    alt: row.alt,
-    position: row.position,
-    created_at: iso(row.createdAt),
-  }
-}
-
-/** Up to this many search matches, a page is read through the GIN index rather than the id order. */
-const FEW_MATCHES = 2000
-
-export interface ListProductsOptions {
-  includeInactive: boolean
-}
-
 export function createProductService(db: Database) {
-  const totals = new ListTotals()
 
-  async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
-    const [row] = await tx
-      .select({ ...productColumns, categories: categoriesOfProduct, variants: variantsOfProduct, images: imagesOfProduct })
-      .from(products)
-      .where(eq(products.id, id))
-    if (!row) return undefined
+  const detailSelection = {
+    ...productColumns,
+    categories: categoriesOfProduct,
+    variants: variantsOfProduct,
+    images: imagesOfProduct,
+  }
+  // The public detail read is prepared once: no query building, no planning per request.
+  const detailStatement = db
+    .select(detailSelection)
+    .from(products)
+    .where(eq(products.id, sql.placeholder('id')))
+    .prepare('product_detail')
+
+  function toProduct(row: Awaited<ReturnType<typeof detailStatement.execute>>[number]): Product {
     return {
       ...toListItem(row),
       variants: row.variants.map((variant) => toVariant(variant, row.currency)),
       images: row.images.map(toImage),
     }
+  }
+
+  /** The product as the API shows it, read inside `tx` (so it sees the transaction's writes). */
+  async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
+    const [row] = await tx.select(detailSelection).from(products).where(eq(products.id, id))
+    return row && toProduct(row)
   }
 
   async function lockProduct(tx: Executor, id: string): Promise<ProductRow> {
@@ -220,64 +135,12 @@ export function createProductService(db: Database) {
   }
 
   return {
-    async list(query: ListProductsQuery, options: ListProductsOptions): Promise<ProductList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      // An empty `search=` is no search; text with only punctuation is a search that matches nothing.
-      const tsQuery = query.search === undefined || query.search.trim() === '' ? undefined : toPrefixTsQuery(query.search)
-      const filters: SQL[] = []
-      if (!options.includeInactive) filters.push(eq(products.isActive, true))
-      // Text with no letters or digits cannot match anything.
-      if (tsQuery === null) filters.push(sql`false`)
-      else if (tsQuery) filters.push(sql`${products.searchVector} @@ to_tsquery('simple', ${tsQuery})`)
-      const categoryId = sql`(select id from categories where slug = ${query.category ?? ''})`
-
-      const where = and(...filters)
-      const offset = (page - 1) * perPage
-      const cacheKey = JSON.stringify([options.includeInactive, query.category ?? null, tsQuery ?? null])
-      const inCategory = and(eq(productCategories.productId, products.id), eq(productCategories.categoryId, categoryId))
-      const count = async () => {
-        const countQuery = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products)
-        const [counted] = await (query.category === undefined
-          ? countQuery.where(where)
-          : countQuery.innerJoin(productCategories, inCategory).where(where))
-        totals.set(cacheKey, counted!.revision, counted!.total)
-        return counted!.total
-      }
-
-      const pageQuery = db
-        .select({ ...productColumns, categories: categoriesOfProduct, revision: catalogRevision })
-        .from(products)
-        .$dynamic()
-      if (query.category !== undefined) {
-        pageQuery.innerJoin(productCategories, inCategory).where(where).orderBy(desc(productCategories.productId))
-        pageQuery.limit(perPage).offset(offset)
-      } else if (tsQuery && (totals.latest(cacheKey) ?? (await count())) <= FEW_MATCHES) {
-        // Few matches: read them through the GIN index. Left alone, the planner walks the whole id
-        // index looking for them (it cannot estimate prefix matches); the materialized CTE stops that.
-        pageQuery.where(
-          inArray(
-            products.id,
-            sql`(with matches as materialized (select id from products where ${where})
-                 select id from matches order by id desc limit ${perPage} offset ${offset})`,
-          ),
-        )
-        pageQuery.orderBy(desc(products.id))
-      } else {
-        // Many matches or none filtered: walk ids newest first; a page reads about its own rows.
-        pageQuery.where(where).orderBy(desc(products.id)).limit(perPage).offset(offset)
-      }
-      const rows = await pageQuery
-
-      // Totals are exact: cached per catalog revision, which every relevant write bumps.
-      const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
-      return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total) }
-    },
+    list: createProductLister(db),
 
     async get(id: string): Promise<Product> {
-      const product = await loadProduct(db, id)
-      if (!product) throw notFound('Product')
-      return product
+      const [row] = await detailStatement.execute({ id })
+      if (!row) throw notFound('Product')
+      return toProduct(row)
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {

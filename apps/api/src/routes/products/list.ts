@@ -1,0 +1,111 @@
+/**
+ * The public product list: one prepared statement per shape of query (filters present or not),
+ * exact totals cached per catalog revision, and a plan per search chosen by its match count.
+ */
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
+import { productCategories, products, type Database } from '@commerce/db'
+import { ListTotals, pageMeta } from '../../list-totals.js'
+import { categoriesOfProduct, productColumns, toListItem } from './rows.js'
+
+/** Up to this many search matches a page is read through the GIN index, above it along the id order. */
+const FEW_MATCHES = 2000
+
+interface Shape {
+  includeInactive: boolean
+  category: boolean
+  /** 'few': read matches through the GIN index; 'many': walk ids newest first and filter. */
+  search: 'none' | 'few' | 'many'
+}
+
+const catalogRevision = sql<string>`(select revision from catalog_revision)`
+const searchMatches = sql`${products.searchVector} @@ to_tsquery('simple', ${sql.placeholder('search')})`
+const inCategory = and(
+  eq(productCategories.productId, products.id),
+  eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
+)
+
+function filters(shape: Pick<Shape, 'includeInactive'> & { search: boolean }): SQL | undefined {
+  const conditions: SQL[] = []
+  if (!shape.includeInactive) conditions.push(eq(products.isActive, true))
+  if (shape.search) conditions.push(searchMatches)
+  return and(...conditions)
+}
+
+function pageStatement(db: Database, shape: Shape, name: string) {
+  const query = db
+    .select({ ...productColumns, categories: categoriesOfProduct, revision: catalogRevision })
+    .from(products)
+    .$dynamic()
+  const where = filters({ includeInactive: shape.includeInactive, search: shape.search !== 'none' })
+  const limit = sql.placeholder('limit')
+  const offset = sql.placeholder('offset')
+  if (shape.category) {
+    // Walks the (category_id, product_id) key backwards: a page reads about its own rows.
+    query.innerJoin(productCategories, inCategory).where(where).orderBy(desc(productCategories.productId))
+    query.limit(limit).offset(offset)
+  } else if (shape.search === 'few') {
+    // Left alone, the planner walks the whole id index looking for rare matches (it cannot
+    // estimate prefix matches); the materialized CTE makes it read them through the GIN index.
+    query.where(
+      inArray(
+        products.id,
+        sql`(with matches as materialized (select id from products where ${where})
+             select id from matches order by id desc limit ${limit} offset ${offset})`,
+      ),
+    )
+    query.orderBy(desc(products.id))
+  } else {
+    query.where(where).orderBy(desc(products.id)).limit(limit).offset(offset)
+  }
+  return query.prepare(name)
+}
+
+function countStatement(db: Database, shape: Shape, name: string) {
+  const query = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products).$dynamic()
+  if (shape.category) query.innerJoin(productCategories, inCategory)
+  return query.where(filters({ includeInactive: shape.includeInactive, search: shape.search !== 'none' })).prepare(name)
+}
+
+export function createProductLister(db: Database) {
+  const totals = new ListTotals()
+  const pages = new Map<string, ReturnType<typeof pageStatement>>()
+  const counts = new Map<string, ReturnType<typeof countStatement>>()
+  const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
+    const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}`
+    let found = cache.get(key)
+    if (!found) cache.set(key, (found = build(key)))
+    return found
+  }
+
+  return async function listProducts(query: ListProductsQuery, includeInactive: boolean): Promise<ProductList> {
+    const page = query.page ?? 1
+    const perPage = query.per_page ?? 20
+    // An empty `search=` is no search; text without letters or digits matches nothing.
+    const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : undefined
+    const base = { includeInactive, category: query.category !== undefined }
+    const cacheKey = JSON.stringify([includeInactive, query.category ?? null, tsQuery ?? null])
+    const params = { search: tsQuery ?? '', category: query.category ?? '', limit: perPage, offset: (page - 1) * perPage }
+    if (tsQuery === null) return { products: [], meta: pageMeta(page, perPage, 0) }
+
+    const count = async () => {
+      const shape: Shape = { ...base, search: tsQuery ? 'many' : 'none' }
+      const [counted] = await statement(counts, 'product_count', shape, (name) => countStatement(db, shape, name)).execute(params)
+      totals.set(cacheKey, counted!.revision, counted!.total)
+      return counted!.total
+    }
+
+    let search: Shape['search'] = 'none'
+    if (tsQuery) {
+      // A total counted earlier (even at an older revision) is good enough to choose the plan.
+      const matches = totals.latest(cacheKey) ?? (await count())
+      search = !base.category && matches <= FEW_MATCHES ? 'few' : 'many'
+    }
+    const shape: Shape = { ...base, search }
+    const rows = await statement(pages, 'product_page', shape, (name) => pageStatement(db, shape, name)).execute(params)
+
+    // Totals are exact: used only while the catalog revision they were counted at is current.
+    const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
+    return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total) }
+  }
+}
