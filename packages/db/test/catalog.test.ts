@@ -151,3 +151,50 @@ describe('inventory check constraints', () => {
     })
   })
 })
+
+describe('products.categories read model', () => {
+  async function categoriesOf(id: string) {
+    const [row] = await database.db.select({ categories: products.categories }).from(products).where(eq(products.id, id))
+    return row!.categories
+  }
+
+  it('follows links, renames, slug changes, unlinks and category deletes, ordered by name', async () => {
+    const product = await insertProduct()
+    const kitchen = await insertCategory()
+    const [bath] = await database.db.insert(categories).values({ name: 'Bath', slug: `bath-${++slugs}` }).returning()
+    expect(await categoriesOf(product.id)).toEqual([])
+
+    await database.db.insert(productCategories).values([
+      { productId: product.id, categoryId: kitchen.id },
+      { productId: product.id, categoryId: bath!.id },
+    ])
+    expect(await categoriesOf(product.id)).toEqual([
+      { id: bath!.id, name: 'Bath', slug: bath!.slug },
+      { id: kitchen.id, name: 'Kitchen', slug: kitchen.slug },
+    ])
+
+    await database.db.update(categories).set({ name: 'Aardvark', slug: 'aardvark-x' }).where(eq(categories.id, kitchen.id))
+    expect(await categoriesOf(product.id)).toEqual([
+      { id: kitchen.id, name: 'Aardvark', slug: 'aardvark-x' },
+      { id: bath!.id, name: 'Bath', slug: bath!.slug },
+    ])
+
+    await database.db.delete(productCategories).where(eq(productCategories.categoryId, bath!.id))
+    expect(await categoriesOf(product.id)).toEqual([{ id: kitchen.id, name: 'Aardvark', slug: 'aardvark-x' }])
+
+    await database.db.delete(categories).where(eq(categories.id, kitchen.id))
+    expect(await categoriesOf(product.id)).toEqual([])
+  })
+
+  it('a category change leaves products outside the category untouched', async () => {
+    const inside = await insertProduct()
+    const outside = await insertProduct()
+    const category = await insertCategory()
+    await database.db.insert(productCategories).values({ productId: inside.id, categoryId: category.id })
+    const [before] = await database.db.select({ updated: sql<string>`xmin::text` }).from(products).where(eq(products.id, outside.id))
+    await database.db.update(categories).set({ name: 'Renamed' }).where(eq(categories.id, category.id))
+    const [after] = await database.db.select({ updated: sql<string>`xmin::text` }).from(products).where(eq(products.id, outside.id))
+    expect(after!.updated).toBe(before!.updated)
+    expect((await categoriesOf(inside.id))[0]!.name).toBe('Renamed')
+  })
+})

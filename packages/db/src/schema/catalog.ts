@@ -55,6 +55,11 @@ export const products = pgTable(
     weightUnit: weightUnit('weight_unit').notNull().default('kg'),
     isActive: boolean('is_active').notNull().default(true),
     imageUrl: text('image_url'),
+    /**
+     * The product's categories as the API shows them ([{id, name, slug}] by name), kept by
+     * triggers on product_categories and categories, so a list page reads no joins.
+     */
+    categories: jsonb('categories').$type<{ id: string; name: string; slug: string }[]>().notNull().default([]),
     /** Words of title and description for `?search=` (GIN index below). */
     searchVector: tsvector('search_vector')
       .notNull()

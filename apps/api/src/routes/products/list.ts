@@ -6,7 +6,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
 import { productCategories, products, type Database } from '@commerce/db'
 import { ListTotals, pageMeta } from '../../list-totals.js'
-import { categoriesOfProduct, productColumns, toListItem } from './rows.js'
+import { productColumns, toListItem } from './rows.js'
 
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000
@@ -34,7 +34,7 @@ function filters(shape: Pick<Shape, 'includeInactive'> & { search: boolean }): S
 
 function pageStatement(db: Database, shape: Shape, name: string) {
   const query = db
-    .select({ ...productColumns, categories: categoriesOfProduct, revision: catalogRevision })
+    .select({ ...productColumns, revision: catalogRevision })
     .from(products)
     .$dynamic()
   const where = filters({ includeInactive: shape.includeInactive, search: shape.search !== 'none' })

@@ -1,6 +1,6 @@
 /** Product rows and the API shapes they become: the columns read, the JSON subqueries, the mappers. */
 import { sql } from 'drizzle-orm'
-import { toMajorUnits, type CategoryRef, type Image, type ProductListItem, type Variant } from '@commerce/domain'
+import { toMajorUnits, type Image, type ProductListItem, type Variant } from '@commerce/domain'
 import { productImages, products, productVariants } from '@commerce/db'
 
 export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector'>
@@ -20,16 +20,10 @@ export const productColumns = {
   weightUnit: products.weightUnit,
   isActive: products.isActive,
   imageUrl: products.imageUrl,
+  categories: products.categories,
   createdAt: products.createdAt,
   updatedAt: products.updatedAt,
 }
-
-// The outer column is written out qualified: Drizzle renders ${products.id} as a bare "id" in a
-// single-table select, which inside this subquery would resolve to categories.id instead.
-export const categoriesOfProduct = sql<CategoryRef[]>`coalesce((
-  select json_agg(json_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by c.name)
-  from product_categories pc join categories c on c.id = pc.category_id
-  where pc.product_id = "products"."id"), '[]'::json)`
 
 /** Rows as JSON from a subquery: the same fields as Drizzle's rows, timestamps as text. */
 type AsJson<Row> = { [K in keyof Row]: Row[K] extends Date ? string : Row[K] }
@@ -50,7 +44,7 @@ export const imagesOfProduct = sql<AsJson<ImageRow>[]>`coalesce((
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
-export function toListItem(row: ProductRow & { categories: CategoryRef[] }): ProductListItem {
+export function toListItem(row: ProductRow): ProductListItem {
   return {
     id: row.id,
     title: row.title,

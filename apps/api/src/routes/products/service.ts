@@ -29,7 +29,6 @@ import { conflict, invalidField, notFound } from '../../errors.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import { createProductLister } from './list.js'
 import {
-  categoriesOfProduct,
   imagesOfProduct,
   productColumns,
   toImage,
@@ -61,7 +60,6 @@ export function createProductService(db: Database) {
 
   const detailSelection = {
     ...productColumns,
-    categories: categoriesOfProduct,
     variants: variantsOfProduct,
     images: imagesOfProduct,
   }
