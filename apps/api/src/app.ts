@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
-import { createDb, type DatabaseHandle } from '@commerce/db'
+import { createDb } from '@commerce/db'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import authPlugin from './plugins/auth.js'
@@ -30,8 +30,6 @@ function createValidators() {
 }
 
 export interface BuildOptions {
-  /** An existing database handle (tests); otherwise one is created from config.databaseUrl. */
-  database?: DatabaseHandle
   /** Pino logger options; false silences logging. */
   logger?: boolean | Record<string, unknown>
 }
@@ -66,18 +64,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('x-request-id', request.id)
   })
 
-  if (!config.databaseUrl && !options.database) throw new Error('buildApp needs a database URL or handle')
-  const database =
-    options.database ??
-    createDb({
-      url: config.databaseUrl!,
-      poolMax: config.databasePoolMax,
-      statementTimeoutMs: config.databaseStatementTimeoutMs,
-      applicationName: 'commerce-api',
-    })
+  if (!config.databaseUrl) throw new Error('buildApp needs config.databaseUrl')
+  const pool = { url: config.databaseUrl, poolMax: config.databasePoolMax, statementTimeoutMs: config.databaseStatementTimeoutMs }
+  const main = createDb({ ...pool, applicationName: 'commerce-api' })
+  const catalog = createDb({ ...pool, applicationName: 'commerce-api-catalog', genericPlans: true })
 
   await app.register(errorsPlugin)
-  await app.register(databasePlugin, { handle: database })
+  await app.register(databasePlugin, { main, catalog })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })

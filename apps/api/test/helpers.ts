@@ -48,7 +48,7 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
   const database = await createTestDatabase(inject('databaseAdminUrl'), inject('databaseTemplate'))
   const config = testConfig(database.url, overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
-  const app = await buildApp(config, { database: handle, logger: false })
+  const app = await buildApp(config, { logger: false })
   await app.ready()
   return {
     app,

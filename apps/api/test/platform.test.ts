@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createDb } from '@commerce/db'
 import { buildApp } from '../src/app.js'
 import { createTestContext, testConfig, type TestContext } from './helpers.js'
 
@@ -82,10 +81,7 @@ describe('errors', () => {
   })
 
   test('an unexpected error answers 500 internal_error without internals', async () => {
-    const app = await buildApp(testConfig(ctx.database.url), {
-      database: createDb({ url: ctx.database.url, poolMax: 1 }),
-      logger: false,
-    })
+    const app = await buildApp(testConfig(ctx.database.url), { logger: false })
     app.get('/boom', async () => {
       throw new Error('secret internal detail at /srv/app.js:42')
     })
@@ -101,10 +97,7 @@ describe('errors', () => {
   })
 
   test('a database that cannot be reached answers 503 and /ready says so', async () => {
-    const app = await buildApp(testConfig('postgres://postgres@127.0.0.1:1/none'), {
-      database: createDb({ url: 'postgres://postgres@127.0.0.1:1/none', poolMax: 1 }),
-      logger: false,
-    })
+    const app = await buildApp(testConfig('postgres://postgres@127.0.0.1:1/none'), { logger: false })
     try {
       const ready = await app.inject({ method: 'GET', url: '/ready' })
       expect(ready.statusCode).toBe(503)

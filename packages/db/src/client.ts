@@ -10,6 +10,12 @@ export interface DatabaseConfig {
   statementTimeoutMs?: number
   /** The name shown in pg_stat_activity. */
   applicationName?: string
+  /**
+   * Plan prepared statements once, with their parameters unknown, and never in parallel. For
+   * pools whose statements fix their plan by their shape (the catalog reads): it saves the
+   * planning that PostgreSQL would otherwise repeat on every execution.
+   */
+  genericPlans?: boolean
 }
 
 export type Database = PostgresJsDatabase<typeof schema>
@@ -29,6 +35,7 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
     connection: {
       application_name: config.applicationName ?? 'commerce',
       ...(config.statementTimeoutMs ? { statement_timeout: config.statementTimeoutMs } : {}),
+      ...(config.genericPlans ? { plan_cache_mode: 'force_generic_plan', max_parallel_workers_per_gather: 0 } : {}),
     },
   })
   const db = drizzle(sql, { schema })

@@ -1,4 +1,7 @@
-/** The database handle as `app.db` (Drizzle) and `app.sql` (postgres.js), closed with the app. */
+/**
+ * The database: `app.db` (Drizzle) and `app.sql` (postgres.js) for everything, and `app.catalogDb`,
+ * a second pool with generic plans for the hot public catalog reads. Both close with the app.
+ */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database, DatabaseHandle } from '@commerce/db'
@@ -8,14 +11,18 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Database
     sql: postgres.Sql
+    catalogDb: Database
   }
 }
 
-export default fp<{ handle: DatabaseHandle }>(
-  async function databasePlugin(app: FastifyInstance, { handle }) {
-    app.decorate('db', handle.db)
-    app.decorate('sql', handle.sql)
-    app.addHook('onClose', async () => handle.close())
+export default fp<{ main: DatabaseHandle; catalog: DatabaseHandle }>(
+  async function databasePlugin(app: FastifyInstance, { main, catalog }) {
+    app.decorate('db', main.db)
+    app.decorate('sql', main.sql)
+    app.decorate('catalogDb', catalog.db)
+    app.addHook('onClose', async () => {
+      await Promise.all([main.close(), catalog.close()])
+    })
   },
   { name: 'database' },
 )

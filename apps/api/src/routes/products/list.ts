@@ -19,16 +19,22 @@ interface Shape {
 }
 
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
-const searchMatches = sql`${products.searchVector} @@ to_tsquery('simple', ${sql.placeholder('search')})`
+// The query arrives as tsquery text (toPrefixTsQuery: lowercase words, prefix-matched, ANDed),
+// cast once per execution; to_tsquery() in a generic plan would run again for every row.
+const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search')}::tsquery`
+// The same test written so no index can answer it: with many matches, walking ids newest first
+// and testing each row finds a page fastest, and this keeps a generic plan from choosing the GIN
+// index and sorting every match instead.
+const searchMatchesWalking = sql`(${searchMatches}) is true`
 const inCategory = and(
   eq(productCategories.productId, products.id),
   eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
 )
 
-function filters(shape: Pick<Shape, 'includeInactive'> & { search: boolean }): SQL | undefined {
+function filters(shape: Pick<Shape, 'includeInactive'> & { search: SQL | undefined }): SQL | undefined {
   const conditions: SQL[] = []
   if (!shape.includeInactive) conditions.push(eq(products.isActive, true))
-  if (shape.search) conditions.push(searchMatches)
+  if (shape.search) conditions.push(shape.search)
   return and(...conditions)
 }
 
@@ -37,7 +43,8 @@ function pageStatement(db: Database, shape: Shape, name: string) {
     .select({ ...productColumns, revision: catalogRevision })
     .from(products)
     .$dynamic()
-  const where = filters({ includeInactive: shape.includeInactive, search: shape.search !== 'none' })
+  const search = { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
+  const where = filters({ includeInactive: shape.includeInactive, search })
   const limit = sql.placeholder('limit')
   const offset = sql.placeholder('offset')
   if (shape.category) {
@@ -64,7 +71,8 @@ function pageStatement(db: Database, shape: Shape, name: string) {
 function countStatement(db: Database, shape: Shape, name: string) {
   const query = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products).$dynamic()
   if (shape.category) query.innerJoin(productCategories, inCategory)
-  return query.where(filters({ includeInactive: shape.includeInactive, search: shape.search !== 'none' })).prepare(name)
+  const search = shape.search === 'none' ? undefined : searchMatches
+  return query.where(filters({ includeInactive: shape.includeInactive, search })).prepare(name)
 }
 
 export function createProductLister(db: Database) {

@@ -32,7 +32,7 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
 }
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const productService = createProductService(app.db)
+  const productService = createProductService(app.db, app.catalogDb)
   const write = app.requireScope('products:write')
 
   app.get(

@@ -56,7 +56,8 @@ function minorUnits(field: string, amount: number, currency: string): number {
   }
 }
 
-export function createProductService(db: Database) {
+/** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
+export function createProductService(db: Database, catalogDb: Database) {
 
   const detailSelection = {
     ...productColumns,
@@ -64,7 +65,7 @@ export function createProductService(db: Database) {
     images: imagesOfProduct,
   }
   // The public detail read is prepared once: no query building, no planning per request.
-  const detailStatement = db
+  const detailStatement = catalogDb
     .select(detailSelection)
     .from(products)
     .where(eq(products.id, sql.placeholder('id')))
@@ -133,7 +134,7 @@ export function createProductService(db: Database) {
   }
 
   return {
-    list: createProductLister(db),
+    list: createProductLister(catalogDb),
 
     async get(id: string): Promise<Product> {
       const [row] = await detailStatement.execute({ id })
