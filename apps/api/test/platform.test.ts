@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { buildApp } from '../src/app.js'
 import { createTestContext, testConfig, type TestContext } from './helpers.js'
@@ -161,6 +162,13 @@ describe('health, readiness, metrics, OpenAPI', () => {
     }
     expect(document.components.schemas.Error).toBeDefined()
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+  })
+
+  test('the OpenAPI document passes the OpenAPI 3.1 schema validator', async () => {
+    const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const result = await new Validator().validate(document)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
   })
 
   test('GET /docs serves the reference page', async () => {

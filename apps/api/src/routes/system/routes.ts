@@ -21,7 +21,10 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
-  app.get('/metrics', { schema: { tags: ['system'], produces: ['text/plain'] } }, async (_request, reply) =>
-    reply.type(app.metrics.contentType).send(await app.metrics.metrics()),
+  app.get(
+    '/metrics',
+    { schema: { tags: ['system'], produces: ['text/plain'], response: { 200: Type.String({ description: 'Prometheus text format' }) } } },
+    async (_request, reply) =>
+      reply.type(app.metrics.contentType).send(await app.metrics.metrics()),
   )
 }
