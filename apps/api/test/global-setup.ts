@@ -1,16 +1,11 @@
-import type { TestProject } from 'vitest/node'
-import { startTestDatabaseServer } from '@commerce/db/testing'
+import { testDatabaseSetup } from '@commerce/db/testing'
 
+// What the setup gives every test file: inject('adminUrl') and inject('template').
 declare module 'vitest' {
   export interface ProvidedContext {
-    databaseAdminUrl: string
-    databaseTemplate: string
+    adminUrl: string
+    template: string
   }
 }
 
-export default async function setup(project: TestProject) {
-  const server = await startTestDatabaseServer('api')
-  project.provide('databaseAdminUrl', server.adminUrl)
-  project.provide('databaseTemplate', server.template)
-  return () => server.teardown()
-}
+export default testDatabaseSetup('api')

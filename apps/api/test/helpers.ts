@@ -45,7 +45,7 @@ export interface TestContext {
 let emails = 0
 
 export async function createTestContext(overrides: Partial<Config> = {}): Promise<TestContext> {
-  const database = await createTestDatabase(inject('databaseAdminUrl'), inject('databaseTemplate'))
+  const database = await createTestDatabase(inject('adminUrl'), inject('template'))
   const config = testConfig(database.url, overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
   const app = await buildApp(config, { logger: false })

@@ -1,7 +1,6 @@
-/** One PostgreSQL for the run (DATABASE_URL, else embedded) with a migrated template to clone. */
-import type { TestProject } from 'vitest/node'
-import { startTestDatabaseServer } from '@commerce/db/testing'
+import { testDatabaseSetup } from '@commerce/db/testing'
 
+// What the setup gives every test file: inject('adminUrl') and inject('template').
 declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string
@@ -9,9 +8,4 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await startTestDatabaseServer('worker')
-  project.provide('adminUrl', server.adminUrl)
-  project.provide('template', server.template)
-  return () => server.teardown()
-}
+export default testDatabaseSetup('worker')

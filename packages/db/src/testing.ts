@@ -107,3 +107,20 @@ export async function createTestDatabase(adminUrl: string, template: string): Pr
 }
 
 
+
+export interface ProvidingProject {
+  provide(key: 'adminUrl' | 'template', value: string): void
+}
+
+/**
+ * A vitest globalSetup (`export default testDatabaseSetup('api')`): one server for the run and a
+ * migrated template, given to the tests as inject('adminUrl') and inject('template').
+ */
+export function testDatabaseSetup(label: string) {
+  return async function setup(project: ProvidingProject): Promise<() => Promise<void>> {
+    const server = await startTestDatabaseServer(label)
+    project.provide('adminUrl', server.adminUrl)
+    project.provide('template', server.template)
+    return () => server.teardown()
+  }
+}
