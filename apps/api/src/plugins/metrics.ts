@@ -21,11 +21,18 @@ export default fp(
       registers: [registry],
     })
     app.decorate('metrics', registry)
+    // One labelled child per method, route and status, kept: observing through it skips the
+    // label hashing prom-client would otherwise do on every request.
+    const children = new Map<string, ReturnType<typeof requestDuration.labels>>()
     app.addHook('onResponse', async (request, reply) => {
-      requestDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: reply.statusCode },
-        reply.elapsedTime / 1000,
-      )
+      const route = request.routeOptions.url ?? 'unmatched'
+      const key = `${request.method} ${route} ${reply.statusCode}`
+      let child = children.get(key)
+      if (!child) {
+        child = requestDuration.labels({ method: request.method, route, status_code: reply.statusCode })
+        children.set(key, child)
+      }
+      child.observe(reply.elapsedTime / 1000)
     })
   },
   { name: 'metrics' },
