@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import postgres from 'postgres'
-import { defaultDataDir, embeddedUrl, openDatabase, type OpenedDatabase } from './embedded.js'
+import { defaultDataDir, openDatabase, type OpenedDatabase } from './embedded.js'
 import { migrate } from './migrate.js'
 
 const TEST_CLUSTER_PORT = 54339
