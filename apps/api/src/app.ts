@@ -60,8 +60,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   )
   // JSON only: Fastify's built-in text/plain parser would let text reach the validators.
   app.removeContentTypeParser('text/plain')
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   if (!config.databaseUrl) throw new Error('buildApp needs config.databaseUrl')

@@ -71,9 +71,8 @@ export default fp<AuthOptions>(
     app.decorateRequest('principal', null)
     app.decorateRequest('credentialError', null)
 
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      const header = request.headers.authorization
-      if (header === undefined) return
+    /** Records who is calling, or why the credential is bad; rejecting is left to later hooks. */
+    function identify(request: FastifyRequest, header: string) {
       const match = /^Bearer[ ]+([^\s]+)$/i.exec(header)
       if (!match) {
         request.credentialError = 'The Authorization header must be "Bearer <token>"'
@@ -91,12 +90,18 @@ export default fp<AuthOptions>(
       } catch {
         request.credentialError = 'The access token is malformed, expired or invalid'
       }
+    }
+
+    app.addHook('onRequest', (request, _reply, done) => {
+      const header = request.headers.authorization
+      if (header !== undefined) identify(request, header)
+      done()
     })
 
     // A credential that was sent but is bad is refused everywhere, public routes included, so a
     // client learns at once that its token expired instead of silently browsing as anonymous.
-    app.addHook('preHandler', async (request) => {
-      if (request.credentialError) throw unauthorized(request.credentialError)
+    app.addHook('preHandler', (request, _reply, done) => {
+      done(request.credentialError ? unauthorized(request.credentialError) : undefined)
     })
 
     const authenticate: preHandlerAsyncHookHandler = async (request) => {

@@ -24,7 +24,7 @@ export default fp(
     // One labelled child per method, route and status, kept: observing through it skips the
     // label hashing prom-client would otherwise do on every request.
     const children = new Map<string, ReturnType<typeof requestDuration.labels>>()
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched'
       const key = `${request.method} ${route} ${reply.statusCode}`
       let child = children.get(key)
@@ -33,6 +33,7 @@ export default fp(
         children.set(key, child)
       }
       child.observe(reply.elapsedTime / 1000)
+      done()
     })
   },
   { name: 'metrics' },
