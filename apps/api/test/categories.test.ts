@@ -20,31 +20,22 @@ beforeAll(async () => {
 })
 afterAll(() => ctx.close())
 
-async function createCategory(payload: Record<string, unknown>): Promise<Category> {
-  const response = await ctx.request({ method: 'POST', url: CATEGORIES, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function createCategory(payload: Record<string, unknown>): Promise<Category> {
+  return ctx.expectStatus(201, { method: 'POST', url: CATEGORIES, payload, token: admin })
 }
 
-async function getCategory(id: string): Promise<Category> {
-  const response = await ctx.request({ method: 'GET', url: `${CATEGORIES}/${id}` })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function getCategory(id: string): Promise<Category> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${CATEGORIES}/${id}` })
 }
 
 async function patchCategory(id: string, payload: Record<string, unknown>) {
   return ctx.request({ method: 'PATCH', url: `${CATEGORIES}/${id}`, payload, token: admin })
 }
 
-async function categoryCount(): Promise<number> {
-  const [row] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from categories`
-  return row!.n
-}
+const categoryCount = () => ctx.countRows('categories')
 
-async function createProduct(payload: Record<string, unknown>): Promise<Product> {
-  const response = await ctx.request({ method: 'POST', url: '/api/v1/products', payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function createProduct(payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/products', payload, token: admin })
 }
 
 describe('POST /api/v1/categories', () => {

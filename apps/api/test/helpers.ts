@@ -1,7 +1,7 @@
 /** Test harness: a cloned database per test file, the real app on it, and signed-in callers. */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { inject } from 'vitest'
-import { hashPassword, type Role } from '@commerce/domain'
+import { expect, inject } from 'vitest'
+import { hashPassword, type Product, type Role } from '@commerce/domain'
 import { createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { buildApp } from '../src/app.js'
@@ -39,6 +39,12 @@ export interface TestContext {
   /** Creates a user directly in the database and returns a bearer token for it. */
   signIn(role: Role, email?: string): Promise<{ token: string; userId: string; customerId: string | null }>
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
+  /** Sends a request, asserts its status (the body shows on failure) and returns the JSON body. */
+  expectStatus<T>(status: number, options: InjectOptions & { token?: string }): Promise<T>
+  /** Rows in a table, to show a refused write left nothing behind. */
+  countRows(table: 'events' | 'products' | 'categories'): Promise<number>
+  /** The events whose data is the product with this id, oldest first. */
+  productEvents(productId: string): Promise<{ kind: string; data: Product; request_id: string }[]>
   close(): Promise<void>
 }
 
@@ -50,6 +56,8 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
   const app = await buildApp(config, { logger: false })
   await app.ready()
+  const request: TestContext['request'] = ({ token, headers, ...options }) =>
+    app.inject({ ...options, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } })
   return {
     app,
     database,
@@ -63,11 +71,19 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
       })
       return { token: app.issueUserToken(user), userId: user.id, customerId: customer?.id ?? null }
     },
-    request({ token, headers, ...options }) {
-      return app.inject({
-        ...options,
-        headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      })
+    request,
+    async expectStatus(status, options) {
+      const response = await request(options)
+      expect(response.statusCode, response.body).toBe(status)
+      return (status === 204 ? undefined : response.json()) as never
+    },
+    async countRows(table) {
+      const [row] = await handle.sql<{ n: number }[]>`select count(*)::int as n from ${handle.sql(table)}`
+      return row!.n
+    },
+    productEvents(productId) {
+      return handle.sql<{ kind: string; data: Product; request_id: string }[]>`
+        select kind, data, request_id from events where data->>'id' = ${productId} order by id`
     },
     async close() {
       await app.close()

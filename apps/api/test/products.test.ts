@@ -17,64 +17,37 @@ beforeAll(async () => {
 })
 afterAll(() => ctx.close())
 
-async function createProduct(payload: Record<string, unknown>): Promise<Product> {
-  const response = await ctx.request({ method: 'POST', url: PRODUCTS, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function createProduct(payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(201, { method: 'POST', url: PRODUCTS, payload, token: admin })
 }
 
-async function patchProduct(id: string, payload: Record<string, unknown>): Promise<Product> {
-  const response = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${id}`, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function patchProduct(id: string, payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(200, { method: 'PATCH', url: `${PRODUCTS}/${id}`, payload, token: admin })
 }
 
-async function deleteProduct(id: string): Promise<void> {
-  const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${id}`, token: admin })
-  expect(response.statusCode, response.body).toBe(204)
+function deleteProduct(id: string): Promise<void> {
+  return ctx.expectStatus(204, { method: 'DELETE', url: `${PRODUCTS}/${id}`, token: admin })
 }
 
-async function getProduct(id: string): Promise<Product> {
-  const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${id}` })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function getProduct(id: string): Promise<Product> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${id}` })
 }
 
-async function listProducts(query = '', token?: string): Promise<ProductList> {
-  const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}${query}`, token })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function listProducts(query = '', token?: string): Promise<ProductList> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}${query}`, token })
 }
 
 async function totalOf(query = '', token?: string): Promise<number> {
   return (await listProducts(query, token)).meta.total
 }
 
-async function createCategory(name: string, slug?: string): Promise<Category> {
-  const response = await ctx.request({
-    method: 'POST',
-    url: '/api/v1/categories',
-    payload: slug ? { name, slug } : { name },
-    token: admin,
-  })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function createCategory(name: string, slug?: string): Promise<Category> {
+  return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/categories', payload: slug ? { name, slug } : { name }, token: admin })
 }
 
-async function eventsOf(productId: string) {
-  return ctx.handle.sql<{ kind: string; data: Product; request_id: string }[]>`
-    select kind, data, request_id from events where data->>'id' = ${productId} order by id`
-}
-
-async function eventCount(): Promise<number> {
-  const [row] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from events`
-  return row!.n
-}
-
-async function productRowCount(): Promise<number> {
-  const [row] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from products`
-  return row!.n
-}
+const eventsOf = (productId: string) => ctx.productEvents(productId)
+const eventCount = () => ctx.countRows('events')
+const productRowCount = () => ctx.countRows('products')
 
 describe('POST /api/v1/products', () => {
   test('creates a product and answers 201 with every field of the detail shape', async () => {

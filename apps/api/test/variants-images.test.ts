@@ -18,51 +18,32 @@ beforeAll(async () => {
 })
 afterAll(() => ctx.close())
 
-async function createProduct(payload: Record<string, unknown>): Promise<Product> {
-  const response = await ctx.request({ method: 'POST', url: PRODUCTS, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function createProduct(payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(201, { method: 'POST', url: PRODUCTS, payload, token: admin })
 }
 
-async function getProduct(id: string): Promise<Product> {
-  const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${id}` })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function getProduct(id: string): Promise<Product> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${id}` })
 }
 
-async function addVariant(productId: string, payload: Record<string, unknown>): Promise<Variant> {
-  const response = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${productId}/variants`, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function addVariant(productId: string, payload: Record<string, unknown>): Promise<Variant> {
+  return ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${productId}/variants`, payload, token: admin })
 }
 
-async function addImage(productId: string, payload: Record<string, unknown>): Promise<Image> {
-  const response = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${productId}/images`, payload, token: admin })
-  expect(response.statusCode, response.body).toBe(201)
-  return response.json()
+function addImage(productId: string, payload: Record<string, unknown>): Promise<Image> {
+  return ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${productId}/images`, payload, token: admin })
 }
 
-async function listVariants(productId: string, query = ''): Promise<VariantList> {
-  const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${productId}/variants${query}` })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function listVariants(productId: string, query = ''): Promise<VariantList> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${productId}/variants${query}` })
 }
 
-async function listImages(productId: string, query = ''): Promise<ImageList> {
-  const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${productId}/images${query}` })
-  expect(response.statusCode, response.body).toBe(200)
-  return response.json()
+function listImages(productId: string, query = ''): Promise<ImageList> {
+  return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${productId}/images${query}` })
 }
 
-async function eventsOf(productId: string) {
-  return ctx.handle.sql<{ kind: string; data: Product; request_id: string }[]>`
-    select kind, data, request_id from events where data->>'id' = ${productId} order by id`
-}
-
-async function eventCount(): Promise<number> {
-  const [row] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from events`
-  return row!.n
-}
+const eventsOf = (productId: string) => ctx.productEvents(productId)
+const eventCount = () => ctx.countRows('events')
 
 type VariantList = Static<typeof VariantListSchema>
 type ImageList = Static<typeof ImageListSchema>
