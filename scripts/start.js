@@ -1,14 +1,13 @@
 // `pnpm start`: the whole service on one machine. Opens the database (DATABASE_URL, or the
-// embedded PostgreSQL in .data/), applies migrations, then runs the API and the worker as two
-// processes and stops everything together.
+// embedded PostgreSQL in .data/), then runs the API and the worker as two processes (each applies
+// pending migrations on start) and stops everything together.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { migrate, openDatabase } from '@commerce/db'
+import { openDatabase } from '@commerce/db'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const database = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR })
 if (database.startedHere) console.log(JSON.stringify({ level: 'info', msg: 'embedded PostgreSQL started', dataDir: '.data/postgres' }))
-await migrate(database.url)
 
 const env = { ...process.env, DATABASE_URL: database.url }
 const apps = ['api', 'worker'].map((name) => {

@@ -15,8 +15,10 @@ export interface Session {
 }
 
 export function createAccountService(db: Database, options: { scryptCost: number }) {
-  // Unknown emails are checked against this hash so a login takes as long either way.
-  const decoyHash = hashPassword('decoy password, never matches', options.scryptCost)
+  // Unknown emails are checked against this hash so a login takes as long either way; made on
+  // the first login, not at start-up.
+  let decoyHash: Promise<string> | undefined
+  const decoy = () => (decoyHash ??= hashPassword('decoy password, never matches', options.scryptCost))
 
   return {
     async register(body: RegisterBody, requestId: string): Promise<Session> {
@@ -33,7 +35,7 @@ export function createAccountService(db: Database, options: { scryptCost: number
 
     async login(body: LoginBody): Promise<Session> {
       const row = await findUserByEmail(db, body.email)
-      const valid = await verifyPassword(body.password, row?.passwordHash ?? (await decoyHash))
+      const valid = await verifyPassword(body.password, row?.passwordHash ?? (await decoy()))
       if (!row || !valid) throw unauthorized('Invalid email or password')
       const customer = await findCustomerByUser(db, row.id)
       return { user: toUser(row), customer: customer ? customerSnapshot(customer) : null }
