@@ -42,7 +42,7 @@ export interface TestContext {
   /** Sends a request, asserts its status (the body shows on failure) and returns the JSON body. */
   expectStatus<T>(status: number, options: InjectOptions & { token?: string }): Promise<T>
   /** Rows in a table, to show a refused write left nothing behind. */
-  countRows(table: 'events' | 'products' | 'categories'): Promise<number>
+  countRows(table: string): Promise<number>
   /** The events whose data is the product with this id, oldest first. */
   productEvents(productId: string): Promise<{ kind: string; data: Product; request_id: string }[]>
   close(): Promise<void>

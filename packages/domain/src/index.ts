@@ -11,12 +11,18 @@ export {
 export { sign, verify } from './signature.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export {
+  COUPON_TYPES,
   DEFAULT_PER_PAGE,
   EVENT_KINDS,
+  MAX_CART_COUPONS,
+  MAX_CART_LINES,
+  MAX_LINE_QUANTITY,
   MAX_PER_PAGE,
   ROLES,
   WEIGHT_UNITS,
+  type CouponType,
   type EventKind,
+  type WeightUnitCode,
 } from './constants.js'
 export {
   Amount,
@@ -57,3 +63,5 @@ export { AuthResponse, Customer, LoginBody, Me, RegisterBody, Role, User } from 
 export { hasScope } from './scopes.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
+export { COUNTRY_CODES } from './countries.js'
+export { Address, AddressInput, Country, toAddress } from './schemas/addresses.js'

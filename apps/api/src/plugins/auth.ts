@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { hasScope, ROLES, type Role } from '@commerce/domain'
+import { findCustomerByUser } from '@commerce/db'
 import { forbidden, unauthorized } from '../errors.js'
 
 export interface Principal {
@@ -38,6 +39,11 @@ declare module 'fastify' {
     authenticate: preHandlerAsyncHookHandler
     requireScope(scope: string): preHandlerAsyncHookHandler
     issueUserToken(user: { id: string; role: Role }): string
+    /**
+     * The customer record of a signed-in customer (read once per request); null for anonymous
+     * callers and for accounts without one (admins, API keys).
+     */
+    customerIdOf(request: FastifyRequest): Promise<string | null>
   }
 }
 
@@ -116,8 +122,20 @@ export default fp<AuthOptions>(
     app.decorate('issueUserToken', (user: { id: string; role: Role }) =>
       app.jwt.sign({ sub: user.id, role: user.role, typ: 'user' }, { jti: randomUUID() }),
     )
+
+    const customerIds = new WeakMap<FastifyRequest, Promise<string | null>>()
+    app.decorate('customerIdOf', (request: FastifyRequest) => {
+      const principal = request.principal
+      if (principal?.role !== 'customer') return Promise.resolve(null)
+      let customerId = customerIds.get(request)
+      if (!customerId) {
+        customerId = findCustomerByUser(app.db, principal.userId).then((row) => (row && !row.deletedAt ? row.id : null))
+        customerIds.set(request, customerId)
+      }
+      return customerId
+    })
   },
-  { name: 'auth' },
+  { name: 'auth', dependencies: ['database'] },
 )
 
 /** True when the caller may see soft-deleted and other admin-only data. */

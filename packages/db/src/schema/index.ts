@@ -1,3 +1,5 @@
 export * from './accounts.js'
 export * from './catalog.js'
 export * from './events.js'
+export * from './pricing.js'
+export * from './carts.js'
