@@ -32,6 +32,8 @@ const ROUNDS = positiveNumber('BENCH_ROUNDS', 3)
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 64)
 const WARMUP = 2
 const DETAIL_IDS = 2_000
+const BENCH_CARTS = 200
+const CART_LINES = 20
 const START_TIMEOUT_MS = 60_000
 
 function positiveNumber(name, fallback) {
@@ -153,8 +155,8 @@ async function loadFixtures(url) {
   }
 }
 
-async function getJson(url) {
-  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+async function getJson(url, init = {}) {
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) })
   const text = await response.text()
   let body
   try {
@@ -201,6 +203,43 @@ function checkDetail(body, id) {
   return []
 }
 
+/**
+ * Carts of CART_LINES lines each, built through the API: the cart scenarios read them and add to
+ * their lines. Their products get ample stock so the adds never run out during a run.
+ */
+async function createBenchCarts(monitor, apiBase, productIds) {
+  const lineProducts = productIds.slice(0, CART_LINES)
+  await monitor`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
+  const post = async (path, body) => {
+    const response = await fetch(`${apiBase}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    })
+    const json = await response.json()
+    if (response.status !== 201) throw new Error(`POST ${path} -> ${response.status} ${JSON.stringify(json).slice(0, 300)}`)
+    return json
+  }
+  const cartIds = []
+  const buildOne = async () => {
+    const cart = await post('/api/v1/carts', { currency: 'USD' })
+    for (const productId of lineProducts) await post(`/api/v1/carts/${cart.id}/items`, { product_id: productId, quantity: 1 })
+    cartIds.push(cart.id)
+  }
+  for (let made = 0; made < BENCH_CARTS; made += 16) {
+    await Promise.all(Array.from({ length: Math.min(16, BENCH_CARTS - made) }, buildOne))
+  }
+  return { cartIds, lineProducts }
+}
+
+function checkCart(body, id) {
+  if (body?.id !== id) return [`returned id ${body?.id}, expected ${id}`]
+  if (!Array.isArray(body.items) || body.items.length !== CART_LINES) return [`cart has ${body.items?.length} lines, expected ${CART_LINES}`]
+  if (typeof body.totals?.total !== 'number') return ['cart has no totals.total']
+  return []
+}
+
 // ---------------------------------------------------------------- measuring
 
 async function measure(scenario, seconds) {
@@ -212,7 +251,13 @@ async function measure(scenario, seconds) {
     options.requests = [
       {
         setupRequest: (request) => {
-          request.path = scenario.pathFor(ids[next++ % ids.length])
+          const id = ids[next++ % ids.length]
+          request.path = scenario.pathFor(id)
+          if (scenario.bodyFor) {
+            request.method = 'POST'
+            request.headers = { ...request.headers, 'content-type': 'application/json' }
+            request.body = JSON.stringify(scenario.bodyFor(next))
+          }
           return request
         },
       },
@@ -239,15 +284,25 @@ async function settle(monitor, timeoutMs = 60_000) {
   console.log('bench: warning: queries still running after the previous scenario')
 }
 
+/** One request of a scenario as its load sends it: a GET, or a POST with the scenario's body. */
+function sendOnce(scenario, path) {
+  if (!scenario.bodyFor) return getJson(scenario.base + path)
+  return getJson(scenario.base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(scenario.bodyFor(0)),
+  })
+}
+
 /** Fetches a few times to show what a failing endpoint answers (autocannon keeps no bodies). */
 async function sampleFailure(scenario) {
   const attempts = scenario.ids ? scenario.ids.slice(0, 50).map((id) => scenario.pathFor(id)) : [scenario.path]
   for (const path of attempts) {
     try {
-      const { status, text } = await getJson(scenario.base + path)
-      if (status < 200 || status > 299) return `GET ${path} -> ${status} ${text.slice(0, 500)}`
+      const { status, text } = await sendOnce(scenario, path)
+      if (status < 200 || status > 299) return `${path} -> ${status} ${text.slice(0, 500)}`
     } catch (error) {
-      return `GET ${path} -> ${error.message}`
+      return `${path} -> ${error.message}`
     }
   }
   return undefined
@@ -327,6 +382,8 @@ async function main() {
     console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
 
     const { category } = fixtures
+    const { cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids)
+    console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.
     const scenarios = [
@@ -360,6 +417,23 @@ async function main() {
         path: `/api/v1/products?category=${encodeURIComponent(category.slug)}`,
         expect: { total: category.products },
       },
+      {
+        key: 'cart_get',
+        label: `ours GET /api/v1/carts/:id (${CART_LINES} lines)`,
+        base: apiBase,
+        ids: cartIds,
+        pathFor: (id) => `/api/v1/carts/${id}`,
+        check: checkCart,
+      },
+      {
+        key: 'cart_add',
+        label: `ours POST /api/v1/carts/:id/items (${CART_LINES} lines)`,
+        base: apiBase,
+        ids: cartIds,
+        pathFor: (id) => `/api/v1/carts/${id}/items`,
+        bodyFor: (n) => ({ product_id: lineProducts[n % lineProducts.length], quantity: 1 }),
+        check: checkCart,
+      },
       { key: 'naive_list', label: 'ref  GET /naive/products', base: refBase, path: '/naive/products', expect: listExpect },
       {
         key: 'naive_search',
@@ -376,9 +450,10 @@ async function main() {
       const path = s.ids ? s.pathFor(s.ids[0]) : s.path
       s.issues = []
       try {
-        const { status, text, body } = await getJson(s.base + path)
-        if (status !== 200) s.issues.push(`GET ${path} -> ${status} ${text.slice(0, 500)}`)
-        else s.issues.push(...(s.ids ? checkDetail(body, s.ids[0]) : checkList(body, s.expect)))
+        const { status, text, body } = await sendOnce(s, path)
+        const check = s.check ?? (s.ids ? checkDetail : undefined)
+        if (status !== (s.bodyFor ? 201 : 200)) s.issues.push(`${path} -> ${status} ${text.slice(0, 500)}`)
+        else s.issues.push(...(check ? check(body, s.ids[0]) : checkList(body, s.expect)))
         s.sample = s.ids ? undefined : body?.meta
       } catch (error) {
         s.issues.push(`GET ${path} -> ${error.message}`)

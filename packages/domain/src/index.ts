@@ -65,3 +65,69 @@ export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
 export { COUNTRY_CODES } from './countries.js'
 export { Address, AddressInput, Country, toAddress } from './schemas/addresses.js'
+export {
+  AddCartItem,
+  ApplyCoupon,
+  Cart,
+  CartCoupon,
+  CartCouponParams,
+  CartItem,
+  CartItemParams,
+  CreateCart,
+  SetCartEmail,
+  ShippingRatesQuery,
+  Totals,
+  UpdateCartItem,
+} from './schemas/carts.js'
+export {
+  AddressList,
+  AddressParams,
+  CreateAddress,
+  CreateCustomer,
+  CustomerAddress,
+  CustomerList,
+  ListCustomersQuery,
+  OwnAddressParams,
+  UpdateAddress,
+  UpdateCustomer,
+} from './schemas/customers.js'
+export {
+  Coupon,
+  CouponCode,
+  CouponList,
+  CreateCoupon,
+  CreateShippingMethod,
+  CreateTaxRate,
+  ListCouponsQuery,
+  ListShippingMethodsQuery,
+  ListTaxRatesQuery,
+  ShippingMethod,
+  ShippingMethodList,
+  ShippingRate,
+  ShippingRateList,
+  TaxRate,
+  TaxRateList,
+  UpdateCoupon,
+  UpdateShippingMethod,
+  UpdateTaxRate,
+} from './schemas/pricing.js'
+export { allocateByLargestRemainder, divideRounded } from './rounding.js'
+export { percentToPpm, ppmToPercent } from './percent.js'
+export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'
+export {
+  couponRejection,
+  couponRejectionMessage,
+  normalizeCouponCode,
+  type CouponRejection,
+  type CouponRule,
+} from './coupons.js'
+export { selectTaxRate, type TaxRateRule } from './tax.js'
+export { shippingRate, type ShippingMethodRule } from './shipping.js'
+export {
+  computeCartTotals,
+  type CartTotals,
+  type CouponDiscount,
+  type LineTotals,
+  type TotalsInput,
+  type TotalsLine,
+} from './totals.js'

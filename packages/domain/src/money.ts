@@ -3,6 +3,7 @@
  * units (1999) with the currency's ISO 4217 exponent. Conversion goes through decimal strings,
  * never through float arithmetic, so there is no drift.
  */
+import { plainDecimal } from './decimal.js'
 import { DomainError } from './errors.js'
 
 const EXPONENT_0 = 'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'
@@ -51,23 +52,6 @@ export function currencyExponent(currency: string): number {
 }
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/
-
-/** Writes a finite number as a plain decimal string (no exponent), exactly as JS prints it. */
-function plainDecimal(value: number): string {
-  const text = String(value)
-  const match = /^(-)?(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
-  if (!match) return text
-  const [, sign = '', lead = '', rest = '', exp = '0'] = match
-  const digits = lead + rest
-  const point = 1 + Number(exp)
-  const body =
-    point <= 0
-      ? `0.${'0'.repeat(-point)}${digits}`
-      : point >= digits.length
-        ? digits + '0'.repeat(point - digits.length)
-        : `${digits.slice(0, point)}.${digits.slice(point)}`
-  return sign + body
-}
 
 /**
  * Parses a decimal amount in major units (a JSON number or a decimal string) into integer

@@ -2,8 +2,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { authRoutes } from './auth/routes.js'
+import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
+import { customerRoutes } from './customers/routes.js'
+import { couponRoutes } from './coupons/routes.js'
+import { shippingMethodRoutes } from './shipping/methods.js'
+import { taxRateRoutes } from './tax-rates/routes.js'
 import { productRoutes } from './products/routes.js'
+import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
@@ -11,4 +17,10 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(productRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
+  await app.register(cartRoutes, { prefix: '/api/v1/carts' })
+  await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
+  await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
+  await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
+  await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
+  await app.register(customerRoutes, { prefix: '/api/v1/customers' })
 }

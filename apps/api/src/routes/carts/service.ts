@@ -1,0 +1,236 @@
+/** Carts: creating, reading and changing them, and who may see which cart. */
+import { and, count, eq, sql } from 'drizzle-orm'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import {
+  DomainError,
+  MAX_CART_COUPONS,
+  MAX_CART_LINES,
+  MAX_LINE_QUANTITY,
+  couponRejection,
+  couponRejectionMessage,
+  hasScope,
+  isCurrency,
+  normalizeCouponCode,
+  toAddress,
+  type AddCartItem,
+  type AddressInput,
+  type Cart,
+  type CreateCart,
+} from '@commerce/domain'
+import { cartCoupons, cartItems, carts, coupons, products, productVariants, type Database, type Executor } from '@commerce/db'
+import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
+import { priceCart, type PricedCart } from './pricing.js'
+import { prepareCartRead, readCart, type CartRow } from './rows.js'
+
+/** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
+export interface CartViewer {
+  customerId: string | null
+  canSeeAll: boolean
+}
+
+export async function cartViewerOf(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  scope: 'carts:read' | 'carts:write',
+): Promise<CartViewer> {
+  return {
+    customerId: await app.customerIdOf(request),
+    canSeeAll: request.principal !== null && hasScope(request.principal.scopes, scope),
+  }
+}
+
+function visibleTo(row: { customerId: string | null }, viewer: CartViewer): boolean {
+  return row.customerId === null || viewer.canSeeAll || row.customerId === viewer.customerId
+}
+
+function insufficientInventory(available: number, requested: number, line: { productId: string; variantId: string | null }) {
+  return new ApiError(
+    'insufficient_inventory',
+    `Only ${available} in stock, ${requested} requested`,
+    [{ field: line.variantId ? 'variant_id' : 'product_id', message: `${available} available` }],
+  )
+}
+
+/** Pricing that fails (a total beyond what amounts can hold) refuses the change that caused it. */
+function priceOrRefuse(row: CartRow): PricedCart {
+  try {
+    return priceCart(row)
+  } catch (error) {
+    if (error instanceof DomainError) throw ApiError.fromDomain(error)
+    throw error
+  }
+}
+
+export function createCartService(db: Database) {
+  const cartRead = prepareCartRead(db)
+
+  /** Locks the cart for a change: one writer per cart at a time, so lines and limits stay consistent. */
+  async function lockCart(tx: Executor, id: string, viewer: CartViewer) {
+    const [row] = await tx
+      .select({ id: carts.id, customerId: carts.customerId, currency: carts.currency, completedAt: carts.completedAt })
+      .from(carts)
+      .where(eq(carts.id, id))
+      .for('update')
+    if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
+    if (row.completedAt) throw conflict('This cart was checked out and can no longer change')
+    return row
+  }
+
+  /** Runs a change to one cart and answers the cart as that transaction left it. */
+  function change(id: string, viewer: CartViewer, work: (tx: Executor, cart: Awaited<ReturnType<typeof lockCart>>) => Promise<void>) {
+    return db.transaction(async (tx) => {
+      const cart = await lockCart(tx, id, viewer)
+      await work(tx, cart)
+      await tx.update(carts).set({ updatedAt: new Date() }).where(eq(carts.id, id))
+      return priceOrRefuse((await readCart(tx, id))!).view
+    })
+  }
+
+  /** Product and variant as sold now; unknown, inactive or mismatched ones are 404. */
+  async function sellable(tx: Executor, productId: string, variantId: string | null) {
+    const [product] = await tx
+      .select({ currency: products.currency, isActive: products.isActive, inventory: products.inventoryQuantity })
+      .from(products)
+      .where(eq(products.id, productId))
+    if (!product?.isActive) throw notFound('Product')
+    if (variantId === null) return { currency: product.currency, inventory: product.inventory }
+    const [variant] = await tx
+      .select({ inventory: productVariants.inventoryQuantity })
+      .from(productVariants)
+      .where(and(eq(productVariants.id, variantId), eq(productVariants.productId, productId)))
+    if (!variant) throw notFound('Variant')
+    return { currency: product.currency, inventory: variant.inventory }
+  }
+
+  return {
+    async create(body: CreateCart, customerId: string | null): Promise<Cart> {
+      if (!isCurrency(body.currency)) {
+        throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${body.currency}`)
+      }
+      const [row] = await db
+        .insert(carts)
+        .values({ currency: body.currency, customerId, email: body.email ?? null })
+        .returning({ id: carts.id })
+      return this.get(row!.id, { customerId, canSeeAll: false })
+    },
+
+    async get(id: string, viewer: CartViewer): Promise<Cart> {
+      return (await this.price(id, viewer)).view
+    },
+
+    /** The priced cart with what shipping rates need (country, mass, discounted subtotal). */
+    async price(id: string, viewer: CartViewer): Promise<PricedCart> {
+      const [row] = await cartRead.execute({ id })
+      if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
+      return priceOrRefuse(row)
+    },
+
+    addItem(id: string, body: AddCartItem, viewer: CartViewer): Promise<Cart> {
+      const variantId = body.variant_id ?? null
+      return change(id, viewer, async (tx, cart) => {
+        const item = await sellable(tx, body.product_id, variantId)
+        if (item.currency !== cart.currency) {
+          throw new ApiError(
+            'currency_mismatch',
+            `The product is priced in ${item.currency} and the cart in ${cart.currency}`,
+            [{ field: 'product_id', message: `priced in ${item.currency}` }],
+          )
+        }
+        const [existing] = await tx
+          .select({ id: cartItems.id, quantity: cartItems.quantity })
+          .from(cartItems)
+          .where(
+            and(
+              eq(cartItems.cartId, id),
+              eq(cartItems.productId, body.product_id),
+              variantId === null ? sql`${cartItems.variantId} is null` : eq(cartItems.variantId, variantId),
+            ),
+          )
+        const quantity = (existing?.quantity ?? 0) + body.quantity
+        if (quantity > MAX_LINE_QUANTITY) {
+          throw invalidField('quantity', `A cart line holds at most ${MAX_LINE_QUANTITY} units`)
+        }
+        if (quantity > item.inventory) {
+          throw insufficientInventory(item.inventory, quantity, { productId: body.product_id, variantId })
+        }
+        if (existing) {
+          await tx.update(cartItems).set({ quantity }).where(eq(cartItems.id, existing.id))
+          return
+        }
+        const [lines] = await tx.select({ n: count() }).from(cartItems).where(eq(cartItems.cartId, id))
+        if (lines!.n >= MAX_CART_LINES) {
+          throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_LINES} lines`)
+        }
+        await tx.insert(cartItems).values({ cartId: id, productId: body.product_id, variantId, quantity })
+      })
+    },
+
+    updateItem(id: string, itemId: string, quantity: number, viewer: CartViewer): Promise<Cart> {
+      return change(id, viewer, async (tx) => {
+        const [line] = await tx
+          .select({ productId: cartItems.productId, variantId: cartItems.variantId })
+          .from(cartItems)
+          .where(and(eq(cartItems.id, itemId), eq(cartItems.cartId, id)))
+        if (!line) throw notFound('Cart item')
+        const item = await sellable(tx, line.productId, line.variantId)
+        if (quantity > item.inventory) throw insufficientInventory(item.inventory, quantity, line)
+        await tx.update(cartItems).set({ quantity }).where(eq(cartItems.id, itemId))
+      })
+    },
+
+    async removeItem(id: string, itemId: string, viewer: CartViewer): Promise<void> {
+      await change(id, viewer, async (tx) => {
+        const removed = await tx
+          .delete(cartItems)
+          .where(and(eq(cartItems.id, itemId), eq(cartItems.cartId, id)))
+          .returning({ id: cartItems.id })
+        if (removed.length === 0) throw notFound('Cart item')
+      })
+    },
+
+    applyCoupon(id: string, code: string, viewer: CartViewer, now: Date = new Date()): Promise<Cart> {
+      return change(id, viewer, async (tx, cart) => {
+        const normalized = normalizeCouponCode(code)
+        const [coupon] = await tx.select().from(coupons).where(eq(coupons.code, normalized))
+        if (!coupon) throw new ApiError('coupon_invalid', `Coupon '${normalized}' does not exist`)
+        const applied = await tx
+          .select({ couponId: cartCoupons.couponId })
+          .from(cartCoupons)
+          .where(eq(cartCoupons.cartId, id))
+        if (applied.some((row) => row.couponId === coupon.id)) {
+          throw conflict(`Coupon '${coupon.code}' is already applied to this cart`)
+        }
+        if (applied.length >= MAX_CART_COUPONS) {
+          throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_COUPONS} coupons`)
+        }
+        const { subtotalMinor } = priceOrRefuse((await readCart(tx, id))!)
+        const rejection = couponRejection(coupon, { currency: cart.currency, subtotalMinor, now })
+        if (rejection) throw new ApiError('coupon_invalid', couponRejectionMessage(coupon, rejection))
+        await tx.insert(cartCoupons).values({ cartId: id, couponId: coupon.id })
+      })
+    },
+
+    async removeCoupon(id: string, couponId: string, viewer: CartViewer): Promise<void> {
+      await change(id, viewer, async (tx) => {
+        const removed = await tx
+          .delete(cartCoupons)
+          .where(and(eq(cartCoupons.cartId, id), eq(cartCoupons.couponId, couponId)))
+          .returning({ couponId: cartCoupons.couponId })
+        if (removed.length === 0) throw notFound('Coupon on this cart')
+      })
+    },
+
+    /** A new address changes tax and which shipping methods apply, so a chosen method is dropped. */
+    setShippingAddress(id: string, address: AddressInput, viewer: CartViewer): Promise<Cart> {
+      return change(id, viewer, async (tx) => {
+        await tx.update(carts).set({ shippingAddress: toAddress(address), shippingMethodId: null }).where(eq(carts.id, id))
+      })
+    },
+
+    setEmail(id: string, email: string, viewer: CartViewer): Promise<Cart> {
+      return change(id, viewer, async (tx) => {
+        await tx.update(carts).set({ email }).where(eq(carts.id, id))
+      })
+    },
+  }
+}

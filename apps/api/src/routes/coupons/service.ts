@@ -1,0 +1,244 @@
+/** Coupons: admin CRUD, and the rules that keep a coupon's value, currency and dates consistent with its type. */
+import { and, count, desc, eq, type SQL } from 'drizzle-orm'
+import {
+  DomainError,
+  isCurrency,
+  percentToPpm,
+  ppmToPercent,
+  toMajorUnits,
+  toMinorUnits,
+  type Coupon,
+  type CouponType,
+  type CreateCoupon,
+  type ListCouponsQuery,
+  type UpdateCoupon,
+} from '@commerce/domain'
+import { coupons, isUniqueViolation, type Database, type Executor } from '@commerce/db'
+import { conflict, invalidField, notFound } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+
+type CouponRow = typeof coupons.$inferSelect
+type CouponColumns = Omit<typeof coupons.$inferInsert, 'id' | 'timesUsed' | 'createdAt' | 'updatedAt'>
+
+/** Every writable field of a coupon, resolved (a create's defaults, or an update merged over the row). */
+interface CouponFields {
+  code: string
+  type: CouponType
+  value: number | null
+  currency: string | null
+  min_subtotal: number | null
+  starts_at: string | null
+  ends_at: string | null
+  usage_limit: number | null
+  is_active: boolean
+}
+
+/** Runs a domain conversion; its DomainError becomes a validation error naming `field`. */
+function fieldValue<T>(field: string, convert: () => T): T {
+  try {
+    return convert()
+  } catch (error) {
+    if (error instanceof DomainError) throw invalidField(field, `Field '${field}' is invalid: ${error.message}`)
+    throw error
+  }
+}
+
+function instant(field: string, text: string | null): Date | null {
+  if (text === null) return null
+  const date = new Date(text)
+  // Leap seconds pass the format but not Date; years outside 1..9999 (UTC) PostgreSQL does not take as sent.
+  const year = date.getUTCFullYear()
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
+    throw invalidField(field, `Field '${field}' is not a valid date-time between the years 1 and 9999`)
+  }
+  return date
+}
+
+function toCoupon(row: CouponRow): Coupon {
+  const inCurrency = (minor: number | null) => (minor === null || row.currency === null ? null : toMajorUnits(minor, row.currency))
+  return {
+    id: row.id,
+    code: row.code,
+    type: row.type,
+    value:
+      row.type === 'percentage'
+        ? ppmToPercent(row.percentOffPpm ?? 0)
+        : row.type === 'fixed_amount'
+          ? inCurrency(row.amountOffMinor)
+          : null,
+    currency: row.currency,
+    min_subtotal: inCurrency(row.minSubtotalMinor),
+    starts_at: row.startsAt?.toISOString() ?? null,
+    ends_at: row.endsAt?.toISOString() ?? null,
+    usage_limit: row.usageLimit,
+    times_used: row.timesUsed,
+    is_active: row.isActive,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+/**
+ * The stored columns of a consistent coupon, or a validation error naming the field at fault.
+ * `sent` is the fields an update sent (undefined on create): a kept amount is not at fault, so
+ * a new currency that cannot hold it blames `currency`.
+ */
+function couponColumns(fields: CouponFields, sent?: ReadonlySet<string>): CouponColumns {
+  const blame = (field: string) => (!sent || sent.has(field) || !sent.has('currency') ? field : 'currency')
+  const { type, value, currency } = fields
+  if (currency !== null && !isCurrency(currency)) {
+    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
+  }
+  let percentOffPpm: number | null = null
+  let amountOffMinor: number | null = null
+  if (type === 'percentage') {
+    if (value === null) throw invalidField('value', "Field 'value' is required for percentage coupons")
+    if (value <= 0) throw invalidField('value', "Field 'value' must be greater than 0")
+    percentOffPpm = fieldValue('value', () => percentToPpm(value))
+  } else if (type === 'fixed_amount') {
+    if (value === null) throw invalidField('value', "Field 'value' is required for fixed_amount coupons")
+    if (currency === null) throw invalidField('currency', "Field 'currency' is required for fixed_amount coupons")
+    if (value <= 0) throw invalidField('value', "Field 'value' must be greater than 0")
+    amountOffMinor = fieldValue(blame('value'), () => toMinorUnits(value, currency))
+  } else if (value !== null) {
+    throw invalidField('value', "Field 'value' must be null for free_shipping coupons")
+  }
+
+  let minSubtotalMinor: number | null = null
+  if (fields.min_subtotal !== null) {
+    const minSubtotal = fields.min_subtotal
+    if (currency === null) throw invalidField('currency', "Field 'currency' is required when 'min_subtotal' is set")
+    minSubtotalMinor = fieldValue(blame('min_subtotal'), () => toMinorUnits(minSubtotal, currency))
+  }
+
+  const startsAt = instant('starts_at', fields.starts_at)
+  const endsAt = instant('ends_at', fields.ends_at)
+  if (startsAt && endsAt && endsAt <= startsAt) {
+    throw invalidField('ends_at', "Field 'ends_at' must be after 'starts_at'")
+  }
+
+  return {
+    code: fields.code.toUpperCase(),
+    type,
+    percentOffPpm,
+    amountOffMinor,
+    currency,
+    minSubtotalMinor,
+    startsAt,
+    endsAt,
+    usageLimit: fields.usage_limit,
+    isActive: fields.is_active,
+  }
+}
+
+/**
+ * An update merged over the current coupon. A new type needs its own value (a percent is not an
+ * amount), except free_shipping, which has none: the old value is dropped.
+ */
+function mergeUpdate(current: Coupon, body: UpdateCoupon): CouponFields {
+  const typeChanges = body.type !== undefined && body.type !== current.type
+  if (typeChanges && body.type !== 'free_shipping' && body.value === undefined) {
+    throw invalidField('value', `Field 'value' is required when changing the type to ${body.type}`)
+  }
+  const value = body.value !== undefined ? body.value : typeChanges ? null : current.value
+  return {
+    code: body.code ?? current.code,
+    type: body.type ?? current.type,
+    value,
+    currency: body.currency !== undefined ? body.currency : current.currency,
+    min_subtotal: body.min_subtotal !== undefined ? body.min_subtotal : current.min_subtotal,
+    starts_at: body.starts_at !== undefined ? body.starts_at : current.starts_at,
+    ends_at: body.ends_at !== undefined ? body.ends_at : current.ends_at,
+    usage_limit: body.usage_limit !== undefined ? body.usage_limit : current.usage_limit,
+    is_active: body.is_active ?? current.is_active,
+  }
+}
+
+export function createCouponService(db: Database) {
+  async function checkCodeFree(tx: Executor, code: string, selfId?: string) {
+    const [clash] = await tx.select({ id: coupons.id }).from(coupons).where(eq(coupons.code, code))
+    if (clash && clash.id !== selfId) throw conflict(`A coupon with code '${code}' already exists`)
+  }
+
+  /** Runs a write; a code clash that slipped past the check (a concurrent create) becomes a 409. */
+  async function write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(work)
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('A coupon with this code already exists')
+      throw error
+    }
+  }
+
+  return {
+    async list(query: ListCouponsQuery) {
+      const page = query.page ?? 1
+      const perPage = query.per_page ?? 20
+      const conditions: SQL[] = []
+      if (query.code !== undefined) conditions.push(eq(coupons.code, query.code.toUpperCase()))
+      if (query.is_active !== undefined) conditions.push(eq(coupons.isActive, query.is_active))
+      const where = and(...conditions)
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select()
+          .from(coupons)
+          .where(where)
+          .orderBy(desc(coupons.createdAt), desc(coupons.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(coupons).where(where),
+      ])
+      return { coupons: rows.map(toCoupon), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    async get(id: string): Promise<Coupon> {
+      const [row] = await db.select().from(coupons).where(eq(coupons.id, id))
+      if (!row) throw notFound('Coupon')
+      return toCoupon(row)
+    },
+
+    create(body: CreateCoupon): Promise<Coupon> {
+      const columns = couponColumns({
+        code: body.code,
+        type: body.type,
+        value: body.value ?? null,
+        currency: body.currency ?? null,
+        min_subtotal: body.min_subtotal ?? null,
+        starts_at: body.starts_at ?? null,
+        ends_at: body.ends_at ?? null,
+        usage_limit: body.usage_limit ?? null,
+        is_active: body.is_active ?? true,
+      })
+      return write(async (tx) => {
+        await checkCodeFree(tx, columns.code)
+        const [row] = await tx.insert(coupons).values(columns).returning()
+        return toCoupon(row!)
+      })
+    },
+
+    /** Re-validates the whole coupon as it would be after the change. */
+    update(id: string, body: UpdateCoupon): Promise<Coupon> {
+      return write(async (tx) => {
+        const [row] = await tx.select().from(coupons).where(eq(coupons.id, id)).for('update')
+        if (!row) throw notFound('Coupon')
+        const columns = couponColumns(mergeUpdate(toCoupon(row), body), new Set(Object.keys(body)))
+        if (columns.usageLimit != null && columns.usageLimit < row.timesUsed) {
+          throw invalidField('usage_limit', `Field 'usage_limit' cannot be below times_used (${row.timesUsed})`)
+        }
+        if (columns.code !== row.code) await checkCodeFree(tx, columns.code, id)
+        const [updated] = await tx
+          .update(coupons)
+          .set({ ...columns, updatedAt: new Date() })
+          .where(eq(coupons.id, id))
+          .returning()
+        return toCoupon(updated!)
+      })
+    },
+
+    /** Hard delete: carts holding the coupon lose it through the foreign key's cascade. */
+    async remove(id: string): Promise<void> {
+      const deleted = await db.delete(coupons).where(eq(coupons.id, id)).returning({ id: coupons.id })
+      if (deleted.length === 0) throw notFound('Coupon')
+    },
+  }
+}

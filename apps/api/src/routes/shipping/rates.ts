@@ -1,0 +1,47 @@
+/** `GET /shipping/rates?cart_id=`: the shipping methods that can carry a cart, cheapest first. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { eq } from 'drizzle-orm'
+import { shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from '@commerce/domain'
+import { shippingMethods } from '@commerce/db'
+import { errorResponses } from '../../errors.js'
+import { cartViewerOf, createCartService } from '../carts/service.js'
+
+export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const cartService = createCartService(app.db)
+
+  app.get(
+    '/rates',
+    {
+      schema: {
+        tags: ['shipping'],
+        summary: "Shipping rates for a cart's address and weight, cheapest first",
+        description:
+          "Active methods in the cart's currency that ship to its address's country (without an address, only " +
+          'methods that ship everywhere) and whose weight bounds hold the goods. `amount` is the price before ' +
+          'coupons; a free-shipping coupon waives it in the totals.',
+        security: [{}, { bearerAuth: [] }],
+        querystring: ShippingRatesQuery,
+        response: { 200: ShippingRateList, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const priced = await cartService.price(request.query.cart_id, await cartViewerOf(app, request, 'carts:read'))
+      const { currency } = priced.view
+      const methods = await app.db.select().from(shippingMethods).where(eq(shippingMethods.currency, currency))
+      const rates = methods.flatMap((method) => {
+        const amount = shippingRate(method, { ...priced, currency })
+        return amount === null ? [] : [{ method, amount }]
+      })
+      rates.sort((a, b) => a.amount - b.amount || a.method.name.localeCompare(b.method.name) || a.method.id.localeCompare(b.method.id))
+      return {
+        rates: rates.map(({ method, amount }) => ({
+          id: method.id,
+          name: method.name,
+          amount: toMajorUnits(amount, currency),
+          currency,
+          estimated_days: method.estimatedDays,
+        })),
+      }
+    },
+  )
+}

@@ -1,0 +1,90 @@
+import { Type, type Static } from 'typebox'
+import { COUPON_TYPES, MAX_LINE_QUANTITY } from '../constants.js'
+import { Address } from './addresses.js'
+import { Currency, Nullable, Timestamp, Uuid } from './common.js'
+
+const Quantity = Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY })
+const Money = Type.Number({ description: 'Decimal amount in major units of the cart currency' })
+
+export const CreateCart = Type.Object(
+  { currency: Currency, email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })) },
+  { additionalProperties: false },
+)
+export type CreateCart = Static<typeof CreateCart>
+
+export const AddCartItem = Type.Object(
+  { product_id: Uuid, quantity: Quantity, variant_id: Type.Optional(Nullable(Uuid)) },
+  { additionalProperties: false },
+)
+export type AddCartItem = Static<typeof AddCartItem>
+
+export const UpdateCartItem = Type.Object({ quantity: Quantity }, { additionalProperties: false })
+export type UpdateCartItem = Static<typeof UpdateCartItem>
+
+export const ApplyCoupon = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
+export type ApplyCoupon = Static<typeof ApplyCoupon>
+
+export const SetCartEmail = Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }) }, { additionalProperties: false })
+export type SetCartEmail = Static<typeof SetCartEmail>
+
+export const CartItemParams = Type.Object({ id: Uuid, item_id: Uuid })
+export const CartCouponParams = Type.Object({ id: Uuid, coupon_id: Uuid })
+
+export const CartItem = Type.Object({
+  id: Uuid,
+  product_id: Uuid,
+  variant_id: Nullable(Uuid),
+  title: Type.String(),
+  variant_title: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  image_url: Nullable(Type.String()),
+  quantity: Type.Integer(),
+  unit_price: Money,
+  line_total: Type.Number({ description: 'unit_price × quantity' }),
+  discount: Type.Number({ description: "This line's share of the coupon discounts" }),
+  tax: Type.Number({ description: 'Tax on the discounted line amount' }),
+  available: Type.Boolean({
+    description: 'false when the product is no longer sold or changed currency; such a line counts 0 in the totals',
+  }),
+})
+export type CartItem = Static<typeof CartItem>
+
+export const CartCoupon = Type.Object({
+  id: Uuid,
+  code: Type.String(),
+  type: Type.Enum(COUPON_TYPES),
+  value: Nullable(Type.Number({ description: 'Percent for percentage coupons, an amount for fixed_amount' })),
+  discount: Type.Number({ description: 'What this coupon takes off now (for free_shipping: the shipping waived)' }),
+  applicable: Type.Boolean({ description: 'false when the cart no longer qualifies (expired, below min_subtotal, …)' }),
+  reason: Nullable(Type.String({ description: 'Why the coupon does not apply now' })),
+})
+export type CartCoupon = Static<typeof CartCoupon>
+
+export const Totals = Type.Object({
+  subtotal: Money,
+  discount: Money,
+  tax: Money,
+  shipping: Money,
+  total: Type.Number({ description: 'subtotal − discount + tax + shipping' }),
+})
+export type Totals = Static<typeof Totals>
+
+export const Cart = Type.Object({
+  id: Uuid,
+  cart_id: Uuid,
+  currency: Type.String(),
+  customer_id: Nullable(Uuid),
+  email: Nullable(Type.String()),
+  items: Type.Array(CartItem),
+  coupons: Type.Array(CartCoupon),
+  shipping_address: Nullable(Address),
+  shipping_method_id: Nullable(Uuid),
+  totals: Totals,
+  completed_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Cart = Static<typeof Cart>
+
+export const ShippingRatesQuery = Type.Object({ cart_id: Uuid })
+export type ShippingRatesQuery = Static<typeof ShippingRatesQuery>
