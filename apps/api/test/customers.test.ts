@@ -483,6 +483,15 @@ describe('DELETE /api/v1/customers/:id', () => {
       payload: { line1: '1 Privacy Lane', city: 'London', country: 'GB' },
     })
     expect((await login(email)).statusCode).toBe(200)
+    const address = { line1: '1 Privacy Lane', city: 'London', country: 'GB' }
+    const cart = async () => {
+      const { id } = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', token: me.token, payload: { currency: 'GBP', email } })
+      await ctx.expectStatus(200, { method: 'PUT', url: `/api/v1/carts/${id}/shipping-address`, token: me.token, payload: address })
+      return id
+    }
+    const openCart = await cart()
+    const checkedOut = await cart()
+    await ctx.handle.sql`update carts set completed_at = now() where id = ${checkedOut}`
 
     const response = await ctx.request({ method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}`, token: admin })
     expect(response.statusCode).toBe(204)
@@ -502,6 +511,10 @@ describe('DELETE /api/v1/customers/:id', () => {
     ])
     expect(await ctx.handle.sql`select id from customer_addresses where customer_id = ${me.customerId}`).toEqual([])
     expect(await ctx.handle.sql`select id from users where id = ${me.userId}`).toEqual([])
+    // Open carts go; a checked-out cart stays (for its order) without email and address.
+    expect(await ctx.handle.sql`select id, email, shipping_address from carts where id in (${openCart}, ${checkedOut})`).toEqual([
+      { id: checkedOut, email: null, shipping_address: null },
+    ])
 
     const loginAfter = await login(email)
     expect(loginAfter.statusCode).toBe(401)

@@ -53,7 +53,9 @@ export async function createUser(db: Database, input: NewUser): Promise<{ user: 
     const [claimed] = await tx
       .update(customers)
       .set({ userId: user.id })
-      .where(and(sql`lower(${customers.email}) = lower(${input.email})`, isNull(customers.userId)))
+      .where(
+        and(sql`lower(${customers.email}) = lower(${input.email})`, isNull(customers.userId), isNull(customers.deletedAt)),
+      )
       .returning()
     if (claimed) return { user, customer: claimed }
 
@@ -65,14 +67,17 @@ export async function createUser(db: Database, input: NewUser): Promise<{ user: 
         firstName: input.firstName ?? null,
         lastName: input.lastName ?? null,
       })
+      // Another account's customer record (or an anonymised one) may hold this email already.
+      .onConflictDoNothing()
       .returning()
+    if (!customer) throw new DomainError('conflict', 'An account with this email already exists')
     await writeEvent(tx, {
       kind: 'customer.created',
-      data: customerSnapshot(customer!),
-      customerId: customer!.id,
+      data: customerSnapshot(customer),
+      customerId: customer.id,
       requestId: input.requestId ?? null,
     })
-    return { user, customer: customer! }
+    return { user, customer }
   })
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DomainError } from '@commerce/domain'
 import { createUser, customerSnapshot, findCustomerByUser, findUserByEmail } from '../src/accounts.js'
 import { customers, events, users } from '../src/schema/index.js'
-import { openTestDatabase, postgresError, rejection, type OpenTestDatabase } from './test-database.js'
+import { openTestDatabase, rejection, type OpenTestDatabase } from './test-database.js'
 
 let database: OpenTestDatabase
 beforeAll(async () => {
@@ -101,15 +101,15 @@ describe('createUser', () => {
     })
   })
 
-  it('rolls the user back when a later write in the transaction fails', async () => {
+  it("refuses, as a conflict, an email held by another account's customer record, and rolls the user back", async () => {
     const email = uniqueEmail('orphan')
     const { user } = await createUser(database.db, { email, passwordHash: 'x', role: 'customer' })
     await database.db.update(users).set({ email: uniqueEmail('moved') }).where(eq(users.id, user.id))
     const before = await counts()
 
-    // The old customer row still holds the email, so inserting the new customer violates customers_email_key.
-    const error = await postgresError(createUser(database.db, { email, passwordHash: 'y', role: 'customer' }))
-    expect(error).toMatchObject({ code: '23505', constraint_name: 'customers_email_key' })
+    // The old customer row still holds the email (linked to the moved user), so it cannot be claimed.
+    const error = await rejection(createUser(database.db, { email, passwordHash: 'y', role: 'customer' }))
+    expect(error).toMatchObject({ code: 'conflict', message: 'An account with this email already exists' })
 
     expect(await counts()).toEqual(before)
     expect(await findUserByEmail(database.db, email)).toBeUndefined()
@@ -123,6 +123,18 @@ describe('createUser', () => {
     expect(customer).toBeNull()
     expect(await findCustomerByUser(database.db, user.id)).toBeUndefined()
     expect(await counts()).toEqual({ users: before.users + 1, customers: before.customers, events: before.events })
+  })
+
+  it('never claims an anonymised customer record', async () => {
+    const email = uniqueEmail('gone')
+    const [gone] = await database.db
+      .insert(customers)
+      .values({ email, deletedAt: new Date() })
+      .returning()
+    const error = await rejection(createUser(database.db, { email, passwordHash: 'x', role: 'customer' }))
+    expect(error).toMatchObject({ code: 'conflict' })
+    const [row] = await database.db.select().from(customers).where(eq(customers.id, gone!.id))
+    expect(row!.userId).toBeNull()
   })
 
   it('claims an earlier guest customer with the same email instead of creating a second one', async () => {

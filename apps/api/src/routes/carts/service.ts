@@ -9,7 +9,6 @@ import {
   couponRejection,
   couponRejectionMessage,
   hasScope,
-  isCurrency,
   normalizeCouponCode,
   toAddress,
   type AddCartItem,
@@ -19,6 +18,7 @@ import {
 } from '@commerce/domain'
 import { cartCoupons, cartItems, carts, coupons, products, productVariants, type Database, type Executor } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
+import { knownCurrency } from '../../fields.js'
 import { priceCart, type PricedCart } from './pricing.js'
 import { prepareCartRead, readCart, type CartRow } from './rows.js'
 
@@ -104,9 +104,7 @@ export function createCartService(db: Database) {
 
   return {
     async create(body: CreateCart, customerId: string | null): Promise<Cart> {
-      if (!isCurrency(body.currency)) {
-        throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${body.currency}`)
-      }
+      knownCurrency(body.currency)
       const [row] = await db
         .insert(carts)
         .values({ currency: body.currency, customerId, email: body.email ?? null })

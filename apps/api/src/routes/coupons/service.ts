@@ -1,8 +1,6 @@
 /** Coupons: admin CRUD, and the rules that keep a coupon's value, currency and dates consistent with its type. */
 import { and, count, desc, eq, type SQL } from 'drizzle-orm'
 import {
-  DomainError,
-  isCurrency,
   percentToPpm,
   ppmToPercent,
   toMajorUnits,
@@ -15,6 +13,7 @@ import {
 } from '@commerce/domain'
 import { coupons, isUniqueViolation, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
+import { fieldValue, knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
 type CouponRow = typeof coupons.$inferSelect
@@ -31,16 +30,6 @@ interface CouponFields {
   ends_at: string | null
   usage_limit: number | null
   is_active: boolean
-}
-
-/** Runs a domain conversion; its DomainError becomes a validation error naming `field`. */
-function fieldValue<T>(field: string, convert: () => T): T {
-  try {
-    return convert()
-  } catch (error) {
-    if (error instanceof DomainError) throw invalidField(field, `Field '${field}' is invalid: ${error.message}`)
-    throw error
-  }
 }
 
 function instant(field: string, text: string | null): Date | null {
@@ -86,9 +75,7 @@ function toCoupon(row: CouponRow): Coupon {
 function couponColumns(fields: CouponFields, sent?: ReadonlySet<string>): CouponColumns {
   const blame = (field: string) => (!sent || sent.has(field) || !sent.has('currency') ? field : 'currency')
   const { type, value, currency } = fields
-  if (currency !== null && !isCurrency(currency)) {
-    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
-  }
+  if (currency !== null) knownCurrency(currency)
   let percentOffPpm: number | null = null
   let amountOffMinor: number | null = null
   if (type === 'percentage') {

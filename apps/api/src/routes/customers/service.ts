@@ -14,6 +14,7 @@ import {
   type UpdateCustomer,
 } from '@commerce/domain'
 import {
+  carts,
   customerAddresses,
   customers,
   customerSnapshot,
@@ -192,7 +193,7 @@ export function createCustomerService(db: Database) {
           .select()
           .from(customers)
           .where(where)
-          .orderBy(desc(customers.createdAt), desc(customers.id))
+          .orderBy(desc(customers.id))
           .limit(perPage)
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(customers).where(where),
@@ -255,13 +256,16 @@ export function createCustomerService(db: Database) {
 
     /**
      * Deletes the person, keeps the row: personal data is replaced, addresses and the login are
-     * deleted, and `deleted_at` hides the customer everywhere. Orders keep pointing at the row.
+     * deleted, open carts are deleted and checked-out ones lose email and address, and
+     * `deleted_at` hides the customer everywhere. Orders keep pointing at the row.
      */
     anonymise(id: string): Promise<void> {
       return write(async (tx) => {
         const current = await lockCustomer(tx, id)
         const now = new Date()
         await tx.delete(customerAddresses).where(eq(customerAddresses.customerId, id))
+        await tx.delete(carts).where(and(eq(carts.customerId, id), isNull(carts.completedAt)))
+        await tx.update(carts).set({ email: null, shippingAddress: null }).where(eq(carts.customerId, id))
         await tx
           .update(customers)
           .set({

@@ -1,10 +1,7 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import {
-  DomainError,
-  isCurrency,
   toMajorUnits,
-  toMinorUnits,
   type CreateImage,
   type CreateProduct,
   type CreateVariant,
@@ -26,6 +23,7 @@ import {
   type Executor,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
+import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import { createProductLister } from './list.js'
 import {
@@ -37,24 +35,6 @@ import {
   variantsOfProduct,
   type ProductRow,
 } from './rows.js'
-
-/** The currency when the money rules know it, else a validation error on `currency`. */
-function knownCurrency(currency: string): string {
-  if (!isCurrency(currency)) {
-    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
-  }
-  return currency
-}
-
-/** Amounts in API form; a DomainError from money parsing names the field it came from. */
-function minorUnits(field: string, amount: number, currency: string): number {
-  try {
-    return toMinorUnits(amount, currency)
-  } catch (error) {
-    if (error instanceof DomainError) throw invalidField(field, `Field '${field}' is invalid: ${error.message}`)
-    throw error
-  }
-}
 
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
 export function createProductService(db: Database, catalogDb: Database) {

@@ -1,8 +1,6 @@
 /** Shipping methods: admin CRUD of what the shipping rates are computed from. */
 import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm'
 import {
-  DomainError,
-  isCurrency,
   massOfKilograms,
   toMajorUnits,
   toMinorUnits,
@@ -13,21 +11,12 @@ import {
 } from '@commerce/domain'
 import { shippingMethods, type Database } from '@commerce/db'
 import { invalidField, notFound } from '../../errors.js'
+import { fieldValue, knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
 type ShippingMethodRow = typeof shippingMethods.$inferSelect
 type ShippingMethodColumns = Omit<typeof shippingMethods.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>
 type ShippingMethodFields = Omit<ShippingMethod, 'id' | 'created_at' | 'updated_at'>
-
-/** Runs a domain conversion; its DomainError becomes a validation error naming `field`. */
-function fieldValue<T>(field: string, convert: () => T): T {
-  try {
-    return convert()
-  } catch (error) {
-    if (error instanceof DomainError) throw invalidField(field, `Field '${field}' is invalid: ${error.message}`)
-    throw error
-  }
-}
 
 function toShippingMethod(row: ShippingMethodRow): ShippingMethod {
   const money = (minor: number) => toMajorUnits(minor, row.currency)
@@ -56,7 +45,7 @@ function toShippingMethod(row: ShippingMethodRow): ShippingMethod {
 function shippingMethodColumns(fields: ShippingMethodFields, sent?: ReadonlySet<string>): ShippingMethodColumns {
   const blame = (field: string) => (!sent || sent.has(field) || !sent.has('currency') ? field : 'currency')
   const { currency } = fields
-  if (!isCurrency(currency)) throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
+  knownCurrency(currency)
   const minor = (field: string, amount: number) => fieldValue(blame(field), () => toMinorUnits(amount, currency))
   // Exact masses, so 4-decimal bounds compare without float error.
   const minMass = fields.min_weight === null ? null : fieldValue('min_weight', () => massOfKilograms(fields.min_weight!))

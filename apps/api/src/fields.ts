@@ -1,0 +1,25 @@
+/** Request fields through the domain's rules: a rule the value breaks becomes a 400 naming the field. */
+import { DomainError, isCurrency, toMinorUnits } from '@commerce/domain'
+import { invalidField } from './errors.js'
+
+export function fieldValue<T>(field: string, convert: () => T): T {
+  try {
+    return convert()
+  } catch (error) {
+    if (error instanceof DomainError) throw invalidField(field, `Field '${field}' is invalid: ${error.message}`)
+    throw error
+  }
+}
+
+/** The currency when the money rules know it, else a validation error on `currency`. */
+export function knownCurrency(currency: string): string {
+  if (!isCurrency(currency)) {
+    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
+  }
+  return currency
+}
+
+/** An amount in major units as integer minor units of `currency`, or a 400 naming `field`. */
+export function minorUnits(field: string, amount: number, currency: string): number {
+  return fieldValue(field, () => toMinorUnits(amount, currency))
+}
