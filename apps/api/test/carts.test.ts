@@ -54,11 +54,6 @@ async function createCoupon(values: NewCoupon) {
   return row!
 }
 
-async function expectError(status: number, code: string, options: Parameters<TestContext['request']>[0]) {
-  const body = await ctx.expectStatus<{ error: { code: string; message: string } }>(status, options)
-  expect(body.error.code).toBe(code)
-  return body.error
-}
 
 /** A cart holding the given lines, each as a fresh product. */
 async function cartWith(prices: number[], currency = 'USD'): Promise<Cart> {
@@ -89,12 +84,12 @@ describe('POST /api/v1/carts', () => {
   })
 
   test('refuses a missing, malformed or unknown currency and unknown fields with 400', async () => {
-    const missing = await expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: {} })
+    const missing = await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: {} })
     expect(missing.message).toBe("Field 'currency' is required")
-    await expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'usd' } })
-    const unknown = await expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'XYZ' } })
+    await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'usd' } })
+    const unknown = await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'XYZ' } })
     expect(unknown.message).toContain('XYZ')
-    await expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'USD', customer_id: UNKNOWN_ID } })
+    await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'USD', customer_id: UNKNOWN_ID } })
   })
 
   test('a cart created with a customer token belongs to that customer', async () => {
@@ -106,8 +101,8 @@ describe('POST /api/v1/carts', () => {
 
 describe('GET /api/v1/carts/:id', () => {
   test('answers 404 for an unknown cart and 400 for a malformed id', async () => {
-    await expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${UNKNOWN_ID}` })
-    await expectError(400, 'validation_error', { method: 'GET', url: `${CARTS}/not-a-uuid` })
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${UNKNOWN_ID}` })
+    await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${CARTS}/not-a-uuid` })
   })
 
   test("another customer and anonymous callers get 404 for a customer's cart; the owner and admins see it", async () => {
@@ -115,9 +110,9 @@ describe('GET /api/v1/carts/:id', () => {
     const other = await ctx.signIn('customer')
     const cart = await createCart({ currency: 'USD' }, owner.token)
     const product = await createProduct({ title: 'Owned', price: 5 })
-    await expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}` })
-    await expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}`, token: other.token })
-    await expectError(404, 'not_found', {
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}` })
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}`, token: other.token })
+    await ctx.expectError(404, 'not_found', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, quantity: 1 },
@@ -184,7 +179,7 @@ describe('POST /api/v1/carts/:id/items', () => {
       ['XL', 'SHIRT-XL', 22.99, 45.98],
     ])
     expect(updated.totals.subtotal).toBe(65.98)
-    const error = await expectError(409, 'insufficient_inventory', {
+    const error = await ctx.expectError(409, 'insufficient_inventory', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, variant_id: variant.id, quantity: 1 },
@@ -204,16 +199,16 @@ describe('POST /api/v1/carts/:id/items', () => {
     })
     await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/products/${product.id}`, token: admin })
     const items = `${CARTS}/${cart.id}/items`
-    const inactive = await expectError(404, 'not_found', { method: 'POST', url: items, payload: { product_id: product.id, quantity: 1 } })
+    const inactive = await ctx.expectError(404, 'not_found', { method: 'POST', url: items, payload: { product_id: product.id, quantity: 1 } })
     expect(inactive.message).toBe('Product not found')
-    await expectError(404, 'not_found', { method: 'POST', url: items, payload: { product_id: UNKNOWN_ID, quantity: 1 } })
-    const wrongVariant = await expectError(404, 'not_found', {
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: items, payload: { product_id: UNKNOWN_ID, quantity: 1 } })
+    const wrongVariant = await ctx.expectError(404, 'not_found', {
       method: 'POST',
       url: items,
       payload: { product_id: (await createProduct({ title: 'Third', price: 1 })).id, variant_id: variant.id, quantity: 1 },
     })
     expect(wrongVariant.message).toBe('Variant not found')
-    await expectError(404, 'not_found', {
+    await ctx.expectError(404, 'not_found', {
       method: 'POST',
       url: `${CARTS}/${UNKNOWN_ID}/items`,
       payload: { product_id: other.id, quantity: 1 },
@@ -231,9 +226,9 @@ describe('POST /api/v1/carts/:id/items', () => {
       { product_id: product.id, quantity: '2' },
       { product_id: product.id, quantity: 1, price: 0.01 },
     ]) {
-      await expectError(400, 'validation_error', { method: 'POST', url: items, payload })
+      await ctx.expectError(400, 'validation_error', { method: 'POST', url: items, payload })
     }
-    const missing = await expectError(400, 'validation_error', { method: 'POST', url: items, payload: { quantity: 1 } })
+    const missing = await ctx.expectError(400, 'validation_error', { method: 'POST', url: items, payload: { quantity: 1 } })
     expect(missing.message).toBe("Field 'product_id' is required")
     expect((await getCart(cart.id)).items).toEqual([])
   })
@@ -243,7 +238,7 @@ describe('POST /api/v1/carts/:id/items', () => {
     const cart = await createCart()
     await addItem(cart.id, { product_id: product.id, quantity: 2 })
     const before = await getCart(cart.id)
-    const error = await expectError(409, 'insufficient_inventory', {
+    const error = await ctx.expectError(409, 'insufficient_inventory', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, quantity: 2 },
@@ -255,7 +250,7 @@ describe('POST /api/v1/carts/:id/items', () => {
   test('a product priced in another currency is 400 currency_mismatch', async () => {
     const product = await createProduct({ title: 'Euro thing', price: 10, currency: 'EUR' })
     const cart = await createCart({ currency: 'USD' })
-    const error = await expectError(400, 'currency_mismatch', {
+    const error = await ctx.expectError(400, 'currency_mismatch', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, quantity: 1 },
@@ -289,7 +284,7 @@ describe('POST /api/v1/carts/:id/items', () => {
     await ctx.handle.sql`
       insert into cart_items (id, cart_id, product_id, quantity)
       select gen_random_uuid(), ${cart.id}, product_id, 1 from unnest(${hundred}::uuid[]) as product_id`
-    const error = await expectError(400, 'validation_error', {
+    const error = await ctx.expectError(400, 'validation_error', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: extra, quantity: 1 },
@@ -308,10 +303,10 @@ describe('PATCH and DELETE /api/v1/carts/:id/items/:item_id', () => {
     const updated = await ctx.expectStatus<Cart>(200, { method: 'PATCH', url, payload: { quantity: 5 } })
     expect(updated.items[0]).toMatchObject({ quantity: 5, line_total: 24.95 })
     expect(updated.totals.total).toBe(24.95)
-    await expectError(409, 'insufficient_inventory', { method: 'PATCH', url, payload: { quantity: 6 } })
-    await expectError(400, 'validation_error', { method: 'PATCH', url, payload: { quantity: 0 } })
-    await expectError(400, 'validation_error', { method: 'PATCH', url, payload: {} })
-    await expectError(404, 'not_found', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${UNKNOWN_ID}`, payload: { quantity: 1 } })
+    await ctx.expectError(409, 'insufficient_inventory', { method: 'PATCH', url, payload: { quantity: 6 } })
+    await ctx.expectError(400, 'validation_error', { method: 'PATCH', url, payload: { quantity: 0 } })
+    await ctx.expectError(400, 'validation_error', { method: 'PATCH', url, payload: {} })
+    await ctx.expectError(404, 'not_found', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${UNKNOWN_ID}`, payload: { quantity: 1 } })
     expect((await getCart(cart.id)).items[0]!.quantity).toBe(5)
   })
 
@@ -322,18 +317,18 @@ describe('PATCH and DELETE /api/v1/carts/:id/items/:item_id', () => {
     const after = await getCart(cart.id)
     expect(after.items.map((item) => item.unit_price)).toEqual([4])
     expect(after.totals.subtotal).toBe(4)
-    await expectError(404, 'not_found', { method: 'DELETE', url })
+    await ctx.expectError(404, 'not_found', { method: 'DELETE', url })
   })
 
   test("an item id of another cart is 404 on this cart", async () => {
     const mine = await cartWith([1])
     const theirs = await cartWith([2])
-    await expectError(404, 'not_found', {
+    await ctx.expectError(404, 'not_found', {
       method: 'PATCH',
       url: `${CARTS}/${mine.id}/items/${theirs.items[0]!.id}`,
       payload: { quantity: 2 },
     })
-    await expectError(404, 'not_found', { method: 'DELETE', url: `${CARTS}/${mine.id}/items/${theirs.items[0]!.id}` })
+    await ctx.expectError(404, 'not_found', { method: 'DELETE', url: `${CARTS}/${mine.id}/items/${theirs.items[0]!.id}` })
     expect((await getCart(theirs.id)).items).toHaveLength(1)
   })
 })
@@ -401,7 +396,7 @@ describe('coupons on a cart', () => {
     ]
     for (const [coupon, expected] of cases) {
       if (coupon) await createCoupon(coupon)
-      const error = await expectError(400, 'coupon_invalid', {
+      const error = await ctx.expectError(400, 'coupon_invalid', {
         method: 'POST',
         url: `${CARTS}/${cart.id}/coupons`,
         payload: { code: coupon?.code ?? 'nope' },
@@ -415,13 +410,13 @@ describe('coupons on a cart', () => {
     const coupon = await createCoupon({ code: 'TWICE', type: 'percentage', percentOffPpm: 50_000 })
     const cart = await cartWith([20])
     await applyCoupon(cart.id, 'TWICE')
-    await expectError(409, 'conflict', { method: 'POST', url: `${CARTS}/${cart.id}/coupons`, payload: { code: 'twice' } })
+    await ctx.expectError(409, 'conflict', { method: 'POST', url: `${CARTS}/${cart.id}/coupons`, payload: { code: 'twice' } })
     const url = `${CARTS}/${cart.id}/coupons/${coupon.id}`
     await ctx.expectStatus(204, { method: 'DELETE', url })
     const after = await getCart(cart.id)
     expect(after.coupons).toEqual([])
     expect(after.totals.discount).toBe(0)
-    await expectError(404, 'not_found', { method: 'DELETE', url })
+    await ctx.expectError(404, 'not_found', { method: 'DELETE', url })
   })
 
   test('a coupon that stops qualifying stays on the cart with applicable false and no discount', async () => {
@@ -442,7 +437,7 @@ describe('coupons on a cart', () => {
       await applyCoupon(cart.id, (await createCoupon({ type: 'percentage', percentOffPpm: 10_000 })).code)
     }
     const sixth = await createCoupon({ type: 'percentage', percentOffPpm: 10_000 })
-    const error = await expectError(400, 'validation_error', {
+    const error = await ctx.expectError(400, 'validation_error', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/coupons`,
       payload: { code: sixth.code },
@@ -496,10 +491,10 @@ describe('tax from the shipping address', () => {
   test('an address needs line1, city and an ISO 3166-1 alpha-2 country', async () => {
     const cart = await createCart()
     const url = `${CARTS}/${cart.id}/shipping-address`
-    const missing = await expectError(400, 'validation_error', { method: 'PUT', url, payload: { city: 'X', country: 'US' } })
+    const missing = await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { city: 'X', country: 'US' } })
     expect(missing.message).toBe("Field 'line1' is required")
     for (const country of ['XX', 'us', 'USA']) {
-      await expectError(400, 'validation_error', { method: 'PUT', url, payload: { ...NY, country } })
+      await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { ...NY, country } })
     }
     expect((await getCart(cart.id)).shipping_address).toBeNull()
   })
@@ -510,7 +505,7 @@ describe('PUT /api/v1/carts/:id/email', () => {
     const cart = await createCart()
     const url = `${CARTS}/${cart.id}/email`
     expect((await ctx.expectStatus<Cart>(200, { method: 'PUT', url, payload: { email: 'a@example.com' } })).email).toBe('a@example.com')
-    await expectError(400, 'validation_error', { method: 'PUT', url, payload: { email: 'not-an-email' } })
+    await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { email: 'not-an-email' } })
     expect((await getCart(cart.id)).email).toBe('a@example.com')
   })
 })
@@ -579,12 +574,12 @@ describe('shipping', () => {
   })
 
   test('rates need a visible cart: a missing cart_id is 400, another customer’s cart 404', async () => {
-    await expectError(400, 'validation_error', { method: 'GET', url: '/api/v1/shipping/rates' })
+    await ctx.expectError(400, 'validation_error', { method: 'GET', url: '/api/v1/shipping/rates' })
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')
     const cart = await createCart({ currency: 'USD' }, owner.token)
-    await expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${cart.id}`, token: other.token })
-    await expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${UNKNOWN_ID}` })
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${cart.id}`, token: other.token })
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${UNKNOWN_ID}` })
   })
 
   test('a chosen method adds shipping to the totals, a free-shipping coupon waives it, a new address drops it', async () => {
@@ -606,13 +601,13 @@ describe('a checked-out cart', () => {
     const cart = await cartWith([5])
     await ctx.handle.db.update(carts).set({ completedAt: new Date() }).where(eq(carts.id, cart.id))
     const product = await createProduct({ title: 'Late', price: 1 })
-    const error = await expectError(409, 'conflict', {
+    const error = await ctx.expectError(409, 'conflict', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, quantity: 1 },
     })
     expect(error.message).toBe('This cart was checked out and can no longer change')
-    await expectError(409, 'conflict', { method: 'PUT', url: `${CARTS}/${cart.id}/email`, payload: { email: 'x@example.com' } })
+    await ctx.expectError(409, 'conflict', { method: 'PUT', url: `${CARTS}/${cart.id}/email`, payload: { email: 'x@example.com' } })
     expect((await getCart(cart.id)).completed_at).not.toBeNull()
   })
 })

@@ -32,18 +32,8 @@ function getCoupon(id: string): Promise<Coupon> {
 const couponCount = () => ctx.countRows('coupons')
 
 /** Sends a body that must be refused with 400 validation_error naming `field`; nothing is written. */
-async function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
-  const before = await couponCount()
-  const body = await ctx.expectStatus<{ error: { code: string; message: string; details: { field: string; message: string }[] } }>(400, {
-    method,
-    url,
-    payload,
-    token: admin,
-  })
-  expect(body.error.code, JSON.stringify(payload)).toBe('validation_error')
-  expect(body.error.details, JSON.stringify(payload)).toContainEqual({ field, message: expect.stringContaining(`'${field}'`) })
-  expect(await couponCount()).toBe(before)
-  return body.error
+function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
+  return ctx.expectInvalidField({ method, url, payload, token: admin }, field, 'coupons')
 }
 
 describe('POST /api/v1/coupons', () => {

@@ -41,11 +41,19 @@ export interface TestContext {
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
   /** Sends a request, asserts its status (the body shows on failure) and returns the JSON body. */
   expectStatus<T>(status: number, options: InjectOptions & { token?: string }): Promise<T>
+  /** Sends a request, asserts the status and the error code, and returns the error object. */
+  expectError(status: number, code: string, options: InjectOptions & { token?: string }): Promise<ApiErrorBody['error']>
+  /** Expects a 400 validation_error whose details name `field`, with no row added to `table`. */
+  expectInvalidField(options: InjectOptions & { token?: string }, field: string, table: string): Promise<ApiErrorBody['error']>
   /** Rows in a table, to show a refused write left nothing behind. */
   countRows(table: string): Promise<number>
   /** The events whose data is the product with this id, oldest first. */
   productEvents(productId: string): Promise<{ kind: string; data: Product; request_id: string }[]>
   close(): Promise<void>
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string; details?: { field: string; message: string }[]; request_id: string }
 }
 
 let emails = 0
@@ -58,6 +66,20 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
   await app.ready()
   const request: TestContext['request'] = ({ token, headers, ...options }) =>
     app.inject({ ...options, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } })
+  const expectStatus: TestContext['expectStatus'] = async (status, options) => {
+    const response = await request(options)
+    expect(response.statusCode, response.body).toBe(status)
+    return (status === 204 ? undefined : response.json()) as never
+  }
+  const countRows: TestContext['countRows'] = async (table) => {
+    const [row] = await handle.sql<{ n: number }[]>`select count(*)::int as n from ${handle.sql(table)}`
+    return row!.n
+  }
+  const expectError: TestContext['expectError'] = async (status, code, options) => {
+    const { error } = await expectStatus<ApiErrorBody>(status, options)
+    expect(error.code, error.message).toBe(code)
+    return error
+  }
   return {
     app,
     database,
@@ -72,15 +94,17 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
       return { token: app.issueUserToken(user), userId: user.id, customerId: customer?.id ?? null }
     },
     request,
-    async expectStatus(status, options) {
-      const response = await request(options)
-      expect(response.statusCode, response.body).toBe(status)
-      return (status === 204 ? undefined : response.json()) as never
+    expectStatus,
+    expectError,
+    async expectInvalidField(options, field, table) {
+      const before = await countRows(table)
+      const error = await expectError(400, 'validation_error', options)
+      const payload = JSON.stringify(options.payload)
+      expect(error.details, payload).toContainEqual({ field, message: expect.stringContaining(`'${field}'`) })
+      expect(await countRows(table), payload).toBe(before)
+      return error
     },
-    async countRows(table) {
-      const [row] = await handle.sql<{ n: number }[]>`select count(*)::int as n from ${handle.sql(table)}`
-      return row!.n
-    },
+    countRows,
     productEvents(productId) {
       return handle.sql<{ kind: string; data: Product; request_id: string }[]>`
         select kind, data, request_id from events where data->>'id' = ${productId} order by id`

@@ -28,18 +28,8 @@ function getMethod(id: string): Promise<ShippingMethod> {
 
 const methodCount = () => ctx.countRows('shipping_methods')
 
-async function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
-  const before = await methodCount()
-  const body = await ctx.expectStatus<{ error: { code: string; message: string; details: { field: string; message: string }[] } }>(400, {
-    method,
-    url,
-    payload,
-    token: admin,
-  })
-  expect(body.error.code, JSON.stringify(payload)).toBe('validation_error')
-  expect(body.error.details, JSON.stringify(payload)).toContainEqual({ field, message: expect.stringContaining(`'${field}'`) })
-  expect(await methodCount()).toBe(before)
-  return body.error
+function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
+  return ctx.expectInvalidField({ method, url, payload, token: admin }, field, 'shipping_methods')
 }
 
 describe('POST /api/v1/shipping/methods', () => {

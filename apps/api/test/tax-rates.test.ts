@@ -28,18 +28,8 @@ function getTaxRate(id: string): Promise<TaxRate> {
 
 const taxRateCount = () => ctx.countRows('tax_rates')
 
-async function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
-  const before = await taxRateCount()
-  const body = await ctx.expectStatus<{ error: { code: string; message: string; details: { field: string; message: string }[] } }>(400, {
-    method,
-    url,
-    payload,
-    token: admin,
-  })
-  expect(body.error.code, JSON.stringify(payload)).toBe('validation_error')
-  expect(body.error.details, JSON.stringify(payload)).toContainEqual({ field, message: expect.stringContaining(`'${field}'`) })
-  expect(await taxRateCount()).toBe(before)
-  return body.error
+function expectRefused(method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
+  return ctx.expectInvalidField({ method, url, payload, token: admin }, field, 'tax_rates')
 }
 
 describe('POST /api/v1/tax-rates', () => {
