@@ -1,5 +1,5 @@
 /** Carts: creating, reading and changing them, and who may see which cart. */
-import { and, count, eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import {
   DomainError,
@@ -64,16 +64,20 @@ function priceOrRefuse(row: CartRow): PricedCart {
 export function createCartService(db: Database) {
   const cartRead = prepareCartRead(db)
 
-  /** Locks the cart for a change: one writer per cart at a time, so lines and limits stay consistent. */
+  /**
+   * Locks the cart for a change by touching `updated_at`: one writer per cart at a time, so lines
+   * and limits stay consistent. Only a refusal costs a second query, to say why.
+   */
   async function lockCart(tx: Executor, id: string, viewer: CartViewer) {
     const [row] = await tx
-      .select({ id: carts.id, customerId: carts.customerId, currency: carts.currency, completedAt: carts.completedAt })
-      .from(carts)
-      .where(eq(carts.id, id))
-      .for('update')
-    if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
-    if (row.completedAt) throw conflict('This cart was checked out and can no longer change')
-    return row
+      .update(carts)
+      .set({ updatedAt: new Date() })
+      .where(and(eq(carts.id, id), isNull(carts.completedAt)))
+      .returning({ customerId: carts.customerId, currency: carts.currency })
+    if (row && visibleTo(row, viewer)) return row
+    const [existing] = await tx.select({ customerId: carts.customerId }).from(carts).where(eq(carts.id, id))
+    if (!existing || !visibleTo(existing, viewer)) throw notFound('Cart')
+    throw conflict('This cart was checked out and can no longer change')
   }
 
   /** Runs a change to one cart and answers the cart as that transaction left it. */
@@ -81,25 +85,36 @@ export function createCartService(db: Database) {
     return db.transaction(async (tx) => {
       const cart = await lockCart(tx, id, viewer)
       await work(tx, cart)
-      await tx.update(carts).set({ updatedAt: new Date() }).where(eq(carts.id, id))
       return priceOrRefuse((await readCart(tx, id))!).view
     })
   }
 
-  /** Product and variant as sold now; unknown, inactive or mismatched ones are 404. */
-  async function sellable(tx: Executor, productId: string, variantId: string | null) {
-    const [product] = await tx
-      .select({ currency: products.currency, isActive: products.isActive, inventory: products.inventoryQuantity })
+  /**
+   * What adding or changing a line needs, in one query: the product (or variant) as sold now,
+   * the quantity already on the cart's line for it, and how many lines the cart has.
+   */
+  async function lineFacts(tx: Executor, cartId: string, productId: string, variantId: string | null) {
+    const [facts] = await tx
+      .select({
+        currency: products.currency,
+        isActive: products.isActive,
+        variantFound: sql<boolean>`${productVariants.id} is not null`,
+        inventory: sql<number>`coalesce(${productVariants.inventoryQuantity}, ${products.inventoryQuantity})`,
+        lineId: sql<string | null>`(select i.id from cart_items i where i.cart_id = ${cartId}
+          and i.product_id = ${productId} and i.variant_id is not distinct from ${variantId}::uuid)`,
+        lineQuantity: sql<number>`coalesce((select i.quantity from cart_items i where i.cart_id = ${cartId}
+          and i.product_id = ${productId} and i.variant_id is not distinct from ${variantId}::uuid), 0)`,
+        lines: sql<number>`(select count(*)::int from cart_items i where i.cart_id = ${cartId})`,
+      })
       .from(products)
+      .leftJoin(
+        productVariants,
+        and(eq(productVariants.id, sql`${variantId}::uuid`), eq(productVariants.productId, products.id)),
+      )
       .where(eq(products.id, productId))
-    if (!product?.isActive) throw notFound('Product')
-    if (variantId === null) return { currency: product.currency, inventory: product.inventory }
-    const [variant] = await tx
-      .select({ inventory: productVariants.inventoryQuantity })
-      .from(productVariants)
-      .where(and(eq(productVariants.id, variantId), eq(productVariants.productId, productId)))
-    if (!variant) throw notFound('Variant')
-    return { currency: product.currency, inventory: variant.inventory }
+    if (!facts?.isActive) throw notFound('Product')
+    if (variantId !== null && !facts.variantFound) throw notFound('Variant')
+    return facts
   }
 
   return {
@@ -126,53 +141,44 @@ export function createCartService(db: Database) {
     addItem(id: string, body: AddCartItem, viewer: CartViewer): Promise<Cart> {
       const variantId = body.variant_id ?? null
       return change(id, viewer, async (tx, cart) => {
-        const item = await sellable(tx, body.product_id, variantId)
-        if (item.currency !== cart.currency) {
+        const facts = await lineFacts(tx, id, body.product_id, variantId)
+        if (facts.currency !== cart.currency) {
           throw new ApiError(
             'currency_mismatch',
-            `The product is priced in ${item.currency} and the cart in ${cart.currency}`,
-            [{ field: 'product_id', message: `priced in ${item.currency}` }],
+            `The product is priced in ${facts.currency} and the cart in ${cart.currency}`,
+            [{ field: 'product_id', message: `priced in ${facts.currency}` }],
           )
         }
-        const [existing] = await tx
-          .select({ id: cartItems.id, quantity: cartItems.quantity })
-          .from(cartItems)
-          .where(
-            and(
-              eq(cartItems.cartId, id),
-              eq(cartItems.productId, body.product_id),
-              variantId === null ? sql`${cartItems.variantId} is null` : eq(cartItems.variantId, variantId),
-            ),
-          )
-        const quantity = (existing?.quantity ?? 0) + body.quantity
+        const quantity = facts.lineQuantity + body.quantity
         if (quantity > MAX_LINE_QUANTITY) {
           throw invalidField('quantity', `A cart line holds at most ${MAX_LINE_QUANTITY} units`)
         }
-        if (quantity > item.inventory) {
-          throw insufficientInventory(item.inventory, quantity, { productId: body.product_id, variantId })
+        if (quantity > facts.inventory) {
+          throw insufficientInventory(facts.inventory, quantity, { productId: body.product_id, variantId })
         }
-        if (existing) {
-          await tx.update(cartItems).set({ quantity }).where(eq(cartItems.id, existing.id))
-          return
-        }
-        const [lines] = await tx.select({ n: count() }).from(cartItems).where(eq(cartItems.cartId, id))
-        if (lines!.n >= MAX_CART_LINES) {
+        if (facts.lineId === null && facts.lines >= MAX_CART_LINES) {
           throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_LINES} lines`)
         }
-        await tx.insert(cartItems).values({ cartId: id, productId: body.product_id, variantId, quantity })
+        await tx
+          .insert(cartItems)
+          .values({ cartId: id, productId: body.product_id, variantId, quantity })
+          .onConflictDoUpdate({
+            target: [cartItems.cartId, cartItems.productId, cartItems.variantId],
+            set: { quantity, updatedAt: new Date() },
+          })
       })
     },
 
     updateItem(id: string, itemId: string, quantity: number, viewer: CartViewer): Promise<Cart> {
       return change(id, viewer, async (tx) => {
         const [line] = await tx
-          .select({ productId: cartItems.productId, variantId: cartItems.variantId })
-          .from(cartItems)
+          .update(cartItems)
+          .set({ quantity })
           .where(and(eq(cartItems.id, itemId), eq(cartItems.cartId, id)))
+          .returning({ productId: cartItems.productId, variantId: cartItems.variantId })
         if (!line) throw notFound('Cart item')
-        const item = await sellable(tx, line.productId, line.variantId)
-        if (quantity > item.inventory) throw insufficientInventory(item.inventory, quantity, line)
-        await tx.update(cartItems).set({ quantity }).where(eq(cartItems.id, itemId))
+        const { inventory } = await lineFacts(tx, id, line.productId, line.variantId)
+        if (quantity > inventory) throw insufficientInventory(inventory, quantity, line)
       })
     },
 
