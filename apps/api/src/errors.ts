@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   idempotency_key_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,
+  payment_provider_error: 502,
   service_unavailable: 503,
 } as const
 // Every domain error code has a status: this line fails to compile when one is missing.
@@ -50,6 +51,18 @@ export const forbidden = (message = 'You do not have permission to do this') => 
 export const conflict = (message: string) => new ApiError('conflict', message)
 export const invalidField = (field: string, message: string) =>
   new ApiError('validation_error', message, [{ field, message }])
+
+/** The error body every error answers with (also what an idempotent replay of an error returns). */
+export function errorBody(error: ApiError, requestId: string) {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      request_id: requestId,
+    },
+  }
+}
 
 /** OpenAPI/serializer entries for the error statuses a route can answer. */
 export function errorResponses(...statuses: number[]): Record<number, { $ref: string }> {

@@ -30,3 +30,15 @@ export const MAX_PER_PAGE = 100
 export const MAX_CART_LINES = 100
 export const MAX_LINE_QUANTITY = 10_000
 export const MAX_CART_COUPONS = 5
+
+export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'completed', 'cancelled', 'refunded'] as const
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
+export const PAYMENT_STATUSES = ['unpaid', 'paid', 'partially_refunded', 'refunded'] as const
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
+export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const
+export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number]
+/** A charge's outcome: `failed` was declined by the provider, `error` never reached a decision. */
+export const CHARGE_STATUSES = ['succeeded', 'failed', 'error'] as const
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number]
+export const CHECKOUT_STATUSES = ['open', 'completed'] as const
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]

@@ -11,6 +11,8 @@ export {
 export { sign, verify } from './signature.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export {
+  CHARGE_STATUSES,
+  CHECKOUT_STATUSES,
   COUPON_TYPES,
   DEFAULT_PER_PAGE,
   EVENT_KINDS,
@@ -18,10 +20,18 @@ export {
   MAX_CART_LINES,
   MAX_LINE_QUANTITY,
   MAX_PER_PAGE,
+  FULFILLMENT_STATUSES,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
   ROLES,
   WEIGHT_UNITS,
+  type ChargeStatus,
+  type CheckoutStatus,
   type CouponType,
   type EventKind,
+  type FulfillmentStatus,
+  type OrderStatus,
+  type PaymentStatus,
   type WeightUnitCode,
 } from './constants.js'
 export {
@@ -131,3 +141,29 @@ export {
   type TotalsInput,
   type TotalsLine,
 } from './totals.js'
+export { ORDER_MOVES, allowedMoves, moveOrder } from './order-state.js'
+export {
+  Checkout,
+  CompleteCheckout,
+  CreateCheckout,
+  CreateFulfillment,
+  CreateOrder,
+  CreatePayment,
+  CreateRefund,
+  CreateTrackingEvent,
+  Fulfillment,
+  FulfillmentItem,
+  FulfillmentList,
+  ListOrdersQuery,
+  Order,
+  OrderItem,
+  OrderList,
+  Payment,
+  PaymentInput,
+  PaymentList,
+  Refund,
+  SelectShipping,
+  Tracking,
+  TrackingEvent,
+  UpdateOrder,
+} from './schemas/orders.js'

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { DomainError, type ErrorDetail } from '@commerce/domain'
 import { pgErrorCode } from '@commerce/db'
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js'
+import { ApiError, ERROR_STATUS, errorBody, type ErrorCode } from '../errors.js'
 
 interface AjvError {
   keyword: string
@@ -73,7 +73,7 @@ const STATUS_CODES: Record<number, ErrorCode> = Object.fromEntries(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]).reverse(),
 )
 
-function toApiError(error: FastifyError & { validationContext?: string }): ApiError | undefined {
+export function toApiError(error: FastifyError & { validationContext?: string }): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error instanceof DomainError) return ApiError.fromDomain(error)
   if (error.validation) {
@@ -101,14 +101,7 @@ function toApiError(error: FastifyError & { validationContext?: string }): ApiEr
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError) {
-  return reply.code(error.statusCode).send({
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.details ? { details: error.details } : {}),
-      request_id: String(request.id),
-    },
-  })
+  return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
 }
 
 export default fp(

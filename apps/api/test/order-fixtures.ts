@@ -1,0 +1,95 @@
+/** Orders straight into the database, for tests of what happens to an order after it exists. */
+import { eq } from 'drizzle-orm'
+import type { OrderStatus, PaymentStatus } from '@commerce/domain'
+import { orderItems, orders, payments } from '@commerce/db'
+import type { TestContext } from './helpers.js'
+
+export interface OrderFixture {
+  status?: OrderStatus
+  paymentStatus?: PaymentStatus
+  customerId?: string | null
+  currency?: string
+  /** Unit prices in minor units; each line has quantity 1 unless given. */
+  items?: { unitPriceMinor: number; quantity?: number; productId?: string | null; title?: string }[]
+  shippingMinor?: number
+  /** A succeeded `test` payment of the whole total (default when the status is past pending). */
+  paid?: boolean
+}
+
+export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) {
+  const currency = fixture.currency ?? 'USD'
+  const items = fixture.items ?? [{ unitPriceMinor: 1000, quantity: 2 }]
+  const subtotal = items.reduce((sum, item) => sum + item.unitPriceMinor * (item.quantity ?? 1), 0)
+  const shipping = fixture.shippingMinor ?? 0
+  const total = subtotal + shipping
+  const status = fixture.status ?? 'pending'
+  const paid = fixture.paid ?? status !== 'pending'
+  const [order] = await ctx.handle.db
+    .insert(orders)
+    .values({
+      status,
+      paymentStatus: fixture.paymentStatus ?? (paid ? 'paid' : 'unpaid'),
+      customerId: fixture.customerId ?? null,
+      email: 'buyer@example.com',
+      currency,
+      subtotalMinor: subtotal,
+      discountMinor: 0,
+      taxMinor: 0,
+      shippingMinor: shipping,
+      totalMinor: total,
+      paidMinor: paid ? total : 0,
+      shippingAddress: {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        company: null,
+        line1: '12 St James Sq',
+        line2: null,
+        city: 'London',
+        region: null,
+        postal_code: 'SW1Y 4JH',
+        country: 'GB',
+        phone: null,
+      },
+    })
+    .returning()
+  const lines = await ctx.handle.db
+    .insert(orderItems)
+    .values(
+      items.map((item, index) => {
+        const quantity = item.quantity ?? 1
+        const lineTotal = item.unitPriceMinor * quantity
+        return {
+          orderId: order!.id,
+          productId: item.productId ?? null,
+          title: item.title ?? `Item ${index + 1}`,
+          quantity,
+          unitPriceMinor: item.unitPriceMinor,
+          subtotalMinor: lineTotal,
+          discountMinor: 0,
+          taxMinor: 0,
+          totalMinor: lineTotal,
+        }
+      }),
+    )
+    .returning()
+  const [payment] = paid
+    ? await ctx.handle.db
+        .insert(payments)
+        .values({
+          orderId: order!.id,
+          provider: 'test',
+          method: 'card',
+          status: 'succeeded',
+          amountMinor: total,
+          currency,
+          providerReference: 'ch_test_fixture',
+        })
+        .returning()
+    : []
+  return { order: order!, items: lines, payment: payment ?? null }
+}
+
+export async function orderRow(ctx: TestContext, id: string) {
+  const [row] = await ctx.handle.db.select().from(orders).where(eq(orders.id, id))
+  return row
+}

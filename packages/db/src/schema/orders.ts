@@ -1,0 +1,261 @@
+/**
+ * Checkouts, orders and what happens to them: payments, refunds, fulfillments, tracking. Money is
+ * integer minor units of the order's currency; an order keeps its own copy of every price,
+ * address and name, so later catalog or customer changes never rewrite it.
+ */
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import {
+  CHARGE_STATUSES,
+  CHECKOUT_STATUSES,
+  FULFILLMENT_STATUSES,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
+  type Address,
+} from '@commerce/domain'
+import { customers } from './accounts.js'
+import { carts } from './carts.js'
+import { createdAt, id, updatedAt } from './columns.js'
+
+export const orderStatus = pgEnum('order_status', ORDER_STATUSES)
+export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES)
+export const fulfillmentStatus = pgEnum('fulfillment_status', FULFILLMENT_STATUSES)
+export const chargeStatus = pgEnum('charge_status', CHARGE_STATUSES)
+export const checkoutStatus = pgEnum('checkout_status', CHECKOUT_STATUSES)
+
+/** Order numbers "1001", "1002", …: gaps are possible (a rolled-back checkout), repeats never. */
+export const orderNumberSequence = pgSequence('order_number_seq', { startWith: 1001 })
+
+const money = (name: string) => bigint(name, { mode: 'number' })
+
+export const checkouts = pgTable(
+  'checkouts',
+  {
+    id: id(),
+    cartId: uuid('cart_id')
+      .notNull()
+      .references(() => carts.id, { onDelete: 'cascade' }),
+    status: checkoutStatus('status').notNull().default('open'),
+    billingAddress: jsonb('billing_address').$type<Address>(),
+    orderId: uuid('order_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('checkouts_cart_idx').on(t.cartId)],
+)
+
+export interface OrderShippingMethod {
+  id: string | null
+  name: string
+  amount_minor: number
+}
+
+export interface OrderCoupon {
+  id: string
+  code: string
+  type: string
+  discount_minor: number
+}
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: id(),
+    orderNumber: text('order_number')
+      .notNull()
+      .default(sql`nextval('order_number_seq')::text`),
+    status: orderStatus('status').notNull().default('pending'),
+    paymentStatus: paymentStatus('payment_status').notNull().default('unpaid'),
+    fulfillmentStatus: fulfillmentStatus('fulfillment_status').notNull().default('unfulfilled'),
+    customerId: uuid('customer_id').references(() => customers.id, { onDelete: 'set null' }),
+    email: text('email').notNull(),
+    currency: text('currency').notNull(),
+    subtotalMinor: money('subtotal_minor').notNull(),
+    discountMinor: money('discount_minor').notNull(),
+    taxMinor: money('tax_minor').notNull(),
+    shippingMinor: money('shipping_minor').notNull(),
+    totalMinor: money('total_minor').notNull(),
+    /** Sums of the succeeded payments and of the refunds, kept with every payment and refund. */
+    paidMinor: money('paid_minor').notNull().default(0),
+    refundedMinor: money('refunded_minor').notNull().default(0),
+    shippingAddress: jsonb('shipping_address').$type<Address>(),
+    billingAddress: jsonb('billing_address').$type<Address>(),
+    shippingMethod: jsonb('shipping_method').$type<OrderShippingMethod>(),
+    coupons: jsonb('coupons').$type<OrderCoupon[]>().notNull().default([]),
+    notes: text('notes'),
+    cartId: uuid('cart_id'),
+    /** Set by DELETE: the order is hidden from lists and reads, and kept. */
+    archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('orders_order_number_key').on(t.orderNumber),
+    index('orders_customer_idx').on(t.customerId, t.id.desc()),
+    index('orders_status_idx').on(t.status, t.id.desc()),
+    check('orders_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor} + ${t.shippingMinor}`),
+    check('orders_amounts_nonnegative', sql`${t.subtotalMinor} >= 0 and ${t.discountMinor} >= 0 and ${t.taxMinor} >= 0 and ${t.shippingMinor} >= 0 and ${t.totalMinor} >= 0`),
+    check('orders_refunds_within_payments', sql`${t.refundedMinor} >= 0 and ${t.refundedMinor} <= ${t.paidMinor}`),
+  ],
+)
+
+export const orderItems = pgTable(
+  'order_items',
+  {
+    id: id(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    productId: uuid('product_id'),
+    variantId: uuid('variant_id'),
+    title: text('title').notNull(),
+    variantTitle: text('variant_title'),
+    sku: text('sku'),
+    quantity: integer('quantity').notNull(),
+    unitPriceMinor: money('unit_price_minor').notNull(),
+    subtotalMinor: money('subtotal_minor').notNull(),
+    discountMinor: money('discount_minor').notNull(),
+    taxMinor: money('tax_minor').notNull(),
+    totalMinor: money('total_minor').notNull(),
+    fulfilledQuantity: integer('fulfilled_quantity').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('order_items_order_idx').on(t.orderId),
+    check('order_items_quantity_positive', sql`${t.quantity} > 0`),
+    check('order_items_fulfilled_within_quantity', sql`${t.fulfilledQuantity} between 0 and ${t.quantity}`),
+    check('order_items_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor}`),
+  ],
+)
+
+export const payments = pgTable(
+  'payments',
+  {
+    id: id(),
+    /** Null for a declined checkout payment: no order was created, the attempt is kept. */
+    orderId: uuid('order_id').references(() => orders.id, { onDelete: 'cascade' }),
+    checkoutId: uuid('checkout_id').references(() => checkouts.id, { onDelete: 'set null' }),
+    provider: text('provider').notNull(),
+    method: text('method').notNull(),
+    status: chargeStatus('status').notNull(),
+    amountMinor: money('amount_minor').notNull(),
+    currency: text('currency').notNull(),
+    refundedMinor: money('refunded_minor').notNull().default(0),
+    providerReference: text('provider_reference'),
+    failureCode: text('failure_code'),
+    failureMessage: text('failure_message'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('payments_order_idx').on(t.orderId),
+    index('payments_checkout_idx').on(t.checkoutId),
+    check('payments_refunds_within_amount', sql`${t.refundedMinor} >= 0 and ${t.refundedMinor} <= ${t.amountMinor}`),
+  ],
+)
+
+export const refunds = pgTable(
+  'refunds',
+  {
+    id: id(),
+    paymentId: uuid('payment_id')
+      .notNull()
+      .references(() => payments.id, { onDelete: 'cascade' }),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    amountMinor: money('amount_minor').notNull(),
+    currency: text('currency').notNull(),
+    reason: text('reason'),
+    providerReference: text('provider_reference'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('refunds_payment_idx').on(t.paymentId), index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amountMinor} > 0`)],
+)
+
+export const fulfillments = pgTable(
+  'fulfillments',
+  {
+    id: id(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    carrier: text('carrier').notNull(),
+    trackingNumber: text('tracking_number').notNull(),
+    trackingUrl: text('tracking_url'),
+    /** The latest tracking event's status ("in_transit", "delivered", …); "shipped" until the first one. */
+    status: text('status').notNull().default('shipped'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('fulfillments_order_idx').on(t.orderId), index('fulfillments_tracking_idx').on(t.trackingNumber)],
+)
+
+export const fulfillmentItems = pgTable(
+  'fulfillment_items',
+  {
+    fulfillmentId: uuid('fulfillment_id')
+      .notNull()
+      .references(() => fulfillments.id, { onDelete: 'cascade' }),
+    orderItemId: uuid('order_item_id')
+      .notNull()
+      .references(() => orderItems.id, { onDelete: 'cascade' }),
+    quantity: integer('quantity').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'fulfillment_items_pkey', columns: [t.fulfillmentId, t.orderItemId] }),
+    check('fulfillment_items_quantity_positive', sql`${t.quantity} > 0`),
+  ],
+)
+
+export const trackingEvents = pgTable(
+  'tracking_events',
+  {
+    id: id(),
+    fulfillmentId: uuid('fulfillment_id')
+      .notNull()
+      .references(() => fulfillments.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    description: text('description'),
+    location: text('location'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('tracking_events_fulfillment_idx').on(t.fulfillmentId, t.occurredAt)],
+)
+
+/**
+ * Idempotency keys: one row per (principal, key), written in the same transaction as the
+ * business write it guards, so a replay returns exactly what the first request committed.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    /** `user:<id>`, `key:<id>` or `ip:<address>`: whose key this is. */
+    principal: text('principal').notNull(),
+    key: text('key').notNull(),
+    /** Method, route and a hash of the body: the same key with another request is refused. */
+    fingerprint: text('fingerprint').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: jsonb('response_body'),
+    /** Null while the first request is still running. */
+    completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ name: 'idempotency_keys_pkey', columns: [t.principal, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)],
+)

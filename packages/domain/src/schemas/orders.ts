@@ -1,0 +1,276 @@
+import { Type, type Static } from 'typebox'
+import {
+  CHARGE_STATUSES,
+  COUPON_TYPES,
+  FULFILLMENT_STATUSES,
+  MAX_CART_LINES,
+  MAX_LINE_QUANTITY,
+  ORDER_STATUSES,
+  PAYMENT_STATUSES,
+} from '../constants.js'
+import { Address, AddressInput } from './addresses.js'
+import { CartCoupon, CartItem, Totals } from './carts.js'
+import { Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { ShippingRate } from './pricing.js'
+
+const Email = Type.String({ format: 'email', maxLength: 254 })
+const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
+const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
+
+// ---------------------------------------------------------------- checkout
+
+export const CreateCheckout = Type.Object(
+  {
+    cart_id: Uuid,
+    email: Email,
+    shipping_address: AddressInput,
+    billing_address: Type.Optional(Nullable(AddressInput)),
+  },
+  { additionalProperties: false },
+)
+export type CreateCheckout = Static<typeof CreateCheckout>
+
+export const SelectShipping = Type.Object({ rate_id: Uuid }, { additionalProperties: false })
+export type SelectShipping = Static<typeof SelectShipping>
+
+export const PaymentInput = Type.Object(
+  {
+    method: Text(50),
+    token: Text(200),
+  },
+  { additionalProperties: false },
+)
+export type PaymentInput = Static<typeof PaymentInput>
+
+export const CompleteCheckout = Type.Object({ payment: PaymentInput }, { additionalProperties: false })
+export type CompleteCheckout = Static<typeof CompleteCheckout>
+
+export const Checkout = Type.Object({
+  id: Uuid,
+  cart_id: Uuid,
+  status: Type.Enum(['open', 'completed']),
+  customer_id: Nullable(Uuid),
+  email: Nullable(Type.String()),
+  currency: Type.String(),
+  items: Type.Array(CartItem),
+  coupons: Type.Array(CartCoupon),
+  shipping_address: Nullable(Address),
+  billing_address: Nullable(Address),
+  shipping_rates: Type.Array(ShippingRate, { description: 'The rates available for the address and weight, cheapest first' }),
+  shipping_rate_id: Nullable(Uuid),
+  totals: Totals,
+  order_id: Nullable(Uuid),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Checkout = Static<typeof Checkout>
+
+// ---------------------------------------------------------------- payments and refunds
+
+export const Refund = Type.Object({
+  id: Uuid,
+  payment_id: Uuid,
+  order_id: Uuid,
+  amount: Money,
+  currency: Type.String(),
+  reason: Nullable(Type.String()),
+  created_at: Timestamp,
+})
+export type Refund = Static<typeof Refund>
+
+export const Payment = Type.Object({
+  id: Uuid,
+  order_id: Nullable(Uuid),
+  checkout_id: Nullable(Uuid),
+  provider: Type.String(),
+  method: Type.String(),
+  status: Type.Enum(CHARGE_STATUSES),
+  amount: Money,
+  amount_refunded: Money,
+  currency: Type.String(),
+  failure_code: Nullable(Type.String()),
+  failure_message: Nullable(Type.String()),
+  refunds: Type.Array(Refund),
+  created_at: Timestamp,
+})
+export type Payment = Static<typeof Payment>
+export const PaymentList = Type.Object({ payments: Type.Array(Payment), meta: ListMeta })
+
+export const CreatePayment = Type.Object(
+  {
+    method: Text(50),
+    token: Text(200),
+    amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to what is still owed' })),
+  },
+  { additionalProperties: false },
+)
+export type CreatePayment = Static<typeof CreatePayment>
+
+export const CreateRefund = Type.Object(
+  {
+    amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to what is left to refund on the payment' })),
+    reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
+  { additionalProperties: false },
+)
+export type CreateRefund = Static<typeof CreateRefund>
+
+// ---------------------------------------------------------------- fulfillments and tracking
+
+export const FulfillmentItem = Type.Object({ order_item_id: Uuid, quantity: Type.Integer() })
+
+export const Fulfillment = Type.Object({
+  id: Uuid,
+  order_id: Uuid,
+  carrier: Type.String(),
+  tracking_number: Type.String(),
+  tracking_url: Nullable(Type.String()),
+  status: Type.String(),
+  items: Type.Array(FulfillmentItem),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Fulfillment = Static<typeof Fulfillment>
+export const FulfillmentList = Type.Object({ fulfillments: Type.Array(Fulfillment), meta: ListMeta })
+
+export const CreateFulfillment = Type.Object(
+  {
+    items: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { order_item_id: Uuid, quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }) },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: MAX_CART_LINES, description: 'Omitted: everything not yet fulfilled' },
+      ),
+    ),
+    carrier: Text(100),
+    tracking_number: Text(100),
+    tracking_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
+  },
+  { additionalProperties: false },
+)
+export type CreateFulfillment = Static<typeof CreateFulfillment>
+
+export const TrackingEvent = Type.Object({
+  status: Type.String(),
+  description: Nullable(Type.String()),
+  location: Nullable(Type.String()),
+  occurred_at: Timestamp,
+})
+export type TrackingEvent = Static<typeof TrackingEvent>
+
+export const CreateTrackingEvent = Type.Object(
+  {
+    status: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_]*$', examples: ['in_transit', 'delivered'] }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    location: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    occurred_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+)
+export type CreateTrackingEvent = Static<typeof CreateTrackingEvent>
+
+export const Tracking = Type.Object({
+  carrier: Type.String(),
+  tracking_number: Type.String(),
+  tracking_url: Nullable(Type.String()),
+  status: Type.String(),
+  events: Type.Array(TrackingEvent),
+})
+export type Tracking = Static<typeof Tracking>
+
+// ---------------------------------------------------------------- orders
+
+export const OrderItem = Type.Object({
+  id: Uuid,
+  product_id: Nullable(Uuid),
+  variant_id: Nullable(Uuid),
+  title: Type.String(),
+  variant_title: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  quantity: Type.Integer(),
+  fulfilled_quantity: Type.Integer(),
+  unit_price: Money,
+  line_total: Money,
+  discount: Money,
+  tax: Money,
+  total: Money,
+})
+export type OrderItem = Static<typeof OrderItem>
+
+export const Order = Type.Object({
+  id: Uuid,
+  order_number: Type.String(),
+  status: Type.Enum(ORDER_STATUSES),
+  payment_status: Type.Enum(PAYMENT_STATUSES),
+  fulfillment_status: Type.Enum(FULFILLMENT_STATUSES),
+  customer_id: Nullable(Uuid),
+  email: Type.String(),
+  currency: Type.String(),
+  items: Type.Array(OrderItem),
+  shipping_address: Nullable(Address),
+  billing_address: Nullable(Address),
+  shipping_method: Nullable(Type.Object({ id: Nullable(Uuid), name: Type.String(), amount: Money })),
+  coupons: Type.Array(
+    Type.Object({ id: Uuid, code: Type.String(), type: Type.Enum(COUPON_TYPES), discount: Money }),
+  ),
+  totals: Totals,
+  amount_paid: Money,
+  amount_refunded: Money,
+  payments: Type.Array(Payment),
+  fulfillments: Type.Array(Fulfillment),
+  notes: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Order = Static<typeof Order>
+export const OrderList = Type.Object({ orders: Type.Array(Order), meta: ListMeta })
+export type OrderList = Static<typeof OrderList>
+
+export const ListOrdersQuery = Type.Object({
+  page: PaginationQuery.properties.page,
+  per_page: PaginationQuery.properties.per_page,
+  status: Type.Optional(Type.Enum(ORDER_STATUSES)),
+  customer_id: Type.Optional(Uuid),
+  created_from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
+  created_to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+})
+export type ListOrdersQuery = Static<typeof ListOrdersQuery>
+
+export const CreateOrder = Type.Object(
+  {
+    email: Email,
+    customer_id: Type.Optional(Nullable(Uuid)),
+    currency: Currency,
+    items: Type.Array(
+      Type.Object(
+        {
+          product_id: Uuid,
+          variant_id: Type.Optional(Nullable(Uuid)),
+          quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: MAX_CART_LINES },
+    ),
+    shipping_address: AddressInput,
+    billing_address: Type.Optional(Nullable(AddressInput)),
+    shipping_method_id: Type.Optional(Nullable(Uuid)),
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+  },
+  { additionalProperties: false },
+)
+export type CreateOrder = Static<typeof CreateOrder>
+
+export const UpdateOrder = Type.Object(
+  {
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    email: Type.Optional(Email),
+    shipping_address: Type.Optional(AddressInput),
+    billing_address: Type.Optional(Nullable(AddressInput)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateOrder = Static<typeof UpdateOrder>
+
