@@ -4,6 +4,7 @@ import type { Config } from '../config.js'
 import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
+import { checkoutRoutes } from './checkouts/routes.js'
 import { customerRoutes } from './customers/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
@@ -18,6 +19,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(productRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
+  await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts' })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })

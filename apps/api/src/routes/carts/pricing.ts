@@ -10,6 +10,7 @@ import {
   toMajorUnits,
   type Cart,
   type CartCoupon,
+  type CartTotals,
   type CouponRule,
   type ShippingMethodRule,
   type TotalsLine,
@@ -24,6 +25,12 @@ export interface PricedCart {
   merchandiseMinor: number
   /** The subtotal before discounts, which coupon minimums compare against. */
   subtotalMinor: number
+  /** The totals in minor units, per line and per coupon: what an order copies. */
+  totals: CartTotals
+  /** The lines that count (sold now in the cart's currency), with their live product data. */
+  availableLines: LineRow[]
+  /** The coupons that apply now. */
+  applicableCoupons: CouponRule[]
 }
 
 export function toCouponRule(row: CouponRow): CouponRule {
@@ -128,5 +135,14 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }
-  return { view, country: address?.country ?? null, mass, merchandiseMinor, subtotalMinor }
+  return {
+    view,
+    country: address?.country ?? null,
+    mass,
+    merchandiseMinor,
+    subtotalMinor,
+    totals,
+    availableLines: available,
+    applicableCoupons: coupons,
+  }
 }

@@ -52,7 +52,7 @@ function insufficientInventory(available: number, requested: number, line: { pro
 }
 
 /** Pricing that fails (a total beyond what amounts can hold) refuses the change that caused it. */
-function priceOrRefuse(row: CartRow): PricedCart {
+export function priceOrRefuse(row: CartRow): PricedCart {
   try {
     return priceCart(row)
   } catch (error) {

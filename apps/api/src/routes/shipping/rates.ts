@@ -2,9 +2,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { eq } from 'drizzle-orm'
 import { shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from '@commerce/domain'
-import { shippingMethods } from '@commerce/db'
+import { shippingMethods, type Executor } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
+import type { PricedCart } from '../carts/pricing.js'
 import { cartViewerOf, createCartService } from '../carts/service.js'
+
+/** The shipping methods that can carry a priced cart, cheapest first, with their price in minor units. */
+export async function availableRates(db: Executor, priced: PricedCart) {
+  const { currency } = priced.view
+  const methods = await db.select().from(shippingMethods).where(eq(shippingMethods.currency, currency))
+  const rates = methods.flatMap((method) => {
+    const amount = shippingRate(method, { ...priced, currency })
+    return amount === null ? [] : [{ method, amount }]
+  })
+  rates.sort((a, b) => a.amount - b.amount || a.method.name.localeCompare(b.method.name) || a.method.id.localeCompare(b.method.id))
+  return rates.map(({ method, amount }) => ({
+    id: method.id,
+    name: method.name,
+    amountMinor: amount,
+    view: { id: method.id, name: method.name, amount: toMajorUnits(amount, currency), currency, estimated_days: method.estimatedDays },
+  }))
+}
 
 export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const cartService = createCartService(app.db)
@@ -26,22 +44,7 @@ export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const priced = await cartService.price(request.query.cart_id, await cartViewerOf(app, request, 'carts:read'))
-      const { currency } = priced.view
-      const methods = await app.db.select().from(shippingMethods).where(eq(shippingMethods.currency, currency))
-      const rates = methods.flatMap((method) => {
-        const amount = shippingRate(method, { ...priced, currency })
-        return amount === null ? [] : [{ method, amount }]
-      })
-      rates.sort((a, b) => a.amount - b.amount || a.method.name.localeCompare(b.method.name) || a.method.id.localeCompare(b.method.id))
-      return {
-        rates: rates.map(({ method, amount }) => ({
-          id: method.id,
-          name: method.name,
-          amount: toMajorUnits(amount, currency),
-          currency,
-          estimated_days: method.estimatedDays,
-        })),
-      }
+      return { rates: (await availableRates(app.db, priced)).map((rate) => rate.view) }
     },
   )
 }

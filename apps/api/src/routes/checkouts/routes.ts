@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
+import { errorResponses } from '../../errors.js'
+import { createIdempotency } from '../../idempotency.js'
+import { testProvider } from '../../payments/provider.js'
+import { cartViewerOf } from '../carts/service.js'
+import { createCheckoutService } from './service.js'
+
+const optionalAuth: Record<string, string[]>[] = [{}, { bearerAuth: [] }]
+const IdempotencyHeader = {
+  type: 'object',
+  properties: { 'idempotency-key': { type: 'string', description: '16–255 printable characters; required' } },
+} as const
+
+export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const checkoutService = createCheckoutService(app.db, testProvider)
+  const idempotency = createIdempotency(app.db)
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'Start a checkout for a cart: sets its email and shipping address, answers totals and shipping rates',
+        description:
+          'The cart must be visible to the caller (its owner, or anyone for an anonymous cart) and not empty. ' +
+          'billing_address defaults to the shipping address.',
+        security: optionalAuth,
+        body: CreateCheckout,
+        response: { 201: Checkout, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await checkoutService.create(request.body, await cartViewerOf(app, request, 'carts:write'))),
+  )
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'A checkout with its items, totals and shipping rates',
+        security: optionalAuth,
+        params: IdParams,
+        response: { 200: Checkout, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => checkoutService.get(request.params.id, await cartViewerOf(app, request, 'carts:read')),
+  )
+
+  app.post(
+    '/:id/shipping',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'Choose one of the shipping rates; the totals include it',
+        security: optionalAuth,
+        params: IdParams,
+        body: SelectShipping,
+        response: { 200: Checkout, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) =>
+      checkoutService.selectShipping(request.params.id, request.body.rate_id, await cartViewerOf(app, request, 'carts:write')),
+  )
+
+  app.post(
+    '/:id/complete',
+    {
+      schema: {
+        tags: ['checkout'],
+        summary: 'Pay and place the order (Idempotency-Key required)',
+        description:
+          'One transaction: re-price the cart, take the stock (409 insufficient_inventory naming the line when ' +
+          'short; stock never goes below zero), use up the coupons, create the order (order_number from a ' +
+          'sequence), charge it and write order.created, payment.succeeded and order.paid. A declined payment ' +
+          'is 402 payment_declined: only the failed payment record is kept and the checkout stays open. The ' +
+          'test provider takes tok_visa (succeeds), tok_declined (declined) and tok_error (502, nothing ' +
+          'charged). The same Idempotency-Key replays the stored answer with Idempotent-Replayed: true.',
+        security: optionalAuth,
+        params: IdParams,
+        headers: IdempotencyHeader,
+        body: CompleteCheckout,
+        response: { 201: Order, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
+      },
+    },
+    async (request, reply) => {
+      const viewer = await cartViewerOf(app, request, 'carts:write')
+      const key = String(request.headers['idempotency-key'] ?? '')
+      return idempotency.run(request, reply, { required: true }, async (tx) => ({
+        status: 201,
+        body: await checkoutService.complete(tx, request.params.id, request.body, viewer, String(request.id), key),
+      }))
+    },
+  )
+}

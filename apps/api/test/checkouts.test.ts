@@ -1,0 +1,356 @@
+/** Checkout: start, choose shipping, complete in one transaction; no overselling, one charge per key. */
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Checkout, Order, Product } from '@commerce/domain'
+import { coupons, shippingMethods } from '@commerce/db'
+import { createTestContext, type TestContext } from './helpers.js'
+
+const CHECKOUTS = '/api/v1/checkouts'
+const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
+const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+const VISA = { payment: { method: 'card', token: 'tok_visa' } }
+
+let ctx: TestContext
+let admin: string
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+  admin = (await ctx.signIn('admin')).token
+})
+afterAll(() => ctx.close())
+
+const key = () => `test-key-${randomUUID()}`
+
+function createProduct(payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/products', payload: { currency: 'GBP', ...payload }, token: admin })
+}
+
+async function stockOf(productId: string): Promise<number> {
+  const [row] = await ctx.handle.sql<{ n: number }[]>`select inventory_quantity as n from products where id = ${productId}`
+  return row!.n
+}
+
+/** A cart with `quantity` of the product and a checkout started on it, its cheapest rate chosen. */
+async function startCheckout(product: Product, quantity = 1, token?: string): Promise<Checkout> {
+  const checkout = await startBareCheckout(product, quantity, token)
+  const [cheapest] = checkout.shipping_rates
+  if (!cheapest) return checkout
+  return ctx.expectStatus(200, {
+    method: 'POST',
+    url: `${CHECKOUTS}/${checkout.id}/shipping`,
+    payload: { rate_id: cheapest.id },
+    ...(token ? { token } : {}),
+  })
+}
+
+/** A cart with `quantity` of the product and a checkout started on it. */
+async function startBareCheckout(product: Product, quantity = 1, token?: string): Promise<Checkout> {
+  const auth = token ? { token } : {}
+  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' }, ...auth })
+  await ctx.expectStatus(201, {
+    method: 'POST',
+    url: `/api/v1/carts/${cart.id}/items`,
+    payload: { product_id: product.id, quantity },
+    ...auth,
+  })
+  return ctx.expectStatus(201, {
+    method: 'POST',
+    url: CHECKOUTS,
+    payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS },
+    ...auth,
+  })
+}
+
+function complete(checkoutId: string, idempotencyKey: string | null, body: Record<string, unknown> = VISA, token?: string) {
+  return ctx.request({
+    method: 'POST',
+    url: `${CHECKOUTS}/${checkoutId}/complete`,
+    payload: body,
+    headers: idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey },
+    ...(token ? { token } : {}),
+  })
+}
+
+const count = (table: string) => ctx.countRows(table)
+
+async function eventsOfOrder(orderId: string) {
+  return ctx.handle.sql<{ kind: string; data: Record<string, unknown> }[]>`
+    select kind, data from events where data->>'order_id' = ${orderId} order by id`
+}
+
+describe('POST /api/v1/checkouts', () => {
+  test('starts a checkout: 201 with the cart, the address, tax-free totals and the shipping rates cheapest first', async () => {
+    const [slow] = await ctx.handle.db
+      .insert(shippingMethods)
+      .values({ name: 'Royal Mail', currency: 'GBP', countries: ['GB'], basePriceMinor: 295, estimatedDays: 3 })
+      .returning()
+    const product = await createProduct({ title: 'Teapot', price: 24, inventory_quantity: 5 })
+    const checkout = await startBareCheckout(product, 2)
+    expect(checkout).toMatchObject({
+      status: 'open',
+      email: 'ada@example.com',
+      currency: 'GBP',
+      billing_address: checkout.shipping_address,
+      shipping_rate_id: null,
+      totals: { subtotal: 48, discount: 0, tax: 0, shipping: 0, total: 48 },
+      order_id: null,
+    })
+    expect(checkout.shipping_address).toMatchObject({ line1: '12 St James Sq', country: 'GB', company: null })
+    expect(checkout.items).toHaveLength(1)
+    expect(checkout.shipping_rates).toContainEqual({ id: slow!.id, name: 'Royal Mail', amount: 2.95, currency: 'GBP', estimated_days: 3 })
+    expect(await ctx.expectStatus(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })).toEqual(checkout)
+  })
+
+  test('refuses an empty cart (400), an unknown or foreign cart (404) and a missing address field (400)', async () => {
+    const owner = await ctx.signIn('customer')
+    const other = await ctx.signIn('customer')
+    const empty = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' } })
+    const payload = { cart_id: empty.id, email: 'a@example.com', shipping_address: ADDRESS }
+    const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url: CHECKOUTS, payload })
+    expect(error.message).toBe('The cart is empty')
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: CHECKOUTS, payload: { ...payload, cart_id: UNKNOWN_ID } })
+    const owned = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/carts',
+      payload: { currency: 'GBP' },
+      token: owner.token,
+    })
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: CHECKOUTS, payload: { ...payload, cart_id: owned.id }, token: other.token })
+    const missing = await ctx.expectError(400, 'validation_error', {
+      method: 'POST',
+      url: CHECKOUTS,
+      payload: { ...payload, shipping_address: { city: 'London', country: 'GB' } },
+    })
+    expect(missing.message).toBe("Field 'shipping_address.line1' is required")
+    expect(await count('checkouts')).toBeGreaterThanOrEqual(0)
+  })
+})
+
+describe('POST /api/v1/checkouts/:id/shipping', () => {
+  test('a chosen rate enters the totals; a rate that does not apply is 400', async () => {
+    const [express] = await ctx.handle.db
+      .insert(shippingMethods)
+      .values({ name: 'Express GB', currency: 'GBP', countries: ['GB'], basePriceMinor: 999 })
+      .returning()
+    const [elsewhere] = await ctx.handle.db
+      .insert(shippingMethods)
+      .values({ name: 'France only', currency: 'GBP', countries: ['FR'], basePriceMinor: 1 })
+      .returning()
+    const checkout = await startBareCheckout(await createProduct({ title: 'Kettle', price: 30, inventory_quantity: 3 }))
+    const url = `${CHECKOUTS}/${checkout.id}/shipping`
+    const chosen = await ctx.expectStatus<Checkout>(200, { method: 'POST', url, payload: { rate_id: express!.id } })
+    expect(chosen.shipping_rate_id).toBe(express!.id)
+    expect(chosen.totals).toEqual({ subtotal: 30, discount: 0, tax: 0, shipping: 9.99, total: 39.99 })
+    const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url, payload: { rate_id: elsewhere!.id } })
+    expect(error.details).toEqual([{ field: 'rate_id', message: "Field 'rate_id' is not one of this checkout's shipping rates" }])
+  })
+})
+
+describe('POST /api/v1/checkouts/:id/complete', () => {
+  test('places the order: 201, paid, stock taken, coupon used, cart and checkout closed, three events once each', async () => {
+    const product = await createProduct({ title: 'Mug', price: 12.5, inventory_quantity: 10 })
+    await ctx.handle.db.insert(coupons).values({ code: 'MUGS10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
+    const checkout = await startCheckout(product, 2)
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${checkout.cart_id}/coupons`, payload: { code: 'mugs10' } })
+    const rate = checkout.shipping_rates[0]
+
+    const response = await complete(checkout.id, key())
+    expect(response.statusCode, response.body).toBe(201)
+    const order = response.json<Order>()
+    const shipping = rate?.amount ?? 0
+    expect(order).toMatchObject({
+      order_number: expect.stringMatching(/^1\d{3,}$/),
+      status: 'paid',
+      payment_status: 'paid',
+      fulfillment_status: 'unfulfilled',
+      email: 'ada@example.com',
+      currency: 'GBP',
+      totals: { subtotal: 25, discount: 2.5, tax: 0, shipping, total: 22.5 + shipping },
+      amount_paid: 22.5 + shipping,
+      coupons: [{ code: 'MUGS10', type: 'percentage', discount: 2.5 }],
+    })
+    expect(order.items).toEqual([
+      expect.objectContaining({ product_id: product.id, title: 'Mug', quantity: 2, unit_price: 12.5, line_total: 25, discount: 2.5, total: 22.5 }),
+    ])
+    expect(order.payments).toEqual([expect.objectContaining({ status: 'succeeded', amount: 22.5 + shipping, provider: 'test', method: 'card' })])
+    expect(await stockOf(product.id)).toBe(8)
+    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from coupons where code = 'MUGS10'`
+    expect(coupon!.times_used).toBe(1)
+
+    const after = await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })
+    expect(after).toMatchObject({ status: 'completed', order_id: order.id })
+    await ctx.expectError(409, 'conflict', {
+      method: 'POST',
+      url: `/api/v1/carts/${checkout.cart_id}/items`,
+      payload: { product_id: product.id, quantity: 1 },
+    })
+
+    const events = await eventsOfOrder(order.id)
+    expect(events.map((event) => event.kind)).toEqual(['order.created', 'payment.succeeded', 'order.paid'])
+    expect(events[2]!.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
+  })
+
+  test('order numbers come from a sequence: consecutive orders get consecutive numbers', async () => {
+    const product = await createProduct({ title: 'Numbered', price: 1, inventory_quantity: 5 })
+    const numbers: number[] = []
+    for (let index = 0; index < 3; index++) {
+      const response = await complete((await startCheckout(product)).id, key())
+      numbers.push(Number(response.json<Order>().order_number))
+    }
+    expect(numbers[1]).toBe(numbers[0]! + 1)
+    expect(numbers[2]).toBe(numbers[0]! + 2)
+    expect(numbers[0]).toBeGreaterThanOrEqual(1001)
+  })
+
+  test('with shipping rates on offer, completing before choosing one is 400', async () => {
+    const product = await createProduct({ title: 'Unshipped', price: 5, inventory_quantity: 1 })
+    const checkout = await startBareCheckout(product)
+    expect(checkout.shipping_rates.length).toBeGreaterThan(0)
+    const response = await complete(checkout.id, key())
+    expect(response.statusCode).toBe(400)
+    expect(response.json().error.details).toEqual([{ field: 'rate_id', message: 'Choose a shipping rate first (POST /checkouts/:id/shipping)' }])
+    expect(await stockOf(product.id)).toBe(1)
+  })
+
+  test('without an Idempotency-Key, or with a short one, it is 400 and nothing happens', async () => {
+    const product = await createProduct({ title: 'Keyless', price: 5, inventory_quantity: 1 })
+    const checkout = await startCheckout(product)
+    const missing = await complete(checkout.id, null)
+    expect(missing.statusCode).toBe(400)
+    expect(missing.json().error.message).toBe("Header 'Idempotency-Key' is required")
+    expect((await complete(checkout.id, 'short')).statusCode).toBe(400)
+    expect(await stockOf(product.id)).toBe(1)
+  })
+
+  test('the same key again replays the same order (Idempotent-Replayed), sequentially and in parallel: one order, one charge', async () => {
+    const product = await createProduct({ title: 'Once', price: 7, inventory_quantity: 10 })
+    const checkout = await startCheckout(product)
+    const idempotencyKey = key()
+    const first = await complete(checkout.id, idempotencyKey)
+    expect(first.statusCode).toBe(201)
+    const again = await complete(checkout.id, idempotencyKey)
+    expect(again.statusCode).toBe(201)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(first.json())
+
+    const parallel = await startCheckout(product)
+    const parallelKey = key()
+    const responses = await Promise.all(Array.from({ length: 10 }, () => complete(parallel.id, parallelKey)))
+    const statuses = responses.map((response) => response.statusCode)
+    expect(statuses.filter((status) => status === 201).length).toBeGreaterThanOrEqual(1)
+    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true)
+    const orderIds = new Set(responses.filter((r) => r.statusCode === 201).map((r) => r.json<Order>().id))
+    expect(orderIds.size).toBe(1)
+    const [charges] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from payments where checkout_id = ${parallel.id}`
+    expect(charges!.n).toBe(1)
+    expect(await stockOf(product.id)).toBe(8)
+
+    const otherBody = await complete(parallel.id, parallelKey, { payment: { method: 'card', token: 'tok_declined' } })
+    expect(otherBody.statusCode).toBe(422)
+    expect(otherBody.json().error.code).toBe('idempotency_key_mismatch')
+    const newKey = await complete(parallel.id, key())
+    expect(newKey.statusCode).toBe(409)
+    expect(newKey.json().error.message).toBe('This checkout is already completed')
+  })
+
+  test('a declined payment is 402: only the failed payment record is kept, stock untouched, the checkout still open', async () => {
+    const product = await createProduct({ title: 'Declined', price: 9, inventory_quantity: 2 })
+    const checkout = await startCheckout(product)
+    const before = { orders: await count('orders'), events: await count('events') }
+    const response = await complete(checkout.id, key(), { payment: { method: 'card', token: 'tok_declined' } })
+    expect(response.statusCode).toBe(402)
+    expect(response.json().error).toMatchObject({ code: 'payment_declined', message: 'The card was declined' })
+    expect(await count('orders')).toBe(before.orders)
+    expect(await stockOf(product.id)).toBe(2)
+    const failed = await ctx.handle.sql`
+      select status, order_id, failure_code, amount_minor::int as amount from payments where checkout_id = ${checkout.id}`
+    expect(failed).toEqual([{ status: 'failed', order_id: null, failure_code: 'card_declined', amount: Math.round(checkout.totals.total * 100) }])
+    const events = await ctx.handle.sql<{ kind: string }[]>`select kind from events order by id desc limit 1`
+    expect(events[0]!.kind).toBe('payment.failed')
+    expect(await count('events')).toBe(before.events + 1)
+
+    const retry = await complete(checkout.id, key())
+    expect(retry.statusCode).toBe(201)
+    expect(await stockOf(product.id)).toBe(1)
+  })
+
+  test('tok_error is 502 and keeps nothing; the same key may be retried', async () => {
+    const product = await createProduct({ title: 'Flaky', price: 3, inventory_quantity: 1 })
+    const checkout = await startCheckout(product)
+    const before = { payments: await count('payments'), events: await count('events'), orders: await count('orders') }
+    const idempotencyKey = key()
+    const response = await complete(checkout.id, idempotencyKey, { payment: { method: 'card', token: 'tok_error' } })
+    expect(response.statusCode).toBe(502)
+    expect(response.json().error.code).toBe('payment_provider_error')
+    expect({ payments: await count('payments'), events: await count('events'), orders: await count('orders') }).toEqual(before)
+    expect(await stockOf(product.id)).toBe(1)
+    const retried = await complete(checkout.id, idempotencyKey, { payment: { method: 'card', token: 'tok_error' } })
+    expect(retried.statusCode).toBe(502)
+  })
+
+  test('stock short is 409 insufficient_inventory naming the line, and nothing is taken', async () => {
+    const product = await createProduct({ title: 'Rare vase', price: 90, inventory_quantity: 3 })
+    const checkout = await startCheckout(product, 3)
+    await ctx.handle.sql`update products set inventory_quantity = 2 where id = ${product.id}`
+    const response = await complete(checkout.id, key())
+    expect(response.statusCode).toBe(409)
+    expect(response.json().error).toMatchObject({
+      code: 'insufficient_inventory',
+      message: "Not enough stock for 'Rare vase': 3 requested",
+      details: [{ field: 'items[0]', message: 'Rare vase: 3 requested' }],
+    })
+    expect(await stockOf(product.id)).toBe(2)
+  })
+
+  test('50 parallel checkouts of a product with stock 7: exactly 7 orders, 43 × 409, stock 0, every order paid', async () => {
+    const product = await createProduct({ title: 'Last seven', price: 15, inventory_quantity: 7 })
+    const checkouts: Checkout[] = []
+    for (let index = 0; index < 50; index++) checkouts.push(await startCheckout(product))
+    const responses = await Promise.all(checkouts.map((checkout) => complete(checkout.id, key())))
+    const statuses = responses.map((response) => response.statusCode)
+    expect(statuses.filter((status) => status === 201)).toHaveLength(7)
+    expect(statuses.filter((status) => status === 409)).toHaveLength(43)
+    expect(responses.filter((r) => r.statusCode === 409).every((r) => r.json().error.code === 'insufficient_inventory')).toBe(true)
+    expect(await stockOf(product.id)).toBe(0)
+    const orders = await ctx.handle.sql<{ id: string; paid: number; total: number; payments: number }[]>`
+      select o.id, o.paid_minor as paid, o.total_minor as total,
+             (select count(*)::int from payments p where p.order_id = o.id and p.status = 'succeeded') as payments
+      from orders o join order_items i on i.order_id = o.id where i.product_id = ${product.id}`
+    expect(orders).toHaveLength(7)
+    expect(orders.every((order) => order.payments === 1 && order.paid === order.total)).toBe(true)
+  })
+
+  test('a failure after the order insert leaves no order, no event and the stock as it was', async () => {
+    const product = await createProduct({ title: 'Doomed', price: 4, inventory_quantity: 4 })
+    const checkout = await startCheckout(product)
+    const before = { orders: await count('orders'), events: await count('events'), items: await count('order_items') }
+    await ctx.handle.sql.unsafe(`
+      create function fail_payment() returns trigger language plpgsql as $$
+      begin raise exception 'forced failure'; end $$;
+      create trigger fail_payment before insert on payments for each row execute function fail_payment();`)
+    try {
+      const response = await complete(checkout.id, key())
+      expect(response.statusCode).toBe(500)
+      expect(response.json().error.code).toBe('internal_error')
+    } finally {
+      await ctx.handle.sql.unsafe('drop trigger fail_payment on payments; drop function fail_payment();')
+    }
+    expect({ orders: await count('orders'), events: await count('events'), items: await count('order_items') }).toEqual(before)
+    expect(await stockOf(product.id)).toBe(4)
+    expect((await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })).status).toBe('open')
+  })
+
+  test("a customer's checkout is theirs: another customer gets 404; the order belongs to the customer", async () => {
+    const owner = await ctx.signIn('customer')
+    const other = await ctx.signIn('customer')
+    const product = await createProduct({ title: 'Mine', price: 2, inventory_quantity: 2 })
+    const checkout = await startCheckout(product, 1, owner.token)
+    expect(checkout.customer_id).toBe(owner.customerId)
+    await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CHECKOUTS}/${checkout.id}`, token: other.token })
+    const stolen = await complete(checkout.id, key(), VISA, other.token)
+    expect(stolen.statusCode).toBe(404)
+    const placed = await complete(checkout.id, key(), VISA, owner.token)
+    expect(placed.statusCode).toBe(201)
+    expect(placed.json<Order>().customer_id).toBe(owner.customerId)
+  })
+})
