@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
+import { testProvider, type PaymentProvider } from './payments/provider.js'
 import authPlugin from './plugins/auth.js'
 import databasePlugin from './plugins/database.js'
 import errorsPlugin, { sendError } from './plugins/errors.js'
@@ -32,6 +33,8 @@ function createValidators() {
 export interface BuildOptions {
   /** Pino logger options; false silences logging. */
   logger?: boolean | Record<string, unknown>
+  /** Where charges and refunds go; the built-in `test` provider by default. */
+  paymentProvider?: PaymentProvider
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -78,6 +81,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
   await app.register(rateLimitPlugin, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs })
 
+  app.decorate('paymentProvider', options.paymentProvider ?? testProvider)
   await registerRoutes(app, config)
 
   // Unknown routes are rate limited too, so probing URLs costs the prober.

@@ -33,6 +33,18 @@ export class RefusalWithRecord extends ApiError {
   }
 }
 
+/** The OpenAPI description of the header, for the routes that take it. */
+export const IdempotencyKeyHeader = {
+  type: 'object',
+  properties: { 'idempotency-key': { type: 'string', description: '16–255 printable ASCII characters; kept 24 h per caller' } },
+} as const
+
+/** The request's Idempotency-Key ('' without one), to derive the key sent on to a payment provider. */
+export function idempotencyKeyOf(request: FastifyRequest): string {
+  const header = request.headers['idempotency-key']
+  return (Array.isArray(header) ? header[0] : header) ?? ''
+}
+
 export interface IdempotencyOptions {
   /** Without a key the request is refused (checkout completion, payments, refunds). */
   required: boolean
@@ -100,9 +112,8 @@ export function createIdempotency(db: Database) {
     options: IdempotencyOptions,
     work: (tx: Executor) => Promise<Outcome>,
   ): Promise<FastifyReply> {
-    const header = request.headers['idempotency-key']
-    const key = Array.isArray(header) ? header[0] : header
-    if (key === undefined) {
+    const key = idempotencyKeyOf(request)
+    if (key === '') {
       if (options.required) {
         throw new ApiError('validation_error', "Header 'Idempotency-Key' is required", [
           { field: 'Idempotency-Key', message: "Header 'Idempotency-Key' is required" },

@@ -141,7 +141,7 @@ export {
   type TotalsInput,
   type TotalsLine,
 } from './totals.js'
-export { ORDER_MOVES, allowedMoves, moveOrder } from './order-state.js'
+export { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 export {
   Checkout,
   CompleteCheckout,
@@ -165,5 +165,6 @@ export {
   SelectShipping,
   Tracking,
   TrackingEvent,
+  TrackingParams,
   UpdateOrder,
 } from './schemas/orders.js'

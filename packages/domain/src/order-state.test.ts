@@ -1,7 +1,8 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ORDER_STATUSES, type OrderStatus } from './constants.js'
 import { DomainError } from './errors.js'
-import { ORDER_MOVES, allowedMoves, moveOrder } from './order-state.js'
+import { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 
 const EXPECTED: [OrderStatus, OrderStatus, string][] = [
   ['pending', 'paid', 'order.paid'],
@@ -48,5 +49,63 @@ describe('the order state machine', () => {
   test('cancelled and refunded are final', () => {
     expect(allowedMoves('cancelled')).toEqual([])
     expect(allowedMoves('refunded')).toEqual([])
+  })
+})
+
+describe('paymentStatusOf', () => {
+  test('unpaid until the payments cover the total; an order of 0 owes nothing', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe('unpaid')
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 999, refundedMinor: 0 })).toBe('unpaid')
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1000, refundedMinor: 0 })).toBe('paid')
+    expect(paymentStatusOf({ totalMinor: 0, paidMinor: 0, refundedMinor: 0 })).toBe('paid')
+  })
+
+  test('any refund is partially_refunded until everything captured is returned', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1000, refundedMinor: 1 })).toBe('partially_refunded')
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1000, refundedMinor: 999 })).toBe('partially_refunded')
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1000, refundedMinor: 1000 })).toBe('refunded')
+    // A part payment refunded in full: nothing is held any more.
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 400, refundedMinor: 400 })).toBe('refunded')
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 400, refundedMinor: 100 })).toBe('partially_refunded')
+  })
+
+  test('a refunded part payment followed by a payment of the whole total is paid', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1400, refundedMinor: 400 })).toBe('paid')
+  })
+})
+
+describe('amountOwed', () => {
+  test('the total less what is held, never below zero', () => {
+    expect(amountOwed({ totalMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe(1000)
+    expect(amountOwed({ totalMinor: 1000, paidMinor: 400, refundedMinor: 0 })).toBe(600)
+    expect(amountOwed({ totalMinor: 1000, paidMinor: 400, refundedMinor: 400 })).toBe(1000)
+    expect(amountOwed({ totalMinor: 1000, paidMinor: 1000, refundedMinor: 0 })).toBe(0)
+    expect(amountOwed({ totalMinor: 0, paidMinor: 0, refundedMinor: 0 })).toBe(0)
+  })
+
+  test('agrees with paymentStatusOf: paid exactly when nothing is owed on an order that holds money', () => {
+    const amounts = fc
+      .record({ totalMinor: fc.nat(1_000_000), paidMinor: fc.nat(2_000_000), refundedShare: fc.double({ min: 0, max: 1, noNaN: true }) })
+      .map(({ totalMinor, paidMinor, refundedShare }) => ({ totalMinor, paidMinor, refundedMinor: Math.floor(paidMinor * refundedShare) }))
+    fc.assert(
+      fc.property(amounts, (order) => {
+        const status = paymentStatusOf(order)
+        const owed = amountOwed(order)
+        expect(owed).toBeGreaterThanOrEqual(0)
+        if (status === 'paid') expect(owed).toBe(0)
+        if (owed === 0 && order.paidMinor > order.refundedMinor) expect(status).toBe('paid')
+        if (status === 'refunded') expect(order.refundedMinor).toBe(order.paidMinor)
+      }),
+    )
+  })
+})
+
+describe('fulfillmentStatusOf', () => {
+  test('unfulfilled, partial or fulfilled by the units shipped on every line', () => {
+    const line = (quantity: number, fulfilledQuantity: number) => ({ quantity, fulfilledQuantity })
+    expect(fulfillmentStatusOf([line(2, 0), line(1, 0)])).toBe('unfulfilled')
+    expect(fulfillmentStatusOf([line(2, 1), line(1, 0)])).toBe('partial')
+    expect(fulfillmentStatusOf([line(2, 2), line(1, 0)])).toBe('partial')
+    expect(fulfillmentStatusOf([line(2, 2), line(1, 1)])).toBe('fulfilled')
   })
 })

@@ -5,6 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import { ApiError } from '../errors.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Charges and refunds go through this provider (the built-in `test` one unless buildApp is given another). */
+    paymentProvider: PaymentProvider
+  }
+}
+
 export interface ChargeRequest {
   amountMinor: number
   currency: string

@@ -6,9 +6,12 @@ import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
 import { customerRoutes } from './customers/routes.js'
+import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
 import { taxRateRoutes } from './tax-rates/routes.js'
+import { orderRoutes } from './orders/routes.js'
+import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
@@ -20,6 +23,10 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts' })
+  await app.register(orderRoutes, { prefix: '/api/v1/orders' })
+  // Payments and fulfillments span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
+  await app.register(paymentRoutes, { prefix: '/api/v1' })
+  await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })

@@ -95,6 +95,7 @@ export const Payment = Type.Object({
 })
 export type Payment = Static<typeof Payment>
 export const PaymentList = Type.Object({ payments: Type.Array(Payment), meta: ListMeta })
+export type PaymentList = Static<typeof PaymentList>
 
 export const CreatePayment = Type.Object(
   {
@@ -132,6 +133,7 @@ export const Fulfillment = Type.Object({
 })
 export type Fulfillment = Static<typeof Fulfillment>
 export const FulfillmentList = Type.Object({ fulfillments: Type.Array(Fulfillment), meta: ListMeta })
+export type FulfillmentList = Static<typeof FulfillmentList>
 
 export const CreateFulfillment = Type.Object(
   {
@@ -171,12 +173,14 @@ export const CreateTrackingEvent = Type.Object(
 )
 export type CreateTrackingEvent = Static<typeof CreateTrackingEvent>
 
+export const TrackingParams = Type.Object({ tracking_number: Text(100) })
+
 export const Tracking = Type.Object({
   carrier: Type.String(),
   tracking_number: Type.String(),
   tracking_url: Nullable(Type.String()),
   status: Type.String(),
-  events: Type.Array(TrackingEvent),
+  events: Type.Array(TrackingEvent, { description: 'Newest first' }),
 })
 export type Tracking = Static<typeof Tracking>
 

@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { createIdempotency } from '../../idempotency.js'
-import { testProvider } from '../../payments/provider.js'
+import { createIdempotency, IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
 import { createCheckoutService } from './service.js'
 
 const optionalAuth: Record<string, string[]>[] = [{}, { bearerAuth: [] }]
-const IdempotencyHeader = {
-  type: 'object',
-  properties: { 'idempotency-key': { type: 'string', description: '16–255 printable characters; required' } },
-} as const
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const checkoutService = createCheckoutService(app.db, testProvider)
+  const checkoutService = createCheckoutService(app.db, app.paymentProvider)
   const idempotency = createIdempotency(app.db)
 
   app.post(
@@ -79,17 +74,16 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'charged). The same Idempotency-Key replays the stored answer with Idempotent-Replayed: true.',
         security: optionalAuth,
         params: IdParams,
-        headers: IdempotencyHeader,
+        headers: IdempotencyKeyHeader,
         body: CompleteCheckout,
         response: { 201: Order, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
       },
     },
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
-      const key = String(request.headers['idempotency-key'] ?? '')
       return idempotency.run(request, reply, { required: true }, async (tx) => ({
         status: 201,
-        body: await checkoutService.complete(tx, request.params.id, request.body, viewer, String(request.id), key),
+        body: await checkoutService.complete(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
       }))
     },
   )

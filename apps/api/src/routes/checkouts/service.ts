@@ -30,10 +30,9 @@ import type { PaymentProvider } from '../../payments/provider.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { readCart } from '../carts/rows.js'
 import { priceOrRefuse, type CartViewer } from '../carts/service.js'
-import { loadOrder, writeOrderEvent } from '../orders/view.js'
 import { takeStock } from '../orders/stock.js'
+import { loadOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 import { availableRates } from '../shipping/rates.js'
-import { toPayment, type PaymentJson } from '../orders/view.js'
 
 type CheckoutRow = typeof checkouts.$inferSelect
 
@@ -186,7 +185,7 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
             .returning()
           await writeEvent(recordTx, {
             kind: 'payment.failed',
-            data: { ...paymentView(payment!), checkout_id: checkout.id },
+            data: { ...paymentOfRow(payment!), checkout_id: checkout.id },
             customerId: cart.customer_id,
             requestId,
           })
@@ -218,7 +217,7 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
       await writeOrderEvent(tx, 'order.created', placed, requestId)
       await writeEvent(tx, {
         kind: 'payment.succeeded',
-        data: { ...paymentView(payment!), order_id: order.id },
+        data: { ...paymentOfRow(payment!), order_id: order.id },
         customerId: placed.customer_id,
         requestId,
       })
@@ -302,24 +301,4 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
     )
     return order!
   }
-}
-
-/** A payment row as the API shows it (no refunds yet: it was just made). */
-function paymentView(row: typeof payments.$inferSelect) {
-  const json: PaymentJson = {
-    id: row.id,
-    orderId: row.orderId,
-    checkoutId: row.checkoutId,
-    provider: row.provider,
-    method: row.method,
-    status: row.status,
-    amountMinor: row.amountMinor,
-    refundedMinor: row.refundedMinor,
-    currency: row.currency,
-    failureCode: row.failureCode,
-    failureMessage: row.failureMessage,
-    createdAt: row.createdAt.toISOString(),
-    refunds: [],
-  }
-  return toPayment(json)
 }

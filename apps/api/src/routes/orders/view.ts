@@ -4,7 +4,7 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment, type Refund } from '@commerce/domain'
-import { orders, writeEvent, type Executor } from '@commerce/db'
+import { orders, payments, writeEvent, type Executor } from '@commerce/db'
 
 type Json<Row> = { [K in keyof Row]: Row[K] }
 
@@ -140,6 +140,25 @@ export function toPayment(payment: PaymentJson): Payment {
     refunds: payment.refunds.map(toRefund),
     created_at: iso(payment.createdAt),
   }
+}
+
+/** A payment row as the API shows it, with no refunds (one just made or just declined). */
+export function paymentOfRow(row: typeof payments.$inferSelect): Payment {
+  return toPayment({
+    id: row.id,
+    orderId: row.orderId,
+    checkoutId: row.checkoutId,
+    provider: row.provider,
+    method: row.method,
+    status: row.status,
+    amountMinor: row.amountMinor,
+    refundedMinor: row.refundedMinor,
+    currency: row.currency,
+    failureCode: row.failureCode,
+    failureMessage: row.failureMessage,
+    createdAt: row.createdAt.toISOString(),
+    refunds: [],
+  })
 }
 
 export function toFulfillment(fulfillment: FulfillmentJson): Fulfillment {

@@ -1,0 +1,106 @@
+/** Fulfillments of an order, their tracking events, and tracking by number. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import {
+  CreateFulfillment,
+  CreateTrackingEvent,
+  Fulfillment,
+  FulfillmentList,
+  hasScope,
+  IdParams,
+  PaginationQuery,
+  Tracking,
+  TrackingParams,
+} from '@commerce/domain'
+import { errorResponses } from '../../errors.js'
+import { createIdempotency, IdempotencyKeyHeader } from '../../idempotency.js'
+import { createFulfillmentService } from './service.js'
+
+const signedIn = [{ bearerAuth: [] }]
+
+export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const fulfillmentService = createFulfillmentService(app.db)
+  const idempotency = createIdempotency(app.db)
+
+  app.post(
+    '/orders/:id/fulfillments',
+    {
+      preHandler: app.requireScope('orders:write'),
+      schema: {
+        tags: ['fulfillments'],
+        summary: 'Send units of a paid or shipped order (admin)',
+        description:
+          'Without `items`, everything not yet fulfilled is sent; with them, the given quantities (never more than ' +
+          'is left on a line). Every fulfillment writes order.shipped with the fulfillment in its data; the first ' +
+          'moves a paid order to shipped. fulfillment_status becomes partial or fulfilled. Other statuses are 409 ' +
+          'invalid_state_transition; an order with nothing left to send is 409. An Idempotency-Key is honoured when sent.',
+        security: signedIn,
+        params: IdParams,
+        headers: IdempotencyKeyHeader,
+        body: CreateFulfillment,
+        response: { 201: Fulfillment, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+      },
+    },
+    async (request, reply) =>
+      idempotency.run(request, reply, { required: false }, async (tx) => ({
+        status: 201,
+        body: await fulfillmentService.create(tx, request.params.id, request.body, String(request.id)),
+      })),
+  )
+
+  app.get(
+    '/orders/:id/fulfillments',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        tags: ['fulfillments'],
+        summary: 'The fulfillments of an order, oldest first',
+        description: 'The order’s owner or a caller with orders:read; another customer’s order is 404.',
+        security: signedIn,
+        params: IdParams,
+        querystring: PaginationQuery,
+        response: { 200: FulfillmentList, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      fulfillmentService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, {
+        customerId: await app.customerIdOf(request),
+        canSeeAll: hasScope(request.principal!.scopes, 'orders:read'),
+      }),
+  )
+
+  app.post(
+    '/fulfillments/:id/tracking-events',
+    {
+      preHandler: app.requireScope('shipping:write'),
+      schema: {
+        tags: ['fulfillments'],
+        summary: 'Add a carrier tracking event to a fulfillment (admin); answers its tracking',
+        description:
+          '`occurred_at` defaults to now. The fulfillment’s status becomes the status of its latest event by ' +
+          '`occurred_at` (an event reported late does not overwrite a newer one).',
+        security: signedIn,
+        params: IdParams,
+        body: CreateTrackingEvent,
+        response: { 201: Tracking, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await fulfillmentService.addTrackingEvent(request.params.id, request.body)),
+  )
+
+  app.get(
+    '/shipping/tracking/:tracking_number',
+    {
+      schema: {
+        tags: ['shipping'],
+        summary: 'Tracking of a parcel by its number: carrier, status and events, newest first',
+        description:
+          'Public, like a carrier’s tracking page: whoever holds the number may look, and the answer holds no order ' +
+          'or customer data. When several fulfillments share a number, the latest is answered.',
+        security: [{}, { bearerAuth: [] }],
+        params: TrackingParams,
+        response: { 200: Tracking, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => fulfillmentService.tracking(request.params.tracking_number),
+  )
+}

@@ -1,0 +1,152 @@
+/**
+ * Fulfillments (parcels sent for an order's units) and their tracking events. A fulfillment
+ * locks its order like every other writer of it; the first one moves the order to shipped.
+ */
+import { asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import {
+  fulfillmentStatusOf,
+  moveOrder,
+  type CreateFulfillment,
+  type CreateTrackingEvent,
+  type Fulfillment,
+  type FulfillmentList,
+  type Tracking,
+} from '@commerce/domain'
+import { fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor } from '@commerce/db'
+import { conflict, invalidField, notFound } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+import { visibleTo, type OrderViewer } from '../orders/service.js'
+import { fulfillmentJson, loadOrder, lockOrder, toFulfillment, writeOrderEvent, type FulfillmentJson } from '../orders/view.js'
+
+const fulfillmentSelection = { fulfillment: fulfillmentJson('fulfillments').mapWith((value: FulfillmentJson) => value) }
+
+/** The units to send: the request's, checked against what is left on each line, or everything left. */
+function unitsToSend(lines: (typeof orderItems.$inferSelect)[], requested: CreateFulfillment['items']) {
+  const left = new Map(lines.map((line) => [line.id, line.quantity - line.fulfilledQuantity]))
+  if (!requested) {
+    return lines.flatMap((line) => (left.get(line.id)! > 0 ? [{ orderItemId: line.id, quantity: left.get(line.id)! }] : []))
+  }
+  const seen = new Set<string>()
+  return requested.map((item, index) => {
+    const field = `items[${index}]`
+    const available = left.get(item.order_item_id)
+    if (available === undefined) throw invalidField(`${field}.order_item_id`, `Field '${field}.order_item_id' is not an item of this order`)
+    if (seen.has(item.order_item_id)) throw invalidField(`${field}.order_item_id`, `Field '${field}.order_item_id' appears twice`)
+    seen.add(item.order_item_id)
+    if (item.quantity > available) {
+      throw invalidField(`${field}.quantity`, `Field '${field}.quantity' is more than the ${available} left to fulfil on this line`)
+    }
+    return { orderItemId: item.order_item_id, quantity: item.quantity }
+  })
+}
+
+export function createFulfillmentService(db: Database) {
+  async function readFulfillment(tx: Executor, id: string): Promise<Fulfillment> {
+    const [read] = await tx.select(fulfillmentSelection).from(fulfillments).where(eq(fulfillments.id, id))
+    return toFulfillment(read!.fulfillment)
+  }
+
+  return {
+    /**
+     * Sends units of a paid or shipped order (inside `tx`): all that is left unless `items` names
+     * some. Every fulfillment writes order.shipped; the first is the order's move to shipped.
+     */
+    async create(tx: Executor, orderId: string, body: CreateFulfillment, requestId: string): Promise<Fulfillment> {
+      const order = await lockOrder(tx, orderId)
+      if (!order) throw notFound('Order')
+      const event = order.status === 'shipped' ? 'order.shipped' : moveOrder(order.status, 'shipped')
+      const lines = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id))
+      const units = unitsToSend(lines, body.items)
+      if (units.length === 0) throw conflict('Every unit of this order has been fulfilled already')
+
+      const [fulfillment] = await tx
+        .insert(fulfillments)
+        .values({ orderId: order.id, carrier: body.carrier, trackingNumber: body.tracking_number, trackingUrl: body.tracking_url ?? null })
+        .returning({ id: fulfillments.id })
+      await tx.insert(fulfillmentItems).values(units.map((unit) => ({ fulfillmentId: fulfillment!.id, ...unit })))
+      const sent = new Map(units.map((unit) => [unit.orderItemId, unit.quantity]))
+      for (const [orderItemId, quantity] of sent) {
+        await tx
+          .update(orderItems)
+          .set({ fulfilledQuantity: sql`${orderItems.fulfilledQuantity} + ${quantity}` })
+          .where(eq(orderItems.id, orderItemId))
+      }
+      const fulfillmentStatus = fulfillmentStatusOf(
+        lines.map((line) => ({ quantity: line.quantity, fulfilledQuantity: line.fulfilledQuantity + (sent.get(line.id) ?? 0) })),
+      )
+      await tx.update(orders).set({ status: 'shipped', fulfillmentStatus, updatedAt: new Date() }).where(eq(orders.id, order.id))
+      const view = await readFulfillment(tx, fulfillment!.id)
+      await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, requestId, { fulfillment: view })
+      return view
+    },
+
+    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<FulfillmentList> {
+      const [order] = await db.select({ customerId: orders.customerId, archivedAt: orders.archivedAt }).from(orders).where(eq(orders.id, orderId))
+      if (!order || order.archivedAt || !visibleTo(order, viewer)) throw notFound('Order')
+      const ofOrder = eq(fulfillments.orderId, orderId)
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select(fulfillmentSelection)
+          .from(fulfillments)
+          .where(ofOrder)
+          .orderBy(asc(fulfillments.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(fulfillments).where(ofOrder),
+      ])
+      return { fulfillments: rows.map((row) => toFulfillment(row.fulfillment)), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    /** Adds a carrier's tracking event; the fulfillment's status becomes that of its latest event. */
+    addTrackingEvent(fulfillmentId: string, body: CreateTrackingEvent): Promise<Tracking> {
+      return db.transaction(async (tx) => {
+        const [fulfillment] = await tx.select({ id: fulfillments.id }).from(fulfillments).where(eq(fulfillments.id, fulfillmentId)).for('update')
+        if (!fulfillment) throw notFound('Fulfillment')
+        await tx.insert(trackingEvents).values({
+          fulfillmentId,
+          status: body.status,
+          description: body.description ?? null,
+          location: body.location ?? null,
+          ...(body.occurred_at ? { occurredAt: new Date(body.occurred_at) } : {}),
+        })
+        const latest = tx
+          .select({ status: trackingEvents.status })
+          .from(trackingEvents)
+          .where(eq(trackingEvents.fulfillmentId, fulfillmentId))
+          .orderBy(desc(trackingEvents.occurredAt), desc(trackingEvents.id))
+          .limit(1)
+        await tx.update(fulfillments).set({ status: sql`(${latest})`, updatedAt: new Date() }).where(eq(fulfillments.id, fulfillmentId))
+        return (await trackingOf(tx, eq(fulfillments.id, fulfillmentId)))!
+      })
+    },
+
+    /** The latest fulfillment sent with this tracking number, with its events newest first. */
+    async tracking(trackingNumber: string): Promise<Tracking> {
+      const found = await trackingOf(db, eq(fulfillments.trackingNumber, trackingNumber))
+      if (!found) throw notFound('Tracking number')
+      return found
+    },
+  }
+}
+
+async function trackingOf(tx: Executor, which: SQL): Promise<Tracking | undefined> {
+  const [fulfillment] = await tx.select().from(fulfillments).where(which).orderBy(desc(fulfillments.id)).limit(1)
+  if (!fulfillment) return undefined
+  const events = await tx
+    .select()
+    .from(trackingEvents)
+    .where(eq(trackingEvents.fulfillmentId, fulfillment.id))
+    .orderBy(desc(trackingEvents.occurredAt), desc(trackingEvents.id))
+  return {
+    carrier: fulfillment.carrier,
+    tracking_number: fulfillment.trackingNumber,
+    tracking_url: fulfillment.trackingUrl,
+    status: fulfillment.status,
+    events: events.map((event) => ({
+      status: event.status,
+      description: event.description,
+      location: event.location,
+      occurred_at: event.occurredAt.toISOString(),
+    })),
+  }
+}

@@ -1,0 +1,274 @@
+/** Orders: reading them (admins all, customers their own), admin-made orders, edits, and the status moves. */
+import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import {
+  computeCartTotals,
+  massOf,
+  moveOrder,
+  selectTaxRate,
+  shippingRate,
+  toAddress,
+  type CreateOrder,
+  type ListOrdersQuery,
+  type Order,
+  type OrderList,
+  type OrderStatus,
+  type UpdateOrder,
+} from '@commerce/domain'
+import {
+  customers,
+  orderItems,
+  orders,
+  products,
+  productVariants,
+  shippingMethods,
+  taxRates,
+  type Database,
+  type Executor,
+} from '@commerce/db'
+import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
+import { knownCurrency } from '../../fields.js'
+import { pageMeta } from '../../list-totals.js'
+import type { PaymentService } from '../payments/service.js'
+import { returnStock, takeStock } from './stock.js'
+import { loadOrder, lockOrder, orderSelection, toOrder, writeOrderEvent, type OrderRow } from './view.js'
+
+/** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
+export interface OrderViewer {
+  customerId: string | null
+  canSeeAll: boolean
+}
+
+export function visibleTo(order: { customerId: string | null }, viewer: OrderViewer): boolean {
+  return viewer.canSeeAll || (viewer.customerId !== null && order.customerId === viewer.customerId)
+}
+
+export function createOrderService(db: Database, paymentService: PaymentService) {
+  /** The locked order, or 404 (also for another customer's order). */
+  async function lockVisible(tx: Executor, id: string, viewer: OrderViewer): Promise<OrderRow> {
+    const row = await lockOrder(tx, id)
+    if (!row || !visibleTo(row, viewer)) throw notFound('Order')
+    return row
+  }
+
+  /** Moves the order's status (the state machine decides), writes the move's event, answers the order. */
+  async function move(tx: Executor, row: OrderRow, to: OrderStatus, requestId: string): Promise<Order> {
+    const event = moveOrder(row.status, to)
+    await tx.update(orders).set({ status: to }).where(eq(orders.id, row.id))
+    const order = (await loadOrder(tx, row.id))!
+    await writeOrderEvent(tx, event, order, requestId)
+    return order
+  }
+
+  async function itemsOf(tx: Executor, orderId: string) {
+    return tx
+      .select({ productId: orderItems.productId, variantId: orderItems.variantId, quantity: orderItems.quantity })
+      .from(orderItems)
+      .where(eq(orderItems.orderId, orderId))
+  }
+
+  /** Cancelling restocks what was not shipped and, for a paid order, refunds every payment. */
+  async function cancel(tx: Executor, row: OrderRow, requestId: string): Promise<Order> {
+    moveOrder(row.status, 'cancelled')
+    if (row.paidMinor > row.refundedMinor) await paymentService.refundAll(tx, row, 'Order cancelled', requestId)
+    await returnStock(tx, await itemsOf(tx, row.id))
+    return move(tx, row, 'cancelled', requestId)
+  }
+
+  return {
+    async list(query: ListOrdersQuery, viewer: OrderViewer): Promise<OrderList> {
+      const page = query.page ?? 1
+      const perPage = query.per_page ?? 20
+      const conditions: (SQL | undefined)[] = [isNull(orders.archivedAt)]
+      if (!viewer.canSeeAll) conditions.push(eq(orders.customerId, viewer.customerId ?? '00000000-0000-0000-0000-000000000000'))
+      if (query.customer_id) conditions.push(eq(orders.customerId, query.customer_id))
+      if (query.status) conditions.push(eq(orders.status, query.status))
+      if (query.created_from) conditions.push(gte(orders.createdAt, new Date(query.created_from)))
+      if (query.created_to) conditions.push(lt(orders.createdAt, new Date(query.created_to)))
+      const where = and(...conditions)
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select(orderSelection)
+          .from(orders)
+          .where(where)
+          .orderBy(desc(orders.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(orders).where(where),
+      ])
+      return { orders: rows.map(toOrder), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    async get(id: string, viewer: OrderViewer): Promise<Order> {
+      const [read] = await db
+        .select(orderSelection)
+        .from(orders)
+        .where(and(eq(orders.id, id), isNull(orders.archivedAt)))
+      if (!read || !visibleTo(read.row, viewer)) throw notFound('Order')
+      return toOrder(read)
+    },
+
+    /**
+     * An admin-made pending order: current prices, tax from the shipping address, the shipping
+     * method's rate, and the stock taken now (a cancel puts it back).
+     */
+    async create(tx: Executor, body: CreateOrder, requestId: string): Promise<Order> {
+      const currency = knownCurrency(body.currency)
+      if (body.customer_id) {
+        const [customer] = await tx
+          .select({ id: customers.id })
+          .from(customers)
+          .where(and(eq(customers.id, body.customer_id), isNull(customers.deletedAt)))
+        if (!customer) throw invalidField('customer_id', "Field 'customer_id' names no customer")
+      }
+      const lines = []
+      for (const [index, item] of body.items.entries()) {
+        const variantId = item.variant_id ?? null
+        const [found] = await tx
+          .select({ product: products, variant: productVariants })
+          .from(products)
+          .leftJoin(productVariants, and(eq(productVariants.id, sql`${variantId}::uuid`), eq(productVariants.productId, products.id)))
+          .where(and(eq(products.id, item.product_id), eq(products.isActive, true)))
+        if (!found || (variantId && !found.variant)) {
+          throw invalidField(`items[${index}]`, `Field 'items[${index}]' names no product or variant on sale`)
+        }
+        if (found.product.currency !== currency) {
+          throw new ApiError('currency_mismatch', `'${found.product.title}' is priced in ${found.product.currency}, the order in ${currency}`, [
+            { field: `items[${index}].product_id`, message: `priced in ${found.product.currency}` },
+          ])
+        }
+        const variant = found.variant
+        const weight = variant?.weight ?? found.product.weight
+        lines.push({
+          id: String(index).padStart(4, '0'),
+          index,
+          productId: item.product_id,
+          variantId,
+          title: found.product.title,
+          variantTitle: variant?.title ?? null,
+          sku: variant?.sku ?? found.product.sku,
+          quantity: item.quantity,
+          unitPriceMinor: variant?.priceMinor ?? found.product.priceMinor,
+          mass: weight === null ? 0n : massOf(weight, variant?.weight != null ? variant.weightUnit : found.product.weightUnit),
+        })
+      }
+      for (const line of [...lines].sort((a, b) => (a.variantId ?? a.productId).localeCompare(b.variantId ?? b.productId))) {
+        if (!(await takeStock(tx, line))) {
+          throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
+            { field: `items[${line.index}]`, message: `${line.title}: ${line.quantity} requested` },
+          ])
+        }
+      }
+
+      const shippingAddress = toAddress(body.shipping_address)
+      const rates = await tx.select().from(taxRates).where(eq(taxRates.country, shippingAddress.country))
+      const taxRatePpm = selectTaxRate(rates, shippingAddress)?.ratePpm ?? 0
+      const pricingLines = lines.map((line) => ({ id: line.id, unitPriceMinor: line.unitPriceMinor, quantity: line.quantity }))
+      const merchandise = computeCartTotals({ currency, lines: pricingLines, coupons: [], taxRatePpm, shippingMinor: null })
+      let shipping: { id: string; name: string; amount_minor: number } | null = null
+      if (body.shipping_method_id) {
+        const [method] = await tx.select().from(shippingMethods).where(eq(shippingMethods.id, body.shipping_method_id))
+        const amount =
+          method &&
+          shippingRate(method, {
+            currency,
+            country: shippingAddress.country,
+            mass: lines.reduce((sum, line) => sum + line.mass * BigInt(line.quantity), 0n),
+            merchandiseMinor: merchandise.subtotal - merchandise.discount,
+          })
+        if (amount === null || amount === undefined) {
+          throw invalidField('shipping_method_id', "Field 'shipping_method_id' names no method that ships this order")
+        }
+        shipping = { id: method!.id, name: method!.name, amount_minor: amount }
+      }
+      const totals = computeCartTotals({
+        currency,
+        lines: pricingLines,
+        coupons: [],
+        taxRatePpm,
+        shippingMinor: shipping?.amount_minor ?? null,
+      })
+      const [order] = await tx
+        .insert(orders)
+        .values({
+          customerId: body.customer_id ?? null,
+          email: body.email,
+          currency,
+          subtotalMinor: totals.subtotal,
+          discountMinor: totals.discount,
+          taxMinor: totals.tax,
+          shippingMinor: totals.shipping,
+          totalMinor: totals.total,
+          shippingAddress,
+          billingAddress: body.billing_address ? toAddress(body.billing_address) : shippingAddress,
+          shippingMethod: shipping,
+          notes: body.notes ?? null,
+        })
+        .returning({ id: orders.id })
+      await tx.insert(orderItems).values(
+        lines.map((line, index) => {
+          const amounts = totals.lines[index]!
+          return {
+            orderId: order!.id,
+            productId: line.productId,
+            variantId: line.variantId,
+            title: line.title,
+            variantTitle: line.variantTitle,
+            sku: line.sku,
+            quantity: line.quantity,
+            unitPriceMinor: line.unitPriceMinor,
+            subtotalMinor: amounts.subtotal,
+            discountMinor: amounts.discount,
+            taxMinor: amounts.tax,
+            totalMinor: amounts.total,
+          }
+        }),
+      )
+      const created = (await loadOrder(tx, order!.id))!
+      await writeOrderEvent(tx, 'order.created', created, requestId)
+      return created
+    },
+
+    update(id: string, body: UpdateOrder, viewer: OrderViewer): Promise<Order> {
+      return db.transaction(async (tx) => {
+        const row = await lockVisible(tx, id, viewer)
+        const changesAddress = body.shipping_address !== undefined || body.billing_address !== undefined
+        if (changesAddress && row.fulfillmentStatus !== 'unfulfilled') {
+          throw conflict('The addresses of an order cannot change once it has shipped')
+        }
+        await tx
+          .update(orders)
+          .set({
+            notes: body.notes,
+            email: body.email,
+            shippingAddress: body.shipping_address && toAddress(body.shipping_address),
+            billingAddress: body.billing_address === undefined ? undefined : body.billing_address && toAddress(body.billing_address),
+            updatedAt: new Date(),
+          })
+          .where(eq(orders.id, id))
+        return (await loadOrder(tx, id))!
+      })
+    },
+
+    /** Pending orders are cancelled (restocked) first; only pending and cancelled orders may go. */
+    archive(id: string, viewer: OrderViewer, requestId: string): Promise<void> {
+      return db.transaction(async (tx) => {
+        const row = await lockVisible(tx, id, viewer)
+        if (row.status !== 'pending' && row.status !== 'cancelled') {
+          throw new ApiError('invalid_state_transition', `Only pending or cancelled orders can be deleted; this one is ${row.status}`)
+        }
+        if (row.status === 'pending') await cancel(tx, row, requestId)
+        await tx.update(orders).set({ archivedAt: new Date() }).where(eq(orders.id, id))
+      })
+    },
+
+    cancel(id: string, viewer: OrderViewer, requestId: string): Promise<Order> {
+      return db.transaction(async (tx) => cancel(tx, await lockVisible(tx, id, viewer), requestId))
+    },
+
+    complete(id: string, viewer: OrderViewer, requestId: string): Promise<Order> {
+      return db.transaction(async (tx) => move(tx, await lockVisible(tx, id, viewer), 'completed', requestId))
+    },
+  }
+}
+
+export type OrderService = ReturnType<typeof createOrderService>
