@@ -324,17 +324,9 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     const product = await createProduct({ title: 'Doomed', price: 4, inventory_quantity: 4 })
     const checkout = await startCheckout(product)
     const before = { orders: await count('orders'), events: await count('events'), items: await count('order_items') }
-    await ctx.handle.sql.unsafe(`
-      create function fail_payment() returns trigger language plpgsql as $$
-      begin raise exception 'forced failure'; end $$;
-      create trigger fail_payment before insert on payments for each row execute function fail_payment();`)
-    try {
-      const response = await complete(checkout.id, key())
-      expect(response.statusCode).toBe(500)
-      expect(response.json().error.code).toBe('internal_error')
-    } finally {
-      await ctx.handle.sql.unsafe('drop trigger fail_payment on payments; drop function fail_payment();')
-    }
+    const response = await ctx.withFailingInserts('payments', () => complete(checkout.id, key()))
+    expect(response.statusCode).toBe(500)
+    expect(response.json().error.code).toBe('internal_error')
     expect({ orders: await count('orders'), events: await count('events'), items: await count('order_items') }).toEqual(before)
     expect(await stockOf(product.id)).toBe(4)
     expect((await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })).status).toBe('open')

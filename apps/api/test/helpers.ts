@@ -4,7 +4,7 @@ import { expect, inject } from 'vitest'
 import { hashPassword, type Product, type Role } from '@commerce/domain'
 import { createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-import { buildApp } from '../src/app.js'
+import { buildApp, type BuildOptions } from '../src/app.js'
 import type { Config } from '../src/config.js'
 
 export const TEST_SCRYPT_COST = 1024
@@ -49,6 +49,13 @@ export interface TestContext {
   countRows(table: string): Promise<number>
   /** The events whose data is the product with this id, oldest first. */
   productEvents(productId: string): Promise<{ kind: string; data: Product; request_id: string }[]>
+  /** The kinds of the events about this order (order.*, and payment.* of its payments), oldest first. */
+  orderEvents(orderId: string): Promise<string[]>
+  /**
+   * Runs `work` while every insert into `table` (matching `when`, a trigger condition on NEW)
+   * fails, to show that a failure mid-transaction keeps nothing.
+   */
+  withFailingInserts<T>(table: string, work: () => Promise<T>, when?: string): Promise<T>
   close(): Promise<void>
 }
 
@@ -58,11 +65,11 @@ export interface ApiErrorBody {
 
 let emails = 0
 
-export async function createTestContext(overrides: Partial<Config> = {}): Promise<TestContext> {
+export async function createTestContext(overrides: Partial<Config> = {}, build: BuildOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase(inject('adminUrl'), inject('template'))
   const config = testConfig(database.url, overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
-  const app = await buildApp(config, { logger: false })
+  const app = await buildApp(config, { logger: false, ...build })
   await app.ready()
   const request: TestContext['request'] = ({ token, headers, ...options }) =>
     app.inject({ ...options, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } })
@@ -108,6 +115,21 @@ export async function createTestContext(overrides: Partial<Config> = {}): Promis
     productEvents(productId) {
       return handle.sql<{ kind: string; data: Product; request_id: string }[]>`
         select kind, data, request_id from events where data->>'id' = ${productId} order by id`
+    },
+    async orderEvents(orderId) {
+      const rows = await handle.sql<{ kind: string }[]>`select kind from events where data->>'order_id' = ${orderId} order by id`
+      return rows.map((row) => row.kind)
+    },
+    async withFailingInserts(table, work, when = 'true') {
+      const name = handle.sql(`fail_${table}`)
+      await handle.sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'forced failure'; end $$`
+      await handle.sql`create trigger ${name} before insert on ${handle.sql(table)} for each row when (${handle.sql.unsafe(when)}) execute function ${name}()`
+      try {
+        return await work()
+      } finally {
+        await handle.sql`drop trigger ${name} on ${handle.sql(table)}`
+        await handle.sql`drop function ${name}()`
+      }
     },
     async close() {
       await app.close()

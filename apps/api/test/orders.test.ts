@@ -1,6 +1,7 @@
 /** Orders: who sees which, admin-made orders, edits, archiving, and the cancel and complete moves. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Order, OrderList, Product } from '@commerce/domain'
+import { randomUUID } from 'node:crypto'
+import { ORDER_MOVES, ORDER_STATUSES, allowedMoves, type Order, type OrderList, type OrderStatus, type Product } from '@commerce/domain'
 import { shippingMethods, taxRates } from '@commerce/db'
 import { createTestContext, type TestContext } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
@@ -31,10 +32,7 @@ function createOrder(payload: Record<string, unknown>): Promise<Order> {
   return ctx.expectStatus(201, { method: 'POST', url: ORDERS, payload, token: admin })
 }
 
-async function eventKinds(orderId: string): Promise<string[]> {
-  const rows = await ctx.handle.sql<{ kind: string }[]>`select kind from events where data->>'order_id' = ${orderId} order by id`
-  return rows.map((row) => row.kind)
-}
+const eventKinds = (orderId: string) => ctx.orderEvents(orderId)
 
 describe('GET /api/v1/orders', () => {
   test('admins see every order; a customer only its own; anonymous callers 401', async () => {
@@ -248,6 +246,55 @@ describe('status moves', () => {
     const { order } = await insertOrder(ctx, { customerId: customer.customerId })
     await ctx.expectError(403, 'forbidden', { method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: customer.token })
     await ctx.expectError(404, 'not_found', { method: 'POST', url: `${ORDERS}/${UNKNOWN_ID}/complete`, token: admin })
+  })
+})
+
+describe('every move of the state machine through the API', () => {
+  /** The request that asks for each target status; refunds need a payment, so pending has none. */
+  const ACTIONS: Record<Exclude<OrderStatus, 'pending'>, (order: Awaited<ReturnType<typeof insertOrder>>) => Promise<{ statusCode: number; body: string }>> = {
+    paid: ({ order }) =>
+      ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: { 'idempotency-key': randomUUID() }, token: admin }),
+    shipped: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/fulfillments`, payload: { carrier: 'DHL', tracking_number: 'M1' }, token: admin }),
+    completed: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/complete`, token: admin }),
+    cancelled: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin }),
+    refunded: ({ payment }) =>
+      ctx.request({ method: 'POST', url: `/api/v1/payments/${payment!.id}/refunds`, payload: {}, headers: { 'idempotency-key': randomUUID() }, token: admin }),
+  }
+
+  test('allowed moves succeed with their event written once; every other pair is 409 naming the allowed moves and changes nothing', async () => {
+    let tried = 0
+    for (const from of ORDER_STATUSES) {
+      for (const [to, action] of Object.entries(ACTIONS) as [Exclude<OrderStatus, 'pending'>, (typeof ACTIONS)['paid']][]) {
+        if (from === 'pending' && to === 'refunded') continue // a pending order holds no payment to refund
+        tried++
+        const fixture = await insertOrder(ctx, { status: from })
+        const response = await action(fixture)
+        const after = (await ctx.handle.sql<{ status: OrderStatus }[]>`select status from orders where id = ${fixture.order.id}`)[0]!.status
+        const events = await eventKinds(fixture.order.id)
+        const event = ORDER_MOVES[from][to]
+        const pair = `${from} -> ${to}: ${response.body}`
+        if (event) {
+          expect(response.statusCode, pair).toBeLessThan(300)
+          expect(after, pair).toBe(to)
+          expect(events.filter((kind) => kind === event), pair).toEqual([event])
+        } else if (from === 'shipped' && to === 'shipped') {
+          // A later fulfillment of a shipped order is not a move: it stays shipped and writes order.shipped.
+          expect(response.statusCode, pair).toBe(201)
+          expect(after, pair).toBe('shipped')
+          expect(events, pair).toEqual(['order.shipped'])
+        } else {
+          expect(response.statusCode, pair).toBe(409)
+          const allowed = allowedMoves(from)
+          expect(JSON.parse(response.body).error, pair).toMatchObject({
+            code: 'invalid_state_transition',
+            message: `An order cannot move from ${from} to ${to}; allowed from ${from}: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
+          })
+          expect(after, pair).toBe(from)
+          expect(events, pair).toEqual([])
+        }
+      }
+    }
+    expect(tried).toBe(ORDER_STATUSES.length * 5 - 1)
   })
 })
 

@@ -17,7 +17,6 @@ import {
   carts,
   checkouts,
   coupons,
-  orderItems,
   orders,
   payments,
   writeEvent,
@@ -30,7 +29,7 @@ import type { PaymentProvider } from '../../payments/provider.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { readCart } from '../carts/rows.js'
 import { priceOrRefuse, type CartViewer } from '../carts/service.js'
-import { takeStock } from '../orders/stock.js'
+import { insertOrderItems, takeStockOfLines, type NewOrderLine } from '../orders/lines.js'
 import { loadOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 import { availableRates } from '../shipping/rates.js'
 
@@ -157,9 +156,10 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
       }
 
       await useCoupons(tx, priced)
-      await takeAllStock(tx, priced)
+      const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
+      await takeStockOfLines(tx, lines)
 
-      const order = await createOrder(tx, checkout, priced, rate ?? null)
+      const order = await createOrder(tx, checkout, priced, lines, rate ?? null)
       const charge = await provider.charge({
         amountMinor: priced.totals.total,
         currency: cart.currency,
@@ -239,22 +239,8 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
     if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
   }
 
-  /** Takes every line's stock; the first line short of stock refuses the whole checkout. */
-  async function takeAllStock(tx: Executor, priced: PricedCart) {
-    const lines = [...priced.availableLines].sort((a, b) =>
-      (a.variantId ?? a.productId).localeCompare(b.variantId ?? b.productId),
-    )
-    for (const line of lines) {
-      if (await takeStock(tx, line)) continue
-      const index = priced.view.items.findIndex((item) => item.id === line.id)
-      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-        { field: `items[${index}]`, message: `${line.title}: ${line.quantity} requested` },
-      ])
-    }
-  }
-
   /** The pending order: a copy of the cart's lines, prices, addresses and shipping method. */
-  async function createOrder(tx: Executor, checkout: CheckoutRow, priced: PricedCart, rate: { id: string; name: string; amountMinor: number } | null) {
+  async function createOrder(tx: Executor, checkout: CheckoutRow, priced: PricedCart, lines: NewOrderLine[], rate: { id: string; name: string; amountMinor: number } | null) {
     const { view: cart, totals } = priced
     const [order] = await tx
       .insert(orders)
@@ -280,25 +266,8 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
       })
       .returning({ id: orders.id })
     const lineTotals = new Map(totals.lines.map((line) => [line.id, line]))
-    await tx.insert(orderItems).values(
-      priced.availableLines.map((line) => {
-        const amounts = lineTotals.get(line.id)!
-        return {
-          orderId: order!.id,
-          productId: line.productId,
-          variantId: line.variantId,
-          title: line.title,
-          variantTitle: line.variantTitle,
-          sku: line.sku,
-          quantity: line.quantity,
-          unitPriceMinor: line.priceMinor,
-          subtotalMinor: amounts.subtotal,
-          discountMinor: amounts.discount,
-          taxMinor: amounts.tax,
-          totalMinor: amounts.total,
-        }
-      }),
-    )
+    const amounts = priced.availableLines.map((line) => lineTotals.get(line.id)!)
+    await insertOrderItems(tx, order!.id, lines, amounts)
     return order!
   }
 }

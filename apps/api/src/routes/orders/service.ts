@@ -29,7 +29,7 @@ import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
-import { returnStock, takeStock } from './stock.js'
+import { insertOrderItems, returnStock, takeStockOfLines } from './lines.js'
 import { loadOrder, lockOrder, orderSelection, toOrder, writeOrderEvent, type OrderRow } from './view.js'
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
@@ -140,7 +140,6 @@ export function createOrderService(db: Database, paymentService: PaymentService)
         const weight = variant?.weight ?? found.product.weight
         lines.push({
           id: String(index).padStart(4, '0'),
-          index,
           productId: item.product_id,
           variantId,
           title: found.product.title,
@@ -151,13 +150,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
           mass: weight === null ? 0n : massOf(weight, variant?.weight != null ? variant.weightUnit : found.product.weightUnit),
         })
       }
-      for (const line of [...lines].sort((a, b) => (a.variantId ?? a.productId).localeCompare(b.variantId ?? b.productId))) {
-        if (!(await takeStock(tx, line))) {
-          throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-            { field: `items[${line.index}]`, message: `${line.title}: ${line.quantity} requested` },
-          ])
-        }
-      }
+      await takeStockOfLines(tx, lines)
 
       const shippingAddress = toAddress(body.shipping_address)
       const rates = await tx.select().from(taxRates).where(eq(taxRates.country, shippingAddress.country))
@@ -204,25 +197,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
           notes: body.notes ?? null,
         })
         .returning({ id: orders.id })
-      await tx.insert(orderItems).values(
-        lines.map((line, index) => {
-          const amounts = totals.lines[index]!
-          return {
-            orderId: order!.id,
-            productId: line.productId,
-            variantId: line.variantId,
-            title: line.title,
-            variantTitle: line.variantTitle,
-            sku: line.sku,
-            quantity: line.quantity,
-            unitPriceMinor: line.unitPriceMinor,
-            subtotalMinor: amounts.subtotal,
-            discountMinor: amounts.discount,
-            taxMinor: amounts.tax,
-            totalMinor: amounts.total,
-          }
-        }),
-      )
+      await insertOrderItems(tx, order!.id, lines, totals.lines)
       const created = (await loadOrder(tx, order!.id))!
       await writeOrderEvent(tx, 'order.created', created, requestId)
       return created
