@@ -5,6 +5,8 @@
  *   GET /naive/products?page&per_page&search&category   the textbook list: an exact count(*) and
  *       OFFSET on every request, search by ILIKE '%word%' over title and description
  *   GET /pk/products/:id                                one product row by primary key (the ceiling)
+ *   POST /ref/checkout {product_id}                     the minimal order transaction: a guarded
+ *       stock update and an order insert, nothing else
  *
  *   DATABASE_URL=... PORT=3901 node bench/reference-app.js
  */
@@ -81,6 +83,25 @@ app.get('/pk/products/:id', async (request, reply) => {
   const [row] = await sql`select ${COLUMNS} from products p where p.id = ${id}`
   if (!row) return reply.code(404).send({ error: 'not_found' })
   return toProduct(row)
+})
+
+app.post('/ref/checkout', async (request, reply) => {
+  const productId = request.body?.product_id
+  if (typeof productId !== 'string' || !UUID.test(productId)) return reply.code(400).send({ error: 'product_id' })
+  const order = await sql.begin(async (tx) => {
+    const [product] = await tx`
+      update products set inventory_quantity = inventory_quantity - 1
+      where id = ${productId} and inventory_quantity >= 1
+      returning price_minor, currency`
+    if (!product) return undefined
+    const [row] = await tx`
+      insert into orders (id, email, currency, subtotal_minor, discount_minor, tax_minor, shipping_minor, total_minor)
+      values (gen_random_uuid(), 'bench@example.com', ${product.currency}, ${product.price_minor}, 0, 0, 0, ${product.price_minor})
+      returning id, order_number`
+    return row
+  })
+  if (!order) return reply.code(409).send({ error: 'insufficient_inventory' })
+  return reply.code(201).send(order)
 })
 
 const shutdown = async () => {

@@ -7,11 +7,12 @@
  * Environment: DATABASE_URL (else the embedded PostgreSQL in COMMERCE_DATA_DIR or .data, database
  * commerce_bench), BENCH_DURATION seconds per scenario (default 10), BENCH_ROUNDS rounds of the
  * fast scenarios (default 3), BENCH_CONNECTIONS (default 64), BENCH_API_MAIN (another API entry
- * point than apps/api/dist/main.js).
+ * point than apps/api/dist/main.js), BENCH_ONLY (scenario keys to run, comma-separated; pk and the
+ * reference a target compares with always run, and only their targets are judged).
  * Exits 0 when every target passes, 1 when one fails or the run breaks.
  */
 import { spawn, execFileSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
@@ -34,7 +35,12 @@ const WARMUP = 2
 const DETAIL_IDS = 2_000
 const BENCH_CARTS = 200
 const CART_LINES = 20
+/** Checkouts are used up, one per completed request: more than any run completes. */
+const BENCH_CHECKOUTS = 40_000
+const CHECKOUT_PRODUCTS = 200
+const CHECKOUT_CONNECTIONS = 32
 const START_TIMEOUT_MS = 60_000
+const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter(Boolean)
 
 function positiveNumber(name, fallback) {
   const raw = process.env[name]
@@ -233,6 +239,31 @@ async function createBenchCarts(monitor, apiBase, productIds) {
   return { cartIds, lineProducts }
 }
 
+/**
+ * Open checkouts written straight into the database (a cart of one unit, an address, a checkout),
+ * each for one of CHECKOUT_PRODUCTS products with ample stock, so the checkout scenario completes
+ * a fresh one with every request and the reference orders the same products.
+ */
+async function createBenchCheckouts(monitor, productIds) {
+  const products = productIds.slice(CART_LINES, CART_LINES + CHECKOUT_PRODUCTS)
+  await monitor`update products set inventory_quantity = 100000000 where id = any(${products}::uuid[])`
+  const address = { first_name: null, last_name: null, company: null, line1: '1 Bench St', line2: null, city: 'Bench', region: null, postal_code: null, country: 'US', phone: null }
+  const rows = await monitor`
+    with carts_made as (
+      insert into carts (id, currency, email, shipping_address)
+      select gen_random_uuid(), 'USD', 'bench@example.com', ${monitor.json(address)}
+      from generate_series(1, ${BENCH_CHECKOUTS})
+      returning id),
+    numbered as (select id, row_number() over () as n from carts_made),
+    items as (
+      insert into cart_items (id, cart_id, product_id, quantity)
+      select gen_random_uuid(), numbered.id, (${products}::uuid[])[1 + (numbered.n % ${products.length})], 1 from numbered)
+    insert into checkouts (id, cart_id, billing_address)
+    select gen_random_uuid(), id, ${monitor.json(address)} from numbered
+    returning id`
+  return { checkoutIds: rows.map((row) => row.id), checkoutProducts: products }
+}
+
 function checkCart(body, id) {
   if (body?.id !== id) return [`returned id ${body?.id}, expected ${id}`]
   if (!Array.isArray(body.items) || body.items.length !== CART_LINES) return [`cart has ${body.items?.length} lines, expected ${CART_LINES}`]
@@ -243,19 +274,21 @@ function checkCart(body, id) {
 // ---------------------------------------------------------------- measuring
 
 async function measure(scenario, seconds) {
-  const options = { url: scenario.base, connections: CONNECTIONS, duration: seconds, timeout: 10 }
+  const options = { url: scenario.base, connections: scenario.connections ?? CONNECTIONS, duration: seconds, timeout: 10 }
   if (scenario.ids) {
-    // Cycle through many rows so the lookup is not one hot cached row.
-    let next = 0
+    // Cycle through many rows so the lookup is not one hot cached row. The cursor lives on the
+    // scenario, so a scenario that uses its rows up (checkout) never gets one twice.
     const ids = scenario.ids
+    scenario.cursor ??= 1
     options.requests = [
       {
         setupRequest: (request) => {
-          const id = ids[next++ % ids.length]
+          const next = scenario.cursor++
+          const id = ids[next % ids.length]
           request.path = scenario.pathFor(id)
           if (scenario.bodyFor) {
             request.method = 'POST'
-            request.headers = { ...request.headers, 'content-type': 'application/json' }
+            request.headers = { ...request.headers, 'content-type': 'application/json', ...scenario.headersFor?.() }
             request.body = JSON.stringify(scenario.bodyFor(next))
           }
           return request
@@ -289,7 +322,7 @@ function sendOnce(scenario, path) {
   if (!scenario.bodyFor) return getJson(scenario.base + path)
   return getJson(scenario.base + path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...scenario.headersFor?.() },
     body: JSON.stringify(scenario.bodyFor(0)),
   })
 }
@@ -324,6 +357,7 @@ function evaluateTargets(byKey) {
   const ofPk = (key) => byKey[key]?.ofPk ?? NaN
   const targets = []
   const target = (key, name, actual, pass) => {
+    if (!(key in byKey)) return // left out by BENCH_ONLY
     const s = byKey[key]
     const dirty = !s || !s.clean
     targets.push({
@@ -343,6 +377,9 @@ function evaluateTargets(byKey) {
     target(key, `${key} p99 < 250 ms`, `${fmt(byKey[key]?.p99Ms)} ms`, byKey[key]?.p99Ms < 250)
   }
   target('detail', 'detail ≥ 70 % of pk', pct(ofPk('detail')), ofPk('detail') >= 0.7)
+  // Checkout against the minimal order transaction, per round like the pk ratios.
+  const checkoutRatio = byKey.checkout?.ofRefCheckout ?? NaN
+  target('checkout', 'checkout ≥ 40 % of ref checkout', pct(checkoutRatio), checkoutRatio >= 0.4)
   return targets
 }
 
@@ -384,6 +421,8 @@ async function main() {
     const { category } = fixtures
     const { cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids)
     console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
+    const { checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids)
+    console.log(`bench: ${checkoutIds.length} open checkouts`)
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.
     const scenarios = [
@@ -434,6 +473,27 @@ async function main() {
         bodyFor: (n) => ({ product_id: lineProducts[n % lineProducts.length], quantity: 1 }),
         check: checkCart,
       },
+      {
+        key: 'ref_checkout',
+        label: 'ref  POST /ref/checkout (stock update + order insert)',
+        base: refBase,
+        ids: checkoutProducts,
+        connections: CHECKOUT_CONNECTIONS,
+        pathFor: () => '/ref/checkout',
+        bodyFor: (n) => ({ product_id: checkoutProducts[n % checkoutProducts.length] }),
+        check: (body) => (body?.id ? [] : ['no order id']),
+      },
+      {
+        key: 'checkout',
+        label: 'ours POST /api/v1/checkouts/:id/complete',
+        base: apiBase,
+        ids: checkoutIds,
+        connections: CHECKOUT_CONNECTIONS,
+        pathFor: (id) => `/api/v1/checkouts/${id}/complete`,
+        bodyFor: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
+        headersFor: () => ({ 'idempotency-key': `bench-${randomUUID()}` }),
+        check: (body) => (body?.status === 'paid' && body?.order_number ? [] : [`not a paid order: ${JSON.stringify(body).slice(0, 200)}`]),
+      },
       { key: 'naive_list', label: 'ref  GET /naive/products', base: refBase, path: '/naive/products', expect: listExpect },
       {
         key: 'naive_search',
@@ -443,6 +503,11 @@ async function main() {
         expect: { total: fixtures.common, word: COMMON_WORD },
       },
     ]
+    if (ONLY) {
+      const references = { checkout: ['ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
+      const wanted = new Set(['pk', ...ONLY, ...ONLY.flatMap((key) => references[key] ?? [])])
+      scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => wanted.has(s.key)))
+    }
     if (fixtures.rare !== RARE_COUNT) console.log(`bench: warning: ${fixtures.rare} products carry '${RARE_WORD}', seeded ${RARE_COUNT}`)
 
     console.log('\nbench: checking every endpoint once')
@@ -505,6 +570,7 @@ async function main() {
     }
     const pkByRound = new Map(samples.get('pk').map(({ round, r }) => [round, r.requests.average]))
     const pkMedian = median([...pkByRound.values()])
+    const refCheckoutByRound = new Map((samples.get('ref_checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const results = scenarios.map((s) => {
       const runs = samples.get(s.key)
       const sum = (pick) => runs.reduce((total, { r }) => total + pick(r), 0)
@@ -524,6 +590,8 @@ async function main() {
         timeouts: sum((r) => r.timeouts),
         throughputBytesPerSec: median(runs.map(({ r }) => r.throughput.average)),
         ofPk: median(runs.map(({ round, r }) => r.requests.average / (pkByRound.get(round) ?? pkMedian))),
+        ofRefCheckout:
+          s.key === 'checkout' ? median(runs.map(({ round, r }) => r.requests.average / (refCheckoutByRound.get(round) ?? NaN))) : undefined,
         clean: runs.length > 0 && s.issues.length === 0,
         issues: s.issues,
       }

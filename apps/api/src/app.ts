@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
+import { createIdempotency } from './idempotency.js'
 import { testProvider, type PaymentProvider } from './payments/provider.js'
 import authPlugin from './plugins/auth.js'
 import databasePlugin from './plugins/database.js'
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(rateLimitPlugin, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs })
 
   app.decorate('paymentProvider', options.paymentProvider ?? testProvider)
+  app.decorate('idempotency', createIdempotency(app.db))
   await registerRoutes(app, config)
 
   // Unknown routes are rate limited too, so probing URLs costs the prober.

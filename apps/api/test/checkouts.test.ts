@@ -173,6 +173,8 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
       expect.objectContaining({ product_id: product.id, title: 'Mug', quantity: 2, unit_price: 12.5, line_total: 25, discount: 2.5, total: 22.5 }),
     ])
     expect(order.payments).toEqual([expect.objectContaining({ status: 'succeeded', amount: 22.5 + shipping, provider: 'test', method: 'card' })])
+    // The answer is the order as it is stored.
+    expect(await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: admin })).toEqual(order)
     expect(await stockOf(product.id)).toBe(8)
     const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from coupons where code = 'MUGS10'`
     expect(coupon!.times_used).toBe(1)
@@ -187,6 +189,8 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
 
     const events = await eventsOfOrder(order.id)
     expect(events.map((event) => event.kind)).toEqual(['order.created', 'payment.succeeded', 'order.paid'])
+    expect(events[0]!.data).toEqual({ ...order, order_id: order.id, total: order.totals.total })
+    expect(events[1]!.data).toEqual({ ...order.payments[0], order_id: order.id })
     expect(events[2]!.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
   })
 

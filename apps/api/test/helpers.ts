@@ -69,7 +69,7 @@ export async function createTestContext(overrides: Partial<Config> = {}, build: 
   const database = await createTestDatabase(inject('adminUrl'), inject('template'))
   const config = testConfig(database.url, overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
-  const app = await buildApp(config, { logger: false, ...build })
+  const app = await buildApp(config, { logger: process.env.TEST_LOG ? { level: 'error' } : false, ...build })
   await app.ready()
   const request: TestContext['request'] = ({ token, headers, ...options }) =>
     app.inject({ ...options, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } })

@@ -41,3 +41,13 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
   const db = drizzle(sql, { schema })
   return { db, sql, close: () => sql.end({ timeout: 5 }) }
 }
+
+/**
+ * The postgres.js client behind a database or a transaction, for hot paths that send fixed SQL
+ * text (prepared once per connection by postgres.js) instead of building a query per call.
+ */
+export function sqlOf(executor: Executor): postgres.Sql {
+  const client = (executor._.session as unknown as { client?: postgres.Sql }).client
+  if (!client) throw new Error('sqlOf needs a postgres.js database or transaction')
+  return client
+}

@@ -1,4 +1,4 @@
-export { createDb, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
+export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
 export {
   EMBEDDED_DEFAULT_PORT,
   defaultDataDir,
@@ -8,7 +8,8 @@ export {
   type OpenedDatabase,
 } from './embedded.js'
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
-export { writeEvent, type NewEvent } from './outbox.js'
+export { writeEvent, writeEvents, type NewEvent } from './outbox.js'
+export { newId } from './schema/columns.js'
 export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'

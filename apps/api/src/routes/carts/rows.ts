@@ -60,8 +60,11 @@ export interface ShippingMethodRow {
   isActive: boolean
 }
 
+// The parts of a cart read as SQL text, written once: the Drizzle selection below and the raw
+// checkout completion (checkouts/complete.ts) both use them. "carts" is the cart row being read.
+
 // A variant's own price, stock, sku and weight override the product's; the line is oldest first.
-const linesOfCart = sql<LineRow[]>`coalesce((
+const LINES_OF_CART = `coalesce((
   select json_agg(json_build_object(
     'id', i.id, 'productId', i.product_id, 'variantId', i.variant_id, 'quantity', i.quantity,
     'title', p.title, 'variantTitle', v.title, 'sku', coalesce(v.sku, p.sku), 'imageUrl', p.image_url,
@@ -75,7 +78,7 @@ const linesOfCart = sql<LineRow[]>`coalesce((
   left join product_variants v on v.id = i.variant_id
   where i.cart_id = "carts"."id"), '[]'::json)`
 
-const couponsOfCart = sql<CouponRow[]>`coalesce((
+const COUPONS_OF_CART = `coalesce((
   select json_agg(json_build_object(
     'id', c.id, 'code', c.code, 'type', c.type, 'percentOffPpm', c.percent_off_ppm,
     'amountOffMinor', c.amount_off_minor, 'currency', c.currency, 'minSubtotalMinor', c.min_subtotal_minor,
@@ -85,18 +88,32 @@ const couponsOfCart = sql<CouponRow[]>`coalesce((
   from cart_coupons cc join coupons c on c.id = cc.coupon_id
   where cc.cart_id = "carts"."id"), '[]'::json)`
 
-const taxRatesOfCart = sql<TaxRateRow[]>`coalesce((
+const TAX_RATES_OF_CART = `coalesce((
   select json_agg(json_build_object(
     'id', t.id, 'country', t.country, 'region', t.region, 'ratePpm', t.rate_ppm, 'name', t.name))
   from tax_rates t where t.country = "carts"."shipping_address"->>'country'), '[]'::json)`
 
-const shippingMethodOfCart = sql<ShippingMethodRow | null>`(
-  select json_build_object(
+/** A shipping method row `s` as the JSON of ShippingMethodRow. */
+export const SHIPPING_METHOD_JSON = `json_build_object(
     'id', s.id, 'name', s.name, 'currency', s.currency, 'countries', s.countries,
     'basePriceMinor', s.base_price_minor, 'pricePerKgMinor', s.price_per_kg_minor,
     'freeOverMinor', s.free_over_minor, 'minWeightKg', s.min_weight_kg, 'maxWeightKg', s.max_weight_kg,
-    'estimatedDays', s.estimated_days, 'isActive', s.is_active)
-  from shipping_methods s where s.id = "carts"."shipping_method_id")`
+    'estimatedDays', s.estimated_days, 'isActive', s.is_active)`
+
+const SHIPPING_METHOD_OF_CART = `(select ${SHIPPING_METHOD_JSON} from shipping_methods s where s.id = "carts"."shipping_method_id")`
+
+/** Every column of CartRow, read from a row named "carts". */
+export const CART_ROW_SQL = `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
+  "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
+  "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
+  "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt",
+  ${LINES_OF_CART} as "lines", ${COUPONS_OF_CART} as "coupons", ${TAX_RATES_OF_CART} as "taxRates",
+  ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
+
+const linesOfCart = sql<LineRow[]>`${sql.raw(LINES_OF_CART)}`
+const couponsOfCart = sql<CouponRow[]>`${sql.raw(COUPONS_OF_CART)}`
+const taxRatesOfCart = sql<TaxRateRow[]>`${sql.raw(TAX_RATES_OF_CART)}`
+const shippingMethodOfCart = sql<ShippingMethodRow | null>`${sql.raw(SHIPPING_METHOD_OF_CART)}`
 
 const cartSelection = {
   id: carts.id,

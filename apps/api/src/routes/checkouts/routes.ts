@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { createIdempotency, IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
+import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
+import { createCheckoutCompletion } from './complete.js'
 import { createCheckoutService } from './service.js'
 
 const optionalAuth: Record<string, string[]>[] = [{}, { bearerAuth: [] }]
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const checkoutService = createCheckoutService(app.db, app.paymentProvider)
-  const idempotency = createIdempotency(app.db)
+  const checkoutService = createCheckoutService(app.db)
+  const completeCheckout = createCheckoutCompletion(app.paymentProvider)
 
   app.post(
     '/',
@@ -81,10 +82,14 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
-      return idempotency.run(request, reply, { required: true }, async (tx) => ({
-        status: 201,
-        body: await checkoutService.complete(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
-      }))
+      const answer = (order: Order) => ({ status: 201, body: order })
+      return app.idempotency.run(request, reply, { required: true }, async (tx, remember) =>
+        answer(
+          await completeCheckout(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request), (order) =>
+            remember(answer(order)),
+          ),
+        ),
+      )
     },
   )
 }

@@ -1,36 +1,12 @@
 /**
- * Checkout: a cart with an address, a chosen shipping rate and then one completing transaction
- * that re-prices the cart, takes the stock (never below zero), uses up the coupons, creates the
- * order, charges it and writes the events — or changes nothing.
+ * Checkout: a cart with an address and a chosen shipping rate; completing it is complete.ts.
  */
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm'
-import {
-  moveOrder,
-  toAddress,
-  type Checkout,
-  type CompleteCheckout,
-  type CreateCheckout,
-  type Order,
-} from '@commerce/domain'
-import {
-  cartItems,
-  carts,
-  checkouts,
-  coupons,
-  orders,
-  payments,
-  writeEvent,
-  type Database,
-  type Executor,
-} from '@commerce/db'
-import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
-import { RefusalWithRecord } from '../../idempotency.js'
-import type { PaymentProvider } from '../../payments/provider.js'
-import type { PricedCart } from '../carts/pricing.js'
+import { and, eq, isNull } from 'drizzle-orm'
+import { toAddress, type Checkout, type CreateCheckout } from '@commerce/domain'
+import { cartItems, carts, checkouts, type Database, type Executor } from '@commerce/db'
+import { conflict, invalidField, notFound } from '../../errors.js'
 import { readCart } from '../carts/rows.js'
 import { priceOrRefuse, type CartViewer } from '../carts/service.js'
-import { insertOrderItems, takeStockOfLines, type NewOrderLine } from '../orders/lines.js'
-import { loadOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 import { availableRates } from '../shipping/rates.js'
 
 type CheckoutRow = typeof checkouts.$inferSelect
@@ -39,7 +15,7 @@ function visibleTo(customerId: string | null, viewer: CartViewer): boolean {
   return customerId === null || viewer.canSeeAll || customerId === viewer.customerId
 }
 
-export function createCheckoutService(db: Database, provider: PaymentProvider) {
+export function createCheckoutService(db: Database) {
   /** The checkout and its cart, priced now, with the shipping rates that apply. */
   async function view(tx: Executor, checkout: CheckoutRow): Promise<Checkout> {
     const priced = priceOrRefuse((await readCart(tx, checkout.cartId))!)
@@ -130,144 +106,5 @@ export function createCheckoutService(db: Database, provider: PaymentProvider) {
         return view(tx, checkout)
       })
     },
-
-    /**
-     * Completes the checkout inside `tx` (the idempotency runner's transaction) and answers the
-     * order. Lock order: checkout, cart, coupons, then stock rows by id, so concurrent checkouts
-     * never deadlock.
-     */
-    async complete(tx: Executor, id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, idempotencyKey: string): Promise<Order> {
-      const checkout = await findCheckout(tx, id, viewer, true)
-      requireOpen(checkout)
-      await lockOpenCart(tx, checkout.cartId, viewer)
-      const priced = priceOrRefuse((await readCart(tx, checkout.cartId))!)
-      const cart = priced.view
-      if (cart.items.length === 0) throw conflict('The cart is empty')
-      const unavailable = cart.items.find((item) => !item.available)
-      if (unavailable) {
-        throw new ApiError('conflict', `'${unavailable.title}' is no longer sold; remove it from the cart`, [
-          { field: 'items', message: unavailable.id },
-        ])
-      }
-      const rates = await availableRates(tx, priced)
-      const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id)
-      if (!rate && rates.length > 0) {
-        throw invalidField('rate_id', 'Choose a shipping rate first (POST /checkouts/:id/shipping)')
-      }
-
-      await useCoupons(tx, priced)
-      const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
-      await takeStockOfLines(tx, lines)
-
-      const order = await createOrder(tx, checkout, priced, lines, rate ?? null)
-      const charge = await provider.charge({
-        amountMinor: priced.totals.total,
-        currency: cart.currency,
-        method: body.payment.method,
-        token: body.payment.token,
-        idempotencyKey: `checkout:${checkout.id}:${idempotencyKey}`,
-      })
-      if (charge.status === 'failed') {
-        const declined = new ApiError('payment_declined', charge.message, [{ field: 'payment.token', message: charge.code }])
-        throw new RefusalWithRecord(declined, async (recordTx) => {
-          const [payment] = await recordTx
-            .insert(payments)
-            .values({
-              checkoutId: checkout.id,
-              provider: provider.name,
-              method: body.payment.method,
-              status: 'failed',
-              amountMinor: priced.totals.total,
-              currency: cart.currency,
-              failureCode: charge.code,
-              failureMessage: charge.message,
-            })
-            .returning()
-          await writeEvent(recordTx, {
-            kind: 'payment.failed',
-            data: { ...paymentOfRow(payment!), checkout_id: checkout.id },
-            customerId: cart.customer_id,
-            requestId,
-          })
-        })
-      }
-
-      const [payment] = await tx
-        .insert(payments)
-        .values({
-          orderId: order.id,
-          checkoutId: checkout.id,
-          provider: provider.name,
-          method: body.payment.method,
-          status: 'succeeded',
-          amountMinor: priced.totals.total,
-          currency: cart.currency,
-          providerReference: charge.reference,
-        })
-        .returning()
-      const paidEvent = moveOrder('pending', 'paid')
-      await tx
-        .update(orders)
-        .set({ status: 'paid', paymentStatus: 'paid', paidMinor: priced.totals.total })
-        .where(eq(orders.id, order.id))
-      await tx.update(checkouts).set({ status: 'completed', orderId: order.id }).where(eq(checkouts.id, checkout.id))
-      await tx.update(carts).set({ completedAt: new Date() }).where(eq(carts.id, checkout.cartId))
-
-      const placed = (await loadOrder(tx, order.id))!
-      await writeOrderEvent(tx, 'order.created', placed, requestId)
-      await writeEvent(tx, {
-        kind: 'payment.succeeded',
-        data: { ...paymentOfRow(payment!), order_id: order.id },
-        customerId: placed.customer_id,
-        requestId,
-      })
-      await writeOrderEvent(tx, paidEvent, placed, requestId)
-      return placed
-    },
-  }
-
-  /** Each applicable coupon is used once more, refused when another checkout took its last use. */
-  async function useCoupons(tx: Executor, priced: PricedCart) {
-    const ids = priced.applicableCoupons.map((coupon) => coupon.id)
-    if (ids.length === 0) return
-    const used = await tx
-      .update(coupons)
-      .set({ timesUsed: sql`${coupons.timesUsed} + 1` })
-      .where(and(inArray(coupons.id, ids), or(isNull(coupons.usageLimit), sql`${coupons.timesUsed} < ${coupons.usageLimit}`)))
-      .returning({ id: coupons.id })
-    const usedUp = priced.applicableCoupons.find((coupon) => !used.some((row) => row.id === coupon.id))
-    if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
-  }
-
-  /** The pending order: a copy of the cart's lines, prices, addresses and shipping method. */
-  async function createOrder(tx: Executor, checkout: CheckoutRow, priced: PricedCart, lines: NewOrderLine[], rate: { id: string; name: string; amountMinor: number } | null) {
-    const { view: cart, totals } = priced
-    const [order] = await tx
-      .insert(orders)
-      .values({
-        customerId: cart.customer_id,
-        email: cart.email!,
-        currency: cart.currency,
-        subtotalMinor: totals.subtotal,
-        discountMinor: totals.discount,
-        taxMinor: totals.tax,
-        shippingMinor: totals.shipping,
-        totalMinor: totals.total,
-        shippingAddress: cart.shipping_address,
-        billingAddress: checkout.billingAddress,
-        shippingMethod: rate && { id: rate.id, name: rate.name, amount_minor: totals.shipping },
-        coupons: priced.applicableCoupons.map((coupon) => ({
-          id: coupon.id,
-          code: coupon.code,
-          type: coupon.type,
-          discount_minor: totals.coupons.find((entry) => entry.id === coupon.id)?.discount ?? 0,
-        })),
-        cartId: checkout.cartId,
-      })
-      .returning({ id: orders.id })
-    const lineTotals = new Map(totals.lines.map((line) => [line.id, line]))
-    const amounts = priced.availableLines.map((line) => lineTotals.get(line.id)!)
-    await insertOrderItems(tx, order!.id, lines, amounts)
-    return order!
   }
 }

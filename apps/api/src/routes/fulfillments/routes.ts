@@ -12,14 +12,13 @@ import {
   TrackingParams,
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { createIdempotency, IdempotencyKeyHeader } from '../../idempotency.js'
+import { IdempotencyKeyHeader } from '../../idempotency.js'
 import { createFulfillmentService } from './service.js'
 
 const signedIn = [{ bearerAuth: [] }]
 
 export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const fulfillmentService = createFulfillmentService(app.db)
-  const idempotency = createIdempotency(app.db)
 
   app.post(
     '/orders/:id/fulfillments',
@@ -41,7 +40,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, { required: false }, async (tx) => ({
+      app.idempotency.run(request, reply, { required: false }, async (tx) => ({
         status: 201,
         body: await fulfillmentService.create(tx, request.params.id, request.body, String(request.id)),
       })),

@@ -2,9 +2,9 @@
  * An order's lines: writing them, the stock they take (never below zero, whatever runs at the
  * same time) and the stock a cancelled order gives back.
  */
-import { and, eq, gte, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { LineTotals } from '@commerce/domain'
-import { orderItems, products, productVariants, type Executor } from '@commerce/db'
+import { newId, products, productVariants, sqlOf, type Executor } from '@commerce/db'
 import { ApiError } from '../../errors.js'
 
 export interface StockLine {
@@ -22,64 +22,61 @@ export interface NewOrderLine extends StockLine {
   unitPriceMinor: number
 }
 
-/**
- * Takes `quantity` units of the variant (or of the product without one) with one guarded update;
- * false when fewer are in stock, and then nothing changed.
- */
+// One guarded update per stock row, as fixed text (prepared once per connection): it takes the
+// units only while that many are in stock, so stock never goes below zero.
+const TAKE_VARIANT_STOCK = `update product_variants set inventory_quantity = inventory_quantity - $2, updated_at = now()
+  where id = $1 and inventory_quantity >= $2 returning id`
+const TAKE_PRODUCT_STOCK = `update products set inventory_quantity = inventory_quantity - $2, updated_at = now()
+  where id = $1 and inventory_quantity >= $2 returning id`
+
+/** Takes `quantity` units of the variant (or of the product without one); false when fewer are in stock, and then nothing changed. */
 async function takeStock(tx: Executor, line: StockLine): Promise<boolean> {
-  if (line.variantId) {
-    const taken = await tx
-      .update(productVariants)
-      .set({ inventoryQuantity: sql`${productVariants.inventoryQuantity} - ${line.quantity}` })
-      .where(and(eq(productVariants.id, line.variantId), gte(productVariants.inventoryQuantity, line.quantity)))
-      .returning({ id: productVariants.id })
-    return taken.length === 1
-  }
-  if (!line.productId) return false
-  const taken = await tx
-    .update(products)
-    .set({ inventoryQuantity: sql`${products.inventoryQuantity} - ${line.quantity}` })
-    .where(and(eq(products.id, line.productId), gte(products.inventoryQuantity, line.quantity)))
-    .returning({ id: products.id })
+  const row = line.variantId ?? line.productId
+  if (!row) return false
+  const taken = await sqlOf(tx).unsafe(line.variantId ? TAKE_VARIANT_STOCK : TAKE_PRODUCT_STOCK, [row, line.quantity], { prepare: true })
   return taken.length === 1
 }
 
 /**
- * Takes the stock of every line, stock rows in id order so concurrent orders never deadlock; the
- * first line short of stock refuses the whole order with 409 insufficient_inventory naming its
- * `items[i]` (the caller's transaction then rolls back what was taken).
+ * Takes the stock of every line; the first line short of stock refuses the whole order with 409
+ * insufficient_inventory naming its `items[i]` (the caller's transaction then rolls back what was
+ * taken). The updates are sent together, in stock-row id order, and PostgreSQL runs them one after
+ * another in that order: concurrent orders lock rows in the same order and never deadlock.
  */
 export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLine[]): Promise<void> {
   const byStockRow = lines
     .map((line, index) => ({ line, index, row: line.variantId ?? line.productId }))
     .sort((a, b) => a.row.localeCompare(b.row))
-  for (const { line, index } of byStockRow) {
-    if (await takeStock(tx, line)) continue
-    throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-      { field: `items[${index}]`, message: `${line.title}: ${line.quantity} requested` },
-    ])
-  }
+  const taken = await Promise.all(byStockRow.map(({ line }) => takeStock(tx, line)))
+  const short = byStockRow.find((_, position) => !taken[position])
+  if (!short) return
+  const { line, index } = short
+  throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
+    { field: `items[${index}]`, message: `${line.title}: ${line.quantity} requested` },
+  ])
 }
 
-/** Writes the order's lines, each with its amounts (`amounts[i]` belongs to `lines[i]`). */
-export async function insertOrderItems(tx: Executor, orderId: string, lines: readonly NewOrderLine[], amounts: readonly LineTotals[]): Promise<void> {
-  await tx.insert(orderItems).values(
-    lines.map((line, index) => ({
-      orderId,
-      productId: line.productId,
-      variantId: line.variantId,
-      title: line.title,
-      variantTitle: line.variantTitle,
-      sku: line.sku,
-      quantity: line.quantity,
-      unitPriceMinor: line.unitPriceMinor,
-      subtotalMinor: amounts[index]!.subtotal,
-      discountMinor: amounts[index]!.discount,
-      taxMinor: amounts[index]!.tax,
-      totalMinor: amounts[index]!.total,
-    })),
-  )
+/** The rows of an order's lines, ids made now (`amounts[i]` belongs to `lines[i]`); ids ascend in line order. */
+export function orderItemRows(orderId: string, lines: readonly NewOrderLine[], amounts: readonly LineTotals[]) {
+  return lines.map((line, index) => ({
+    id: newId(),
+    orderId,
+    productId: line.productId,
+    variantId: line.variantId,
+    title: line.title,
+    variantTitle: line.variantTitle,
+    sku: line.sku,
+    quantity: line.quantity,
+    fulfilledQuantity: 0,
+    unitPriceMinor: line.unitPriceMinor,
+    subtotalMinor: amounts[index]!.subtotal,
+    discountMinor: amounts[index]!.discount,
+    taxMinor: amounts[index]!.tax,
+    totalMinor: amounts[index]!.total,
+  }))
 }
+
+export type OrderItemRow = ReturnType<typeof orderItemRows>[number]
 
 /** Puts units back (a cancelled order); lines whose product or variant is gone are skipped. */
 export async function returnStock(tx: Executor, lines: readonly StockLine[]): Promise<void> {

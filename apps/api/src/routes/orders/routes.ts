@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreateOrder, hasScope, IdParams, ListOrdersQuery, Order, OrderList, UpdateOrder } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { createIdempotency } from '../../idempotency.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderService, type OrderViewer } from './service.js'
 
@@ -11,7 +10,6 @@ const OWNERSHIP = 'Admins see every order; a customer sees only its own (another
 
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const orderService = createOrderService(app.db, createPaymentService(app.db, app.paymentProvider))
-  const idempotency = createIdempotency(app.db)
 
   async function viewerOf(request: FastifyRequest, scope: 'orders:read' | 'orders:write'): Promise<OrderViewer> {
     return {
@@ -71,7 +69,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, { required: false }, async (tx) => ({
+      app.idempotency.run(request, reply, { required: false }, async (tx) => ({
         status: 201,
         body: await orderService.create(tx, request.body, String(request.id)),
       })),

@@ -29,7 +29,7 @@ import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
-import { insertOrderItems, returnStock, takeStockOfLines } from './lines.js'
+import { orderItemRows, returnStock, takeStockOfLines } from './lines.js'
 import { loadOrder, lockOrder, orderSelection, toOrder, writeOrderEvent, type OrderRow } from './view.js'
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
@@ -197,7 +197,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
           notes: body.notes ?? null,
         })
         .returning({ id: orders.id })
-      await insertOrderItems(tx, order!.id, lines, totals.lines)
+      await tx.insert(orderItems).values(orderItemRows(order!.id, lines, totals.lines))
       const created = (await loadOrder(tx, order!.id))!
       await writeOrderEvent(tx, 'order.created', created, requestId)
       return created

@@ -4,11 +4,11 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment, type Refund } from '@commerce/domain'
-import { orders, payments, writeEvent, type Executor } from '@commerce/db'
+import { orders, payments, writeEvent, type Executor, type NewEvent } from '@commerce/db'
 
 type Json<Row> = { [K in keyof Row]: Row[K] }
 
-interface ItemJson {
+export interface ItemJson {
   id: string
   productId: string | null
   variantId: string | null
@@ -108,7 +108,7 @@ export const orderSelection = {
 }
 
 export type OrderRow = typeof orders.$inferSelect
-type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
+export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
 
 const iso = (value: string | Date) => new Date(value).toISOString()
 
@@ -142,9 +142,9 @@ export function toPayment(payment: PaymentJson): Payment {
   }
 }
 
-/** A payment row as the API shows it, with no refunds (one just made or just declined). */
-export function paymentOfRow(row: typeof payments.$inferSelect): Payment {
-  return toPayment({
+/** A payment row in the shape the order read gives it, with no refunds (one just made or just declined). */
+export function paymentJsonOfRow(row: typeof payments.$inferSelect): PaymentJson {
+  return {
     id: row.id,
     orderId: row.orderId,
     checkoutId: row.checkoutId,
@@ -158,8 +158,11 @@ export function paymentOfRow(row: typeof payments.$inferSelect): Payment {
     failureMessage: row.failureMessage,
     createdAt: row.createdAt.toISOString(),
     refunds: [],
-  })
+  }
 }
+
+/** A payment row as the API shows it, with no refunds (one just made or just declined). */
+export const paymentOfRow = (row: typeof payments.$inferSelect): Payment => toPayment(paymentJsonOfRow(row))
 
 export function toFulfillment(fulfillment: FulfillmentJson): Fulfillment {
   return {
@@ -251,10 +254,14 @@ export async function lockOrder(tx: Executor, id: string): Promise<OrderRow | un
 }
 
 /**
- * Writes an order.* event whose data is the order plus `order_id` and `total` (the seed's
- * `order.paid` shape) and whatever `extra` the event adds, such as the refund, in the caller's
- * transaction.
+ * An order.* event: its data is the order plus `order_id` and `total` (the seed's `order.paid`
+ * shape) and whatever `extra` the event adds, such as the refund.
  */
+export function orderEvent(kind: EventKind, order: Order, requestId: string, extra: Record<string, unknown> = {}): NewEvent {
+  return { kind, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, requestId }
+}
+
+/** Writes an order.* event (see orderEvent) in the caller's transaction. */
 export async function writeOrderEvent(
   tx: Executor,
   kind: EventKind,
@@ -262,10 +269,5 @@ export async function writeOrderEvent(
   requestId: string,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
-  await writeEvent(tx, {
-    kind,
-    data: { ...order, order_id: order.id, total: order.totals.total, ...extra },
-    customerId: order.customer_id,
-    requestId,
-  })
+  await writeEvent(tx, orderEvent(kind, order, requestId, extra))
 }

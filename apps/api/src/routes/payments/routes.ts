@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreatePayment, CreateRefund, hasScope, IdParams, PaginationQuery, Payment, PaymentList, Refund } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { createIdempotency, IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
+import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
 import { createPaymentService } from './service.js'
 
@@ -11,7 +11,6 @@ const signedIn = [{ bearerAuth: [] }]
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const paymentService = createPaymentService(app.db, app.paymentProvider)
-  const idempotency = createIdempotency(app.db)
 
   /** The order's owner, or anyone with the payments scope; a signed-in caller without either gets 404. */
   async function viewerOf(request: FastifyRequest, scope: 'payments:read' | 'payments:write'): Promise<OrderViewer> {
@@ -40,7 +39,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const viewer = await viewerOf(request, 'payments:write')
-      return idempotency.run(request, reply, { required: true }, async (tx) => ({
+      return app.idempotency.run(request, reply, { required: true }, async (tx) => ({
         status: 201,
         body: await paymentService.pay(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
       }))
@@ -91,7 +90,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      idempotency.run(request, reply, { required: true }, async (tx) => ({
+      app.idempotency.run(request, reply, { required: true }, async (tx) => ({
         status: 201,
         body: await paymentService.refund(tx, request.params.id, request.body, String(request.id), idempotencyKeyOf(request)),
       })),

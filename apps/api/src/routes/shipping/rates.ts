@@ -5,14 +5,14 @@ import { shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from
 import { shippingMethods, type Executor } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
 import type { PricedCart } from '../carts/pricing.js'
+import type { ShippingMethodRow } from '../carts/rows.js'
 import { cartViewerOf, createCartService } from '../carts/service.js'
 
-/** The shipping methods that can carry a priced cart, cheapest first, with their price in minor units. */
-export async function availableRates(db: Executor, priced: PricedCart) {
+/** Of `methods`, those that can carry a priced cart, cheapest first, with their price in minor units. */
+export function ratesFor(methods: readonly ShippingMethodRow[], priced: PricedCart) {
   const { currency } = priced.view
-  const methods = await db.select().from(shippingMethods).where(eq(shippingMethods.currency, currency))
   const rates = methods.flatMap((method) => {
-    const amount = shippingRate(method, { ...priced, currency })
+    const amount = method.currency === currency ? shippingRate(method, { ...priced, currency }) : null
     return amount === null ? [] : [{ method, amount }]
   })
   rates.sort((a, b) => a.amount - b.amount || a.method.name.localeCompare(b.method.name) || a.method.id.localeCompare(b.method.id))
@@ -22,6 +22,11 @@ export async function availableRates(db: Executor, priced: PricedCart) {
     amountMinor: amount,
     view: { id: method.id, name: method.name, amount: toMajorUnits(amount, currency), currency, estimated_days: method.estimatedDays },
   }))
+}
+
+/** The shipping methods that can carry a priced cart, cheapest first, with their price in minor units. */
+export async function availableRates(db: Executor, priced: PricedCart) {
+  return ratesFor(await db.select().from(shippingMethods).where(eq(shippingMethods.currency, priced.view.currency)), priced)
 }
 
 export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
