@@ -22,11 +22,11 @@ import { ratesFor } from '../shipping/rates.js'
 // The cart's row lock, taken through the checkout, serializes this completion with every other
 // completion and change of the cart; the read that prices it is the cart read of carts/rows.ts.
 const LOCK_AND_READ = `
-with locked as (
-  update carts c set updated_at = now()
-  from checkouts k
-  where k.id = $1 and c.id = k.cart_id
-  returning c.*, k.status as checkout_status, k.billing_address as checkout_billing_address)
+with locked as materialized (
+  select c.*, k.status as checkout_status, k.billing_address as checkout_billing_address
+  from checkouts k join carts c on c.id = k.cart_id
+  where k.id = $1
+  for update of c)
 select ${CART_ROW_SQL},
   "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
   coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
