@@ -305,16 +305,23 @@ async function measure(scenario, seconds) {
  * Waits until no query is running in the database: when autocannon stops, a slow scenario can
  * leave requests queued in a server's pool, which would otherwise land on the next scenario.
  */
-async function settle(monitor, timeoutMs = 60_000) {
+/**
+ * Waits until the database is quiet: no query of ours running and, after a scenario that wrote,
+ * its dirty pages written out (CHECKPOINT, when the role may) and no autovacuum worker busy on the
+ * tables it filled, so the next scenario does not pay for the previous one's writes.
+ */
+async function settle(monitor, { wrote = false, timeoutMs = 120_000 } = {}) {
   const deadline = Date.now() + timeoutMs
+  if (wrote) await monitor`checkpoint`.catch(() => {})
   while (Date.now() < deadline) {
-    const [{ active }] = await monitor`
-      select count(*)::int as active from pg_stat_activity
-      where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`
-    if (active === 0) return
+    const [{ busy }] = await monitor`
+      select count(*)::int as busy from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()
+        and (state = 'active' or backend_type = 'autovacuum worker')`
+    if (busy === 0) return
     await new Promise((r) => setTimeout(r, 200))
   }
-  console.log('bench: warning: queries still running after the previous scenario')
+  console.log('bench: warning: the database was still busy after the previous scenario')
 }
 
 /** One request of a scenario as its load sends it: a GET, or a POST with the scenario's body. */
@@ -536,11 +543,13 @@ async function main() {
     // machine lands on all of them alike; ratios are per round (against that round's pk lookup),
     // then the median is taken. The naive references, the slowest, run once at the end.
     const samples = new Map(scenarios.map((s) => [s.key, []]))
+    let previousWrote = false
     const sample = async (s, round) => {
       process.stdout.write(`  ${round ? `[${round}/${ROUNDS}] ` : ''}${s.label} ... `)
       let r
       try {
-        await settle(monitor)
+        await settle(monitor, { wrote: previousWrote })
+        previousWrote = Boolean(s.bodyFor)
         await measure(s, WARMUP)
         r = await measure(s, DURATION)
       } catch (error) {

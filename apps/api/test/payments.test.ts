@@ -235,6 +235,25 @@ describe('Idempotency-Key on payments', () => {
     expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 2000, refunded: 0 }])
   })
 
+  test('a refusal is stored and replayed; a 400 is not, so the key may carry the corrected request', async () => {
+    const { order: paid } = await insertOrder(ctx, { status: 'paid' })
+    const refusedKey = key()
+    const refused = await pay(paid.id, VISA, { key: refusedKey })
+    expect(refused.statusCode).toBe(409)
+    const replay = await pay(paid.id, VISA, { key: refusedKey })
+    expect(replay.statusCode).toBe(409)
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(replay.json()).toEqual(refused.json())
+
+    const { order } = await insertOrder(ctx, { items: [{ unitPriceMinor: 1000 }] })
+    const correctedKey = key()
+    expect((await pay(order.id, { ...VISA, amount: 99 }, { key: correctedKey })).statusCode).toBe(400)
+    const corrected = await pay(order.id, { ...VISA, amount: 10 }, { key: correctedKey })
+    expect(corrected.statusCode).toBe(201)
+    expect(corrected.headers['idempotent-replayed']).toBeUndefined()
+    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 1000, refunded: 0 }])
+  })
+
   test('keys belong to their caller: two callers may use the same key; an expired key starts afresh', async () => {
     const owner = await ctx.signIn('customer')
     const { order: mine } = await insertOrder(ctx, { customerId: owner.customerId })

@@ -39,7 +39,8 @@ export async function cartViewerOf(
   }
 }
 
-function visibleTo(row: { customerId: string | null }, viewer: CartViewer): boolean {
+/** An anonymous cart is anyone's who holds its id; a customer's cart is its owner's (and admins'). */
+export function visibleTo(row: { customerId: string | null }, viewer: CartViewer): boolean {
   return row.customerId === null || viewer.canSeeAll || row.customerId === viewer.customerId
 }
 

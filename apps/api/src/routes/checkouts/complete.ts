@@ -14,7 +14,7 @@ import { RefusalWithRecord } from '../../idempotency.js'
 import type { PaymentProvider } from '../../payments/provider.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { CART_ROW_SQL, SHIPPING_METHOD_JSON, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
-import { priceOrRefuse, type CartViewer } from '../carts/service.js'
+import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { orderItemRows, takeStockOfLines, type OrderItemRow } from '../orders/lines.js'
 import { orderEvent, paymentJsonOfRow, paymentOfRow, toOrder, type OrderRow } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
@@ -68,10 +68,6 @@ interface LockedCheckout extends Text<CartRow> {
   checkoutStatus: 'open' | 'completed'
   billingAddress: Address | null
   shippingMethods: ShippingMethodRow[]
-}
-
-function visibleTo(customerId: string | null, viewer: CartViewer): boolean {
-  return customerId === null || viewer.canSeeAll || customerId === viewer.customerId
 }
 
 /** Each applicable coupon is used once more, refused when another checkout took its last use. */
@@ -175,7 +171,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     withLastWrites: (order: Order) => PromiseLike<unknown>,
   ): Promise<Order> {
     const [locked] = await sqlOf(tx).unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
-    if (!locked || !visibleTo(locked.customerId, viewer)) throw notFound('Checkout')
+    if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
 

@@ -6,14 +6,10 @@ import { toAddress, type Checkout, type CreateCheckout } from '@commerce/domain'
 import { cartItems, carts, checkouts, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { readCart } from '../carts/rows.js'
-import { priceOrRefuse, type CartViewer } from '../carts/service.js'
+import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { availableRates } from '../shipping/rates.js'
 
 type CheckoutRow = typeof checkouts.$inferSelect
-
-function visibleTo(customerId: string | null, viewer: CartViewer): boolean {
-  return customerId === null || viewer.canSeeAll || customerId === viewer.customerId
-}
 
 export function createCheckoutService(db: Database) {
   /** The checkout and its cart, priced now, with the shipping rates that apply. */
@@ -49,7 +45,7 @@ export function createCheckoutService(db: Database) {
       .innerJoin(carts, eq(carts.id, checkouts.cartId))
       .where(eq(checkouts.id, id))
     const [found] = lock ? await query.for('update', { of: checkouts }) : await query
-    if (!found || !visibleTo(found.customerId, viewer)) throw notFound('Checkout')
+    if (!found || !visibleTo(found, viewer)) throw notFound('Checkout')
     return found.checkout
   }
 
@@ -60,9 +56,9 @@ export function createCheckoutService(db: Database) {
       .set({ ...changes, updatedAt: new Date() })
       .where(and(eq(carts.id, cartId), isNull(carts.completedAt)))
       .returning({ customerId: carts.customerId })
-    if (cart && visibleTo(cart.customerId, viewer)) return cart
+    if (cart && visibleTo(cart, viewer)) return cart
     const [existing] = await tx.select({ customerId: carts.customerId }).from(carts).where(eq(carts.id, cartId))
-    if (!existing || !visibleTo(existing.customerId, viewer)) throw notFound('Cart')
+    if (!existing || !visibleTo(existing, viewer)) throw notFound('Cart')
     throw conflict('This cart was already checked out')
   }
 

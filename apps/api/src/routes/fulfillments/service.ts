@@ -15,7 +15,7 @@ import {
 import { fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
-import { visibleTo, type OrderViewer } from '../orders/service.js'
+import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
 import { fulfillmentJson, loadOrder, lockOrder, toFulfillment, writeOrderEvent, type FulfillmentJson } from '../orders/view.js'
 
 const fulfillmentSelection = { fulfillment: fulfillmentJson('fulfillments').mapWith((value: FulfillmentJson) => value) }
@@ -81,8 +81,7 @@ export function createFulfillmentService(db: Database) {
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<FulfillmentList> {
-      const [order] = await db.select({ customerId: orders.customerId, archivedAt: orders.archivedAt }).from(orders).where(eq(orders.id, orderId))
-      if (!order || order.archivedAt || !visibleTo(order, viewer)) throw notFound('Order')
+      await requireVisibleOrder(db, orderId, viewer)
       const ofOrder = eq(fulfillments.orderId, orderId)
       const [rows, [counted]] = await Promise.all([
         db

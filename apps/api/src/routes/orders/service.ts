@@ -42,6 +42,12 @@ export function visibleTo(order: { customerId: string | null }, viewer: OrderVie
   return viewer.canSeeAll || (viewer.customerId !== null && order.customerId === viewer.customerId)
 }
 
+/** 404 unless the order exists, is not archived and the viewer may see it (for lists of its parts). */
+export async function requireVisibleOrder(db: Executor, id: string, viewer: OrderViewer): Promise<void> {
+  const [order] = await db.select({ customerId: orders.customerId }).from(orders).where(and(eq(orders.id, id), isNull(orders.archivedAt)))
+  if (!order || !visibleTo(order, viewer)) throw notFound('Order')
+}
+
 export function createOrderService(db: Database, paymentService: PaymentService) {
   /** The locked order, or 404 (also for another customer's order). */
   async function lockVisible(tx: Executor, id: string, viewer: OrderViewer): Promise<OrderRow> {

@@ -22,7 +22,7 @@ import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentProvider } from '../../payments/provider.js'
-import { visibleTo, type OrderViewer } from '../orders/service.js'
+import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
 import { loadOrder, lockOrder, paymentJson, paymentOfRow, toPayment, toRefund, writeOrderEvent, type OrderRow, type PaymentJson } from '../orders/view.js'
 
 type PaymentRow = typeof payments.$inferSelect
@@ -133,8 +133,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<PaymentList> {
-      const [order] = await db.select({ customerId: orders.customerId, archivedAt: orders.archivedAt }).from(orders).where(eq(orders.id, orderId))
-      if (!order || order.archivedAt || !visibleTo(order, viewer)) throw notFound('Order')
+      await requireVisibleOrder(db, orderId, viewer)
       const ofOrder = eq(payments.orderId, orderId)
       const [rows, [counted]] = await Promise.all([
         db
