@@ -45,6 +45,9 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
 /**
  * The postgres.js client behind a database or a transaction, for hot paths that send fixed SQL
  * text (prepared once per connection by postgres.js) instead of building a query per call.
+ * Drizzle's driver set this client to pass timestamps and JSON through as text (Drizzle maps
+ * them itself): raw SQL reads timestamps as ISO strings, and sends timestamps as ISO strings and
+ * json/jsonb parameters as JSON text (JSON.stringify them).
  */
 export function sqlOf(executor: Executor): postgres.Sql {
   const client = (executor._.session as unknown as { client?: postgres.Sql }).client

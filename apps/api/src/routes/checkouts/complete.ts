@@ -60,8 +60,7 @@ with paid as (
 closed as (update checkouts set status = 'completed', order_id = $2, updated_at = $9 where id = $3)
 update carts set completed_at = $9, updated_at = $9 where id = $10`
 
-// Drizzle's postgres.js driver leaves timestamps as text both ways (it maps them itself), so
-// times read by raw SQL are ISO strings and times sent are too.
+// Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
 
 interface LockedCheckout extends Text<CartRow> {
@@ -83,12 +82,14 @@ async function useCoupons(tx: Executor, priced: PricedCart) {
   if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
 }
 
-/** The order row as inserted: what this transaction sent, and what the database made (number, times). */
-function orderRowOf(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null, made: Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>): OrderRow {
+/** What the database makes of a new order: its number and times. */
+type MadeByDatabase = Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>
+
+/** The paid order's row as this transaction writes it (all but what the database makes). */
+function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null): Omit<OrderRow, keyof MadeByDatabase> {
   const { view: cart, totals } = priced
   return {
     id,
-    ...made,
     status: 'paid',
     paymentStatus: 'paid',
     fulfillmentStatus: 'unfulfilled',
@@ -117,10 +118,10 @@ function orderRowOf(id: string, billingAddress: Address | null, priced: PricedCa
   }
 }
 
-function insertOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[]) {
+function insertOrder(tx: Executor, row: Omit<OrderRow, keyof MadeByDatabase>, items: readonly OrderItemRow[]) {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
   const column = <K extends keyof OrderItemRow>(key: K) => items.map((item) => item[key])
-  return sqlOf(tx).unsafe<Text<Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>>[]>(
+  return sqlOf(tx).unsafe<Text<MadeByDatabase>[]>(
     INSERT_ORDER,
     [
       row.id,
@@ -195,8 +196,8 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
     const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
     const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
-    const unplaced = orderRowOf(orderId, locked.billingAddress, priced, rate, { orderNumber: '', createdAt: new Date(), updatedAt: new Date() })
-    const [, , [made]] = await Promise.all([useCoupons(tx, priced), takeStockOfLines(tx, lines), insertOrder(tx, unplaced, items)])
+    const values = orderValues(orderId, locked.billingAddress, priced, rate)
+    const [, , [made]] = await Promise.all([useCoupons(tx, priced), takeStockOfLines(tx, lines), insertOrder(tx, values, items)])
 
     const total = priced.totals.total
     const charge = await provider.charge({
@@ -232,7 +233,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     }
 
     const payment = { ...attempt, orderId, status: 'succeeded' as const, providerReference: charge.reference }
-    const row = { ...unplaced, orderNumber: made!.orderNumber, createdAt: new Date(made!.createdAt), updatedAt: new Date(made!.updatedAt) }
+    const row = { ...values, orderNumber: made!.orderNumber, createdAt: new Date(made!.createdAt), updatedAt: new Date(made!.updatedAt) }
     const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
     await Promise.all([
       sqlOf(tx).unsafe(

@@ -105,12 +105,9 @@ export function createOrderService(db: Database, paymentService: PaymentService)
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Order> {
-      const [read] = await db
-        .select(orderSelection)
-        .from(orders)
-        .where(and(eq(orders.id, id), isNull(orders.archivedAt)))
-      if (!read || !visibleTo(read.row, viewer)) throw notFound('Order')
-      return toOrder(read)
+      const order = await loadOrder(db, id)
+      if (!order || !visibleTo({ customerId: order.customer_id }, viewer)) throw notFound('Order')
+      return order
     },
 
     /**
