@@ -1,5 +1,6 @@
 import type { EventKind } from '@commerce/domain'
 import { sqlOf, type Executor } from './client.js'
+import { EVENTS_CHANNEL, TASKS } from './queue.js'
 import { newId } from './schema/columns.js'
 
 export interface NewEvent {
@@ -11,7 +12,8 @@ export interface NewEvent {
 
 /**
  * Writes an event row inside the caller's transaction, so an event exists exactly when the
- * change it describes was committed. Delivery (webhooks, WebSocket) reads from here.
+ * change it describes was committed, together with its fan-out job (the worker's webhook
+ * deliveries) and a NOTIFY of its id (the API instances' WebSocket clients, sent at commit).
  */
 export async function writeEvent(tx: Executor, event: NewEvent): Promise<string> {
   const [id] = await writeEvents(tx, [event])
@@ -19,8 +21,17 @@ export async function writeEvent(tx: Executor, event: NewEvent): Promise<string>
 }
 
 // One statement text for any number of events, so PostgreSQL prepares it once per connection.
-const INSERT_EVENTS = `insert into events (id, kind, data, customer_id, request_id)
-  select * from unnest($1::uuid[], $2::text[], $3::jsonb[], $4::uuid[], $5::text[])`
+// The job_spec fields: identifier, payload, queue_name, run_at, max_attempts, job_key, priority,
+// flags. No job key: each event is enqueued once, by the transaction that wrote it.
+const INSERT_EVENTS = `with written as (
+  insert into events (id, kind, data, customer_id, request_id)
+  select * from unnest($1::uuid[], $2::text[], $3::jsonb[], $4::uuid[], $5::text[])
+  returning id)
+select
+  (select count(*) from graphile_worker.add_jobs(array(
+    select row('${TASKS.fanOutEvent}', json_build_object('event_id', id), null, null, null, null, null, null)::graphile_worker.job_spec
+    from written order by id))) as "jobs",
+  (select count(pg_notify('${EVENTS_CHANNEL}', id::text)) from written) as "notified"`
 
 /** Several events of one change in one statement, in the given order (ids ascend with it). */
 export async function writeEvents(tx: Executor, list: readonly NewEvent[]): Promise<string[]> {

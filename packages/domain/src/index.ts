@@ -9,6 +9,7 @@ export {
   toMinorUnits,
 } from './money.js'
 export { sign, verify } from './signature.js'
+export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export {
   CHARGE_STATUSES,
