@@ -13,6 +13,24 @@ export interface Config {
   databasePoolMax: number
   concurrency: number
   logLevel: LogLevel
+  /** A delivery attempt's whole time limit (connect, send, answer). */
+  webhookTimeoutMs: number
+  /** The wait before each retry after a failed attempt, in milliseconds. */
+  webhookRetrySchedule: number[]
+  /** Lets deliveries reach private, loopback and link-local addresses (development, tests). */
+  webhookAllowPrivateTargets: boolean
+  /** Serves GET /health on this port when set. */
+  healthPort: number | undefined
+}
+
+const DURATION = /^(\d+)(ms|s|m|h)$/
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
+
+/** "1m,5m,30m" → [60000, 300000, 1800000]; undefined when any part is not a duration. */
+export function parseRetrySchedule(text: string): number[] | undefined {
+  const waits = text.split(',').map((part) => DURATION.exec(part.trim()))
+  if (waits.some((match) => !match)) return undefined
+  return waits.map((match) => Number(match![1]) * UNIT_MS[match![2] as keyof typeof UNIT_MS])
 }
 
 /** Each variable with the sentence that explains it when its value is refused. */
@@ -33,6 +51,22 @@ const VARIABLES = {
     schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
     problem: 'must be an integer >= 1 (at most 1000)',
   },
+  WEBHOOK_TIMEOUT_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+    problem: 'must be an integer number of milliseconds from 100 to 120000',
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    schema: Type.String({ pattern: '^\\s*\\d+(ms|s|m|h)\\s*(,\\s*\\d+(ms|s|m|h)\\s*){0,9}$', default: '1m,5m,30m' }),
+    problem: 'must be up to 10 comma-separated durations with a unit ms, s, m or h (e.g. 1m,5m,30m)',
+  },
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: {
+    schema: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
+    problem: 'must be true or false',
+  },
+  WORKER_HEALTH_PORT: {
+    schema: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    problem: 'must be a port number (0 to 65535)',
+  },
   LOG_LEVEL: {
     schema: Type.Union(
       LOG_LEVELS.map((level) => Type.Literal(level)),
@@ -50,11 +84,23 @@ const Environment = Type.Object({
   WORKER_CONCURRENCY: VARIABLES.WORKER_CONCURRENCY.schema,
   DATABASE_POOL_MAX: VARIABLES.DATABASE_POOL_MAX.schema,
   LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
+  WEBHOOK_TIMEOUT_MS: VARIABLES.WEBHOOK_TIMEOUT_MS.schema,
+  WEBHOOK_RETRY_SCHEDULE: VARIABLES.WEBHOOK_RETRY_SCHEDULE.schema,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: VARIABLES.WEBHOOK_ALLOW_PRIVATE_TARGETS.schema,
+  WORKER_HEALTH_PORT: VARIABLES.WORKER_HEALTH_PORT.schema,
 })
 type Environment = Static<typeof Environment>
 
 /** Values that may be echoed back in an error message (a URL may carry a password). */
-const ECHOED: ReadonlySet<Name> = new Set(['WORKER_CONCURRENCY', 'DATABASE_POOL_MAX', 'LOG_LEVEL'])
+const ECHOED: ReadonlySet<Name> = new Set([
+  'WORKER_CONCURRENCY',
+  'DATABASE_POOL_MAX',
+  'LOG_LEVEL',
+  'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
+  'WORKER_HEALTH_PORT',
+])
 
 /**
  * Reads the configuration, naming every bad variable in one error. Empty values count as unset.
@@ -89,5 +135,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: valid.DATABASE_POOL_MAX,
     concurrency: valid.WORKER_CONCURRENCY,
     logLevel: valid.LOG_LEVEL,
+    webhookTimeoutMs: valid.WEBHOOK_TIMEOUT_MS,
+    webhookRetrySchedule: parseRetrySchedule(valid.WEBHOOK_RETRY_SCHEDULE)!,
+    webhookAllowPrivateTargets: valid.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    healthPort: valid.WORKER_HEALTH_PORT,
   }
 }

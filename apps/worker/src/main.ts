@@ -1,6 +1,7 @@
 /** The worker process: config, database (embedded when DATABASE_URL is unset), runner, signals. */
 import { openDatabase, redactUrl } from '@commerce/db'
 import { loadConfig, type Config } from './config.js'
+import { startHealthServer } from './health.js'
 import { createLogger } from './logger.js'
 import { startWorker } from './worker.js'
 
@@ -40,12 +41,19 @@ async function main(): Promise<void> {
       databaseUrl: database.url,
       concurrency: config.concurrency,
       databasePoolMax: config.databasePoolMax,
+      webhooks: {
+        timeoutMs: config.webhookTimeoutMs,
+        retrySchedule: config.webhookRetrySchedule,
+        allowPrivateTargets: config.webhookAllowPrivateTargets,
+      },
       logger,
     })
+    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, () => !stopping)
     logger.info('worker started', {
       concurrency: config.concurrency,
       database: redactUrl(database.url),
       embedded: database.startedHere,
+      health: health?.address(),
     })
     const outcome = await Promise.race([
       signalled.then((signal) => ({ signal })),
@@ -57,6 +65,7 @@ async function main(): Promise<void> {
     if ('signal' in outcome) {
       logger.info('stopping: waiting for running jobs', { signal: outcome.signal })
       await worker.stop()
+      health?.close()
     } else {
       logger.error('worker failed', { error: outcome.error })
       exitCode = 1

@@ -3,13 +3,27 @@ import { run, type Runner } from 'graphile-worker'
 import { migrate } from '@commerce/db'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
-import { taskList } from './tasks/index.js'
+import { unlockStaleJobs } from './recovery.js'
+import { createDeliveryAgent } from './ssrf.js'
+import { createTaskList } from './tasks/index.js'
+
+export interface WebhookSettings {
+  timeoutMs: number
+  retrySchedule: readonly number[]
+  allowPrivateTargets: boolean
+}
 
 export interface WorkerSettings {
   /** A resolved URL: main.ts turns an unset DATABASE_URL into the embedded database's. */
   databaseUrl: string
   concurrency: number
   databasePoolMax: number
+  /**
+   * How often an idle worker looks for jobs whose time has come (retries scheduled for later);
+   * new jobs are announced at once. Graphile's default (2 s) unless set.
+   */
+  pollIntervalMs?: number
+  webhooks: WebhookSettings
   logger: Logger
 }
 
@@ -22,31 +36,59 @@ export interface StartedWorker {
   stop(): Promise<void>
 }
 
+/** A delivery connects within this, out of its whole time limit. */
+const CONNECT_TIMEOUT_MS = 3_000
+/** How often a worker looks for jobs left locked by dead workers. */
+const RECOVERY_INTERVAL_MS = 5_000
+
+/** Longer than any of our jobs can run: twice a delivery's time limit, and some margin. */
+export function staleAfterMs(webhookTimeoutMs: number): number {
+  return 2 * webhookTimeoutMs + 5_000
+}
+
 export async function startWorker(settings: WorkerSettings): Promise<StartedWorker> {
+  const { logger, webhooks } = settings
   await migrate(settings.databaseUrl)
-  const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, settings.logger)
+  const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, logger)
+  const dispatcher = createDeliveryAgent({
+    allowPrivateTargets: webhooks.allowPrivateTargets,
+    connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
+  })
+  const recover = async () => {
+    try {
+      const workers = await unlockStaleJobs(pgPool, staleAfterMs(webhooks.timeoutMs))
+      if (workers.length > 0) logger.warn('unlocked the jobs of stopped workers', { workers })
+    } catch (error) {
+      logger.warn('could not look for the jobs of stopped workers', { error })
+    }
+  }
   let runner: Runner
   try {
+    await recover()
     runner = await run({
       pgPool,
       concurrency: settings.concurrency,
-      taskList,
+      ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
+      taskList: createTaskList({ ...webhooks, dispatcher, logger }),
       // No crontab: without this Graphile reads `./crontab` from whatever directory we run in.
       parsedCronItems: [],
       // main.ts owns the signals, so the embedded database is stopped after the runner.
       noHandleSignals: true,
-      logger: graphileLogger(settings.logger),
+      logger: graphileLogger(logger),
     })
   } catch (error) {
-    await pgPool.end()
+    await Promise.all([pgPool.end(), dispatcher.close()])
     throw error
   }
+  const recovery = setInterval(() => void recover(), RECOVERY_INTERVAL_MS)
+  recovery.unref()
   let stopping: Promise<void> | undefined
   const stop = async () => {
+    clearInterval(recovery)
     try {
       await runner.stop()
     } finally {
-      await pgPool.end()
+      await Promise.all([pgPool.end(), dispatcher.close()])
     }
   }
   return { runner, stop: () => (stopping ??= stop()) }

@@ -3,7 +3,17 @@ import { loadConfig } from '../src/config.js'
 
 describe('loadConfig', () => {
   it('uses the defaults when nothing is set, leaving DATABASE_URL unset for the embedded database', () => {
-    expect(loadConfig({})).toEqual({ databaseUrl: undefined, dataDir: undefined, databasePoolMax: 10, concurrency: 5, logLevel: 'info' })
+    expect(loadConfig({})).toEqual({
+      databaseUrl: undefined,
+      dataDir: undefined,
+      databasePoolMax: 10,
+      concurrency: 5,
+      logLevel: 'info',
+      webhookTimeoutMs: 10_000,
+      webhookRetrySchedule: [60_000, 300_000, 1_800_000],
+      webhookAllowPrivateTargets: false,
+      healthPort: undefined,
+    })
   })
 
   it('reads every variable and treats empty values as unset', () => {
@@ -13,6 +23,10 @@ describe('loadConfig', () => {
       DATABASE_POOL_MAX: ' 4 ',
       LOG_LEVEL: 'debug',
       COMMERCE_DATA_DIR: '/srv/commerce/.data',
+      WEBHOOK_TIMEOUT_MS: '2500',
+      WEBHOOK_RETRY_SCHEDULE: '500ms, 2s,1m,1h',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WORKER_HEALTH_PORT: '9464',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -20,6 +34,10 @@ describe('loadConfig', () => {
       databasePoolMax: 4,
       concurrency: 12,
       logLevel: 'debug',
+      webhookTimeoutMs: 2500,
+      webhookRetrySchedule: [500, 2000, 60_000, 3_600_000],
+      webhookAllowPrivateTargets: true,
+      healthPort: 9464,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })
   })
@@ -30,6 +48,13 @@ describe('loadConfig', () => {
         "DATABASE_POOL_MAX must be an integer >= 1 (at most 1000) (got '0'); " +
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got \'loud\')',
     )
+  })
+
+  it('refuses a retry schedule that is not durations with units, and unknown booleans', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1m,5,30m' })).toThrow(/WEBHOOK_RETRY_SCHEDULE must be up to 10 comma-separated durations/)
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1d' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/)
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/)
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/)
   })
 
   it('refuses fractional and negative integers rather than rounding them', () => {

@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createDb, writeEvents, type NewEvent } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { startReceiver } from './receiver.js'
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
 let database: TestDatabase
@@ -18,6 +20,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.drop()
 })
+
+/** The stdout so far of the worker spawned last. */
+let currentStdout: () => string = () => ''
 
 interface Exit {
   code: number | null
@@ -33,6 +38,7 @@ function runWorker(env: Record<string, string>, whenStdout?: { text: string; the
     const child = spawn(process.execPath, [MAIN], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
+    currentStdout = () => stdout
     let fired = false
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
@@ -100,6 +106,68 @@ describe('the worker process', () => {
       expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false)
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('serves GET /health while it runs', async () => {
+    let answer: { status: number; body: unknown } | undefined
+    const exit = await runWorker(
+      { DATABASE_URL: database.url, WORKER_HEALTH_PORT: '0' },
+      {
+        text: 'worker started',
+        then: (pid) => {
+          void (async () => {
+            const started = jsonLines(currentStdout()).find((line) => line.msg === 'worker started') as { health: { port: number } }
+            const response = await fetch(`http://127.0.0.1:${started.health.port}/health`)
+            answer = { status: response.status, body: await response.json() }
+            process.kill(pid, 'SIGTERM')
+          })()
+        },
+      },
+    )
+    expect(exit.code).toBe(0)
+    expect(answer).toEqual({ status: 200, body: { status: 'ok' } })
+  })
+
+  it('loses no event when killed with SIGKILL in the middle of 1,000 deliveries: started again, it delivers every one', async () => {
+    const receiver = await startReceiver()
+    const handle = createDb({ url: database.url, poolMax: 2 })
+    try {
+      // A receiver that takes a few milliseconds, so deliveries are in flight when the worker dies.
+      receiver.answer('/crash', (response) => setTimeout(() => response.writeHead(200).end(), 5))
+      await handle.sql`insert into webhooks (id, url, events, secret) values (gen_random_uuid(), ${receiver.url('/crash')}, ${['order.created']}, 'crash-test-secret')`
+      const written: string[] = []
+      for (let batch = 0; batch < 10; batch++) {
+        const events: NewEvent[] = Array.from({ length: 100 }, (_, n) => ({ kind: 'order.created', data: { n: batch * 100 + n } }))
+        written.push(...(await handle.db.transaction((tx) => writeEvents(tx, events))))
+      }
+      const delivered = () => new Set(receiver.received('/crash').map((request) => String(request.headers['webhook-id'])))
+      const env = { DATABASE_URL: database.url, WORKER_CONCURRENCY: '8', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
+      const waitThen = (done: () => boolean, pid: number, signal: NodeJS.Signals) => {
+        const timer = setInterval(() => {
+          if (!done()) return
+          clearInterval(timer)
+          process.kill(pid, signal)
+        }, 5)
+      }
+
+      const killed = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size >= 300, pid, 'SIGKILL') })
+      expect(killed.signal).toBe('SIGKILL')
+      const before = delivered().size
+      expect(before).toBeGreaterThanOrEqual(300)
+      expect(before).toBeLessThan(1000)
+
+      const restarted = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size === 1000, pid, 'SIGTERM') })
+      expect(restarted.code).toBe(0)
+      // The jobs the killed worker held were unlocked (not left locked for hours) and ran again.
+      expect(jsonLines(restarted.stdout).some((line) => line.msg === 'unlocked the jobs of stopped workers')).toBe(true)
+      expect([...delivered()].sort()).toEqual([...written].sort())
+      const [counts] = await handle.sql<{ succeeded: string; other: string }[]>`
+        select count(*) filter (where status = 'succeeded') as succeeded, count(*) filter (where status <> 'succeeded') as other from webhook_deliveries`
+      expect(counts).toEqual({ succeeded: '1000', other: '0' })
+    } finally {
+      await handle.close()
+      await receiver.close()
     }
   })
 

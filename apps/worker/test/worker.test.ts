@@ -9,6 +9,7 @@ const adminUrl = inject('adminUrl')
 const name = `commerce_worker_fresh_${randomBytes(6).toString('hex')}`
 const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString()
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
+const WEBHOOKS = { timeoutMs: 1000, retrySchedule: [1000], allowPrivateTargets: true }
 
 /** Open connections of the worker's job pool (it names itself commerce-worker). */
 async function workerConnections(): Promise<number> {
@@ -30,7 +31,7 @@ describe('startWorker', () => {
   it('migrates a fresh database (our tables and the graphile_worker schema), accepts jobs, and stops with every connection closed', async () => {
     const lines: Record<string, unknown>[] = []
     const logger = createLogger('info', (line) => lines.push(JSON.parse(line) as Record<string, unknown>))
-    const worker = await startWorker({ databaseUrl: url, concurrency: 2, databasePoolMax: 4, logger })
+    const worker = await startWorker({ databaseUrl: url, concurrency: 2, databasePoolMax: 4, webhooks: WEBHOOKS, logger })
 
     const sql = postgres(url, { max: 1, onnotice: () => {} })
     try {
@@ -67,8 +68,8 @@ describe('startWorker', () => {
   it('lets two workers start at once on an already-migrated database and stop cleanly', async () => {
     const logger = createLogger('silent')
     const [first, second] = await Promise.all([
-      startWorker({ databaseUrl: url, concurrency: 1, databasePoolMax: 2, logger }),
-      startWorker({ databaseUrl: url, concurrency: 1, databasePoolMax: 2, logger }),
+      startWorker({ databaseUrl: url, concurrency: 1, databasePoolMax: 2, webhooks: WEBHOOKS, logger }),
+      startWorker({ databaseUrl: url, concurrency: 1, databasePoolMax: 2, webhooks: WEBHOOKS, logger }),
     ])
     // Each runner holds at least its LISTEN connection.
     expect(await workerConnections()).toBeGreaterThanOrEqual(2)
@@ -79,7 +80,7 @@ describe('startWorker', () => {
   it('fails to start, leaving no connection behind, when the database does not exist', async () => {
     const missing = Object.assign(new URL(adminUrl), { pathname: `/${name}_missing` }).toString()
     await expect(
-      startWorker({ databaseUrl: missing, concurrency: 1, databasePoolMax: 2, logger: createLogger('silent') }),
+      startWorker({ databaseUrl: missing, concurrency: 1, databasePoolMax: 2, webhooks: WEBHOOKS, logger: createLogger('silent') }),
     ).rejects.toThrow(/does not exist/)
   })
 })

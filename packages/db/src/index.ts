@@ -9,7 +9,7 @@ export {
 } from './embedded.js'
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
 export { writeEvent, writeEvents, type NewEvent } from './outbox.js'
-export { EVENTS_CHANNEL, TASKS, addDeliveryJob, type DeliveryJob } from './queue.js'
+export { EVENTS_CHANNEL, TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
 export * from './schema/index.js'

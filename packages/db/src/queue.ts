@@ -24,12 +24,21 @@ export interface DeliveryJob {
   retry: number
 }
 
-const ADD_DELIVERY = `select graphile_worker.add_job($1, json_build_object('delivery_id', $2::uuid, 'attempt', $3::int, 'retry', $4::int),
-  run_at => $5::timestamptz, job_key => 'deliver:' || $2 || ':' || $3) is not null as "added"`
+/**
+ * The SQL of one delivery job's spec (a graphile_worker.job_spec: identifier, payload,
+ * queue_name, run_at, max_attempts, job_key, priority, flags), from SQL expressions of its
+ * values. The job key makes each attempt number of a delivery one job.
+ */
+export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string }): string {
+  const { deliveryId, attempt, retry, runAt } = values
+  return `row('${TASKS.deliverWebhook}', json_build_object('delivery_id', ${deliveryId}, 'attempt', ${attempt}, 'retry', ${retry}),
+    null, ${runAt}, null, 'deliver:' || ${deliveryId} || ':' || ${attempt}, null, null)::graphile_worker.job_spec`
+}
+
+const ADD_DELIVERY = `select count(*) as "added" from graphile_worker.add_jobs(array[
+  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int', retry: '$3::int', runAt: '$4::timestamptz' })}])`
 
 /** Adds one delivery attempt's job (at `runAt`, now when omitted) in the caller's transaction. */
 export async function addDeliveryJob(tx: Executor, job: DeliveryJob, runAt: Date | null = null): Promise<void> {
-  await sqlOf(tx).unsafe(ADD_DELIVERY, [TASKS.deliverWebhook, job.delivery_id, job.attempt, job.retry, runAt?.toISOString() ?? null], {
-    prepare: true,
-  })
+  await sqlOf(tx).unsafe(ADD_DELIVERY, [job.delivery_id, job.attempt, job.retry, runAt?.toISOString() ?? null], { prepare: true })
 }

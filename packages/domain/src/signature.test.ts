@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { sign, verify } from './signature.js'
+import { Webhook } from 'standardwebhooks'
+import { sign, signStandardWebhook, verify } from './signature.js'
 
 /** Any UTF-16 string, lone surrogates included (the 'binary' unit takes a second to build under vitest). */
 const anyText = fc.oneof(
@@ -94,6 +95,30 @@ describe('verify', () => {
         fc.pre(key !== otherKey)
         expect(verify(payload, otherKey, sign(payload, key))).toBe(false)
       }),
+    )
+  })
+})
+
+describe('signStandardWebhook', () => {
+  const id = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'
+  const payload = '{"id":"evt_1","event":"order.paid","timestamp":"2026-11-23T00:00:00.000Z","data":{}}'
+
+  it('is accepted by the standardwebhooks verifier for a generated whsec_ secret (base64 key)', () => {
+    const secret = `whsec_${Buffer.from('a key of thirty-two bytes exact!').toString('base64')}`
+    const timestamp = Math.floor(Date.now() / 1000)
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signStandardWebhook(id, timestamp, payload, secret) }
+    expect(new Webhook(secret).verify(payload, headers)).toEqual(JSON.parse(payload))
+    expect(() => new Webhook(secret).verify(payload.replace('paid', 'refunded'), headers)).toThrow()
+  })
+
+  it('keys with the raw UTF-8 bytes of any other secret (the verifier\'s format "raw")', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 64 }).filter((key) => !key.startsWith('whsec_')), (secret) => {
+        const timestamp = Math.floor(Date.now() / 1000)
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signStandardWebhook(id, timestamp, payload, secret) }
+        expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(payload, headers)).toEqual(JSON.parse(payload))
+      }),
+      { numRuns: 50 },
     )
   })
 })

@@ -15,3 +15,18 @@ export function verify(body: string | Uint8Array, secret: string, signature: str
   const given = wellFormed ? Buffer.from(signature, 'hex') : Buffer.alloc(expected.length)
   return timingSafeEqual(expected, given) && wellFormed
 }
+
+const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/
+
+/**
+ * The Standard Webhooks `webhook-signature` value: `v1,` + base64 HMAC-SHA256 of
+ * `<webhook-id>.<webhook-timestamp>.<body>`. A generated `whsec_…` secret keys it with its
+ * base64-decoded bytes (the spec's form); any other secret with its UTF-8 bytes, as the
+ * `standardwebhooks` verifier does with `format: "raw"`.
+ */
+export function signStandardWebhook(id: string, timestampSeconds: number, body: string, secret: string): string {
+  const whsec = WHSEC.exec(secret)
+  const key = whsec ? Buffer.from(whsec[1]!, 'base64') : Buffer.from(secret, 'utf8')
+  const digest = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')
+  return `v1,${digest}`
+}

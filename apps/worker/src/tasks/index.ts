@@ -1,9 +1,14 @@
 /**
- * Every task this worker runs, by the identifier jobs are added under
- * (`graphile_worker.add_job('<identifier>', payload)`).
+ * Every task this worker runs, by the identifier jobs are added under (TASKS of @commerce/db).
  */
 import type { TaskList } from 'graphile-worker'
+import { TASKS } from '@commerce/db'
+import { createDeliverWebhook, type DeliverySettings } from './deliver-webhook.js'
+import { fanOutEvent } from './fanout-event.js'
 
-// Empty for now: the event fan-out (`fanout-event`) and webhook delivery (`deliver-webhook`)
-// tasks land here, one file each, as the outbox starts enqueueing jobs.
-export const taskList: TaskList = {}
+export function createTaskList(delivery: DeliverySettings): TaskList {
+  return {
+    [TASKS.fanOutEvent]: fanOutEvent,
+    [TASKS.deliverWebhook]: createDeliverWebhook(delivery),
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Events to webhook deliveries, end to end: events written the way the API writes them
+ * (writeEvents in a transaction), a worker running in this process, a real receiver.
+ */
+import { createHmac } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { addDeliveryJob, createDb, newId, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
+import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { createLogger } from '../src/logger.js'
+import { startWorker, type StartedWorker, type WebhookSettings } from '../src/worker.js'
+import { startReceiver, type Receiver } from './receiver.js'
+
+const RETRIES = [300, 900, 1500]
+let database: TestDatabase
+let handle: DatabaseHandle
+let receiver: Receiver
+let worker: StartedWorker
+
+async function startTestWorker(webhooks: Partial<WebhookSettings> = {}) {
+  return startWorker({
+    databaseUrl: database.url,
+    concurrency: 4,
+    databasePoolMax: 6,
+    // Retries are due within a second here: look for them often.
+    pollIntervalMs: 50,
+    webhooks: { timeoutMs: 1000, retrySchedule: RETRIES, allowPrivateTargets: true, ...webhooks },
+    logger: createLogger('silent'),
+  })
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject('adminUrl'), inject('template'))
+  handle = createDb({ url: database.url, poolMax: 4 })
+  receiver = await startReceiver()
+  worker = await startTestWorker()
+})
+
+afterAll(async () => {
+  await worker?.stop()
+  await receiver?.close()
+  await handle?.close()
+  await database?.drop()
+})
+
+async function subscribe(path: string, events: string[], options: { secret?: string; active?: boolean; url?: string } = {}) {
+  const id = newId()
+  const secret = options.secret ?? `whsec_${Buffer.from(id).toString('base64')}`
+  await handle.sql`insert into webhooks (id, url, events, secret, is_active)
+    values (${id}, ${options.url ?? receiver.url(path)}, ${events}, ${secret}, ${options.active ?? true})`
+  return { id, secret }
+}
+
+async function emit(...list: NewEvent[]): Promise<string[]> {
+  return handle.db.transaction((tx) => writeEvents(tx, list))
+}
+
+const paid = (n = 1): NewEvent => ({
+  kind: 'order.paid',
+  data: { order_id: newId(), order_number: String(1000 + n), total: 42.5, currency: 'USD' },
+})
+
+async function deliveryOf(webhookId: string, eventId: string) {
+  const [delivery] = await handle.sql<{ id: string; status: string; attempts: number; next_attempt_at: Date | null; last_status_code: number | null }[]>`
+    select id, status, attempts, next_attempt_at, last_status_code from webhook_deliveries where webhook_id = ${webhookId} and event_id = ${eventId}`
+  return delivery
+}
+
+async function attemptsOf(deliveryId: string) {
+  return handle.sql<{ attempt: number; succeeded: boolean; status_code: number | null; error: string | null; response_body: string | null }[]>`
+    select attempt, succeeded, status_code, error, response_body from webhook_attempts where delivery_id = ${deliveryId} order by attempt`
+}
+
+describe('fan-out and delivery', () => {
+  it('delivers an event to each active subscription that wants it and to no other, signed both ways', async () => {
+    const wantsPaid = await subscribe('/paid', ['order.paid'])
+    const wantsAll = await subscribe('/all', ['*'], { secret: 'a plain secret of the seed' })
+    await subscribe('/products', ['product.created'])
+    await subscribe('/inactive', ['order.paid'], { active: false })
+
+    const [eventId] = await emit(paid())
+    await vi.waitFor(() => expect(receiver.received('/paid')).toHaveLength(1) && expect(receiver.received('/all')).toHaveLength(1), { timeout: 10_000 })
+    // Nothing more comes: the others do not want it or are inactive.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.received('/products')).toHaveLength(0)
+    expect(receiver.received('/inactive')).toHaveLength(0)
+
+    // (this client reads timestamps as text, see sqlOf)
+    const [event] = await handle.sql<{ data: Record<string, unknown>; created_at: string }[]>`select data, created_at from events where id = ${eventId!}`
+    for (const [path, subscription] of [['/paid', wantsPaid], ['/all', wantsAll]] as const) {
+      const [request] = receiver.received(path)
+      const body = JSON.parse(request!.body) as Record<string, unknown>
+      expect(Object.keys(body)).toEqual(['id', 'event', 'timestamp', 'data'])
+      expect(body).toEqual({ id: eventId, event: 'order.paid', timestamp: new Date(event!.created_at).toISOString(), data: event!.data })
+      expect(request!.headers['content-type']).toBe('application/json')
+      expect(request!.headers['x-webhook-id']).toBe(eventId)
+      expect(request!.headers['x-webhook-event']).toBe('order.paid')
+      // X-Webhook-Signature: lowercase hex HMAC-SHA256 of the exact body, keyed with the secret's UTF-8 bytes.
+      expect(request!.headers['x-webhook-signature']).toBe(createHmac('sha256', Buffer.from(subscription.secret, 'utf8')).update(request!.body).digest('hex'))
+      // Standard Webhooks: the npm verifier accepts it (base64 key for whsec_, raw bytes otherwise).
+      const verifier = subscription.secret.startsWith('whsec_') ? new Webhook(subscription.secret) : new Webhook(Buffer.from(subscription.secret, 'utf8'), { format: 'raw' })
+      const headers = { 'webhook-id': String(request!.headers['webhook-id']), 'webhook-timestamp': String(request!.headers['webhook-timestamp']), 'webhook-signature': String(request!.headers['webhook-signature']) }
+      expect(headers['webhook-id']).toBe(eventId)
+      expect(verifier.verify(request!.body, headers)).toEqual(body)
+    }
+
+    const delivery = await deliveryOf(wantsPaid.id, eventId!)
+    await vi.waitFor(async () => expect((await deliveryOf(wantsPaid.id, eventId!))!.status).toBe('succeeded'))
+    const attempts = await attemptsOf(delivery!.id)
+    expect(attempts).toEqual([{ attempt: 1, succeeded: true, status_code: 200, error: null, response_body: 'thanks' }])
+  })
+
+  it('sends nothing for events of a rolled-back transaction', async () => {
+    await subscribe('/rolled-back', ['order.refunded'])
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await writeEvents(tx, [{ kind: 'order.refunded', data: { n: 1 } }])
+        throw new Error('the change failed')
+      }),
+    ).rejects.toThrow('the change failed')
+    const [committed] = await emit({ kind: 'order.refunded', data: { n: 2 } })
+    await vi.waitFor(() => expect(receiver.received('/rolled-back')).toHaveLength(1), { timeout: 10_000 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.received('/rolled-back').map((request) => JSON.parse(request.body).id)).toEqual([committed])
+  })
+})
+
+describe('retries', () => {
+  it('retries a receiver that fails twice, with growing gaps, and then succeeds on the third attempt', async () => {
+    const { id } = await subscribe('/flaky', ['order.paid'])
+    receiver.answer('/flaky', (response, n) => response.writeHead(n < 2 ? 500 : 204).end(n < 2 ? 'not now' : undefined))
+    const [eventId] = await emit(paid(2))
+    await vi.waitFor(async () => expect((await deliveryOf(id, eventId!))!.status).toBe('succeeded'), { timeout: 15_000 })
+
+    const requests = receiver.received('/flaky')
+    expect(requests).toHaveLength(3)
+    // The same webhook-id on every attempt; a fresh timestamp header each time.
+    expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([eventId]))
+    const gaps = [requests[1]!.at - requests[0]!.at, requests[2]!.at - requests[1]!.at]
+    expect(gaps[0]).toBeGreaterThanOrEqual(RETRIES[0]!)
+    expect(gaps[1]).toBeGreaterThanOrEqual(RETRIES[1]!)
+    expect(gaps[1]).toBeGreaterThan(gaps[0]!)
+
+    const delivery = await deliveryOf(id, eventId!)
+    expect(delivery).toMatchObject({ attempts: 3, last_status_code: 204, next_attempt_at: null })
+    const attempts = await attemptsOf(delivery!.id)
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.succeeded, attempt.status_code, attempt.error])).toEqual([
+      [1, false, 500, 'HTTP 500'],
+      [2, false, 500, 'HTTP 500'],
+      [3, true, 204, null],
+    ])
+    expect(attempts[0]!.response_body).toBe('not now')
+  })
+
+  it('makes exactly four attempts to a receiver that always fails, ends failed, and a redelivery succeeds', async () => {
+    const { id } = await subscribe('/down', ['order.paid'])
+    let up = false
+    receiver.answer('/down', (response) => (up ? response.writeHead(200).end() : response.writeHead(503).end('x'.repeat(5000))))
+    const [eventId] = await emit(paid(3))
+    await vi.waitFor(async () => expect((await deliveryOf(id, eventId!))!.status).toBe('failed'), { timeout: 20_000 })
+    await new Promise((resolve) => setTimeout(resolve, RETRIES.at(-1)! + 500))
+    expect(receiver.received('/down')).toHaveLength(4)
+    const delivery = await deliveryOf(id, eventId!)
+    expect(delivery).toMatchObject({ attempts: 4, last_status_code: 503, next_attempt_at: null })
+    const attempts = await attemptsOf(delivery!.id)
+    expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4])
+    // Only the first KiB of an answer is kept.
+    expect(attempts[0]!.response_body).toBe('x'.repeat(1024))
+
+    up = true
+    await handle.db.transaction((tx) => addDeliveryJob(tx, { delivery_id: delivery!.id, attempt: 5, retry: 0 }))
+    await vi.waitFor(async () => expect((await deliveryOf(id, eventId!))!.status).toBe('succeeded'), { timeout: 10_000 })
+    expect(receiver.received('/down')).toHaveLength(5)
+    expect((await attemptsOf(delivery!.id)).map((attempt) => [attempt.attempt, attempt.succeeded])).toEqual([
+      [1, false],
+      [2, false],
+      [3, false],
+      [4, false],
+      [5, true],
+    ])
+  })
+
+  it('stops at 410 Gone, and counts redirects (not followed) and timeouts as failures', async () => {
+    const gone = await subscribe('/gone', ['product.updated'])
+    receiver.answer('/gone', (response) => response.writeHead(410).end())
+    const moved = await subscribe('/moved', ['product.updated'])
+    receiver.answer('/moved', (response) => response.writeHead(302, { location: receiver.url('/target') }).end())
+    const slow = await subscribe('/slow', ['product.updated'])
+    receiver.answer('/slow', () => {})
+
+    const [eventId] = await emit({ kind: 'product.updated', data: { id: newId() } })
+    await vi.waitFor(async () => expect((await deliveryOf(gone.id, eventId!))!.status).toBe('failed'), { timeout: 10_000 })
+    expect(await attemptsOf((await deliveryOf(gone.id, eventId!))!.id)).toHaveLength(1)
+
+    await vi.waitFor(async () => expect((await deliveryOf(moved.id, eventId!))!.attempts).toBeGreaterThanOrEqual(1), { timeout: 10_000 })
+    const [redirect] = await attemptsOf((await deliveryOf(moved.id, eventId!))!.id)
+    expect(redirect).toMatchObject({ succeeded: false, status_code: 302, error: 'HTTP 302' })
+    expect(receiver.received('/target')).toHaveLength(0)
+
+    await vi.waitFor(async () => expect((await deliveryOf(slow.id, eventId!))!.attempts).toBeGreaterThanOrEqual(1), { timeout: 10_000 })
+    const [timedOut] = await attemptsOf((await deliveryOf(slow.id, eventId!))!.id)
+    expect(timedOut).toMatchObject({ succeeded: false, status_code: null, error: 'timed out after 1000 ms' })
+  })
+})
+
+describe('SSRF guard', () => {
+  it('refuses loopback, metadata and private targets, by literal or by name, without connecting', async () => {
+    const guarded = await startTestWorker({ allowPrivateTargets: false })
+    // The unguarded worker of this file must not take these jobs: stop it while the guarded one runs.
+    await worker.stop()
+    try {
+      const targets = [
+        receiver.url('/ssrf-literal'),
+        receiver.url('/ssrf-name').replace('127.0.0.1', 'localhost'),
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::1]:9/',
+        'http://10.0.0.1:9/',
+      ]
+      const subscriptions = await Promise.all(targets.map((url, n) => subscribe(`/ssrf-${n}`, ['customer.created'], { url })))
+      const [eventId] = await emit({ kind: 'customer.created', data: { id: newId() } })
+      for (const subscription of subscriptions) {
+        await vi.waitFor(async () => expect((await deliveryOf(subscription.id, eventId!))?.attempts).toBe(1), { timeout: 10_000 })
+        const [attempt] = await attemptsOf((await deliveryOf(subscription.id, eventId!))!.id)
+        expect(attempt!.succeeded).toBe(false)
+        expect(attempt!.status_code).toBeNull()
+        expect(attempt!.error).toMatch(/^refused: .+ is not a public address$/)
+      }
+      expect(receiver.received('/ssrf-literal')).toHaveLength(0)
+      expect(receiver.received('/ssrf-name')).toHaveLength(0)
+    } finally {
+      await guarded.stop()
+      worker = await startTestWorker()
+    }
+  })
+})
