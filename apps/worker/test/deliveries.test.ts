@@ -79,7 +79,13 @@ describe('fan-out and delivery', () => {
     await subscribe('/inactive', ['order.paid'], { active: false })
 
     const [eventId] = await emit(paid())
-    await vi.waitFor(() => expect(receiver.received('/paid')).toHaveLength(1) && expect(receiver.received('/all')).toHaveLength(1), { timeout: 10_000 })
+    await vi.waitFor(
+      () => {
+        expect(receiver.received('/paid')).toHaveLength(1)
+        expect(receiver.received('/all')).toHaveLength(1)
+      },
+      { timeout: 10_000 },
+    )
     // Nothing more comes: the others do not want it or are inactive.
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(receiver.received('/products')).toHaveLength(0)

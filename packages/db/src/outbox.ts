@@ -21,16 +21,13 @@ export async function writeEvent(tx: Executor, event: NewEvent): Promise<string>
 }
 
 // One statement text for any number of events, so PostgreSQL prepares it once per connection.
-// The job_spec fields: identifier, payload, queue_name, run_at, max_attempts, job_key, priority,
-// flags. No job key: each event is enqueued once, by the transaction that wrote it.
+// One fan-out job per statement, not per event: a checkout's three events are one job.
 const INSERT_EVENTS = `with written as (
   insert into events (id, kind, data, customer_id, request_id)
   select * from unnest($1::uuid[], $2::text[], $3::jsonb[], $4::uuid[], $5::text[])
   returning id)
 select
-  (select count(*) from graphile_worker.add_jobs(array(
-    select row('${TASKS.fanOutEvent}', json_build_object('event_id', id), null, null, null, null, null, null)::graphile_worker.job_spec
-    from written order by id))) as "jobs",
+  (select graphile_worker.add_job('${TASKS.fanOutEvent}', json_build_object('event_ids', array(select id from written order by id)))) is not null as "queued",
   (select count(pg_notify('${EVENTS_CHANNEL}', id::text)) from written) as "notified"`
 
 /** Several events of one change in one statement, in the given order (ids ascend with it). */

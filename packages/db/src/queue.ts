@@ -7,7 +7,7 @@ import { sqlOf, type Executor } from './client.js'
 
 /** Task identifiers, shared by the code that adds jobs and the worker that runs them. */
 export const TASKS = {
-  /** `{event_id}`: one delivery per active subscription that wants the event. */
+  /** `{event_ids}`: one delivery per event and active subscription that wants it. */
   fanOutEvent: 'fanout-event',
   /** `{delivery_id, attempt, retry}`: one attempt of one delivery. */
   deliverWebhook: 'deliver-webhook',

@@ -41,16 +41,16 @@ const LOAD = `select d.status, d.attempts, w.url, w.secret, w.is_active as "isAc
   from webhook_deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id
   where d.id = $1`
 
-// The attempt, the delivery's new state and the next attempt's job, in one statement.
+// The attempt, the delivery's new state and the next attempt's job, in one statement. add_jobs
+// runs only for a retry: even with no job it would NOTIFY every worker.
 const RECORD = `with logged as (
   insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
   values ($10, $1, $2, $3, $4, $5, $6, $7)),
 updated as (
   update webhook_deliveries set attempts = $2, status = $8, last_status_code = $4, next_attempt_at = $9, updated_at = now()
   where id = $1)
-select count(*) from graphile_worker.add_jobs(array(
-  select ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int + 1', retry: '$11::int', runAt: '$9::timestamptz' })}
-  where $9::timestamptz is not null))`
+select case when $9::timestamptz is not null then (select count(*) from graphile_worker.add_jobs(array[
+  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int + 1', retry: '$11::int', runAt: '$9::timestamptz' })}])) end`
 
 interface Outcome {
   succeeded: boolean
