@@ -11,6 +11,7 @@ import { runnerTuning } from '../apps/worker/dist/worker.js'
 const concurrency = Number(process.env.WORKER_CONCURRENCY ?? 16)
 const pgPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) })
 pgPool.on('error', () => {})
+pgPool.on('connect', (client) => client.on('error', () => {}))
 const runner = await run({
   pgPool,
   concurrency,

@@ -1,5 +1,5 @@
 /** buildApp(config): the whole HTTP application, used by main.ts and by the tests alike. */
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
@@ -15,11 +15,27 @@ import errorsPlugin, { sendError } from './plugins/errors.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
+import websocketPlugin from './plugins/websocket.js'
 import { registerRoutes } from './routes/index.js'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 const BODY_LIMIT = 1024 * 1024
 const SAFE_REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/** WebSocket clients may send their token as `?access_token=`: it never reaches the logs. */
+const withoutAccessToken = (url: string) => url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]')
+const LOG_SERIALIZERS = {
+  // Fastify's request serializer, with the URL cleaned.
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: withoutAccessToken(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }),
+  // @fastify/websocket logs the URL of an upgrade to a route without a WebSocket handler as `path`.
+  path: (path: unknown) => (typeof path === 'string' ? withoutAccessToken(path) : path),
+}
 
 /** Bodies are validated strictly (no coercion); query strings and paths are text, so coerced. */
 function createValidators() {
@@ -32,20 +48,22 @@ function createValidators() {
 }
 
 export interface BuildOptions {
-  /** Pino logger options; false silences logging. */
-  logger?: boolean | Record<string, unknown>
+  /** Pino logger options over the defaults (level, redaction, serializers); false silences logging. */
+  logger?: false | Record<string, unknown>
   /** Where charges and refunds go; the built-in `test` provider by default. */
   paymentProvider?: PaymentProvider
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? {
+    logger: options.logger !== false && {
       level: config.logLevel,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.token'],
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["sec-websocket-protocol"]', '*.password', '*.secret', '*.token'],
         censor: '[redacted]',
       },
+      serializers: LOG_SERIALIZERS,
+      ...options.logger,
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
@@ -76,6 +94,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const catalog = createDb({ ...pool, applicationName: 'commerce-api-catalog', genericPlans: true })
 
   await app.register(errorsPlugin)
+  // Before any route, so that an upgrade request to any of them is handled.
+  await app.register(websocketPlugin)
   await app.register(databasePlugin, { main, catalog })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)

@@ -23,6 +23,10 @@ export interface Config {
   trustProxy: boolean
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   scryptCost: number
+  /** How often WebSocket clients are pinged; one that has not answered the previous ping is dropped. */
+  wsHeartbeatIntervalMs: number
+  /** Let webhook subscriptions target private, loopback and link-local addresses (local development and tests). */
+  webhookAllowPrivateTargets: boolean
 }
 
 export class ConfigError extends Error {
@@ -125,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: boolean('TRUST_PROXY', false),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
+    wsHeartbeatIntervalMs: duration('WS_HEARTBEAT_INTERVAL', '30s', 's'),
+    webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
   }
   if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')
   if (problems.length > 0) {

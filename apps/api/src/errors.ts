@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_mismatch: 422,
+  upgrade_required: 426,
   rate_limited: 429,
   internal_error: 500,
   payment_provider_error: 502,

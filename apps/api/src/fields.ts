@@ -23,3 +23,15 @@ export function knownCurrency(currency: string): string {
 export function minorUnits(field: string, amount: number, currency: string): number {
   return fieldValue(field, () => toMinorUnits(amount, currency))
 }
+
+/** A date-time field as a Date PostgreSQL stores as sent, or a 400 naming `field`. */
+export function instant(field: string, text: string | null): Date | null {
+  if (text === null) return null
+  const date = new Date(text)
+  // Leap seconds pass the format but not Date; years outside 1..9999 (UTC) PostgreSQL does not take as sent.
+  const year = date.getUTCFullYear()
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
+    throw invalidField(field, `Field '${field}' is not a valid date-time between the years 1 and 9999`)
+  }
+  return date
+}

@@ -19,17 +19,28 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       logLevel: 'info',
       trustProxy: false,
+      webhookAllowPrivateTargets: false,
     })
   })
 
   test('names every bad variable in one error', () => {
-    const attempt = () => loadConfig({ PORT: 'eighty', RATE_LIMIT_MAX: '0', JWT_EXPIRES_IN: 'soon', DATABASE_URL: 'mysql://x', COMMERCE_DATA_DIR: dataDir() })
+    const attempt = () =>
+      loadConfig({
+        PORT: 'eighty',
+        RATE_LIMIT_MAX: '0',
+        JWT_EXPIRES_IN: 'soon',
+        DATABASE_URL: 'mysql://x',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe',
+        COMMERCE_DATA_DIR: dataDir(),
+      })
     expect(attempt).toThrow(ConfigError)
     try {
       attempt()
     } catch (error) {
       const message = (error as Error).message
-      for (const name of ['PORT', 'RATE_LIMIT_MAX', 'JWT_EXPIRES_IN', 'DATABASE_URL']) expect(message).toContain(name)
+      for (const name of ['PORT', 'RATE_LIMIT_MAX', 'JWT_EXPIRES_IN', 'DATABASE_URL', 'WEBHOOK_ALLOW_PRIVATE_TARGETS']) {
+        expect(message).toContain(name)
+      }
     }
   })
 
@@ -45,6 +56,11 @@ describe('loadConfig', () => {
     expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32)
     expect(second.jwtSecret).toBe(first.jwtSecret)
     expect(readFileSync(join(dir, 'jwt-secret'), 'utf8')).toBe(first.jwtSecret)
+  })
+
+  test('WEBHOOK_ALLOW_PRIVATE_TARGETS takes true or false', () => {
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', COMMERCE_DATA_DIR: dataDir() }).webhookAllowPrivateTargets).toBe(true)
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', COMMERCE_DATA_DIR: dataDir() }).webhookAllowPrivateTargets).toBe(false)
   })
 
   test('reads durations with units', () => {

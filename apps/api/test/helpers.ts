@@ -27,6 +27,9 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     trustProxy: false,
     logLevel: 'silent',
     scryptCost: TEST_SCRYPT_COST,
+    wsHeartbeatIntervalMs: 30_000,
+    // Test receivers listen on 127.0.0.1; the SSRF tests turn this off.
+    webhookAllowPrivateTargets: true,
     ...overrides,
   }
 }

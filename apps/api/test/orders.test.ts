@@ -70,6 +70,9 @@ describe('GET /api/v1/orders', () => {
     })
     expect(ranged.orders.map((order) => order.id)).toEqual([third.order.id, second.order.id])
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${ORDERS}?status=lost`, token: admin })
+    // A leap second passes the date-time format but is no instant: 400 naming the field, not a 500.
+    const leap = await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${ORDERS}?created_from=2030-06-30T23:59:60Z`, token: admin })
+    expect(leap.details).toContainEqual({ field: 'created_from', message: expect.stringContaining("'created_from'") })
   })
 })
 

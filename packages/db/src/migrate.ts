@@ -23,6 +23,10 @@ export async function migrate(url: string): Promise<void> {
       await drizzleMigrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER })
       // Our own pool, ended and awaited here: Graphile does not await the end of one it makes.
       const pgPool = new pg.Pool({ connectionString: url, max: 1 })
+      // A connection lost mid-migration fails the migration itself; these only keep an idle
+      // client's error from crashing the process (and Graphile from warning on stderr).
+      pgPool.on('error', () => {})
+      pgPool.on('connect', (client) => client.on('error', () => {}))
       try {
         await runMigrations({ pgPool, logger: QUIET })
       } finally {

@@ -22,6 +22,10 @@ export const EVENT_KINDS = [
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 
+/** A webhook delivery: `pending` until an attempt succeeds or the retries run out. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
 /** Page size bounds of every list endpoint. */
 export const DEFAULT_PER_PAGE = 20
 export const MAX_PER_PAGE = 100

@@ -8,7 +8,7 @@ export {
   toMajorUnits,
   toMinorUnits,
 } from './money.js'
-export { sign, verify } from './signature.js'
+export { sign, signStandardWebhook, verify } from './signature.js'
 export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export {
@@ -16,6 +16,7 @@ export {
   CHECKOUT_STATUSES,
   COUPON_TYPES,
   DEFAULT_PER_PAGE,
+  DELIVERY_STATUSES,
   EVENT_KINDS,
   MAX_CART_COUPONS,
   MAX_CART_LINES,
@@ -29,6 +30,7 @@ export {
   type ChargeStatus,
   type CheckoutStatus,
   type CouponType,
+  type DeliveryStatus,
   type EventKind,
   type FulfillmentStatus,
   type OrderStatus,
@@ -169,3 +171,21 @@ export {
   TrackingParams,
   UpdateOrder,
 } from './schemas/orders.js'
+export {
+  CreateWebhook,
+  EVENT_FILTERS,
+  Event,
+  EventList,
+  ListEventsQuery,
+  ListWebhookDeliveriesQuery,
+  UpdateWebhook,
+  UpdatedWebhook,
+  WEBHOOK_URL_MAX_LENGTH,
+  Webhook,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookDeliveryParams,
+  WebhookList,
+  WebhookWithSecret,
+} from './schemas/webhooks.js'

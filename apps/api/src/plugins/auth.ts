@@ -16,6 +16,8 @@ export interface Principal {
   userId: string
   role: Role
   scopes: readonly string[]
+  /** When the credential stops being valid, in milliseconds since the epoch. */
+  expiresAt: number
 }
 
 interface UserClaims {
@@ -39,6 +41,8 @@ declare module 'fastify' {
     authenticate: preHandlerAsyncHookHandler
     requireScope(scope: string): preHandlerAsyncHookHandler
     issueUserToken(user: { id: string; role: Role }): string
+    /** Identifies the caller by a bearer token sent some other way than the Authorization header. */
+    identifyToken(request: FastifyRequest, token: string): void
     /**
      * The customer record of a signed-in customer (read once per request); null for anonymous
      * callers and for accounts without one (admins, API keys).
@@ -53,10 +57,13 @@ declare module '@fastify/jwt' {
   }
 }
 
-function isUserClaims(claims: unknown): claims is UserClaims {
-  const value = claims as Partial<UserClaims> | null
+function isUserClaims(claims: unknown): claims is UserClaims & { exp: number } {
+  const value = claims as Partial<UserClaims & { exp: number }> | null
   return (
-    typeof value?.sub === 'string' && value.typ === 'user' && ROLES.includes(value.role as Role)
+    typeof value?.sub === 'string' &&
+    value.typ === 'user' &&
+    ROLES.includes(value.role as Role) &&
+    typeof value.exp === 'number'
   )
 }
 
@@ -84,19 +91,25 @@ export default fp<AuthOptions>(
         request.credentialError = 'The Authorization header must be "Bearer <token>"'
         return
       }
+      identifyToken(request, match[1]!)
+    }
+
+    function identifyToken(request: FastifyRequest, token: string) {
       try {
-        const claims: unknown = app.jwt.verify(match[1]!)
+        const claims: unknown = app.jwt.verify(token)
         if (!isUserClaims(claims)) throw new Error('unexpected claims')
         request.principal = {
           kind: 'user',
           userId: claims.sub,
           role: claims.role,
           scopes: SCOPES_BY_ROLE[claims.role],
+          expiresAt: claims.exp * 1000,
         }
       } catch {
         request.credentialError = 'The access token is malformed, expired or invalid'
       }
     }
+    app.decorate('identifyToken', identifyToken)
 
     app.addHook('onRequest', (request, _reply, done) => {
       const header = request.headers.authorization

@@ -6,6 +6,7 @@ import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
 import { customerRoutes } from './customers/routes.js'
+import { eventRoutes } from './events/routes.js'
 import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
@@ -15,6 +16,8 @@ import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
+import { webhookRoutes } from './webhooks/routes.js'
+import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(systemRoutes)
@@ -32,4 +35,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })
+  await app.register(webhookRoutes, { prefix: '/api/v1/webhooks', config })
+  await app.register(eventRoutes, { prefix: '/api/v1/events' })
+  await app.register(wsRoutes, { prefix: '/api/v1/ws', config })
 }

@@ -1,3 +1,4 @@
+import type { DeliveryStatus } from '@commerce/domain'
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id, updatedAt } from './columns.js'
 import { events } from './events.js'
@@ -15,9 +16,6 @@ export const webhooks = pgTable('webhooks', {
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /** One event to one subscription: made by the fan-out, retried on its schedule, redeliverable. */
 export const webhookDeliveries = pgTable(

@@ -13,7 +13,7 @@ import {
 } from '@commerce/domain'
 import { coupons, isUniqueViolation, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { fieldValue, knownCurrency } from '../../fields.js'
+import { fieldValue, instant, knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
 type CouponRow = typeof coupons.$inferSelect
@@ -30,17 +30,6 @@ interface CouponFields {
   ends_at: string | null
   usage_limit: number | null
   is_active: boolean
-}
-
-function instant(field: string, text: string | null): Date | null {
-  if (text === null) return null
-  const date = new Date(text)
-  // Leap seconds pass the format but not Date; years outside 1..9999 (UTC) PostgreSQL does not take as sent.
-  const year = date.getUTCFullYear()
-  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
-    throw invalidField(field, `Field '${field}' is not a valid date-time between the years 1 and 9999`)
-  }
-  return date
 }
 
 function toCoupon(row: CouponRow): Coupon {

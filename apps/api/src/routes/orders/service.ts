@@ -26,7 +26,7 @@ import {
   type Executor,
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
-import { knownCurrency } from '../../fields.js'
+import { instant, knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
 import { orderItemRows, returnStock, takeStockOfLines } from './lines.js'
@@ -88,8 +88,8 @@ export function createOrderService(db: Database, paymentService: PaymentService)
       if (!viewer.canSeeAll) conditions.push(eq(orders.customerId, viewer.customerId ?? '00000000-0000-0000-0000-000000000000'))
       if (query.customer_id) conditions.push(eq(orders.customerId, query.customer_id))
       if (query.status) conditions.push(eq(orders.status, query.status))
-      if (query.created_from) conditions.push(gte(orders.createdAt, new Date(query.created_from)))
-      if (query.created_to) conditions.push(lt(orders.createdAt, new Date(query.created_to)))
+      if (query.created_from) conditions.push(gte(orders.createdAt, instant('created_from', query.created_from)!))
+      if (query.created_to) conditions.push(lt(orders.createdAt, instant('created_to', query.created_to)!))
       const where = and(...conditions)
       const [rows, [counted]] = await Promise.all([
         db

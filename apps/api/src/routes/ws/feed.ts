@@ -1,0 +1,126 @@
+/**
+ * The committed events of every API instance, for this process's WebSocket clients: one LISTEN
+ * connection on EVENTS_CHANNEL (postgres.js keeps it apart from the pool and listens again when
+ * it drops), the ids NOTIFYed while a load runs loaded together with one query, and a replay
+ * from the events table after each reconnect.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import type postgres from 'postgres'
+import { EVENTS_CHANNEL } from '@commerce/db'
+
+export interface FeedEvent {
+  id: string
+  kind: string
+  data: Record<string, unknown>
+  customerId: string | null
+  /** created_at as ISO 8601 UTC. */
+  timestamp: string
+}
+
+export interface EventFeed {
+  /** Listens from the first call on; a failed start is tried again by the next call. */
+  start(): Promise<void>
+  stop(): void
+}
+
+/**
+ * How far back a replay looks. Event ids are UUIDv7 made when the event is written, not when
+ * it commits, so an event can commit after one with a later id: a replay reloads the whole
+ * window and skips what was already delivered.
+ */
+const REPLAY_WINDOW_MS = 60_000
+
+/** The milliseconds since the epoch in a UUIDv7's first 48 bits. */
+const idTime = (id: string) => parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
+
+/** The smallest UUID of a millisecond. */
+function firstIdOf(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`
+}
+
+export function createEventFeed(sql: postgres.Sql, log: FastifyBaseLogger, deliver: (events: FeedEvent[]) => void): EventFeed {
+  let starting: Promise<void> | null = null
+  let stopped = false
+  let listens = 0
+  let listeningSince = 0
+  /** The newest event time delivered, and every id delivered within the window before it. */
+  let newest = 0
+  const delivered = new Set<string>()
+  let notified: string[] = []
+  let loading = false
+
+  const columns = () => sql`id, kind, data, customer_id as "customerId",
+    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
+  // In the order notified, which is commit order.
+  const loadNotified = (ids: string[]) => sql<FeedEvent[]>`
+    select ${columns()} from unnest(${ids}::uuid[]) with ordinality as notified (id, position)
+    join events using (id) order by position`
+  const loadSince = (id: string) => sql<FeedEvent[]>`select ${columns()} from events where id >= ${id}::uuid order by id`
+
+  function accept(rows: FeedEvent[]) {
+    const fresh = rows.filter((row) => !delivered.has(row.id))
+    for (const row of fresh) {
+      delivered.add(row.id)
+      newest = Math.max(newest, idTime(row.id))
+    }
+    // Ids were added in about time order: forget from the oldest until one is inside the window.
+    for (const id of delivered) {
+      if (idTime(id) >= newest - REPLAY_WINDOW_MS) break
+      delivered.delete(id)
+    }
+    if (fresh.length > 0 && !stopped) deliver(fresh)
+  }
+
+  async function sendNotified() {
+    while (notified.length > 0 && !stopped) {
+      const ids = notified
+      notified = []
+      try {
+        accept(await loadNotified(ids))
+      } catch (error) {
+        log.error({ err: error, events: ids.length }, 'could not load notified events for WebSocket clients')
+      }
+    }
+    loading = false
+  }
+
+  function onNotify(id: string) {
+    notified.push(id)
+    if (loading) return
+    loading = true
+    // Wait a turn so that the notifications of one network read share a query.
+    setImmediate(sendNotified)
+  }
+
+  async function replay() {
+    const since = Math.max(newest - REPLAY_WINDOW_MS, listeningSince)
+    try {
+      accept(await loadSince(firstIdOf(since)))
+    } catch (error) {
+      log.error({ err: error }, 'could not replay events after the LISTEN connection came back')
+    }
+  }
+
+  function onListen() {
+    // The first call is the start; later ones follow a dropped connection, which missed events.
+    if (++listens > 1 && !stopped) void replay()
+  }
+
+  return {
+    start() {
+      starting ??= (async () => {
+        listeningSince = newest = Date.now()
+        await sql.listen(EVENTS_CHANNEL, onNotify, onListen)
+      })().catch((error: unknown) => {
+        starting = null
+        throw error
+      })
+      return starting
+    },
+    // The LISTEN connection ends with the pool it belongs to (database plugin).
+    stop() {
+      stopped = true
+    },
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * GET /api/v1/ws: committed events, live, over a WebSocket (the protocol: README "Real-time
+ * events"). The credential is checked before the upgrade, so a bad one is an HTTP 401.
+ */
+import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { Type } from 'typebox'
+import { Gauge } from 'prom-client'
+import type { WebSocket } from 'ws'
+import { hasScope } from '@commerce/domain'
+import type { Config } from '../../config.js'
+import { ApiError, errorResponses } from '../../errors.js'
+import { sendError } from '../../plugins/errors.js'
+import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
+import { createEventFeed, type FeedEvent } from './feed.js'
+import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
+
+interface Client {
+  socket: WebSocket
+  viewer: Viewer
+  subscription: Subscription
+  /** Answered the last heartbeat ping. */
+  alive: boolean
+  expiry: NodeJS.Timeout | undefined
+}
+
+const TOKEN_EXPIRED = 4001
+/** setTimeout's longest delay (about 24.8 days); later expiries wait in several steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+/** A client that lets this much pile up unsent cannot keep up with the feed and is dropped. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
+
+/** The handshake's token when there is no Authorization header: `?access_token=`, else the subprotocol pair. */
+function handshakeToken(request: FastifyRequest): string | undefined {
+  const fromQuery = (request.query as { access_token?: unknown }).access_token
+  if (typeof fromQuery === 'string') return fromQuery
+  const protocols = request.headers['sec-websocket-protocol']?.split(',').map((protocol) => protocol.trim()) ?? []
+  const at = protocols.indexOf(ACCESS_TOKEN_PROTOCOL)
+  return at === -1 ? undefined : protocols[at + 1]
+}
+
+const send = (socket: WebSocket, message: ServerMessage) => socket.send(JSON.stringify(message))
+
+export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { config }) => {
+  const clients = new Set<Client>()
+  const viewers = new WeakMap<FastifyRequest, Viewer>()
+
+  const feed = createEventFeed(app.sql, app.log, (events) => {
+    for (const event of events) broadcast(event)
+  })
+
+  function broadcast(event: FeedEvent) {
+    let message: string | undefined
+    for (const { socket, subscription, viewer } of clients) {
+      if (!subscription.wants(event.kind) || !mayView(viewer, event)) continue
+      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        socket.terminate()
+        continue
+      }
+      // Serialized once, for every client that gets it.
+      message ??= JSON.stringify({ type: 'event', id: event.id, event: event.kind, timestamp: event.timestamp, data: event.data })
+      socket.send(message)
+    }
+  }
+
+  new Gauge({
+    name: 'websocket_connections',
+    help: 'Open WebSocket connections to this instance',
+    registers: [app.metrics],
+    collect() {
+      this.set(clients.size)
+    },
+  })
+
+  const heartbeat = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        client.socket.terminate()
+        continue
+      }
+      client.alive = false
+      client.socket.ping()
+    }
+  }, config.wsHeartbeatIntervalMs).unref()
+
+  app.addHook('onClose', async () => {
+    clearInterval(heartbeat)
+    feed.stop()
+  })
+
+  // Runs before the upgrade: a refusal here is an HTTP response the client can read.
+  const authenticateHandshake: onRequestAsyncHookHandler = async (request, reply) => {
+    if (request.headers.authorization === undefined) {
+      const token = handshakeToken(request)
+      if (token !== undefined) app.identifyToken(request, token)
+    }
+    await app.authenticate.call(app, request, reply)
+    if (!request.ws) return
+    const principal = request.principal!
+    viewers.set(request, { seesAll: hasScope(principal.scopes, 'events:read'), customerId: await app.customerIdOf(request) })
+    // Listening before the socket opens: a client gets every event committed after `ready`.
+    await feed.start()
+  }
+
+  app.route({
+    method: 'GET',
+    url: '/',
+    schema: {
+      tags: ['events'],
+      summary: 'Live events over a WebSocket',
+      description:
+        'Upgrade with a JWT in `Authorization: Bearer`, in `?access_token=`, or as the subprotocol pair ' +
+        '`access_token, <token>` (the server answers with the subprotocol `access_token`). A missing, bad or ' +
+        'expired token is refused with 401 before the upgrade. The server sends `{"type":"ready"}`, then ' +
+        '`{"type":"event","id","event","timestamp","data"}` for each committed event the caller may see (admins: ' +
+        'all; customers: product events and their own orders, payments and account). Client messages: ' +
+        '`{"type":"subscribe"|"unsubscribe","events":["order.paid","order.*","*"]}` (answered with ' +
+        '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
+        `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
+        'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires. A plain GET answers 426.',
+      security: [{ bearerAuth: [] }],
+      querystring: Type.Object({ access_token: Type.Optional(Type.String({ description: 'A JWT, for clients that cannot set headers' })) }),
+      response: {
+        101: { description: 'Switching Protocols: the WebSocket is open', type: 'null' },
+        ...errorResponses(401, 426, 429, 503),
+      },
+    },
+    onRequest: authenticateHandshake,
+    handler: (request, reply) => {
+      reply.header('upgrade', 'websocket')
+      return sendError(reply, request, new ApiError('upgrade_required', 'This endpoint speaks WebSocket only; connect with a WebSocket client'))
+    },
+    wsHandler: (socket, request) => {
+      const client: Client = { socket, viewer: viewers.get(request)!, subscription: new Subscription(), alive: true, expiry: undefined }
+      const expiresAt = request.principal!.expiresAt
+      const closeAtExpiry = () => {
+        const left = expiresAt - Date.now()
+        if (left > 0) client.expiry = setTimeout(closeAtExpiry, Math.min(left, MAX_TIMER_MS))
+        else socket.close(TOKEN_EXPIRED, 'Token expired')
+      }
+      closeAtExpiry()
+      socket.on('pong', () => {
+        client.alive = true
+      })
+      socket.on('message', (data) => send(socket, client.subscription.answer(data.toString())))
+      socket.on('close', () => {
+        clients.delete(client)
+        clearTimeout(client.expiry)
+      })
+      clients.add(client)
+      send(socket, { type: 'ready' })
+    },
+  })
+}

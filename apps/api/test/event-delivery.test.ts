@@ -1,0 +1,163 @@
+/**
+ * Every event kind of the catalog, end to end: emitted by its API operation, committed with it,
+ * fanned out and delivered by the worker process (apps/worker/dist/main.js) to the subscribers
+ * of that kind and to no other, with the envelope of the stored event.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createHmac, randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { EVENT_KINDS, type Checkout, type Order, type Product } from '@commerce/domain'
+import { createTestContext, type TestContext } from './helpers.js'
+
+const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
+const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+
+interface Delivery {
+  path: string
+  body: string
+  headers: Record<string, string | string[] | undefined>
+}
+
+let ctx: TestContext
+let admin: string
+let receiver: Server
+let base: string
+let worker: ChildProcess
+const deliveries: Delivery[] = []
+
+beforeAll(async () => {
+  if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: build apps/worker first`)
+  ctx = await createTestContext()
+  admin = (await ctx.signIn('admin')).token
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      deliveries.push({ path: request.url!, body: Buffer.concat(chunks).toString(), headers: request.headers })
+      response.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  const { DATABASE_URL: _unused, ...env } = process.env
+  worker = spawn(process.execPath, [WORKER_MAIN], {
+    env: { ...env, DATABASE_URL: ctx.database.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  })
+})
+
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    const exited = new Promise((resolve) => worker.once('exit', resolve))
+    worker.kill('SIGTERM')
+    await exited
+  }
+  await new Promise((resolve) => receiver?.close(resolve))
+  await ctx?.close()
+})
+
+async function checkout(product: Product, token: string | undefined, paymentToken: string) {
+  const auth = token ? { token } : {}
+  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' }, ...auth })
+  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: product.id, quantity: 1 }, ...auth })
+  const started = await ctx.expectStatus<Checkout>(201, {
+    method: 'POST',
+    url: '/api/v1/checkouts',
+    payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS },
+    ...auth,
+  })
+  return ctx.request({
+    method: 'POST',
+    url: `/api/v1/checkouts/${started.id}/complete`,
+    payload: { payment: { method: 'card', token: paymentToken } },
+    headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+    ...auth,
+  })
+}
+
+describe('webhook delivery of every event kind', () => {
+  test('each subscriber gets exactly the events of its kind; a * subscriber gets them all', async () => {
+    const secrets = new Map<string, string>()
+    for (const kind of [...EVENT_KINDS, '*']) {
+      const created = await ctx.expectStatus<{ secret: string }>(201, {
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        payload: { url: `${base}/${kind}`, events: [kind] },
+        token: admin,
+      })
+      secrets.set(`/${kind}`, created.secret)
+    }
+
+    // customer.created
+    const registered = await ctx.expectStatus<{ access_token: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email: `e2e-${randomUUID()}@example.com`, password: 'correct horse battery' },
+    })
+    const customer = registered.access_token
+    // product.created, product.updated
+    const product = await ctx.expectStatus<Product>(201, {
+      method: 'POST',
+      url: '/api/v1/products',
+      payload: { title: 'Kettle', price: 30, currency: 'GBP', inventory_quantity: 10 },
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { price: 32 }, token: admin })
+    // order.created, payment.succeeded, order.paid
+    const paid = await checkout(product, customer, 'tok_visa')
+    expect(paid.statusCode, paid.body).toBe(201)
+    const order = paid.json<Order>()
+    // payment.failed
+    expect((await checkout(product, undefined, 'tok_declined')).statusCode).toBe(402)
+    // order.shipped, order.completed
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: `/api/v1/orders/${order.id}/fulfillments`,
+      payload: { carrier: 'Royal Mail', tracking_number: 'RM123456789GB' },
+      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/complete`, token: admin })
+    // order.refunded (a refund of a second order), order.cancelled (a third)
+    const refunded = (await checkout(product, undefined, 'tok_visa')).json<Order>()
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: `/api/v1/payments/${refunded.payments[0]!.id}/refunds`,
+      payload: {},
+      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+      token: admin,
+    })
+    const cancelled = (await checkout(product, undefined, 'tok_visa')).json<Order>()
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
+
+    const events = await ctx.handle.sql<{ id: string; kind: string; data: unknown; created_at: string }[]>`
+      select id, kind, data, created_at from events order by id`
+    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(EVENT_KINDS))
+    await vi.waitFor(() => expect(deliveries.filter((delivery) => delivery.path === '/*')).toHaveLength(events.length), {
+      timeout: 20_000,
+      interval: 100,
+    })
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2 * events.length), { timeout: 20_000, interval: 100 })
+
+    for (const kind of EVENT_KINDS) {
+      const received = deliveries.filter((delivery) => delivery.path === `/${kind}`)
+      const expected = events.filter((event) => event.kind === kind)
+      expect(received.map((delivery) => JSON.parse(delivery.body).id).sort(), kind).toEqual(expected.map((event) => event.id).sort())
+    }
+    const byId = new Map(events.map((event) => [event.id, event]))
+    for (const delivery of deliveries) {
+      const body = JSON.parse(delivery.body) as { id: string; event: string; timestamp: string; data: unknown }
+      const event = byId.get(body.id)!
+      expect(body).toEqual({ id: event.id, event: event.kind, timestamp: new Date(event.created_at).toISOString(), data: event.data })
+      expect(typeof body.timestamp).toBe('string')
+      expect(delivery.headers['x-webhook-event']).toBe(event.kind)
+      expect(delivery.headers['x-webhook-signature']).toBe(createHmac('sha256', secrets.get(delivery.path)!).update(delivery.body).digest('hex'))
+    }
+    const paidDelivery = JSON.parse(deliveries.find((delivery) => delivery.path === '/order.paid')!.body) as { data: Record<string, unknown> }
+    expect(paidDelivery.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
+  })
+})

@@ -1,0 +1,506 @@
+/** The WebSocket channel /api/v1/ws over real sockets: handshake, protocol, visibility, delivery across instances. */
+import { once } from 'node:events'
+import { createConnection, createServer, type Server, type Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import WebSocket, { type ClientOptions } from 'ws'
+import { EVENT_KINDS, type Product, type Role } from '@commerce/domain'
+import { writeEvents, type NewEvent } from '@commerce/db'
+import { buildApp } from '../src/app.js'
+import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
+
+const WS_PATH = '/api/v1/ws'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+interface Message {
+  type: string
+  [field: string]: unknown
+}
+
+/** A connected client that keeps every message it receives, to wait for one or read what came before it. */
+class Client {
+  readonly messages: Message[] = []
+  readonly closed: Promise<{ code: number; reason: string }>
+  private cursor = 0
+  private readonly waiters = new Set<() => boolean>()
+
+  constructor(readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      this.messages.push(JSON.parse(data.toString()) as Message)
+      for (const waiter of this.waiters) waiter()
+    })
+    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+  }
+
+  send(message: unknown) {
+    this.socket.send(typeof message === 'string' ? message : JSON.stringify(message))
+  }
+
+  /** The messages since the last call, up to and including the first that matches. */
+  until(match: (message: Message) => boolean, timeoutMs = 5000): Promise<Message[]> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const index = this.messages.findIndex((message, at) => at >= this.cursor && match(message))
+        if (index === -1) return false
+        const taken = this.messages.slice(this.cursor, index + 1)
+        this.cursor = index + 1
+        this.waiters.delete(check)
+        clearTimeout(timer)
+        resolve(taken)
+        return true
+      }
+      const timer = setTimeout(() => {
+        this.waiters.delete(check)
+        reject(new Error(`no matching message within ${timeoutMs} ms; received ${JSON.stringify(this.messages.slice(this.cursor))}`))
+      }, timeoutMs)
+      if (!check()) this.waiters.add(check)
+    })
+  }
+
+  async next(): Promise<Message> {
+    const [message] = await this.until(() => true)
+    return message!
+  }
+
+  /** Waits for the event with this id and returns the events that came since the last wait, in order. */
+  async eventsUntil(id: string, timeoutMs?: number): Promise<Message[]> {
+    return (await this.until((message) => message.id === id, timeoutMs)).filter((message) => message.type === 'event')
+  }
+
+  /** What arrived since the last wait. */
+  unread(): Message[] {
+    return this.messages.slice(this.cursor)
+  }
+}
+
+let ctx: TestContext
+let url: string
+let admin: { token: string; userId: string }
+const opened: WebSocket[] = []
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+  url = `ws://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}${WS_PATH}`
+  admin = await ctx.signIn('admin')
+})
+afterAll(async () => {
+  for (const socket of opened) socket.terminate()
+  await ctx.close()
+})
+
+/** Opens a WebSocket and waits for `ready`. */
+async function connect(target: string, options: { token?: string; protocols?: string[]; client?: ClientOptions } = {}): Promise<Client> {
+  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {}
+  const socket = new WebSocket(target, options.protocols, { headers, ...options.client })
+  opened.push(socket)
+  const client = new Client(socket)
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve)
+    socket.once('error', reject)
+  })
+  expect(await client.next()).toEqual({ type: 'ready' })
+  return client
+}
+
+/** Attempts an upgrade that the server must refuse, and returns the HTTP answer. */
+function refusal(target: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}) {
+  return new Promise<{ status: number; body: ApiErrorBody }>((resolve, reject) => {
+    const socket = new WebSocket(target, options.protocols, { headers: options.headers })
+    socket.on('open', () => {
+      socket.terminate()
+      reject(new Error('the upgrade was accepted'))
+    })
+    socket.on('error', reject)
+    socket.on('unexpected-response', (_request, response) => {
+      let body = ''
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(body) as ApiErrorBody }))
+    })
+  })
+}
+
+/** A token signed like the app's own, with a chosen lifetime or issue time. */
+function tokenFor(user: { userId: string }, role: Role, options: { expiresInSeconds: number; issuedAt?: number }): string {
+  const claims = { sub: user.userId, role, typ: 'user' as const, ...(options.issuedAt ? { iat: options.issuedAt } : {}) }
+  return ctx.app.jwt.sign(claims, { expiresIn: options.expiresInSeconds })
+}
+
+/** Commits events straight to the database, each call its own transaction (NOTIFY at commit). */
+function commitEvents(...events: NewEvent[]): Promise<string[]> {
+  return ctx.handle.db.transaction((tx) => writeEvents(tx, events))
+}
+
+/** Writes events in a transaction left open until `commit` is called. */
+async function holdEvents(...events: NewEvent[]): Promise<{ ids: string[]; commit(): Promise<void> }> {
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let written!: (ids: string[]) => void
+  const ids = new Promise<string[]>((resolve) => (written = resolve))
+  const transaction = ctx.handle.db.transaction(async (tx) => {
+    written(await writeEvents(tx, events))
+    await released
+  })
+  return {
+    ids: await ids,
+    async commit() {
+      release()
+      await transaction
+    },
+  }
+}
+
+const productEvent = (): NewEvent => ({ kind: 'product.updated', data: { id: crypto.randomUUID(), title: 'Lamp' } })
+const orderEvent = (customerId: string | null, kind: NewEvent['kind'] = 'order.created'): NewEvent => ({
+  kind,
+  data: { id: crypto.randomUUID(), customer_id: customerId },
+  customerId,
+})
+const idsOf = (messages: Message[]) => messages.map((message) => message.id)
+
+/**
+ * Commits a product event and waits for it on every client: events reach clients in commit
+ * order, so after it nothing committed earlier (such as a sign-in's customer.created) can follow.
+ */
+async function drain(...clients: Client[]) {
+  const [marker] = await commitEvents(productEvent())
+  for (const client of clients) await client.eventsUntil(marker!)
+}
+
+describe('the handshake', () => {
+  test('no token, a bad token and an expired token are refused with HTTP 401 before any upgrade', async () => {
+    const missing = await refusal(url)
+    expect(missing.status).toBe(401)
+    expect(missing.body.error).toMatchObject({ code: 'unauthorized', message: 'Authentication required' })
+
+    const forged = await refusal(url, { headers: { authorization: 'Bearer not.a.jwt' } })
+    expect(forged.status).toBe(401)
+    expect(forged.body.error.code).toBe('unauthorized')
+    expect((await refusal(`${url}?access_token=not.a.jwt`)).status).toBe(401)
+    expect((await refusal(url, { protocols: ['access_token', 'not.a.jwt'] })).status).toBe(401)
+
+    const expired = tokenFor(admin, 'admin', { expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 })
+    const late = await refusal(url, { headers: { authorization: `Bearer ${expired}` } })
+    expect(late.status).toBe(401)
+    expect(late.body.error).toMatchObject({ code: 'unauthorized', message: 'The access token is malformed, expired or invalid' })
+    expect((await refusal(`${url}?access_token=${expired}`)).status).toBe(401)
+  })
+
+  test('a token in the Authorization header, in ?access_token= or as the subprotocol pair opens the channel', async () => {
+    const byHeader = await connect(url, { token: admin.token })
+    expect(byHeader.socket.protocol).toBe('')
+    await connect(`${url}?access_token=${admin.token}`)
+    const bySubprotocol = await connect(url, { protocols: ['access_token', admin.token] })
+    // Browsers accept the handshake only when the server answers with a protocol they offered.
+    expect(bySubprotocol.socket.protocol).toBe('access_token')
+  })
+
+  test('a plain GET without an upgrade answers 426 with the error body', async () => {
+    const response = await ctx.request({ method: 'GET', url: WS_PATH, token: admin.token })
+    expect(response.statusCode).toBe(426)
+    expect(response.headers.upgrade).toBe('websocket')
+    expect(response.json().error.code).toBe('upgrade_required')
+    expect((await ctx.request({ method: 'GET', url: WS_PATH })).statusCode).toBe(401)
+  })
+
+  test('the OpenAPI document describes the channel', async () => {
+    const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const operation = document.paths[WS_PATH].get
+    expect(operation.description).toContain('access_token')
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['101', '401', '426']))
+  })
+})
+
+describe('events', () => {
+  test('an admin receives product.created for a product created through the API, in the exact envelope', async () => {
+    const client = await connect(url, { token: admin.token })
+    const product = await ctx.expectStatus<Product>(201, {
+      method: 'POST',
+      url: '/api/v1/products',
+      payload: { title: 'Desk lamp', price: 19.99, currency: 'EUR' },
+      token: admin.token,
+    })
+    const [row] = await ctx.handle.sql<{ id: string; data: Record<string, unknown>; created_at: string }[]>`
+      select id, data, created_at from events where kind = 'product.created' and data->>'id' = ${product.id}`
+    const [message] = await client.eventsUntil(row!.id)
+    expect(Object.keys(message!).sort()).toEqual(['data', 'event', 'id', 'timestamp', 'type'])
+    expect(message).toEqual({ type: 'event', id: row!.id, event: 'product.created', timestamp: expect.stringMatching(ISO_UTC), data: row!.data })
+    expect(message!.id).toMatch(UUID)
+    expect(message!.timestamp).toBe(new Date(row!.created_at).toISOString())
+    expect(message!.data).toMatchObject({ id: product.id, title: 'Desk lamp', price: 19.99 })
+  })
+
+  test("a customer receives product events and its own orders and account, never another customer's", async () => {
+    const alice = await ctx.signIn('customer')
+    const bob = await ctx.signIn('customer')
+    const aliceClient = await connect(url, { token: alice.token })
+    const adminClient = await connect(url, { token: admin.token })
+    await drain(aliceClient, adminClient)
+
+    const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
+    const [bobsAccount] = await commitEvents({ kind: 'customer.created', data: { id: bob.customerId }, customerId: bob.customerId })
+    const [anonymousOrder] = await commitEvents(orderEvent(null))
+    const [product] = await commitEvents(productEvent())
+    const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
+    const [aliceAccount] = await commitEvents({ kind: 'customer.created', data: { id: alice.customerId }, customerId: alice.customerId })
+
+    // In commit order: what did not come before the last one never comes.
+    expect(idsOf(await aliceClient.eventsUntil(aliceAccount!))).toEqual([product, aliceOrder, alicePayment, aliceAccount])
+    expect(idsOf(await adminClient.eventsUntil(aliceAccount!))).toEqual([
+      bobsOrder,
+      bobsAccount,
+      anonymousOrder,
+      product,
+      aliceOrder,
+      alicePayment,
+      aliceAccount,
+    ])
+  })
+
+  test('events arrive in commit order, not in the order of their ids', async () => {
+    const client = await connect(url, { token: admin.token })
+    await drain(client)
+    const early = await holdEvents(productEvent())
+    const [late] = await commitEvents(productEvent())
+    await early.commit()
+    expect(early.ids[0]! < late!).toBe(true)
+    expect(idsOf(await client.eventsUntil(early.ids[0]!))).toEqual([late, early.ids[0]])
+  })
+
+  test('events of a rolled-back transaction are never sent', async () => {
+    const client = await connect(url, { token: admin.token })
+    await drain(client)
+    let rolledBack: string[] = []
+    await expect(
+      ctx.handle.db.transaction(async (tx) => {
+        rolledBack = await writeEvents(tx, [productEvent(), orderEvent(null)])
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    const [committed] = await commitEvents(productEvent())
+    expect(idsOf(await client.eventsUntil(committed!))).toEqual([committed])
+    expect(rolledBack).toHaveLength(2)
+    expect(client.messages.map((message) => message.id)).not.toContain(rolledBack[0])
+  })
+})
+
+describe('client messages', () => {
+  test('subscribe narrows to the kinds named, later subscribes add, unsubscribe removes; events follow the filter', async () => {
+    const client = await connect(url, { token: admin.token })
+    await drain(client)
+    client.send({ type: 'subscribe', events: ['order.*'] })
+    expect(await client.next()).toEqual({ type: 'subscribed', events: EVENT_KINDS.filter((kind) => kind.startsWith('order.')) })
+    client.send({ type: 'subscribe', events: ['product.created'] })
+    client.send({ type: 'unsubscribe', events: ['order.paid', 'order.refunded'] })
+    await client.next()
+    const expected = ['order.created', 'order.shipped', 'order.completed', 'order.cancelled', 'product.created']
+    expect(await client.next()).toEqual({ type: 'subscribed', events: expected })
+
+    const [, , created, , listed] = await commitEvents(
+      productEvent(),
+      orderEvent(null, 'order.paid'),
+      orderEvent(null, 'order.created'),
+      orderEvent(null, 'payment.succeeded'),
+      { kind: 'product.created', data: { id: crypto.randomUUID() } },
+    )
+    expect(idsOf(await client.eventsUntil(listed!))).toEqual([created, listed])
+
+    client.send({ type: 'subscribe', events: ['*'] })
+    expect(await client.next()).toEqual({ type: 'subscribed', events: [...EVENT_KINDS] })
+  })
+
+  test('unsubscribe before any subscribe removes from everything', async () => {
+    const client = await connect(url, { token: admin.token })
+    client.send({ type: 'unsubscribe', events: ['product.*'] })
+    expect(await client.next()).toEqual({ type: 'subscribed', events: EVENT_KINDS.filter((kind) => !kind.startsWith('product.')) })
+  })
+
+  test('ping is answered with pong; malformed and unknown messages with an error, and the socket stays open', async () => {
+    const client = await connect(url, { token: admin.token })
+    client.send({ type: 'ping' })
+    expect(await client.next()).toEqual({ type: 'pong' })
+    const refused = [
+      ['{"type": "subscribe"', 'Messages must be JSON objects'],
+      ['42', "Field 'type' is required; expected subscribe, unsubscribe or ping"],
+      [{ type: 'shout' }, 'Unknown message type "shout"; expected subscribe, unsubscribe or ping'],
+      [{ type: 'subscribe' }, "Field 'events' must be a non-empty array"],
+      [{ type: 'subscribe', events: [] }, "Field 'events' must be a non-empty array"],
+      [{ type: 'subscribe', events: ['order.created', 'order.exploded'] }, 'Unknown event "order.exploded"'],
+      [{ type: 'unsubscribe', events: [7] }, 'Unknown event 7'],
+    ] as const
+    for (const [message, error] of refused) {
+      client.send(message)
+      expect(await client.next(), JSON.stringify(message)).toEqual({ type: 'error', message: expect.stringContaining(error) })
+    }
+    // The refused subscribe changed nothing: the filter is still everything.
+    client.send({ type: 'unsubscribe', events: ['customer.created'] })
+    expect(await client.next()).toEqual({ type: 'subscribed', events: EVENT_KINDS.filter((kind) => kind !== 'customer.created') })
+    client.send({ type: 'ping' })
+    expect(await client.next()).toEqual({ type: 'pong' })
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+  })
+
+  test('a message over 64 KiB closes the socket with 1009', async () => {
+    const client = await connect(url, { token: admin.token })
+    client.send(JSON.stringify({ type: 'ping', padding: 'x'.repeat(64 * 1024) }))
+    expect((await client.closed).code).toBe(1009)
+  })
+})
+
+describe('token expiry', () => {
+  test('the socket is closed with 4001 when the token expires', async () => {
+    const { userId } = await ctx.signIn('customer')
+    const shortLived = tokenFor({ userId }, 'customer', { expiresInSeconds: 2 })
+    const { exp } = ctx.app.jwt.decode<{ exp: number }>(shortLived)!
+    const client = await connect(url, { token: shortLived })
+    const closed = await client.closed
+    expect(closed).toEqual({ code: 4001, reason: 'Token expired' })
+    expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000)
+    expect(Date.now()).toBeLessThan(exp * 1000 + 1000)
+  })
+})
+
+/** A TCP proxy in front of PostgreSQL that can refuse new connections, to keep a dropped LISTEN from reconnecting. */
+async function startProxy(target: URL) {
+  const upstreams = new Set<Socket>()
+  let refusing = false
+  const server: Server = createServer((downstream) => {
+    if (refusing) return downstream.destroy()
+    const upstream = createConnection(Number(target.port), target.hostname)
+    upstreams.add(upstream)
+    downstream.pipe(upstream).pipe(downstream)
+    const drop = () => {
+      upstreams.delete(upstream)
+      upstream.destroy()
+      downstream.destroy()
+    }
+    upstream.on('error', drop).on('close', drop)
+    downstream.on('error', drop).on('close', drop)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(target)
+  proxied.port = String((server.address() as AddressInfo).port)
+  return {
+    url: proxied.toString(),
+    /** The local ports of the proxy's connections to PostgreSQL (pg_stat_activity.client_port). */
+    ports: () => [...upstreams].map((socket) => socket.localPort!),
+    refuse(value: boolean) {
+      refusing = value
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+describe('a second API instance on the same database', () => {
+  let other: FastifyInstance
+  let otherUrl: string
+  let proxy: Awaited<ReturnType<typeof startProxy>>
+  const logLines: string[] = []
+
+  beforeAll(async () => {
+    proxy = await startProxy(new URL(ctx.database.url))
+    other = await buildApp(testConfig(proxy.url, { wsHeartbeatIntervalMs: 200 }), {
+      logger: { level: 'info', stream: { write: (line: string) => logLines.push(line) } },
+    })
+    await other.listen({ host: '127.0.0.1', port: 0 })
+    otherUrl = `ws://127.0.0.1:${(other.server.address() as AddressInfo).port}${WS_PATH}`
+  })
+  afterAll(async () => {
+    await other.close()
+    await proxy.close()
+  })
+
+  test('a client on one instance receives events caused through the other', async () => {
+    const here = await connect(url, { token: admin.token })
+    const there = await connect(otherUrl, { token: admin.token })
+    const viaOther = await other.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { authorization: `Bearer ${admin.token}` },
+      payload: { title: 'Made over there' },
+    })
+    expect(viaOther.statusCode).toBe(201)
+    const viaHere = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Made here' }, token: admin.token })
+    const creationOf = (id: string) => (message: Message) => message.event === 'product.created' && (message.data as Product).id === id
+    expect((await here.until(creationOf(viaOther.json<Product>().id))).at(-1)).toMatchObject({ data: { title: 'Made over there' } })
+    expect((await there.until(creationOf(viaHere.id))).at(-1)).toMatchObject({ data: { title: 'Made here' } })
+  })
+
+  test('events committed while the LISTEN connection is down arrive once it is back, each once', async () => {
+    const client = await connect(otherUrl, { token: admin.token })
+    // Written before the last event sent, committed after the drop: its id is older than all sent.
+    const held = await holdEvents(orderEvent(null))
+    const [before] = await commitEvents(productEvent())
+    await client.eventsUntil(before!)
+
+    // Drop this instance's LISTEN connection and keep it from coming back until the events are written.
+    proxy.refuse(true)
+    const [listener] = await ctx.handle.sql<{ pid: number }[]>`
+      select pid from pg_stat_activity
+      where datname = current_database() and query ilike 'listen%' and client_port = any(${proxy.ports()}::int[])`
+    expect(listener).toBeDefined()
+    await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
+    await held.commit()
+    const missed = [
+      ...held.ids,
+      ...(await commitEvents(productEvent())),
+      ...(await commitEvents(orderEvent(null), orderEvent(null, 'order.paid'))),
+      ...(await commitEvents(productEvent())),
+    ]
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(client.unread()).toEqual([])
+
+    proxy.refuse(false)
+    expect(idsOf(await client.eventsUntil(missed.at(-1)!, 15_000))).toEqual(missed)
+    const [after] = await commitEvents(productEvent())
+    expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
+  })
+
+  test('access tokens in query strings never reach the logs', async () => {
+    await connect(`${otherUrl}?access_token=${admin.token}`)
+    await refusal(`${otherUrl}?access_token=${admin.token}x`)
+    const logs = logLines.join('')
+    expect(logs).toContain(`${WS_PATH}?access_token=[redacted]`)
+    expect(logs).not.toContain(admin.token)
+  })
+
+  test('the heartbeat drops a client that does not answer pings and keeps one that does', async () => {
+    const silent = await connect(otherUrl, { token: admin.token, client: { autoPong: false } })
+    const answering = await connect(otherUrl, { token: admin.token })
+    expect((await silent.closed).code).toBe(1006)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(answering.socket.readyState).toBe(WebSocket.OPEN)
+  })
+
+  test('GET /metrics counts the open WebSocket connections', async () => {
+    for (const socket of opened) socket.terminate()
+    await connect(otherUrl, { token: admin.token })
+    await connect(otherUrl, { token: admin.token })
+    await expect.poll(async () => (await other.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^websocket_connections 2$/m)
+  })
+})
+
+describe('shutdown', () => {
+  test('closing the app closes sockets with 1001 and cuts off a client that never answers the close', async () => {
+    const app = await buildApp(testConfig(ctx.database.url), { logger: false })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const port = (app.server.address() as AddressInfo).port
+    const client = await connect(`ws://127.0.0.1:${port}${WS_PATH}`, { token: admin.token })
+    // A client that completes the upgrade and then reads nothing more.
+    const silent = createConnection(port, '127.0.0.1')
+    silent.write(
+      `GET ${WS_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${admin.token}\r\n\r\n`,
+    )
+    const [answer] = (await once(silent, 'data')) as [Buffer]
+    expect(answer.toString()).toMatch(/^HTTP\/1.1 101 /)
+    silent.pause()
+    const started = Date.now()
+    await app.close()
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(await client.closed).toEqual({ code: 1001, reason: 'Server shutting down' })
+    silent.destroy()
+  })
+})
