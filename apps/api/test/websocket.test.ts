@@ -1,6 +1,8 @@
 /** The WebSocket channel /api/v1/ws over real sockets: handshake, protocol, visibility, delivery across instances. */
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { FastifyInstance } from 'fastify'
@@ -392,6 +394,38 @@ async function startProxy(target: URL) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+describe('a second API process', () => {
+  test('a client connected to the built API process (dist/main.js) receives events caused through this one', async () => {
+    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+    const { DATABASE_URL: _unused, ...env } = process.env
+    const child = spawn(process.execPath, [main], {
+      env: { ...env, DATABASE_URL: ctx.database.url, JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      // Its first log lines say where it listens.
+      let output = ''
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stdout!.on('data', (chunk: Buffer) => {
+          output += chunk.toString()
+          const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
+          if (match) resolve(Number(match[1]))
+        })
+        child.once('exit', (code) => reject(new Error(`the API exited with ${code}: ${output}`)))
+      })
+      const client = await connect(`ws://127.0.0.1:${port}${WS_PATH}`, { token: admin.token })
+      const product = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Made in the other process' }, token: admin.token })
+      const [created] = (await client.until((message) => message.event === 'product.created' && (message.data as Product).id === product.id)).slice(-1)
+      expect(created).toMatchObject({ type: 'event', event: 'product.created', data: { id: product.id, title: 'Made in the other process' } })
+      client.socket.close()
+    } finally {
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+    }
+  })
+})
 
 describe('a second API instance on the same database', () => {
   let other: FastifyInstance
