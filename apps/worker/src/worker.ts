@@ -80,7 +80,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
-      taskList: createTaskList({ ...webhooks, dispatcher, logger }),
+      taskList: createTaskList(pgPool, { ...webhooks, dispatcher, logger }),
       // No crontab: without this Graphile reads `./crontab` from whatever directory we run in.
       parsedCronItems: [],
       // main.ts owns the signals, so the embedded database is stopped after the runner.

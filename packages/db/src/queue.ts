@@ -27,16 +27,20 @@ export interface DeliveryJob {
 /**
  * The SQL of one delivery job's spec (a graphile_worker.job_spec: identifier, payload,
  * queue_name, run_at, max_attempts, job_key, priority, flags), from SQL expressions of its
- * values. The job key makes each attempt number of a delivery one job.
+ * values. Retries and redeliveries are keyed `deliver:<delivery id>:<attempt>`, so an attempt
+ * number of a delivery is one job however often it is asked for; the fan-out's first attempts
+ * need no key (it queues one only for a delivery it has just made), which spares the queue an
+ * upsert per job.
  */
-export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string }): string {
-  const { deliveryId, attempt, retry, runAt } = values
+export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string; keyed: boolean }): string {
+  const { deliveryId, attempt, retry, runAt, keyed } = values
+  const key = keyed ? `'deliver:' || ${deliveryId} || ':' || ${attempt}` : 'null'
   return `row('${TASKS.deliverWebhook}', json_build_object('delivery_id', ${deliveryId}, 'attempt', ${attempt}, 'retry', ${retry}),
-    null, ${runAt}, null, 'deliver:' || ${deliveryId} || ':' || ${attempt}, null, null)::graphile_worker.job_spec`
+    null, ${runAt}, null, ${key}, null, null)::graphile_worker.job_spec`
 }
 
 const ADD_DELIVERY = `select count(*) as "added" from graphile_worker.add_jobs(array[
-  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int', retry: '$3::int', runAt: '$4::timestamptz' })}])`
+  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int', retry: '$3::int', runAt: '$4::timestamptz', keyed: true })}])`
 
 /** Adds one delivery attempt's job (at `runAt`, now when omitted) in the caller's transaction. */
 export async function addDeliveryJob(tx: Executor, job: DeliveryJob, runAt: Date | null = null): Promise<void> {

@@ -2,12 +2,15 @@
  * `deliver-webhook {delivery_id, attempt, retry}`: one attempt of one delivery. It POSTs the
  * signed envelope, then records the attempt and, after a failure, schedules the next retry in
  * one statement. Graphile's own retries only cover a crash or a database error before that
- * statement; our schedule (1 min, 5 min, 30 min) is data, not Graphile's backoff.
+ * statement; our schedule (1 min, 5 min, 30 min) is data, not Graphile's backoff. The reads and
+ * the records of jobs running together are batched into one statement each.
  */
 import type { Task } from 'graphile-worker'
+import type pg from 'pg'
 import { deliveryJobSpec, newId, type DeliveryJob } from '@commerce/db'
 import { sign, signStandardWebhook } from '@commerce/domain'
 import { request, type Dispatcher } from 'undici'
+import { batched } from '../batch.js'
 import type { Logger } from '../logger.js'
 import { RefusedTarget, refusedLiteral } from '../ssrf.js'
 
@@ -25,7 +28,7 @@ export interface DeliverySettings {
 }
 
 interface Target {
-  status: 'pending' | 'succeeded' | 'failed'
+  deliveryId: string
   attempts: number
   url: string
   secret: string
@@ -36,21 +39,35 @@ interface Target {
   createdAt: Date
 }
 
-const LOAD = `select d.status, d.attempts, w.url, w.secret, w.is_active as "isActive",
+const LOAD = `select d.id as "deliveryId", d.attempts, w.url, w.secret, w.is_active as "isActive",
     e.id as "eventId", e.kind, e.data, e.created_at as "createdAt"
   from webhook_deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id
-  where d.id = $1`
+  where d.id = any($1::uuid[])`
 
-// The attempt, the delivery's new state and the next attempt's job, in one statement. add_jobs
-// runs only for a retry: even with no job it would NOTIFY every worker.
-const RECORD = `with logged as (
+// The attempts, the deliveries' new states and the next attempts' jobs, in one statement.
+// add_jobs runs only when there is a retry: even with no job it would NOTIFY every worker.
+const RECORD = `with recorded as (
+  select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::bool[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[],
+    $10::timestamptz[], $11::int[])
+    as r(id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, next_retry)),
+logged as (
   insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
-  values ($10, $1, $2, $3, $4, $5, $6, $7)),
+  select id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body from recorded),
 updated as (
-  update webhook_deliveries set attempts = $2, status = $8, last_status_code = $4, next_attempt_at = $9, updated_at = now()
-  where id = $1)
-select case when $9::timestamptz is not null then (select count(*) from graphile_worker.add_jobs(array[
-  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int + 1', retry: '$11::int', runAt: '$9::timestamptz' })}])) end`
+  update webhook_deliveries d set attempts = r.attempt, status = r.status, last_status_code = r.status_code,
+    next_attempt_at = r.next_attempt_at, updated_at = now()
+  from recorded r where d.id = r.delivery_id)
+select case when exists (select from recorded where next_attempt_at is not null) then (
+  select count(*) from graphile_worker.add_jobs(array(
+    select ${deliveryJobSpec({ deliveryId: 'r.delivery_id', attempt: 'r.attempt + 1', retry: 'r.next_retry', runAt: 'r.next_attempt_at', keyed: true })}
+    from recorded r where r.next_attempt_at is not null))) end`
+
+interface Attempt {
+  job: DeliveryJob
+  outcome: Outcome
+  status: 'pending' | 'succeeded' | 'failed'
+  nextAttemptAt: Date | null
+}
 
 interface Outcome {
   succeeded: boolean
@@ -125,11 +142,38 @@ async function post(target: Target, body: string, settings: DeliverySettings): P
   }
 }
 
-export function createDeliverWebhook(settings: DeliverySettings): Task {
+/** The batched reads and writes of deliveries, on the worker's pool. */
+function deliveryStore(pool: pg.Pool) {
+  const load = batched<string, Target | undefined>(async (ids) => {
+    const { rows } = await pool.query<Target>(LOAD, [ids])
+    const byId = new Map(rows.map((row) => [row.deliveryId, row]))
+    return ids.map((id) => byId.get(id))
+  })
+  const record = batched<Attempt, void>(async (attempts) => {
+    const column = <T>(of: (attempt: Attempt) => T) => attempts.map(of)
+    await pool.query(RECORD, [
+      column(() => newId()),
+      column((a) => a.job.delivery_id),
+      column((a) => a.job.attempt),
+      column((a) => a.outcome.succeeded),
+      column((a) => a.outcome.statusCode),
+      column((a) => a.outcome.durationMs),
+      column((a) => a.outcome.error),
+      column((a) => a.outcome.responseBody),
+      column((a) => a.status),
+      column((a) => a.nextAttemptAt),
+      column((a) => a.job.retry + 1),
+    ])
+    return attempts.map(() => undefined)
+  })
+  return { load, record }
+}
+
+export function createDeliverWebhook(pool: pg.Pool, settings: DeliverySettings): Task {
+  const store = deliveryStore(pool)
   return async (payload, helpers) => {
     const job = payload as DeliveryJob
-    const { rows } = await helpers.query<Target>(LOAD, [job.delivery_id])
-    const target = rows[0]
+    const target = await store.load(job.delivery_id)
     // Deleted with its subscription, or this attempt already recorded (a job run again after
     // its statement committed): nothing to do.
     if (!target || target.attempts >= job.attempt) return
@@ -145,19 +189,7 @@ export function createDeliverWebhook(settings: DeliverySettings): Task {
     const retryWait = outcome.succeeded || outcome.statusCode === 410 ? undefined : settings.retrySchedule[job.retry]
     const nextAttemptAt = retryWait === undefined ? null : new Date(Date.now() + retryWait)
     const status = outcome.succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed'
-    await helpers.query(RECORD, [
-      job.delivery_id,
-      job.attempt,
-      outcome.succeeded,
-      outcome.statusCode,
-      outcome.durationMs,
-      outcome.error,
-      outcome.responseBody,
-      status,
-      nextAttemptAt,
-      newId(),
-      job.retry + 1,
-    ])
+    await store.record({ job, outcome, status, nextAttemptAt })
     const fields = {
       deliveryId: job.delivery_id,
       eventId: target.eventId,

@@ -16,7 +16,7 @@ const MAKE_DELIVERIES = `with made as (
   on conflict (webhook_id, event_id) do nothing
   returning id)
 select count(*)::int as "queued" from graphile_worker.add_jobs(array(
-  select ${deliveryJobSpec({ deliveryId: 'made.id', attempt: '1', retry: '0', runAt: 'null' })} from made order by made.id))
+  select ${deliveryJobSpec({ deliveryId: 'made.id', attempt: '1', retry: '0', runAt: 'null', keyed: false })} from made order by made.id))
 where exists (select from made)`
 
 export interface FanOutPayload {

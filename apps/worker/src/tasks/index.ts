@@ -2,13 +2,14 @@
  * Every task this worker runs, by the identifier jobs are added under (TASKS of @commerce/db).
  */
 import type { TaskList } from 'graphile-worker'
+import type pg from 'pg'
 import { TASKS } from '@commerce/db'
 import { createDeliverWebhook, type DeliverySettings } from './deliver-webhook.js'
 import { fanOutEvent } from './fanout-event.js'
 
-export function createTaskList(delivery: DeliverySettings): TaskList {
+export function createTaskList(pool: pg.Pool, delivery: DeliverySettings): TaskList {
   return {
     [TASKS.fanOutEvent]: fanOutEvent,
-    [TASKS.deliverWebhook]: createDeliverWebhook(delivery),
+    [TASKS.deliverWebhook]: createDeliverWebhook(pool, delivery),
   }
 }
