@@ -116,6 +116,28 @@ describe('fan-out and delivery', () => {
     expect(attempts).toEqual([{ attempt: 1, succeeded: true, status_code: 200, error: null, response_body: 'thanks' }])
   })
 
+  it('splits a fan-out wider than one job takes into several, and delivers each pair once', async () => {
+    const wide = [await subscribe('/wide-a', ['order.created']), await subscribe('/wide-b', ['order.created'])]
+    // 130 events × 2 subscriptions = 260 first attempts: more than one fan-out job makes.
+    const ids = await emit(...Array.from({ length: 130 }, (_, n): NewEvent => ({ kind: 'order.created', data: { n } })))
+    await vi.waitFor(
+      () => {
+        expect(receiver.received('/wide-a')).toHaveLength(130)
+        expect(receiver.received('/wide-b')).toHaveLength(130)
+      },
+      { timeout: 15_000 },
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    for (const path of ['/wide-a', '/wide-b']) {
+      expect(receiver.received(path).map((request) => JSON.parse(request.body).id).sort()).toEqual([...ids].sort())
+    }
+    const [rows] = await handle.sql<{ deliveries: number; attempts: number }[]>`
+      select count(distinct d.id)::int as deliveries, count(a.id)::int as attempts
+      from webhook_deliveries d join webhook_attempts a on a.delivery_id = d.id
+      where d.webhook_id in ${handle.sql(wide.map((subscription) => subscription.id))}`
+    expect(rows).toEqual({ deliveries: 260, attempts: 260 })
+  })
+
   it('sends nothing for events of a rolled-back transaction', async () => {
     await subscribe('/rolled-back', ['order.refunded'])
     await expect(

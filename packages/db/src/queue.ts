@@ -7,9 +7,9 @@ import { sqlOf, type Executor } from './client.js'
 
 /** Task identifiers, shared by the code that adds jobs and the worker that runs them. */
 export const TASKS = {
-  /** `{event_ids}`: one delivery per event and active subscription that wants it. */
+  /** `{event_ids}`: the first attempts of the deliveries of these events (apps/worker). */
   fanOutEvent: 'fanout-event',
-  /** `{delivery_id, attempt, retry}`: one attempt of one delivery. */
+  /** `{delivery_id, attempt, retry}`: a retry or a redelivery of one delivery. */
   deliverWebhook: 'deliver-webhook',
 } as const
 
@@ -27,20 +27,17 @@ export interface DeliveryJob {
 /**
  * The SQL of one delivery job's spec (a graphile_worker.job_spec: identifier, payload,
  * queue_name, run_at, max_attempts, job_key, priority, flags), from SQL expressions of its
- * values. Retries and redeliveries are keyed `deliver:<delivery id>:<attempt>`, so an attempt
- * number of a delivery is one job however often it is asked for; the fan-out's first attempts
- * need no key (it queues one only for a delivery it has just made), which spares the queue an
- * upsert per job.
+ * values. Jobs are keyed `deliver:<delivery id>:<attempt>`, so an attempt number of a delivery
+ * is one job however often it is asked for (a redelivery asked twice, or while a retry waits).
  */
-export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string; keyed: boolean }): string {
-  const { deliveryId, attempt, retry, runAt, keyed } = values
-  const key = keyed ? `'deliver:' || ${deliveryId} || ':' || ${attempt}` : 'null'
+export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string }): string {
+  const { deliveryId, attempt, retry, runAt } = values
   return `row('${TASKS.deliverWebhook}', json_build_object('delivery_id', ${deliveryId}, 'attempt', ${attempt}, 'retry', ${retry}),
-    null, ${runAt}, null, ${key}, null, null)::graphile_worker.job_spec`
+    null, ${runAt}, null, 'deliver:' || ${deliveryId} || ':' || ${attempt}, null, null)::graphile_worker.job_spec`
 }
 
 const ADD_DELIVERY = `select count(*) as "added" from graphile_worker.add_jobs(array[
-  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int', retry: '$3::int', runAt: '$4::timestamptz', keyed: true })}])`
+  ${deliveryJobSpec({ deliveryId: '$1::uuid', attempt: '$2::int', retry: '$3::int', runAt: '$4::timestamptz' })}])`
 
 /** Adds one delivery attempt's job (at `runAt`, now when omitted) in the caller's transaction. */
 export async function addDeliveryJob(tx: Executor, job: DeliveryJob, runAt: Date | null = null): Promise<void> {

@@ -4,12 +4,13 @@
 import type { TaskList } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS } from '@commerce/db'
-import { createDeliverWebhook, type DeliverySettings } from './deliver-webhook.js'
-import { fanOutEvent } from './fanout-event.js'
+import type { DeliverySettings } from '../delivery.js'
+import { createDeliverWebhook } from './deliver-webhook.js'
+import { createFanOutEvent } from './fanout-event.js'
 
 export function createTaskList(pool: pg.Pool, delivery: DeliverySettings): TaskList {
   return {
-    [TASKS.fanOutEvent]: fanOutEvent,
+    [TASKS.fanOutEvent]: createFanOutEvent(pool, delivery),
     [TASKS.deliverWebhook]: createDeliverWebhook(pool, delivery),
   }
 }

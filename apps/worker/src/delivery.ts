@@ -1,0 +1,128 @@
+/**
+ * One delivery attempt: the signed POST of an event's envelope to a subscription, and what its
+ * outcome means (done, retry when, or failed). The fan-out makes first attempts, the
+ * deliver-webhook task retries and redeliveries.
+ */
+import { sign, signStandardWebhook } from '@commerce/domain'
+import { request, type Dispatcher } from 'undici'
+import type { Logger } from './logger.js'
+import { RefusedTarget, refusedLiteral } from './ssrf.js'
+
+/** Kept of a response body in the attempt log. */
+const RESPONSE_LOG_BYTES = 1024
+
+export interface DeliverySettings {
+  timeoutMs: number
+  /** The waits before the retries, in milliseconds; its length is the number of retries. */
+  retrySchedule: readonly number[]
+  /** Guarded by the SSRF lookup unless private targets are allowed (createDeliveryAgent). */
+  dispatcher: Dispatcher
+  allowPrivateTargets: boolean
+  logger: Logger
+}
+
+/** The event and where it goes. */
+export interface Target {
+  url: string
+  secret: string
+  eventId: string
+  kind: string
+  data: unknown
+  createdAt: Date
+}
+
+export interface Outcome {
+  succeeded: boolean
+  statusCode: number | null
+  durationMs: number
+  error: string | null
+  responseBody: string | null
+}
+
+export interface NextStep {
+  status: 'pending' | 'succeeded' | 'failed'
+  /** When the next retry runs; null when none is due. */
+  nextAttemptAt: Date | null
+}
+
+/** After the outcome of retry number `retry` (0 for a first try): done, retry later, or failed. */
+export function nextStep(outcome: Outcome, retry: number, settings: DeliverySettings): NextStep {
+  if (outcome.succeeded) return { status: 'succeeded', nextAttemptAt: null }
+  // 410 Gone: the receiver asks us to stop.
+  const wait = outcome.statusCode === 410 ? undefined : settings.retrySchedule[retry]
+  return wait === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + wait) }
+}
+
+export function logAttempt(logger: Logger, fields: { deliveryId: string; target: Target; attempt: number; outcome: Outcome; next: NextStep }) {
+  const { deliveryId, target, attempt, outcome, next } = fields
+  const entry = { deliveryId, eventId: target.eventId, event: target.kind, attempt, statusCode: outcome.statusCode, durationMs: outcome.durationMs }
+  if (outcome.succeeded) logger.info('webhook delivered', entry)
+  else logger.warn('webhook attempt failed', { ...entry, error: outcome.error, status: next.status, nextAttemptAt: next.nextAttemptAt })
+}
+
+/** The start of a response body as text (PostgreSQL text cannot hold NUL). */
+async function readStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer)
+    size += (chunk as Buffer).length
+    if (size >= RESPONSE_LOG_BYTES) break
+  }
+  // Leaving the loop early destroys the stream: a large answer is not read to its end.
+  return Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES).toString('utf8').replaceAll('\0', '')
+}
+
+function describeError(error: unknown, timeoutMs: number): string {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof RefusedTarget) return cause.message
+    if (cause.name === 'TimeoutError' || cause.name === 'AbortError') return `timed out after ${timeoutMs} ms`
+  }
+  if (!(error instanceof Error)) return String(error)
+  const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code
+  const message = error.message || (error.cause instanceof Error ? error.cause.message : '')
+  return code ? `${code}: ${message}` : message
+}
+
+/** One signed POST of an event's envelope; never throws: a failure is an outcome too. */
+export async function post(target: Target, settings: DeliverySettings): Promise<Outcome> {
+  const body = JSON.stringify({ id: target.eventId, event: target.kind, timestamp: target.createdAt.toISOString(), data: target.data })
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const url = new URL(target.url)
+  const timestamp = Math.floor(Date.now() / 1000)
+  // IP literals are not looked up, so the lookup's guard does not see them.
+  const refused = settings.allowPrivateTargets ? undefined : refusedLiteral(url)
+  if (refused) return { succeeded: false, statusCode: null, durationMs: elapsed(), error: refused.message, responseBody: null }
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      body,
+      dispatcher: settings.dispatcher,
+      signal: AbortSignal.timeout(settings.timeoutMs),
+      headersTimeout: settings.timeoutMs,
+      bodyTimeout: settings.timeoutMs,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'commerce-webhooks/1',
+        'x-webhook-id': target.eventId,
+        'x-webhook-event': target.kind,
+        'x-webhook-signature': sign(body, target.secret),
+        'webhook-id': target.eventId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signStandardWebhook(target.eventId, timestamp, body, target.secret),
+      },
+    })
+    const responseBody = await readStart(response.body)
+    const succeeded = response.statusCode >= 200 && response.statusCode < 300
+    return {
+      succeeded,
+      statusCode: response.statusCode,
+      durationMs: elapsed(),
+      error: succeeded ? null : `HTTP ${response.statusCode}`,
+      responseBody,
+    }
+  } catch (error) {
+    return { succeeded: false, statusCode: null, durationMs: elapsed(), error: describeError(error, settings.timeoutMs), responseBody: null }
+  }
+}
