@@ -53,6 +53,20 @@ export function nextStep(outcome: Outcome, retry: number, settings: DeliverySett
   return wait === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + wait) }
 }
 
+/** The outcome parameters of the statements that record attempts, in their order there. */
+export function outcomeColumns(attempts: readonly (NextStep & { outcome: Outcome })[]): unknown[][] {
+  const column = (of: (attempt: NextStep & { outcome: Outcome }) => unknown) => attempts.map(of)
+  return [
+    column((a) => a.outcome.succeeded),
+    column((a) => a.outcome.statusCode),
+    column((a) => a.outcome.durationMs),
+    column((a) => a.outcome.error),
+    column((a) => a.outcome.responseBody),
+    column((a) => a.status),
+    column((a) => a.nextAttemptAt),
+  ]
+}
+
 export function logAttempt(logger: Logger, fields: { deliveryId: string; target: Target; attempt: number; outcome: Outcome; next: NextStep }) {
   const { deliveryId, target, attempt, outcome, next } = fields
   const entry = { deliveryId, eventId: target.eventId, event: target.kind, attempt, statusCode: outcome.statusCode, durationMs: outcome.durationMs }

@@ -10,7 +10,7 @@ import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { deliveryJobSpec, newId, type DeliveryJob } from '@commerce/db'
 import { batched } from '../batch.js'
-import { logAttempt, nextStep, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { logAttempt, nextStep, outcomeColumns, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 interface Loaded extends Target {
   deliveryId: string
@@ -54,19 +54,12 @@ function deliveryStore(pool: pg.Pool) {
     return ids.map((id) => byId.get(id))
   })
   const record = batched<Attempt, void>(async (attempts) => {
-    const column = <T>(of: (attempt: Attempt) => T) => attempts.map(of)
     await pool.query(RECORD, [
-      column(() => newId()),
-      column((a) => a.job.delivery_id),
-      column((a) => a.job.attempt),
-      column((a) => a.outcome.succeeded),
-      column((a) => a.outcome.statusCode),
-      column((a) => a.outcome.durationMs),
-      column((a) => a.outcome.error),
-      column((a) => a.outcome.responseBody),
-      column((a) => a.status),
-      column((a) => a.nextAttemptAt),
-      column((a) => a.job.retry + 1),
+      attempts.map(() => newId()),
+      attempts.map((a) => a.job.delivery_id),
+      attempts.map((a) => a.job.attempt),
+      ...outcomeColumns(attempts),
+      attempts.map((a) => a.job.retry + 1),
     ])
     return attempts.map(() => undefined)
   })

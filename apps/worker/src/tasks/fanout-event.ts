@@ -10,7 +10,7 @@
 import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS, deliveryJobSpec, newId } from '@commerce/db'
-import { logAttempt, nextStep, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { logAttempt, nextStep, outcomeColumns, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 /** First attempts one fan-out job makes at once. */
 export const FIRST_ATTEMPTS_PER_JOB = 100
@@ -90,19 +90,12 @@ export function createFanOutEvent(pool: pg.Pool, settings: DeliverySettings): Ta
         return { pair, deliveryId: newId(), outcome, ...nextStep(outcome, 0, settings) }
       }),
     )
-    const column = <T>(of: (attempt: FirstAttempt) => T) => attempts.map(of)
     await pool.query(RECORD, [
-      column((a) => a.deliveryId),
-      column((a) => a.pair.webhookId),
-      column((a) => a.pair.eventId),
-      column(() => newId()),
-      column((a) => a.outcome.succeeded),
-      column((a) => a.outcome.statusCode),
-      column((a) => a.outcome.durationMs),
-      column((a) => a.outcome.error),
-      column((a) => a.outcome.responseBody),
-      column((a) => a.status),
-      column((a) => a.nextAttemptAt),
+      attempts.map((a) => a.deliveryId),
+      attempts.map((a) => a.pair.webhookId),
+      attempts.map((a) => a.pair.eventId),
+      attempts.map(() => newId()),
+      ...outcomeColumns(attempts),
     ])
     for (const attempt of attempts) {
       logAttempt(settings.logger, { deliveryId: attempt.deliveryId, target: attempt.pair, attempt: 1, outcome: attempt.outcome, next: attempt })
