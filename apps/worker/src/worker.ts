@@ -5,7 +5,7 @@ import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { unlockStaleJobs } from './recovery.js'
 import { createDeliveryAgent } from './ssrf.js'
-import { createTaskList } from './tasks/index.js'
+import { createTaskList, cronItems } from './tasks/index.js'
 
 export interface WebhookSettings {
   timeoutMs: number
@@ -81,8 +81,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       preset: runnerTuning(settings.concurrency),
       ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
       taskList: createTaskList(pgPool, { ...webhooks, dispatcher, logger }),
-      // No crontab: without this Graphile reads `./crontab` from whatever directory we run in.
-      parsedCronItems: [],
+      // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
+      parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
       noHandleSignals: true,
       logger: graphileLogger(logger),

@@ -11,6 +11,8 @@ export const TASKS = {
   fanOutEvent: 'fanout-event',
   /** `{delivery_id, attempt, retry}`: a retry or a redelivery of one delivery. */
   deliverWebhook: 'deliver-webhook',
+  /** Hourly: deletes the stored answers of expired Idempotency-Keys. */
+  expireIdempotencyKeys: 'expire-idempotency-keys',
 } as const
 
 /** The NOTIFY channel of committed events; the payload is the event id (API instances LISTEN). */
