@@ -100,7 +100,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
-  await app.register(rateLimitPlugin, { max: config.rateLimitMax, windowMs: config.rateLimitWindowMs })
+  await app.register(rateLimitPlugin, {
+    max: config.rateLimitMax,
+    apiKeyMax: config.rateLimitApiKeyMax,
+    windowMs: config.rateLimitWindowMs,
+  })
 
   app.decorate('paymentProvider', options.paymentProvider ?? testProvider)
   app.decorate('idempotency', createIdempotency(app.db))

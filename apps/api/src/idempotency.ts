@@ -75,7 +75,9 @@ export interface IdempotencyOptions {
 }
 
 function principalOf(request: FastifyRequest): string {
-  return request.principal ? `user:${request.principal.userId}` : `ip:${request.ip}`
+  const principal = request.principal
+  if (!principal) return `ip:${request.ip}`
+  return principal.kind === 'user' ? `user:${principal.userId}` : `api_key:${principal.keyId}`
 }
 
 function fingerprintOf(request: FastifyRequest): string {

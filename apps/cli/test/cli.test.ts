@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { apiKeyLookupPrefix, hashApiKey, isWellFormedApiKey } from '@commerce/domain'
+import type { ApiKeySummary } from '../src/api-keys.js'
 
 const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const MANIFEST = fileURLToPath(new URL('../oclif.manifest.json', import.meta.url))
@@ -208,6 +210,111 @@ describe('commerce users create', () => {
       "Error: Invalid environment: SCRYPT_COST must be a power of two from 2 to 1048576 (got '1000')",
     )
     expect(await sql`select id from users where email = 'cost@example.com'`).toHaveLength(0)
+  })
+})
+
+describe('commerce api-keys', () => {
+  let created: ApiKeySummary & { key: string }
+
+  it('create prints a well-formed key once and stores only its prefix and SHA-256', async () => {
+    const result = await commerce(
+      ['api-keys', 'create', '--name', 'ERP sync', '--scopes', 'products:read, orders:write', '--rate-limit', '1200'],
+      withDb(),
+    )
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    const keys = result.stdout.match(/ck_[0-9A-Za-z]+/g) ?? []
+    expect(keys).toHaveLength(1)
+    const key = keys[0]!
+    expect(isWellFormedApiKey(key)).toBe(true)
+    expect(result.stdout).toContain('Copy the key now')
+    expect(result.stdout).toMatch(new RegExp(`^prefix\\s+${apiKeyLookupPrefix(key)}$`, 'm'))
+    expect(result.stdout).toMatch(/^scopes\s+products:read,orders:write$/m)
+
+    const rows = await sql<Record<string, unknown>[]>`select * from api_keys where prefix = ${apiKeyLookupPrefix(key)}`
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({
+      name: 'ERP sync',
+      key_hash: hashApiKey(key),
+      scopes: ['products:read', 'orders:write'],
+      rate_limit_per_minute: 1200,
+      last_used_at: null,
+      revoked_at: null,
+    })
+    const [stored] = await sql<{ text: string }[]>`select string_agg(t::text, '') as text from api_keys t`
+    expect(stored!.text).not.toContain(key)
+    expect(stored!.text).not.toContain(key.slice(3))
+  })
+
+  it('create --json gives the key with its id, prefix and scopes', async () => {
+    const result = await commerce(['api-keys', 'create', '--name', 'ops', '--scopes', '*', '--json'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    created = JSON.parse(result.stdout)
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'ops',
+      prefix: apiKeyLookupPrefix(created.key),
+      scopes: ['*'],
+      rate_limit_per_minute: null,
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked_at: null,
+      key: expect.stringMatching(/^ck_[0-9A-Za-z]{40}$/),
+    })
+    expect(isWellFormedApiKey(created.key)).toBe(true)
+  })
+
+  it('create refuses a bad scope, naming it, and stores nothing', async () => {
+    const before = await sql`select id from api_keys`
+    const result = await commerce(['api-keys', 'create', '--name', 'bad', '--scopes', 'products:read,widgets:write'], withDb())
+    expect(result.code).toBe(1)
+    expect(errorText(result.stderr)).toContain("Error: 'widgets:write' is not a scope")
+    expect(result.stdout).toBe('')
+    const empty = await commerce(['api-keys', 'create', '--name', 'none', '--scopes', ' , '], withDb())
+    expect(empty.code).toBe(1)
+    expect(errorText(empty.stderr)).toContain('Give at least one scope')
+    expect(await sql`select id from api_keys`).toHaveLength(before.length)
+  })
+
+  it('list shows every key with its prefix and scopes, never the key', async () => {
+    const table = await commerce(['api-keys', 'list'], withDb())
+    expect(table).toMatchObject({ code: 0, stderr: '' })
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+SCOPES\s+CREATED\s+LAST USED\s+REVOKED$/m)
+    expect(table.stdout).toMatch(new RegExp(`^${created.id}\\s+ops\\s+${created.prefix}\\s+\\*\\s+\\S+\\s+-\\s+-$`, 'm'))
+    expect(table.stdout).not.toContain('ck_')
+
+    const json = await commerce(['api-keys', 'list', '--json'], withDb())
+    const listed = JSON.parse(json.stdout) as { api_keys: ApiKeySummary[] }
+    expect(listed.api_keys.map((key) => key.name)).toEqual(['ERP sync', 'ops'])
+    const { key: _shownOnce, ...summary } = created
+    expect(listed.api_keys[1]).toEqual(summary)
+    expect(json.stdout).not.toContain(created.key)
+  })
+
+  it('revoke sets revoked_at (list shows it); an unknown or malformed id exits 1', async () => {
+    const result = await commerce(['api-keys', 'revoke', created.id], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(result.stdout).toContain(`Revoked API key "ops" (${created.prefix})`)
+    const [row] = await sql<{ revoked_at: Date | null }[]>`select revoked_at from api_keys where id = ${created.id}`
+    expect(row!.revoked_at).not.toBeNull()
+
+    const listed = JSON.parse((await commerce(['api-keys', 'list', '--json'], withDb())).stdout) as { api_keys: ApiKeySummary[] }
+    expect(listed.api_keys.find((key) => key.id === created.id)!.revoked_at).toEqual(expect.any(String))
+
+    const unknown = await commerce(['api-keys', 'revoke', '0190a6f1-7c3a-7000-8000-00000000beef'], withDb())
+    expect(unknown.code).toBe(1)
+    expect(errorText(unknown.stderr)).toBe("Error: No API key with id '0190a6f1-7c3a-7000-8000-00000000beef'")
+    const malformed = await commerce(['api-keys', 'revoke', 'nope', '--json'], withDb())
+    expect(malformed.code).toBe(1)
+    expect(JSON.parse(malformed.stdout)).toEqual({ error: { code: 'not_found', message: "No API key with id 'nope'" } })
+  })
+
+  it('--help lists the three commands with examples', async () => {
+    const topic = await commerce(['api-keys', '--help'])
+    expect(topic.code).toBe(0)
+    for (const verb of ['create', 'list', 'revoke']) expect(topic.stdout).toMatch(new RegExp(`^\\s+api-keys ${verb}\\s`, 'm'))
+    const create = await commerce(['api-keys', 'create', '--help'])
+    expect(create.stdout).toContain('EXAMPLES')
+    expect(create.stdout).toContain('--scopes products:read,orders:write')
   })
 })
 

@@ -12,5 +12,14 @@ export { writeEvent, writeEvents, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL, TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
+export {
+  createApiKey,
+  findApiKeyByPrefix,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKey,
+  type ApiKeyRow,
+  type NewApiKey,
+} from './api-keys.js'
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'

@@ -73,7 +73,15 @@ export {
   WeightUnit,
 } from './schemas/catalog.js'
 export { AuthResponse, Customer, LoginBody, Me, RegisterBody, Role, User } from './schemas/auth.js'
-export { hasScope } from './scopes.js'
+export { SCOPE_ACTIONS, SCOPE_RESOURCES, hasScope, isScope } from './scopes.js'
+export {
+  apiKeyLookupPrefix,
+  apiKeyMatchesHash,
+  crc32,
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+} from './api-keys.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
 export { COUNTRY_CODES } from './countries.js'

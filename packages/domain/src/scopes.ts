@@ -2,6 +2,34 @@
  * Scopes are `<resource>:<action>` (read, write); `write` implies `read` of the same resource,
  * a bare `read` grants every `:read`, and `*` grants everything.
  */
+/** DESIGN §4's resources, plus coupons and tax-rates, which the API guards with their own scopes. */
+export const SCOPE_RESOURCES = [
+  'products',
+  'categories',
+  'orders',
+  'customers',
+  'carts',
+  'checkout',
+  'payments',
+  'shipping',
+  'webhooks',
+  'events',
+  'coupons',
+  'tax-rates',
+] as const
+export const SCOPE_ACTIONS = ['read', 'write'] as const
+
+const SCOPES: ReadonlySet<string> = new Set([
+  '*',
+  'read',
+  ...SCOPE_RESOURCES.flatMap((resource) => SCOPE_ACTIONS.map((action) => `${resource}:${action}`)),
+])
+
+/** True for a scope a credential may hold (what `hasScope` understands). */
+export function isScope(text: string): boolean {
+  return SCOPES.has(text)
+}
+
 export function hasScope(granted: readonly string[], required: string): boolean {
   const [resource, action] = required.split(':')
   return granted.some(

@@ -7,18 +7,31 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
-import { hasScope, ROLES, type Role } from '@commerce/domain'
-import { findCustomerByUser } from '@commerce/db'
+import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
+import { findApiKeyByPrefix, findCustomerByUser, touchApiKey } from '@commerce/db'
 import { forbidden, unauthorized } from '../errors.js'
 
-export interface Principal {
+interface Credential {
+  scopes: readonly string[]
+  /** When the credential stops being valid, in milliseconds since the epoch; Infinity for API keys. */
+  expiresAt: number
+}
+
+export interface UserPrincipal extends Credential {
   kind: 'user'
   userId: string
   role: Role
-  scopes: readonly string[]
-  /** When the credential stops being valid, in milliseconds since the epoch. */
-  expiresAt: number
 }
+
+/** An API key: never a customer, and allowed only what its scopes say. */
+export interface ApiKeyPrincipal extends Credential {
+  kind: 'api_key'
+  keyId: string
+  /** Null: the configured default for keys. */
+  rateLimitPerMinute: number | null
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal
 
 interface UserClaims {
   sub: string
@@ -41,8 +54,11 @@ declare module 'fastify' {
     authenticate: preHandlerAsyncHookHandler
     requireScope(scope: string): preHandlerAsyncHookHandler
     issueUserToken(user: { id: string; role: Role }): string
-    /** Identifies the caller by a bearer token sent some other way than the Authorization header. */
-    identifyToken(request: FastifyRequest, token: string): void
+    /**
+     * Identifies the caller by a bearer token sent some other way than the Authorization header;
+     * a promise when the token is an API key (looked up in the database).
+     */
+    identifyToken(request: FastifyRequest, token: string): Promise<void> | undefined
     /**
      * The customer record of a signed-in customer (read once per request); null for anonymous
      * callers and for accounts without one (admins, API keys).
@@ -91,10 +107,11 @@ export default fp<AuthOptions>(
         request.credentialError = 'The Authorization header must be "Bearer <token>"'
         return
       }
-      identifyToken(request, match[1]!)
+      return identifyToken(request, match[1]!)
     }
 
     function identifyToken(request: FastifyRequest, token: string) {
+      if (token.startsWith('ck_')) return identifyApiKey(request, token)
       try {
         const claims: unknown = app.jwt.verify(token)
         if (!isUserClaims(claims)) throw new Error('unexpected claims')
@@ -111,10 +128,37 @@ export default fp<AuthOptions>(
     }
     app.decorate('identifyToken', identifyToken)
 
+    // No cache: a key revoked by another process is refused on its next request.
+    async function identifyApiKey(request: FastifyRequest, key: string) {
+      const refused = 'The API key is malformed, unknown or revoked'
+      // The checksum turns away typos and made-up keys without a query.
+      if (!isWellFormedApiKey(key)) {
+        request.credentialError = refused
+        return
+      }
+      const row = await findApiKeyByPrefix(app.db, apiKeyLookupPrefix(key))
+      if (!row || row.revokedAt !== null || !apiKeyMatchesHash(key, row.keyHash)) {
+        request.credentialError = refused
+        return
+      }
+      request.principal = {
+        kind: 'api_key',
+        keyId: row.id,
+        scopes: row.scopes,
+        rateLimitPerMinute: row.rateLimitPerMinute,
+        expiresAt: Infinity,
+      }
+      // Off the request path; touchApiKey itself writes at most once a minute.
+      if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() >= 60_000) {
+        touchApiKey(app.db, row.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record API key use'))
+      }
+    }
+
     app.addHook('onRequest', (request, _reply, done) => {
       const header = request.headers.authorization
-      if (header !== undefined) identify(request, header)
-      done()
+      const identifying = header === undefined ? undefined : identify(request, header)
+      if (identifying) identifying.then(() => done(), done)
+      else done()
     })
 
     // A credential that was sent but is bad is refused everywhere, public routes included, so a
@@ -139,7 +183,7 @@ export default fp<AuthOptions>(
     const customerIds = new WeakMap<FastifyRequest, Promise<string | null>>()
     app.decorate('customerIdOf', (request: FastifyRequest) => {
       const principal = request.principal
-      if (principal?.role !== 'customer') return Promise.resolve(null)
+      if (principal?.kind !== 'user' || principal.role !== 'customer') return Promise.resolve(null)
       let customerId = customerIds.get(request)
       if (!customerId) {
         customerId = findCustomerByUser(app.db, principal.userId).then((row) => (row && !row.deletedAt ? row.id : null))

@@ -1,7 +1,8 @@
 /**
- * Requests per window per caller (60/min per IP by default) with X-RateLimit-* headers and a
- * 429 `rate_limited` carrying Retry-After. X-RateLimit-Reset is seconds until the window resets.
- * Health, readiness and metrics are never counted.
+ * Requests per window per caller with X-RateLimit-* headers and a 429 `rate_limited` carrying
+ * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`),
+ * otherwise per IP (`max`). X-RateLimit-Reset is seconds until the window resets. Health,
+ * readiness and metrics are never counted.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -10,6 +11,7 @@ import { ApiError } from '../errors.js'
 
 export interface RateLimitOptions {
   max: number
+  apiKeyMax: number
   windowMs: number
 }
 
@@ -19,9 +21,17 @@ export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
     await app.register(rateLimit, {
       global: true,
-      max: options.max,
+      // The auth plugin identified the caller in an earlier onRequest hook without rejecting: a bad
+      // or forged key has no principal, so it counts against the IP at the IP's limit.
+      max: (request: FastifyRequest) => {
+        const principal = request.principal
+        return principal?.kind === 'api_key' ? (principal.rateLimitPerMinute ?? options.apiKeyMax) : options.max
+      },
       timeWindow: options.windowMs,
-      keyGenerator: (request: FastifyRequest) => `ip:${request.ip}`,
+      keyGenerator: (request: FastifyRequest) => {
+        const principal = request.principal
+        return principal?.kind === 'api_key' ? `api_key:${principal.keyId}` : `ip:${request.ip}`
+      },
       allowList: (request: FastifyRequest) => UNCOUNTED.has(request.routeOptions.url ?? ''),
       errorResponseBuilder: (_request, context) =>
         new ApiError('rate_limited', `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AuthResponse, LoginBody, Me, RegisterBody } from '@commerce/domain'
 import type { Config } from '../../config.js'
-import { errorResponses } from '../../errors.js'
+import { errorResponses, forbidden } from '../../errors.js'
 import { createAccountService } from './service.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
@@ -51,9 +51,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         tags: ['auth'],
         summary: 'The signed-in user and their customer record',
         security: [{ bearerAuth: [] }],
-        response: { 200: Me, ...errorResponses(401) },
+        response: { 200: Me, ...errorResponses(401, 403) },
       },
     },
-    async (request) => accounts.me(request.principal!.userId),
+    async (request) => {
+      const principal = request.principal!
+      if (principal.kind !== 'user') throw forbidden('An API key has no user account; /auth/me needs a user token')
+      return accounts.me(principal.userId)
+    },
   )
 }

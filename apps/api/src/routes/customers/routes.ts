@@ -37,7 +37,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const principal = request.principal!
     if (hasScope(principal.scopes, `customers:${access}`)) return id
     if ((await app.customerIdOf(request)) === id) return id
-    if (principal.role === 'customer') throw notFound('Customer')
+    if (principal.kind === 'user' && principal.role === 'customer') throw notFound('Customer')
     throw forbidden()
   }
 

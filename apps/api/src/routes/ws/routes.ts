@@ -91,7 +91,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
   const authenticateHandshake: onRequestAsyncHookHandler = async (request, reply) => {
     if (request.headers.authorization === undefined) {
       const token = handshakeToken(request)
-      if (token !== undefined) app.identifyToken(request, token)
+      if (token !== undefined) await app.identifyToken(request, token)
     }
     await app.authenticate.call(app, request, reply)
     if (!request.ws) return
@@ -108,11 +108,12 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       tags: ['events'],
       summary: 'Live events over a WebSocket',
       description:
-        'Upgrade with a JWT in `Authorization: Bearer`, in `?access_token=`, or as the subprotocol pair ' +
+        'Upgrade with a JWT or an API key in `Authorization: Bearer`, in `?access_token=`, or as the subprotocol pair ' +
         '`access_token, <token>` (the server answers with the subprotocol `access_token`). A missing, bad or ' +
         'expired token is refused with 401 before the upgrade. The server sends `{"type":"ready"}`, then ' +
-        '`{"type":"event","id","event","timestamp","data"}` for each committed event the caller may see (admins: ' +
-        'all; customers: product events and their own orders, payments and account). Client messages: ' +
+        '`{"type":"event","id","event","timestamp","data"}` for each committed event the caller may see (admins and ' +
+        'keys with events:read: all; customers: product events and their own orders, payments and account; other ' +
+        'keys: product events). Client messages: ' +
         '`{"type":"subscribe"|"unsubscribe","events":["order.paid","order.*","*"]}` (answered with ' +
         '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
         `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +

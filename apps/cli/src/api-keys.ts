@@ -1,0 +1,41 @@
+/** What the api-keys commands print about a key (never the key itself, which only `create` shows once). */
+import { DomainError, SCOPE_RESOURCES, isScope } from '@commerce/domain'
+import type { ApiKeyRow } from '@commerce/db'
+
+export interface ApiKeySummary {
+  id: string
+  name: string
+  prefix: string
+  scopes: string[]
+  rate_limit_per_minute: number | null
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export function apiKeySummary(row: ApiKeyRow): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    rate_limit_per_minute: row.rateLimitPerMinute,
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  }
+}
+
+/** `products:read,orders:write` -> the scopes, each checked; the first bad one is named. */
+export function parseScopes(text: string): string[] {
+  const scopes = [...new Set(text.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''))]
+  if (scopes.length === 0) throw new DomainError('validation_error', 'Give at least one scope, e.g. --scopes products:read')
+  const bad = scopes.find((scope) => !isScope(scope))
+  if (bad !== undefined) {
+    throw new DomainError(
+      'validation_error',
+      `'${bad}' is not a scope: use <resource>:read or <resource>:write (resources: ${SCOPE_RESOURCES.join(', ')}), read or *`,
+    )
+  }
+  return scopes
+}
