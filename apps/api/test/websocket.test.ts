@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import WebSocket, { type ClientOptions } from 'ws'
-import { EVENT_KINDS, type Product, type Role } from '@commerce/domain'
-import { writeEvents, type NewEvent } from '@commerce/db'
+import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
+import { createApiKey, writeEvents, type NewEvent } from '@commerce/db'
 import { buildApp } from '../src/app.js'
 import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
 
@@ -285,6 +285,23 @@ describe('events', () => {
     expect(idsOf(await client.eventsUntil(committed!))).toEqual([committed])
     expect(rolledBack).toHaveLength(2)
     expect(client.messages.map((message) => message.id)).not.toContain(rolledBack[0])
+  })
+})
+
+describe('API keys', () => {
+  test('a key with events:read sees every event; a key without it sees product events only', async () => {
+    const keyWith = async (scopes: string[]) => {
+      const key = generateApiKey()
+      await createApiKey(ctx.handle.db, { name: scopes.join(' '), prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes, rateLimitPerMinute: null })
+      return key
+    }
+    const reader = await connect(url, { token: await keyWith(['events:read']) })
+    const catalog = await connect(url, { token: await keyWith(['products:read']) })
+    await drain(reader, catalog)
+    const [order] = await commitEvents(orderEvent(null))
+    const [product] = await commitEvents(productEvent())
+    expect(idsOf(await reader.eventsUntil(product!))).toEqual([order, product])
+    expect(idsOf(await catalog.eventsUntil(product!))).toEqual([product])
   })
 })
 
