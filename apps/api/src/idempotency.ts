@@ -77,7 +77,8 @@ export interface IdempotencyOptions {
 function principalOf(request: FastifyRequest): string {
   const principal = request.principal
   if (!principal) return `ip:${request.ip}`
-  return principal.kind === 'user' ? `user:${principal.userId}` : `api_key:${principal.keyId}`
+  if (principal.kind === 'user') return `user:${principal.userId}`
+  return principal.kind === 'api_key' ? `api_key:${principal.keyId}` : `client:${principal.clientId}`
 }
 
 function fingerprintOf(request: FastifyRequest): string {

@@ -6,8 +6,9 @@ import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-import { apiKeyLookupPrefix, hashApiKey, isWellFormedApiKey } from '@commerce/domain'
+import { apiKeyLookupPrefix, hashApiKey, hashClientSecret, isWellFormedApiKey } from '@commerce/domain'
 import type { ApiKeySummary } from '../src/api-keys.js'
+import type { OAuthClientSummary } from '../src/oauth-clients.js'
 
 const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const MANIFEST = fileURLToPath(new URL('../oclif.manifest.json', import.meta.url))
@@ -315,6 +316,92 @@ describe('commerce api-keys', () => {
     const create = await commerce(['api-keys', 'create', '--help'])
     expect(create.stdout).toContain('EXAMPLES')
     expect(create.stdout).toContain('--scopes products:read,orders:write')
+  })
+})
+
+describe('commerce oauth-clients', () => {
+  let created: OAuthClientSummary & { client_secret: string }
+
+  it('create prints client_id and client_secret once and stores only the secret’s SHA-256', async () => {
+    const result = await commerce(['oauth-clients', 'create', '--name', 'Warehouse', '--scopes', 'orders:read, shipping:write'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(result.stdout).toContain('Copy the secret now')
+    const clientId = /^client_id\s+(cc_[0-9A-Za-z]{24})$/m.exec(result.stdout)?.[1]
+    const secret = /^client_secret\s+(cs_[0-9A-Za-z]{40})$/m.exec(result.stdout)?.[1]
+    expect(clientId).toBeDefined()
+    expect(secret).toBeDefined()
+
+    const rows = await sql<Record<string, unknown>[]>`select * from oauth_clients where client_id = ${clientId!}`
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({
+      name: 'Warehouse',
+      secret_hash: hashClientSecret(secret!),
+      scopes: ['orders:read', 'shipping:write'],
+      last_used_at: null,
+      revoked_at: null,
+    })
+    const [stored] = await sql<{ text: string }[]>`select string_agg(t::text, '') as text from oauth_clients t`
+    expect(stored!.text).not.toContain(secret!.slice(3))
+  })
+
+  it('create --json gives the secret with the client; a bad scope stores nothing', async () => {
+    const result = await commerce(['oauth-clients', 'create', '--name', 'reporting', '--scopes', 'read', '--json'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    created = JSON.parse(result.stdout)
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'reporting',
+      client_id: expect.stringMatching(/^cc_[0-9A-Za-z]{24}$/),
+      scopes: ['read'],
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked_at: null,
+      client_secret: expect.stringMatching(/^cs_[0-9A-Za-z]{40}$/),
+    })
+
+    const before = await sql`select id from oauth_clients`
+    const bad = await commerce(['oauth-clients', 'create', '--name', 'bad', '--scopes', 'widgets:read'], withDb())
+    expect(bad.code).toBe(1)
+    expect(errorText(bad.stderr)).toContain("Error: 'widgets:read' is not a scope")
+    expect(await sql`select id from oauth_clients`).toHaveLength(before.length)
+  })
+
+  it('list shows every client, never a secret', async () => {
+    const table = await commerce(['oauth-clients', 'list'], withDb())
+    expect(table).toMatchObject({ code: 0, stderr: '' })
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+CLIENT ID\s+SCOPES\s+CREATED\s+LAST USED\s+REVOKED$/m)
+    expect(table.stdout).toMatch(new RegExp(`^${created.id}\\s+reporting\\s+${created.client_id}\\s+read\\s+\\S+\\s+-\\s+-$`, 'm'))
+    expect(table.stdout).not.toContain('cs_')
+
+    const json = await commerce(['oauth-clients', 'list', '--json'], withDb())
+    const listed = JSON.parse(json.stdout) as { oauth_clients: OAuthClientSummary[] }
+    expect(listed.oauth_clients.map((client) => client.name)).toEqual(['Warehouse', 'reporting'])
+    const { client_secret: _shownOnce, ...summary } = created
+    expect(listed.oauth_clients[1]).toEqual(summary)
+  })
+
+  it('revoke sets revoked_at; an unknown or malformed id exits 1', async () => {
+    const result = await commerce(['oauth-clients', 'revoke', created.id], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(result.stdout).toContain(`Revoked OAuth client "reporting" (${created.client_id})`)
+    const [row] = await sql<{ revoked: boolean }[]>`select revoked_at is not null as revoked from oauth_clients where id = ${created.id}`
+    expect(row!.revoked).toBe(true)
+
+    const unknown = await commerce(['oauth-clients', 'revoke', '0190a6f1-7c3a-7000-8000-00000000beef'], withDb())
+    expect(unknown.code).toBe(1)
+    expect(errorText(unknown.stderr)).toBe("Error: No OAuth client with id '0190a6f1-7c3a-7000-8000-00000000beef'")
+    const malformed = await commerce(['oauth-clients', 'revoke', 'nope', '--json'], withDb())
+    expect(malformed.code).toBe(1)
+    expect(JSON.parse(malformed.stdout)).toEqual({ error: { code: 'not_found', message: "No OAuth client with id 'nope'" } })
+  })
+
+  it('--help lists the three commands with examples', async () => {
+    const topic = await commerce(['oauth-clients', '--help'])
+    expect(topic.code).toBe(0)
+    for (const verb of ['create', 'list', 'revoke']) expect(topic.stdout).toMatch(new RegExp(`^\\s+oauth-clients ${verb}\\s`, 'm'))
+    const create = await commerce(['oauth-clients', 'create', '--help'])
+    expect(create.stdout).toContain('EXAMPLES')
+    expect(create.stdout).toContain('--scopes orders:read,shipping:write')
   })
 })
 

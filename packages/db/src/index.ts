@@ -21,5 +21,14 @@ export {
   type ApiKeyRow,
   type NewApiKey,
 } from './api-keys.js'
+export {
+  createOAuthClient,
+  findOAuthClientByClientId,
+  listOAuthClients,
+  revokeOAuthClient,
+  touchOAuthClient,
+  type NewOAuthClient,
+  type OAuthClientRow,
+} from './oauth-clients.js'
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'

@@ -35,10 +35,15 @@ function checksumOf(random: string): string {
   return text
 }
 
-/** A new key; randomInt is uniform over the alphabet (no modulo bias). */
-export function generateApiKey(): string {
+/** Random base62 text; randomInt is uniform over the alphabet (no modulo bias). */
+export function randomBase62(length: number): string {
   let random = ''
-  for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(BASE62.length)]
+  for (let i = 0; i < length; i++) random += BASE62[randomInt(BASE62.length)]
+  return random
+}
+
+export function generateApiKey(): string {
+  const random = randomBase62(RANDOM_LENGTH)
   return TAG + random + checksumOf(random)
 }
 

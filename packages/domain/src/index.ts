@@ -81,7 +81,15 @@ export {
   generateApiKey,
   hashApiKey,
   isWellFormedApiKey,
+  randomBase62,
 } from './api-keys.js'
+export {
+  clientSecretMatchesHash,
+  generateClientId,
+  generateClientSecret,
+  hashClientSecret,
+  isClientId,
+} from './oauth-clients.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
 export { COUNTRY_CODES } from './countries.js'

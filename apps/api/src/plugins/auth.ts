@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
-import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
+import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isScope, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
 import { findApiKeyByPrefix, findCustomerByUser, touchApiKey } from '@commerce/db'
 import { forbidden, unauthorized } from '../errors.js'
 
@@ -31,7 +31,13 @@ export interface ApiKeyPrincipal extends Credential {
   rateLimitPerMinute: number | null
 }
 
-export type Principal = UserPrincipal | ApiKeyPrincipal
+/** An OAuth client with an access token from POST /oauth/token: like a key, scopes only. */
+export interface OAuthClientPrincipal extends Credential {
+  kind: 'oauth_client'
+  clientId: string
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal | OAuthClientPrincipal
 
 interface UserClaims {
   sub: string
@@ -39,11 +45,22 @@ interface UserClaims {
   typ: 'user'
 }
 
+/** An OAuth access token: `sub` is the client's row id, `scope` space-separated. */
+interface ClientClaims {
+  sub: string
+  typ: 'client'
+  scope: string
+}
+
 const ISSUER = 'commerce'
 const AUDIENCE = 'commerce-api'
 const SCOPES_BY_ROLE: Record<Role, readonly string[]> = { admin: ['*'], customer: [] }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route authenticates callers itself (the OAuth token endpoint): its Authorization header is not a bearer token. */
+    ownAuthorization?: boolean
+  }
   interface FastifyRequest {
     /** Who is calling, or null for anonymous callers and bad credentials. */
     principal: Principal | null
@@ -54,6 +71,7 @@ declare module 'fastify' {
     authenticate: preHandlerAsyncHookHandler
     requireScope(scope: string): preHandlerAsyncHookHandler
     issueUserToken(user: { id: string; role: Role }): string
+    issueClientToken(client: { id: string; scopes: readonly string[] }, expiresInSeconds: number): string
     /**
      * Identifies the caller by a bearer token sent some other way than the Authorization header;
      * a promise when the token is an API key (looked up in the database).
@@ -69,7 +87,7 @@ declare module 'fastify' {
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
-    payload: UserClaims
+    payload: UserClaims | ClientClaims
   }
 }
 
@@ -81,6 +99,11 @@ function isUserClaims(claims: unknown): claims is UserClaims & { exp: number } {
     ROLES.includes(value.role as Role) &&
     typeof value.exp === 'number'
   )
+}
+
+function isClientClaims(claims: unknown): claims is ClientClaims & { exp: number } {
+  const value = claims as Partial<ClientClaims & { exp: number }> | null
+  return typeof value?.sub === 'string' && value.typ === 'client' && typeof value.scope === 'string' && typeof value.exp === 'number'
 }
 
 export interface AuthOptions {
@@ -114,14 +137,24 @@ export default fp<AuthOptions>(
       if (token.startsWith('ck_')) return identifyApiKey(request, token)
       try {
         const claims: unknown = app.jwt.verify(token)
-        if (!isUserClaims(claims)) throw new Error('unexpected claims')
-        request.principal = {
-          kind: 'user',
-          userId: claims.sub,
-          role: claims.role,
-          scopes: SCOPES_BY_ROLE[claims.role],
-          expiresAt: claims.exp * 1000,
-        }
+        // `typ` decides the kind: a client token's other claims (a `role`, say) are never read.
+        if (isUserClaims(claims)) {
+          request.principal = {
+            kind: 'user',
+            userId: claims.sub,
+            role: claims.role,
+            scopes: SCOPES_BY_ROLE[claims.role],
+            expiresAt: claims.exp * 1000,
+          }
+        } else if (isClientClaims(claims)) {
+          // Not checked against the database: a revoked client's tokens live out their short lifetime.
+          request.principal = {
+            kind: 'oauth_client',
+            clientId: claims.sub,
+            scopes: claims.scope.split(' ').filter(isScope),
+            expiresAt: claims.exp * 1000,
+          }
+        } else throw new Error('unexpected claims')
       } catch {
         request.credentialError = 'The access token is malformed, expired or invalid'
       }
@@ -156,7 +189,7 @@ export default fp<AuthOptions>(
 
     app.addHook('onRequest', (request, _reply, done) => {
       const header = request.headers.authorization
-      const identifying = header === undefined ? undefined : identify(request, header)
+      const identifying = header === undefined || request.routeOptions.config.ownAuthorization ? undefined : identify(request, header)
       if (identifying) identifying.then(() => done(), done)
       else done()
     })
@@ -178,6 +211,12 @@ export default fp<AuthOptions>(
     })
     app.decorate('issueUserToken', (user: { id: string; role: Role }) =>
       app.jwt.sign({ sub: user.id, role: user.role, typ: 'user' }, { jti: randomUUID() }),
+    )
+    app.decorate('issueClientToken', (client: { id: string; scopes: readonly string[] }, expiresInSeconds: number) =>
+      app.jwt.sign(
+        { sub: client.id, typ: 'client', scope: client.scopes.join(' ') },
+        { jti: randomUUID(), expiresIn: expiresInSeconds },
+      ),
     )
 
     const customerIds = new WeakMap<FastifyRequest, Promise<string | null>>()

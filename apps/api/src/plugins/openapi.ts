@@ -22,7 +22,12 @@ export default fp(
         servers: [{ url: '/' }],
         components: {
           securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', description: 'A JWT from /api/v1/auth/login' },
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'A JWT from /api/v1/auth/login or /api/v1/oauth/token, or an API key',
+            },
+            clientBasic: { type: 'http', scheme: 'basic', description: 'An OAuth client: client_id and client_secret' },
           },
         },
       },

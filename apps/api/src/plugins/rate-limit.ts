@@ -1,7 +1,7 @@
 /**
  * Requests per window per caller with X-RateLimit-* headers and a 429 `rate_limited` carrying
- * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`),
- * otherwise per IP (`max`). X-RateLimit-Reset is seconds until the window resets. Health,
+ * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`), per
+ * OAuth client for a valid access token (`apiKeyMax`), otherwise per IP (`max`). X-RateLimit-Reset is seconds until the window resets. Health,
  * readiness and metrics are never counted.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -25,12 +25,14 @@ export default fp<RateLimitOptions>(
       // or forged key has no principal, so it counts against the IP at the IP's limit.
       max: (request: FastifyRequest) => {
         const principal = request.principal
-        return principal?.kind === 'api_key' ? (principal.rateLimitPerMinute ?? options.apiKeyMax) : options.max
+        if (principal?.kind === 'api_key') return principal.rateLimitPerMinute ?? options.apiKeyMax
+        return principal?.kind === 'oauth_client' ? options.apiKeyMax : options.max
       },
       timeWindow: options.windowMs,
       keyGenerator: (request: FastifyRequest) => {
         const principal = request.principal
-        return principal?.kind === 'api_key' ? `api_key:${principal.keyId}` : `ip:${request.ip}`
+        if (principal?.kind === 'api_key') return `api_key:${principal.keyId}`
+        return principal?.kind === 'oauth_client' ? `oauth_client:${principal.clientId}` : `ip:${request.ip}`
       },
       allowList: (request: FastifyRequest) => UNCOUNTED.has(request.routeOptions.url ?? ''),
       errorResponseBuilder: (_request, context) =>

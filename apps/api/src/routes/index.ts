@@ -11,6 +11,7 @@ import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
 import { taxRateRoutes } from './tax-rates/routes.js'
+import { oauthRoutes } from './oauth/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
@@ -22,6 +23,7 @@ import { wsRoutes } from './ws/routes.js'
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
+  await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
   await app.register(productRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })

@@ -56,7 +56,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     },
     async (request) => {
       const principal = request.principal!
-      if (principal.kind !== 'user') throw forbidden('An API key has no user account; /auth/me needs a user token')
+      if (principal.kind !== 'user') {
+        const who = principal.kind === 'api_key' ? 'An API key' : 'An OAuth client'
+        throw forbidden(`${who} has no user account; /auth/me needs a user token`)
+      }
       return accounts.me(principal.userId)
     },
   )
