@@ -517,6 +517,17 @@ describe('a second API instance on the same database', () => {
     expect(logs).not.toContain(admin.token)
   })
 
+  test('a connection made with an API key ends (4003) at the heartbeat after the key is revoked', async () => {
+    const key = generateApiKey()
+    const row = await createApiKey(ctx.handle.db, { name: 'ws', prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes: ['events:read'], rateLimitPerMinute: null })
+    const client = await connect(otherUrl, { token: key })
+    const bystander = await connect(otherUrl, { token: admin.token })
+    await ctx.handle.sql`update api_keys set revoked_at = now() where id = ${row!.id}`
+    expect(await client.closed).toEqual({ code: 4003, reason: 'Credential revoked' })
+    expect(bystander.socket.readyState).toBe(WebSocket.OPEN)
+    bystander.socket.close()
+  })
+
   test('the heartbeat drops a client that does not answer pings and keeps one that does', async () => {
     const silent = await connect(otherUrl, { token: admin.token, client: { autoPong: false } })
     const answering = await connect(otherUrl, { token: admin.token })

@@ -20,10 +20,13 @@ interface Client {
   subscription: Subscription
   /** Answered the last heartbeat ping. */
   alive: boolean
+  /** The API key the client connected with, checked for revocation at each heartbeat. */
+  apiKeyId: string | undefined
   expiry: NodeJS.Timeout | undefined
 }
 
 const TOKEN_EXPIRED = 4001
+const CREDENTIAL_REVOKED = 4003
 /** setTimeout's longest delay (about 24.8 days); later expiries wait in several steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 /** A client that lets this much pile up unsent cannot keep up with the feed and is dropped. */
@@ -71,6 +74,19 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     },
   })
 
+  // An API key has no expiry: one revoked while its client is connected ends that connection at
+  // the next heartbeat.
+  async function closeRevokedKeys() {
+    const keyIds = [...new Set([...clients].flatMap((client) => (client.apiKeyId ? [client.apiKeyId] : [])))]
+    if (keyIds.length === 0) return
+    const revoked = new Set(
+      (await app.sql<{ id: string }[]>`select id from api_keys where id = any(${keyIds}::uuid[]) and revoked_at is not null`).map((row) => row.id),
+    )
+    for (const client of clients) {
+      if (client.apiKeyId && revoked.has(client.apiKeyId)) client.socket.close(CREDENTIAL_REVOKED, 'Credential revoked')
+    }
+  }
+
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
@@ -80,6 +96,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       client.alive = false
       client.socket.ping()
     }
+    closeRevokedKeys().catch((error: unknown) => app.log.warn({ err: error }, 'could not check the API keys of WebSocket clients'))
   }, config.wsHeartbeatIntervalMs).unref()
 
   app.addHook('onClose', async () => {
@@ -117,7 +134,8 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         '`{"type":"subscribe"|"unsubscribe","events":["order.paid","order.*","*"]}` (answered with ' +
         '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
         `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
-        'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires. A plain GET answers 426.',
+        'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
+        'the API key it connected with is revoked. A plain GET answers 426.',
       security: [{ bearerAuth: [] }],
       querystring: Type.Object({ access_token: Type.Optional(Type.String({ description: 'A JWT, for clients that cannot set headers' })) }),
       response: {
@@ -131,8 +149,16 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       return sendError(reply, request, new ApiError('upgrade_required', 'This endpoint speaks WebSocket only; connect with a WebSocket client'))
     },
     wsHandler: (socket, request) => {
-      const client: Client = { socket, viewer: viewers.get(request)!, subscription: new Subscription(), alive: true, expiry: undefined }
-      const expiresAt = request.principal!.expiresAt
+      const principal = request.principal!
+      const client: Client = {
+        socket,
+        viewer: viewers.get(request)!,
+        subscription: new Subscription(),
+        alive: true,
+        apiKeyId: principal.kind === 'api_key' ? principal.keyId : undefined,
+        expiry: undefined,
+      }
+      const expiresAt = principal.expiresAt
       const closeAtExpiry = () => {
         const left = expiresAt - Date.now()
         if (left > 0) client.expiry = setTimeout(closeAtExpiry, Math.min(left, MAX_TIMER_MS))
