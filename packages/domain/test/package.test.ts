@@ -17,16 +17,13 @@ let project: string
 
 const run = (command: string, args: string[]) => execFileSync(command, args, { cwd: project, encoding: 'utf8', stdio: 'pipe' })
 
+/** A cart priced by the installed package (in USE) and by the workspace's source (expected). */
+const CART = { currency: 'USD', lines: [{ id: 'a', unitPriceMinor: 1999, quantity: 3 }], coupons: [], taxRatePpm: 82_500, shippingMinor: 500 }
+
 const USE = `
 const body = JSON.stringify({ id: 'evt_1', event: 'order.paid', timestamp: '2026-11-23T00:00:00.000Z', data: { total: 42.5 } })
 const signature = sign(body, 'a webhook secret')
-const totals = computeCartTotals({
-  currency: 'USD',
-  lines: [{ id: 'a', unitPriceMinor: toMinorUnits('19.99', 'USD'), quantity: 3 }],
-  coupons: [],
-  taxRatePpm: 82_500,
-  shippingMinor: 500,
-})
+const totals = computeCartTotals({ ...${JSON.stringify(CART)}, lines: [{ id: 'a', unitPriceMinor: toMinorUnits('19.99', 'USD'), quantity: 3 }] })
 console.log(JSON.stringify({ valid: verify(body, 'a webhook secret', signature), forged: verify(body + ' ', 'a webhook secret', signature), total: formatMinorUnits(totals.total, 'USD'), subtotal: totals.subtotal, tax: totals.tax }))
 `
 
@@ -53,13 +50,7 @@ describe('the packed @commerce/domain', () => {
 
   it('imports from plain JavaScript (ESM) and computes the same as in the workspace', () => {
     writeFileSync(join(project, 'use.mjs'), `import { computeCartTotals, formatMinorUnits, sign, toMinorUnits, verify } from '@commerce/domain'\n${USE}`)
-    const here = computeCartTotals({
-      currency: 'USD',
-      lines: [{ id: 'a', unitPriceMinor: toMinorUnits('19.99', 'USD'), quantity: 3 }],
-      coupons: [],
-      taxRatePpm: 82_500,
-      shippingMinor: 500,
-    })
+    const here = computeCartTotals({ ...CART, lines: [{ id: 'a', unitPriceMinor: toMinorUnits('19.99', 'USD'), quantity: 3 }] })
     expect(JSON.parse(run('node', ['use.mjs']))).toEqual({
       valid: true,
       forged: false,
