@@ -18,9 +18,9 @@ import { createServer } from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import postgres from 'postgres'
 import { Pool } from 'undici'
-import { createDb, migrate, openDatabase, writeEvents } from '@commerce/db'
+import { createDb, writeEvents } from '@commerce/db'
+import { openScratchDatabase } from './scratch-database.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const WORKER_MAIN = join(ROOT, 'apps/worker/dist/main.js')
@@ -136,12 +136,8 @@ async function workerConnected(sql) {
 }
 
 async function main() {
-  const opened = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR, database: 'postgres' })
-  const admin = postgres(opened.url, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`drop database if exists ${DATABASE} with (force)`)
-  await admin.unsafe(`create database ${DATABASE}`)
-  const url = Object.assign(new URL(opened.url), { pathname: `/${DATABASE}` }).toString()
-  await migrate(url)
+  const scratch = await openScratchDatabase(DATABASE)
+  const url = scratch.url
   const { db, sql, close } = createDb({ url, poolMax: 4 })
   const receiver = await startReceiver()
   const results = { startedAt: new Date().toISOString(), host: { cpus: os.cpus().length, node: process.version }, events: EVENTS, concurrency: CONCURRENCY }
@@ -200,9 +196,7 @@ async function main() {
   } finally {
     await receiver.close()
     await close()
-    await admin.unsafe(`drop database if exists ${DATABASE} with (force)`)
-    await admin.end()
-    await opened.stop()
+    await scratch.drop()
   }
   const targets = [
     ['deliveries ≥ 50 % of no-op jobs/s (median of the rounds)', results.ratio >= 0.5],

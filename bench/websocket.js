@@ -13,8 +13,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import postgres from 'postgres'
-import { createDb, createUser, migrate, openDatabase, writeEvents } from '@commerce/db'
+import { createDb, createUser, writeEvents } from '@commerce/db'
+import { openScratchDatabase } from './scratch-database.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const API_MAIN = join(ROOT, 'apps/api/dist/main.js')
@@ -43,12 +43,8 @@ function ask(child, message, answer) {
 }
 
 async function main() {
-  const opened = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR, database: 'postgres' })
-  const admin = postgres(opened.url, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`drop database if exists ${DATABASE} with (force)`)
-  await admin.unsafe(`create database ${DATABASE}`)
-  const url = Object.assign(new URL(opened.url), { pathname: `/${DATABASE}` }).toString()
-  await migrate(url)
+  const scratch = await openScratchDatabase(DATABASE)
+  const url = scratch.url
   const { db, close } = createDb({ url, poolMax: 2 })
   const secret = randomBytes(32).toString('hex')
   const { user } = await createUser(db, { email: 'bench-admin@example.com', passwordHash: 'not-used', role: 'admin' })
@@ -90,9 +86,7 @@ async function main() {
     api.kill('SIGTERM')
     await new Promise((resolve) => api.once('exit', resolve))
     await close()
-    await admin.unsafe(`drop database if exists ${DATABASE} with (force)`)
-    await admin.end()
-    await opened.stop()
+    await scratch.drop()
   }
   const pass = results.received === results.expected && results.latencyMs.p99 <= 100
   console.log(`  ${pass ? 'PASS' : 'FAIL'}  every event reached every client; fan-out p99 ≤ 100 ms`)
