@@ -1,8 +1,9 @@
 /**
  * Requests per window per caller with X-RateLimit-* headers and a 429 `rate_limited` carrying
  * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`), per
- * OAuth client for a valid access token (`apiKeyMax`), otherwise per IP (`max`). X-RateLimit-Reset is seconds until the window resets. Health,
- * readiness and metrics are never counted.
+ * OAuth client for a valid access token (`apiKeyMax`), otherwise per IP (`max`).
+ * X-RateLimit-Reset is seconds until the window resets. Health, readiness and metrics are never
+ * counted.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
