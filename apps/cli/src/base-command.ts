@@ -1,25 +1,72 @@
 /** What every `commerce` command shares: expected failures become a one-line message and exit 1. */
-import { Command, Errors } from '@oclif/core'
-import { DomainError } from '@commerce/domain'
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
+import { ApiRequestError, ApiUnreachableError, type Connection } from './api-client.js'
 import { ConfigError } from './config.js'
+import { readCredentials } from './credentials.js'
+
+export const DEFAULT_BASE_URL = 'http://localhost:3000'
 
 export abstract class BaseCommand extends Command {
-  /** The machine-readable code of the failure being reported, for `--json`. */
-  private failureCode: string | undefined
+  /** The failure being reported, for `--json`: the API's own error body when there is one. */
+  private failure: { error: { code: string; message: string; details?: unknown } } | undefined
 
-  // Bad configuration and refused business rules are the user's to fix: show the message, not
-  // a stack trace. Anything else is a bug and keeps oclif's full report.
+  // Bad configuration, refused business rules and API errors are the user's to fix: show the
+  // message, not a stack trace. Anything else is a bug and keeps oclif's full report.
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     let reported: Error & { exitCode?: number } = error
-    if (error instanceof ConfigError) this.failureCode = 'config_error'
-    if (error instanceof DomainError) this.failureCode = error.code
-    if (this.failureCode) reported = new Errors.CLIError(error.message, { exit: 1 })
+    if (error instanceof ApiRequestError) {
+      this.failure = error.body
+      reported = new Errors.CLIError(`${error.message} (${error.body.error.code}, HTTP ${error.status})`, { exit: 1 })
+    } else {
+      let code: string | undefined
+      if (error instanceof ConfigError) code = 'config_error'
+      if (error instanceof ApiUnreachableError) code = 'api_unreachable'
+      // By name: @commerce/domain is loaded only when a database command runs (it is slow to load).
+      if (error.name === 'DomainError') code = (error as Error & { code: string }).code
+      if (code) {
+        this.failure = { error: { code, message: error.message } }
+        reported = new Errors.CLIError(error.message, { exit: 1 })
+      }
+    }
     return super.catch(reported) // rethrows, unless --json: then it prints the error and sets the exit code
   }
 
   /** `--json` failures have the API's error shape: {"error": {"code", "message"}}. */
   protected override toErrorJson(error: unknown): unknown {
     const message = error instanceof Error ? error.message : String(error)
-    return { error: { code: this.failureCode ?? 'error', message } }
+    return this.failure ?? { error: { code: 'error', message } }
+  }
+}
+
+/** A command that calls the API: where it is and who is calling. */
+export abstract class ApiCommand extends BaseCommand {
+  static override baseFlags = {
+    'base-url': Flags.string({
+      summary: `The API's base URL (default: the one stored by login, else ${DEFAULT_BASE_URL}).`,
+      env: 'COMMERCE_BASE_URL',
+      helpGroup: 'API',
+    }),
+    token: Flags.string({
+      summary: 'A JWT, OAuth access token or API key (ck_…) (default: the one stored by login).',
+      env: 'COMMERCE_TOKEN',
+      helpGroup: 'API',
+    }),
+  }
+
+  /** Flags first, then the environment (through the flags), then what `login` stored. */
+  protected async connection(flags: Interfaces.InferredFlags<typeof ApiCommand.baseFlags>): Promise<Connection> {
+    const stored = await readCredentials(this.config.configDir)
+    const baseUrl = flags['base-url'] ?? stored?.base_url ?? DEFAULT_BASE_URL
+    // A stored token belongs to the server it came from: never send it anywhere else.
+    const token = flags.token ?? (stored && sameOrigin(stored.base_url, baseUrl) ? stored.token : undefined)
+    return { baseUrl, token }
+  }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin
+  } catch {
+    return false
   }
 }

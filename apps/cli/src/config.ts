@@ -1,13 +1,15 @@
-/** The CLI's configuration: the only place that reads the environment. */
-import { DEFAULT_SCRYPT_COST } from '@commerce/domain'
+/**
+ * The CLI's configuration from the environment: the database commands' here, the API commands'
+ * base URL and token through their flags' env fallbacks. No imports: every command loads this.
+ */
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`, found running or started for the command. */
   databaseUrl: string | undefined
   /** COMMERCE_DATA_DIR, as the API and the worker read it; unset: the workspace's `.data/`. */
   dataDir: string | undefined
-  /** scrypt N for new password hashes (SCRYPT_COST); tests lower it for speed. */
-  scryptCost: number
+  /** scrypt N for new password hashes (SCRYPT_COST; unset: the domain's default); tests lower it for speed. */
+  scryptCost: number | undefined
 }
 
 export class ConfigError extends Error {
@@ -30,7 +32,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL')
   }
 
-  let scryptCost = DEFAULT_SCRYPT_COST
+  let scryptCost: number | undefined
   const cost = text('SCRYPT_COST')
   if (cost !== undefined) {
     const parsed = Number(cost)
@@ -44,4 +46,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
   return { databaseUrl, dataDir: text('COMMERCE_DATA_DIR'), scryptCost }
+}
+
+/** COMMERCE_PASSWORD, for `commerce login` in scripts: a password is never a flag (ps shows flags). */
+export function loginPassword(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.COMMERCE_PASSWORD === '' ? undefined : env.COMMERCE_PASSWORD
 }

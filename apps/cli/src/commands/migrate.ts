@@ -1,8 +1,5 @@
-import { migrate } from '@commerce/db'
 import { BaseCommand } from '../base-command.js'
 import { loadConfig } from '../config.js'
-import { redactUrl } from '@commerce/db'
-import { withDatabase } from '../database.js'
 
 export default class Migrate extends BaseCommand {
   static override summary = 'Apply the database migrations.'
@@ -17,6 +14,8 @@ export default class Migrate extends BaseCommand {
 
   async run(): Promise<void> {
     await this.parse(Migrate)
+    const { migrate, redactUrl } = await import('@commerce/db')
+    const { withDatabase } = await import('../database.js')
     const config = loadConfig()
     const url = await withDatabase(config, async ({ url }) => {
       await migrate(url)

@@ -1,10 +1,7 @@
 import { Flags } from '@oclif/core'
-import { DomainError, apiKeyLookupPrefix, generateApiKey, hashApiKey } from '@commerce/domain'
-import { createApiKey, migrate } from '@commerce/db'
-import { apiKeySummary, parseScopes, type ApiKeySummary } from '../../api-keys.js'
+import type { ApiKeySummary } from '../../api-keys.js'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
 import { formatDetails } from '../../output.js'
 
 const MAX_NAME_LENGTH = 200
@@ -32,6 +29,10 @@ export default class ApiKeysCreate extends BaseCommand {
 
   async run(): Promise<ApiKeySummary & { key: string }> {
     const { flags } = await this.parse(ApiKeysCreate)
+    const { DomainError, apiKeyLookupPrefix, generateApiKey, hashApiKey } = await import('@commerce/domain')
+    const { createApiKey, migrate } = await import('@commerce/db')
+    const { apiKeySummary, parseScopes } = await import('../../api-keys.js')
+    const { withDatabase } = await import('../../database.js')
     const name = flags.name.trim()
     if (name === '' || name.length > MAX_NAME_LENGTH) {
       throw new DomainError('validation_error', `The name must be 1 to ${MAX_NAME_LENGTH} characters long`)

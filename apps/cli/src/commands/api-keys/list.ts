@@ -1,8 +1,6 @@
-import { listApiKeys, migrate } from '@commerce/db'
-import { apiKeySummary, type ApiKeySummary } from '../../api-keys.js'
+import type { ApiKeySummary } from '../../api-keys.js'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
 import { formatTable } from '../../output.js'
 
 export default class ApiKeysList extends BaseCommand {
@@ -16,6 +14,9 @@ export default class ApiKeysList extends BaseCommand {
 
   async run(): Promise<{ api_keys: ApiKeySummary[] }> {
     await this.parse(ApiKeysList)
+    const { listApiKeys, migrate } = await import('@commerce/db')
+    const { apiKeySummary } = await import('../../api-keys.js')
+    const { withDatabase } = await import('../../database.js')
     const rows = await withDatabase(loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return listApiKeys(db)

@@ -1,10 +1,7 @@
 import { Args } from '@oclif/core'
-import { DomainError } from '@commerce/domain'
-import { migrate, revokeApiKey } from '@commerce/db'
-import { apiKeySummary, type ApiKeySummary } from '../../api-keys.js'
+import type { ApiKeySummary } from '../../api-keys.js'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -21,6 +18,10 @@ export default class ApiKeysRevoke extends BaseCommand {
 
   async run(): Promise<ApiKeySummary> {
     const { args } = await this.parse(ApiKeysRevoke)
+    const { DomainError } = await import('@commerce/domain')
+    const { migrate, revokeApiKey } = await import('@commerce/db')
+    const { apiKeySummary } = await import('../../api-keys.js')
+    const { withDatabase } = await import('../../database.js')
     const row = UUID.test(args.id)
       ? await withDatabase(loadConfig(), async ({ url, db }) => {
           await migrate(url)

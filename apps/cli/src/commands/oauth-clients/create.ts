@@ -1,11 +1,7 @@
 import { Flags } from '@oclif/core'
-import { DomainError, generateClientId, generateClientSecret, hashClientSecret } from '@commerce/domain'
-import { createOAuthClient, migrate } from '@commerce/db'
-import { parseScopes } from '../../api-keys.js'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
-import { oauthClientSummary, type OAuthClientSummary } from '../../oauth-clients.js'
+import type { OAuthClientSummary } from '../../oauth-clients.js'
 import { formatDetails } from '../../output.js'
 
 const MAX_NAME_LENGTH = 200
@@ -32,6 +28,11 @@ export default class OAuthClientsCreate extends BaseCommand {
 
   async run(): Promise<OAuthClientSummary & { client_secret: string }> {
     const { flags } = await this.parse(OAuthClientsCreate)
+    const { DomainError, generateClientId, generateClientSecret, hashClientSecret } = await import('@commerce/domain')
+    const { createOAuthClient, migrate } = await import('@commerce/db')
+    const { parseScopes } = await import('../../api-keys.js')
+    const { withDatabase } = await import('../../database.js')
+    const { oauthClientSummary } = await import('../../oauth-clients.js')
     const name = flags.name.trim()
     if (name === '' || name.length > MAX_NAME_LENGTH) {
       throw new DomainError('validation_error', `The name must be 1 to ${MAX_NAME_LENGTH} characters long`)

@@ -1,8 +1,6 @@
-import { listOAuthClients, migrate } from '@commerce/db'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
-import { oauthClientSummary, type OAuthClientSummary } from '../../oauth-clients.js'
+import type { OAuthClientSummary } from '../../oauth-clients.js'
 import { formatTable } from '../../output.js'
 
 export default class OAuthClientsList extends BaseCommand {
@@ -15,6 +13,9 @@ export default class OAuthClientsList extends BaseCommand {
 
   async run(): Promise<{ oauth_clients: OAuthClientSummary[] }> {
     await this.parse(OAuthClientsList)
+    const { listOAuthClients, migrate } = await import('@commerce/db')
+    const { withDatabase } = await import('../../database.js')
+    const { oauthClientSummary } = await import('../../oauth-clients.js')
     const rows = await withDatabase(loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return listOAuthClients(db)

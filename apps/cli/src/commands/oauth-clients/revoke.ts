@@ -1,10 +1,7 @@
 import { Args } from '@oclif/core'
-import { DomainError } from '@commerce/domain'
-import { migrate, revokeOAuthClient } from '@commerce/db'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
-import { oauthClientSummary, type OAuthClientSummary } from '../../oauth-clients.js'
+import type { OAuthClientSummary } from '../../oauth-clients.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -22,6 +19,10 @@ export default class OAuthClientsRevoke extends BaseCommand {
 
   async run(): Promise<OAuthClientSummary> {
     const { args } = await this.parse(OAuthClientsRevoke)
+    const { DomainError } = await import('@commerce/domain')
+    const { migrate, revokeOAuthClient } = await import('@commerce/db')
+    const { withDatabase } = await import('../../database.js')
+    const { oauthClientSummary } = await import('../../oauth-clients.js')
     const row = UUID.test(args.id)
       ? await withDatabase(loadConfig(), async ({ url, db }) => {
           await migrate(url)

@@ -1,9 +1,7 @@
 import { Flags } from '@oclif/core'
-import { DomainError, ROLES, hashPassword, type Customer, type User } from '@commerce/domain'
-import { createUser, customerSnapshot, migrate } from '@commerce/db'
+import type { Customer, Role, User } from '@commerce/domain'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
-import { withDatabase } from '../../database.js'
 import { formatDetails } from '../../output.js'
 
 // The same bounds as the API's register body (RegisterBody in @commerce/domain).
@@ -11,6 +9,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_EMAIL_LENGTH = 254
 const MIN_PASSWORD_LENGTH = 8
 const MAX_PASSWORD_LENGTH = 200
+// ROLES of @commerce/domain, spelt out: the domain package is loaded only when a command runs.
+const COMMAND_ROLES = ['customer', 'admin'] as const satisfies readonly Role[]
 
 export interface CreatedUser {
   user: User
@@ -31,11 +31,14 @@ export default class UsersCreate extends BaseCommand {
   static override flags = {
     email: Flags.string({ summary: 'Email address; unique, compared case-insensitively.', required: true }),
     password: Flags.string({ summary: `Password, at least ${MIN_PASSWORD_LENGTH} characters.`, required: true }),
-    role: Flags.option({ summary: 'Account role.', options: ROLES, default: 'customer' })(),
+    role: Flags.option({ summary: 'Account role.', options: COMMAND_ROLES, default: 'customer' })(),
   }
 
   async run(): Promise<CreatedUser> {
     const { flags } = await this.parse(UsersCreate)
+    const { DomainError, hashPassword } = await import('@commerce/domain')
+    const { createUser, customerSnapshot, migrate } = await import('@commerce/db')
+    const { withDatabase } = await import('../../database.js')
     const email = flags.email.trim()
     if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) {
       throw new DomainError('validation_error', `'${flags.email}' is not a valid email address`)

@@ -1,0 +1,93 @@
+/** Calls to the Commerce Service API over HTTP (undici), with the API's errors as ApiRequestError. */
+import { request } from 'undici'
+
+/** The API answered with an error: its `{error: {code, message, details?}}` body, kept for --json. */
+export class ApiRequestError extends Error {
+  override readonly name = 'ApiRequestError'
+  constructor(
+    readonly status: number,
+    readonly body: { error: { code: string; message: string; details?: unknown } },
+  ) {
+    super(body.error.message)
+  }
+}
+
+/** The API could not be reached, or answered something that is not our API. */
+export class ApiUnreachableError extends Error {
+  override readonly name = 'ApiUnreachableError'
+}
+
+export interface Connection {
+  baseUrl: string
+  token: string | undefined
+}
+
+export interface ApiRequest {
+  method: string
+  path: string
+  query?: Record<string, string | string[]>
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export interface ApiResponse {
+  status: number
+  /** Parsed JSON; undefined for 204. */
+  body: unknown
+}
+
+/** The URL of an API path under the base URL (which may itself carry a path prefix). */
+export function apiUrl(baseUrl: string, path: string, query: Record<string, string | string[]> = {}): URL {
+  const url = new URL(baseUrl.replace(/\/+$/, '') + path)
+  for (const [name, value] of Object.entries(query)) {
+    for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(name, one)
+  }
+  return url
+}
+
+export async function callApi(connection: Connection, call: ApiRequest): Promise<ApiResponse> {
+  let url: URL
+  try {
+    url = apiUrl(connection.baseUrl, call.path, call.query)
+  } catch {
+    throw new ApiUnreachableError(`The base URL '${connection.baseUrl}' is not a URL (set --base-url or COMMERCE_BASE_URL)`)
+  }
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'commerce-cli', ...call.headers }
+  if (connection.token) headers.authorization = `Bearer ${connection.token}`
+  if (call.body !== undefined) headers['content-type'] = 'application/json'
+  let response: Awaited<ReturnType<typeof request>>
+  try {
+    response = await request(url, {
+      method: call.method as 'GET',
+      headers,
+      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    })
+  } catch (error) {
+    const reason = (error as { code?: string }).code ?? (error as Error).message
+    throw new ApiUnreachableError(`Could not reach the API at ${url.origin} (${reason})`)
+  }
+  const text = await response.body.text()
+  if (response.statusCode === 204) return { status: 204, body: undefined }
+  let body: unknown
+  try {
+    body = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    throw new ApiUnreachableError(`${url.origin} answered HTTP ${response.statusCode} with a body that is not JSON: is it the Commerce API?`)
+  }
+  if (response.statusCode >= 400) {
+    const answer = body as { error?: { code?: unknown; message?: unknown } | string; error_description?: unknown } | undefined
+    // The OAuth token endpoint answers RFC 6749 errors: {error: "invalid_client", error_description}.
+    if (typeof answer?.error === 'string') {
+      const message = typeof answer.error_description === 'string' ? answer.error_description : answer.error
+      throw new ApiRequestError(response.statusCode, { error: { code: answer.error, message } })
+    }
+    const error = answer?.error
+    if (typeof error?.code !== 'string' || typeof error.message !== 'string') {
+      throw new ApiUnreachableError(`${url.origin} answered HTTP ${response.statusCode} without an error body: is it the Commerce API?`)
+    }
+    throw new ApiRequestError(response.statusCode, body as ApiRequestError['body'])
+  }
+  return { status: response.statusCode, body }
+}

@@ -1,0 +1,455 @@
+/**
+ * The real `commerce` binary against a real API process and worker on a test database: every
+ * API operation's command is run at least once (checked at the end), per topic, with failures.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
+import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+
+const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const OPERATIONS = fileURLToPath(new URL('../dist/operations.json', import.meta.url))
+const API_MAIN = fileURLToPath(new URL('../../api/dist/main.js', import.meta.url))
+const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
+const ADMIN = { email: 'cli-admin@example.com', password: 'correct horse battery staple' }
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+let database: TestDatabase
+let configHome: string
+let baseUrl: string
+let api: ChildProcess
+let worker: ChildProcess
+let receiver: Server
+let receiverUrl: string
+const received: string[] = []
+/** The command ids run, to show at the end that every operation has been. */
+const ran = new Set<string>()
+let operationIds: string[] = []
+
+function commerce(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
+  for (let words = 4; words > 0; words--) {
+    const id = args.slice(0, words).join(':')
+    if (operationIds.includes(id)) {
+      ran.add(id)
+      break
+    }
+  }
+  const { DATABASE_URL: _unset, COMMERCE_TOKEN: _token, ...inherited } = process.env
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl, SCRYPT_COST: '1024', ...options.env },
+        timeout: 30_000,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    )
+    child.stdin!.end(options.stdin ?? '')
+  })
+}
+
+/** Runs a command with --json, expects success and returns the API's JSON. */
+async function json<T = Record<string, unknown>>(args: string[], env?: Record<string, string>): Promise<T> {
+  const run = await commerce([...args, '--json'], { env })
+  expect(run, `commerce ${args.join(' ')}`).toMatchObject({ code: 0, stderr: '' })
+  return JSON.parse(run.stdout) as T
+}
+
+/** oclif prints errors as ` ›   Error: …`, wrapped to the terminal width: back to one line. */
+const errorText = (stderr: string) => stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim()
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+async function stop(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+}
+
+beforeAll(async () => {
+  for (const file of [OPERATIONS, API_MAIN, WORKER_MAIN]) if (!existsSync(file)) throw new Error(`${file} is missing: run pnpm build`)
+  operationIds = (JSON.parse(await readFile(OPERATIONS, 'utf8')) as { id: string }[]).map((operation) => operation.id)
+  database = await createTestDatabase(inject('adminUrl'), inject('template'))
+  configHome = await mkdtemp(join(tmpdir(), 'commerce-cli-'))
+  receiver = createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      received.push(String(request.headers['x-webhook-event']))
+      response.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+
+  const port = await freePort()
+  baseUrl = `http://127.0.0.1:${port}`
+  const { DATABASE_URL: _unset, ...env } = process.env
+  const common = { ...env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
+  api = spawn(process.execPath, [API_MAIN], {
+    env: { ...common, PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'cli-test-secret-cli-test-secret-0123456789', RATE_LIMIT_MAX: '100000', SCRYPT_COST: '1024' },
+    stdio: 'ignore',
+  })
+  worker = spawn(process.execPath, [WORKER_MAIN], { env: common, stdio: 'ignore' })
+  for (let tries = 0; ; tries++) {
+    const up = await fetch(`${baseUrl}/health`).then((response) => response.ok, () => false)
+    if (up) break
+    if (tries > 100) throw new Error('the API did not start')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const created = await commerce(['users', 'create', '--email', ADMIN.email, '--role', 'admin', '--password', ADMIN.password], {
+    env: { DATABASE_URL: database.url },
+  })
+  expect(created.code).toBe(0)
+})
+
+afterAll(async () => {
+  await Promise.all([stop(api), stop(worker)])
+  await new Promise((resolve) => receiver?.close(resolve))
+  await database?.drop()
+  if (configHome) await rm(configHome, { recursive: true, force: true })
+})
+
+describe('login, logout and where the token comes from', () => {
+  it('refuses a wrong password with the API message and stores nothing', async () => {
+    const run = await commerce(['login', '--email', ADMIN.email], { stdin: 'not the password\n' })
+    expect(run.code).toBe(1)
+    expect(errorText(run.stderr)).toContain('Invalid email or password (unauthorized, HTTP 401)')
+    expect(existsSync(join(configHome, 'commerce', 'credentials.json'))).toBe(false)
+  })
+
+  it('stores the token of a piped password, readable by the user only, and the next commands use it', async () => {
+    const run = await commerce(['login', '--email', ADMIN.email], { stdin: `${ADMIN.password}\n` })
+    expect(run).toMatchObject({ code: 0, stderr: '' })
+    expect(run.stdout).toContain(`Signed in to ${baseUrl} as ${ADMIN.email} (admin)`)
+    const file = join(configHome, 'commerce', 'credentials.json')
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    const stored = JSON.parse(await readFile(file, 'utf8')) as { base_url: string; token: string }
+    expect(stored.base_url).toBe(baseUrl)
+    const me = await json<{ user: { email: string; role: string } }>(['auth', 'me'])
+    expect(me.user).toMatchObject({ email: ADMIN.email, role: 'admin' })
+  })
+
+  it('never sends the stored token to another base URL, and --token / COMMERCE_TOKEN win over it', async () => {
+    // Same API, other origin spelling: the stored token is not sent, so the API answers 401.
+    const other = await commerce(['auth', 'me', '--base-url', baseUrl.replace('127.0.0.1', 'localhost')])
+    expect(other.code).toBe(1)
+    expect(errorText(other.stderr)).toContain('HTTP 401')
+    const bad = await commerce(['auth', 'me'], { env: { COMMERCE_TOKEN: 'not-a-token' } })
+    expect(errorText(bad.stderr)).toContain('The access token is malformed, expired or invalid (unauthorized, HTTP 401)')
+    expect((await commerce(['auth', 'me', '--token', 'also-bad'])).code).toBe(1)
+  })
+
+  it('says the API cannot be reached, with --json in the API error shape', async () => {
+    const port = await freePort()
+    const run = await commerce(['products', 'list', '--base-url', `http://127.0.0.1:${port}`, '--json'])
+    expect(run.code).toBe(1)
+    const body = JSON.parse(run.stdout) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('api_unreachable')
+    expect(body.error.message).toContain(`Could not reach the API at http://127.0.0.1:${port} (ECONNREFUSED)`)
+  })
+
+  it('logout forgets the token; login --token stores an API key after checking it', async () => {
+    const key = (
+      await json<{ key: string }>(['api-keys', 'create', '--name', 'cli test', '--scopes', 'products:read'], { DATABASE_URL: database.url })
+    ).key
+    const saved = await readFile(join(configHome, 'commerce', 'credentials.json'), 'utf8')
+    onTestFinished(() => writeFile(join(configHome, 'commerce', 'credentials.json'), saved, { mode: 0o600 }))
+    expect((await commerce(['logout'])).stdout).toContain('Removed')
+    expect((await commerce(['logout'])).stdout).toContain('No stored token.')
+    expect(errorText((await commerce(['login', '--token', 'ck_made_up'])).stderr)).toContain('HTTP 401')
+    const stored = await commerce(['login', '--token', key])
+    expect(stored.stdout).toContain('as API key')
+    // The key reads products, and is refused what its scopes do not allow.
+    expect((await commerce(['products', 'list'])).code).toBe(0)
+    const refused = await commerce(['orders', 'list'])
+    expect(refused.code).toBe(1)
+    expect(errorText(refused.stderr)).toMatch(/\(forbidden, HTTP 403\)$/)
+  })
+})
+
+describe('catalog: categories, products, variants, images', () => {
+  it('creates, reads, lists, updates and deletes through every catalog command', async () => {
+    const category = await json<{ id: string; slug: string }>(['categories', 'create', '--name', 'Trail shoes'])
+    expect(category.slug).toBe('trail-shoes')
+    expect((await json<{ name: string }>(['categories', 'get', category.id])).name).toBe('Trail shoes')
+    await json(['categories', 'update', category.id, '--description', 'Off road'])
+    expect((await json<{ categories: unknown[] }>(['categories', 'list'])).categories).toHaveLength(1)
+
+    const product = await json<{ id: string; price: number; categories: { id: string }[] }>([
+      'products', 'create', '--title', 'Fell runner', '--price', '89.95', '--currency', 'GBP',
+      '--inventory-quantity', '5', '--category-ids', category.id, '--no-is-active',
+    ])
+    expect(product.price).toBe(89.95)
+    expect(product.categories.map((linked) => linked.id)).toEqual([category.id])
+    const updated = await json<{ price: number; is_active: boolean; description: string | null }>([
+      'products', 'update', product.id, '--price', '79.5', '--is-active', '--description', 'null',
+    ])
+    expect(updated).toMatchObject({ price: 79.5, is_active: true, description: null })
+
+    // The human views: a detail view, and a table with the page line.
+    const detail = await commerce(['products', 'get', product.id])
+    expect(detail.stdout).toMatch(/^title\s+Fell runner$/m)
+    const table = await commerce(['products', 'list', '--search', 'fell'])
+    expect(table.stdout).toMatch(/^ID\s+TITLE/m)
+    expect(table.stdout).toContain('Fell runner')
+    expect(table.stdout).toContain('Page 1 of 1 (1 in all)')
+
+    const variant = await json<{ id: string }>(['products', 'variants', 'create', product.id, '--title', 'UK 9', '--options', '{"size":"9"}'])
+    await json(['products', 'variants', 'update', product.id, variant.id, '--inventory-quantity', '3'])
+    expect((await json<{ variants: { inventory_quantity: number }[] }>(['products', 'variants', 'list', product.id])).variants[0]!.inventory_quantity).toBe(3)
+    expect((await commerce(['products', 'variants', 'delete', product.id, variant.id])).stdout.trim()).toBe('Done.')
+
+    const image = await json<{ id: string }>(['products', 'images', 'create', product.id, '--url', 'https://cdn.example.com/fell.jpg'])
+    expect((await json<{ images: unknown[] }>(['products', 'images', 'list', product.id])).images).toHaveLength(1)
+    await commerce(['products', 'images', 'delete', product.id, image.id])
+    expect((await json<{ images: unknown[] }>(['products', 'images', 'list', product.id])).images).toHaveLength(0)
+
+    await commerce(['categories', 'delete', category.id])
+    expect((await commerce(['categories', 'get', category.id])).code).toBe(1)
+    expect((await commerce(['products', 'delete', product.id])).code).toBe(0)
+    expect((await json<{ is_active: boolean }>(['products', 'get', product.id])).is_active).toBe(false)
+  })
+
+  it('turns bad flags into clear errors before calling, and API refusals into the API message', async () => {
+    const number = await commerce(['products', 'create', '--title', 'x', '--price', 'cheap'])
+    expect(number.code).not.toBe(0)
+    expect(errorText(number.stderr)).toContain("--price must be a number (got 'cheap')")
+    const missing = await commerce(['products', 'create', '--price', '1'])
+    expect(missing.code).toBe(1)
+    expect(errorText(missing.stderr)).toContain('(validation_error, HTTP 400)')
+    const missingJson = await commerce(['products', 'get', randomUUID(), '--json'])
+    expect(missingJson.code).toBe(1)
+    expect(JSON.parse(missingJson.stdout)).toMatchObject({ error: { code: 'not_found', message: 'Product not found' } })
+    const data = await commerce(['products', 'create', '--data', '{not json'])
+    expect(errorText(data.stderr)).toContain('--data must be a JSON object')
+  })
+})
+
+describe('a sale: settings, customers, carts, checkout, orders, payments, refunds, fulfillments', () => {
+  it('runs a whole sale through the CLI', async () => {
+    await json(['tax-rates', 'create', '--country', 'GB', '--rate', '20', '--name', 'UK VAT'])
+    const taxRates = await json<{ tax_rates: { id: string }[] }>(['tax-rates', 'list', '--country', 'GB'])
+    const taxRateId = taxRates.tax_rates[0]!.id
+    await json(['tax-rates', 'update', taxRateId, '--name', 'VAT'])
+    expect((await json<{ name: string }>(['tax-rates', 'get', taxRateId])).name).toBe('VAT')
+
+    const method = await json<{ id: string }>([
+      'shipping', 'methods', 'create', '--name', 'Royal Mail', '--currency', 'GBP', '--countries', 'GB,IE', '--base-price', '3.5',
+    ])
+    await json(['shipping', 'methods', 'update', method.id, '--estimated-days', '2'])
+    expect((await json<{ estimated_days: number }>(['shipping', 'methods', 'get', method.id])).estimated_days).toBe(2)
+    expect((await json<{ shipping_methods: unknown[] }>(['shipping', 'methods', 'list'])).shipping_methods).toHaveLength(1)
+
+    const coupon = await json<{ id: string }>(['coupons', 'create', '--code', 'TENOFF', '--type', 'percentage', '--value', '10'])
+    await json(['coupons', 'update', coupon.id, '--usage-limit', '5'])
+    expect((await json<{ usage_limit: number }>(['coupons', 'get', coupon.id])).usage_limit).toBe(5)
+    expect((await json<{ coupons: unknown[] }>(['coupons', 'list', '--code', 'TENOFF'])).coupons).toHaveLength(1)
+
+    const product = await json<{ id: string }>(['products', 'create', '--title', 'Kettle', '--price', '40', '--currency', 'GBP', '--inventory-quantity', '10'])
+    const spare = await json<{ id: string }>(['products', 'create', '--title', 'Toaster', '--price', '25', '--currency', 'GBP', '--inventory-quantity', '10'])
+
+    const customer = await json<{ id: string }>(['customers', 'create', '--email', 'grace@example.com', '--first-name', 'Grace'])
+    await json(['customers', 'update', customer.id, '--last-name', 'Hopper'])
+    expect((await json<{ last_name: string }>(['customers', 'get', customer.id])).last_name).toBe('Hopper')
+    expect((await json<{ customers: unknown[] }>(['customers', 'list', '--email', 'grace@example.com'])).customers).toHaveLength(1)
+    const address = await json<{ id: string }>([
+      'customers', 'addresses', 'create', customer.id, '--line1', '1 Navy Way', '--city', 'Arlington', '--country', 'US',
+    ])
+    await json(['customers', 'addresses', 'update', customer.id, address.id, '--postal-code', '22202'])
+    expect((await json<{ postal_code: string }>(['customers', 'addresses', 'get', customer.id, address.id])).postal_code).toBe('22202')
+    expect((await json<{ addresses: unknown[] }>(['customers', 'addresses', 'list', customer.id])).addresses).toHaveLength(1)
+    await commerce(['customers', 'addresses', 'delete', customer.id, address.id])
+    expect((await json<{ addresses: unknown[] }>(['customers', 'addresses', 'list', customer.id])).addresses).toHaveLength(0)
+    expect((await commerce(['customers', 'delete', customer.id])).code).toBe(0)
+
+    const cart = await json<{ id: string }>(['carts', 'create', '--currency', 'GBP'])
+    const withItem = await json<{ items: { id: string }[] }>(['carts', 'items', 'create', cart.id, '--product-id', product.id, '--quantity', '1'])
+    const itemId = withItem.items[0]!.id
+    await json(['carts', 'items', 'update', cart.id, itemId, '--quantity', '2'])
+    const other = await json<{ items: { id: string; product_id: string }[] }>(['carts', 'items', 'create', cart.id, '--product-id', spare.id, '--quantity', '1'])
+    // 204: nothing on standard output, even with --json.
+    const removed = await commerce(['carts', 'items', 'delete', cart.id, other.items.find((line) => line.product_id === spare.id)!.id, '--json'])
+    expect(removed).toMatchObject({ code: 0, stdout: '' })
+    const discounted = await json<{ coupons: { id: string }[] }>(['carts', 'coupons', 'create', cart.id, '--code', 'tenoff'])
+    await commerce(['carts', 'coupons', 'delete', cart.id, discounted.coupons[0]!.id])
+    await json(['carts', 'email', 'set', cart.id, '--email', 'ada@example.com'])
+    await json(['carts', 'shipping-address', 'set', cart.id, '--line1', '12 St James Sq', '--city', 'London', '--country', 'GB'])
+    const rates = await json<{ rates: { id: string }[] }>(['shipping', 'rates', '--cart-id', cart.id])
+    expect(rates.rates.length).toBeGreaterThan(0)
+    const shown = await json<{ items: { quantity: number }[]; totals: { tax: number } }>(['carts', 'get', cart.id])
+    expect(shown.items[0]!.quantity).toBe(2)
+    expect(shown.totals.tax).toBe(16)
+
+    const checkout = await json<{ id: string; shipping_rates: { id: string }[] }>([
+      'checkout', 'create', '--cart-id', cart.id, '--email', 'ada@example.com',
+      '--shipping-address-line1', '12 St James Sq', '--shipping-address-city', 'London', '--shipping-address-country', 'GB',
+    ])
+    await json(['checkout', 'shipping', checkout.id, '--rate-id', checkout.shipping_rates[0]!.id])
+    expect((await json<{ id: string }>(['checkout', 'get', checkout.id])).id).toBe(checkout.id)
+    const declined = await commerce(['checkout', 'complete', checkout.id, '--payment-method', 'card', '--payment-token', 'tok_declined'])
+    expect(declined.code).toBe(1)
+    expect(errorText(declined.stderr)).toContain('(payment_declined, HTTP 402)')
+    const key = `cli-retry-${randomUUID()}`
+    const complete = ['checkout', 'complete', checkout.id, '--payment-method', 'card', '--payment-token', 'tok_visa', '--idempotency-key', key]
+    const order = await json<{ id: string; order_number: string; status: string; payments: { id: string }[] }>(complete)
+    expect(order.status).toBe('paid')
+    // A retry with the same key is the same order, not a second charge.
+    expect((await json<{ id: string }>(complete)).id).toBe(order.id)
+
+    expect((await json<{ orders: { id: string }[] }>(['orders', 'list', '--status', 'paid'])).orders.map((listed) => listed.id)).toContain(order.id)
+    await json(['orders', 'update', order.id, '--notes', 'Leave with a neighbour'])
+    expect((await json<{ notes: string }>(['orders', 'get', order.id])).notes).toBe('Leave with a neighbour')
+    const payments = await json<{ payments: { id: string }[] }>(['payments', 'list', order.id])
+    expect(payments.payments).toHaveLength(1)
+    const refund = await json<{ amount: number }>(['refunds', 'create', payments.payments[0]!.id, '--amount', '1.5', '--reason', 'dented'])
+    expect(refund.amount).toBe(1.5)
+
+    const fulfillment = await json<{ id: string }>(['fulfillments', 'create', order.id, '--carrier', 'Royal Mail', '--tracking-number', 'RM123456789GB'])
+    await json(['fulfillments', 'tracking-events', fulfillment.id, '--status', 'in_transit', '--location', 'Swindon'])
+    expect((await json<{ fulfillments: unknown[] }>(['fulfillments', 'list', order.id])).fulfillments).toHaveLength(1)
+    const tracking = await json<{ carrier: string; events: unknown[] }>(['shipping', 'tracking', 'RM123456789GB'])
+    expect(tracking.carrier).toBe('Royal Mail')
+    expect((await json<{ status: string }>(['orders', 'complete', order.id])).status).toBe('completed')
+    const refused = await commerce(['orders', 'cancel', order.id])
+    expect(refused.code).toBe(1)
+    expect(errorText(refused.stderr)).toContain('(invalid_state_transition, HTTP 409)')
+
+    // An admin order from lines in a file, paid, then cancelled (refunded and restocked) and archived.
+    const lines = join(configHome, 'order.json')
+    await writeFile(lines, JSON.stringify({ items: [{ product_id: product.id, quantity: 1 }], currency: 'GBP' }))
+    const pending = await json<{ id: string; status: string }>([
+      'orders', 'create', '--data', `@${lines}`, '--email', 'phone@example.com',
+      '--shipping-address-line1', '1 High St', '--shipping-address-city', 'Leeds', '--shipping-address-country', 'GB',
+    ])
+    expect(pending.status).toBe('pending')
+    const paid = await json<{ status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
+    expect(paid.status).toBe('succeeded')
+    expect((await json<{ status: string }>(['orders', 'cancel', pending.id])).status).toBe('cancelled')
+    expect((await commerce(['orders', 'delete', pending.id])).code).toBe(0)
+    await commerce(['coupons', 'delete', coupon.id])
+    await commerce(['tax-rates', 'delete', taxRateId])
+    await commerce(['shipping', 'methods', 'delete', method.id])
+    expect((await json<{ shipping_methods: unknown[] }>(['shipping', 'methods', 'list'])).shipping_methods).toHaveLength(0)
+  }, 240_000)
+})
+
+describe('accounts: register, a customer’s own records, OAuth tokens', () => {
+  it('registers a customer who manages its own record and addresses', async () => {
+    const registered = await json<{ token: string }>(['auth', 'register', '--email', 'lin@example.com', '--password', 'a long password'])
+    const asCustomer = { COMMERCE_TOKEN: registered.token }
+    const logged = await json<{ token: string }>(['auth', 'login', '--email', 'lin@example.com', '--password', 'a long password'])
+    expect(logged.token).toBeTruthy()
+    await json(['customers', 'me', 'update', '--first-name', 'Lin'], asCustomer)
+    expect((await json<{ first_name: string }>(['customers', 'me', 'get'], asCustomer)).first_name).toBe('Lin')
+    const address = await json<{ id: string }>(['customers', 'me', 'addresses', 'create', '--line1', '2 Quay', '--city', 'Cork', '--country', 'IE'], asCustomer)
+    await json(['customers', 'me', 'addresses', 'update', address.id, '--line2', 'Flat 3'], asCustomer)
+    expect((await json<{ line2: string }>(['customers', 'me', 'addresses', 'get', address.id], asCustomer)).line2).toBe('Flat 3')
+    expect((await json<{ addresses: unknown[] }>(['customers', 'me', 'addresses', 'list'], asCustomer)).addresses).toHaveLength(1)
+    await commerce(['customers', 'me', 'addresses', 'delete', address.id], { env: asCustomer })
+    expect((await json<{ addresses: unknown[] }>(['customers', 'me', 'addresses', 'list'], asCustomer)).addresses).toHaveLength(0)
+    // A customer is not an admin.
+    expect(errorText((await commerce(['customers', 'list'], { env: asCustomer })).stderr)).toContain('HTTP 403')
+  })
+
+  it('gets an OAuth access token for a client and uses it', async () => {
+    const client = await json<{ client_id: string; client_secret: string }>(
+      ['oauth-clients', 'create', '--name', 'erp', '--scopes', 'orders:read'],
+      { DATABASE_URL: database.url },
+    )
+    const token = await json<{ access_token: string; token_type: string; scope: string }>([
+      'oauth', 'token', '--grant-type', 'client_credentials', '--client-id', client.client_id, '--client-secret', client.client_secret,
+    ])
+    expect(token).toMatchObject({ token_type: 'Bearer', scope: 'orders:read' })
+    expect((await commerce(['orders', 'list'], { env: { COMMERCE_TOKEN: token.access_token } })).code).toBe(0)
+    const refused = await commerce(['oauth', 'token', '--grant-type', 'client_credentials', '--client-id', client.client_id, '--client-secret', 'wrong', '--json'])
+    expect(refused.code).toBe(1)
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'invalid_client' } })
+  })
+})
+
+describe('webhooks and events', () => {
+  it('subscribes a receiver, shows each delivery with its attempts, redelivers, and manages the subscription', async () => {
+    const webhook = await json<{ id: string }>(['webhooks', 'create', '--url', receiverUrl, '--events', 'product.created,product.updated'])
+    const product = await json<{ id: string }>(['products', 'create', '--title', 'Signal lamp', '--price', '5', '--currency', 'GBP'])
+    let deliveries: { id: string; status: string; attempt_log: unknown[] }[] = []
+    for (let tries = 0; tries < 100 && deliveries[0]?.status !== 'succeeded'; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      deliveries = (await json<{ deliveries: typeof deliveries }>(['webhooks', 'deliveries', webhook.id])).deliveries
+    }
+    expect(deliveries[0]).toMatchObject({ status: 'succeeded' })
+    expect(received).toContain('product.created')
+    // The people's view lists every attempt of every delivery.
+    const view = await commerce(['webhooks', 'deliveries', webhook.id])
+    expect(view.stdout).toMatch(/^DELIVERY\s+EVENT\s+STATUS\s+ATTEMPT\s+HTTP/m)
+    expect(view.stdout).toMatch(new RegExp(`^${deliveries[0]!.id}\\s+product\\.created\\s+succeeded\\s+1\\s+200`, 'm'))
+    await json(['webhooks', 'deliveries', 'redeliver', webhook.id, deliveries[0]!.id])
+    let attempts = 1
+    for (let tries = 0; tries < 100 && attempts < 2; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      attempts = (await json<{ attempt_log: unknown[] }>(['webhooks', 'deliveries', 'get', webhook.id, deliveries[0]!.id])).attempt_log.length
+    }
+    expect(attempts).toBe(2)
+    await json(['webhooks', 'update', webhook.id, '--no-is-active'])
+    expect((await json<{ is_active: boolean }>(['webhooks', 'get', webhook.id])).is_active).toBe(false)
+    expect((await json<{ webhooks: unknown[] }>(['webhooks', 'list'])).webhooks).toHaveLength(1)
+    await commerce(['webhooks', 'delete', webhook.id])
+    expect((await json<{ webhooks: unknown[] }>(['webhooks', 'list'])).webhooks).toHaveLength(0)
+
+    const events = await json<{ events: { id: string; event: string }[] }>(['events', 'list', '--event', 'product.*'])
+    const created = events.events.find((event) => event.event === 'product.created')!
+    expect((await json<{ data: { id: string } }>(['events', 'get', created.id])).data.id).toBeDefined()
+    expect(product.id).toBeDefined()
+  })
+
+  it('events tail streams the events it asked for as they happen', async () => {
+    const tail = spawn(process.execPath, [BIN, 'events', 'tail', '--events', 'product.updated', '--count', '1', '--json'], {
+      env: { ...process.env, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl },
+    })
+    let stdout = ''
+    let stderr = ''
+    tail.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    tail.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => tail.once('exit', resolve))
+    const product = await json<{ id: string }>(['products', 'create', '--title', 'Tail lamp', '--price', '5', '--currency', 'GBP'])
+    // The subscription is in place once the tail has had time to connect and subscribe.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await json(['products', 'update', product.id, '--price', '6'])
+    expect(await exited).toBe(0)
+    expect(stderr).toBe('')
+    const event = JSON.parse(stdout.trim()) as { type: string; event: string; data: { id: string; price: number } }
+    expect(event).toMatchObject({ type: 'event', event: 'product.updated', data: { id: product.id, price: 6 } })
+  })
+
+  it('events tail without a valid token fails with a message', async () => {
+    const run = await commerce(['events', 'tail', '--token', 'bad'])
+    expect(run.code).toBe(1)
+    expect(errorText(run.stderr)).toContain('Could not open the event stream')
+  })
+})
+
+describe('coverage', () => {
+  it('has run the command of every API operation', () => {
+    expect(operationIds.filter((id) => !ran.has(id))).toEqual([])
+    expect(operationIds.length).toBeGreaterThan(80)
+  })
+})
