@@ -5,10 +5,12 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
+import { ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import { createIdempotency } from './idempotency.js'
 import { testProvider, type PaymentProvider } from './payments/provider.js'
+import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import databasePlugin from './plugins/database.js'
 import errorsPlugin, { sendError } from './plugins/errors.js'
@@ -96,6 +98,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(errorsPlugin)
   // Before any route, so that an upgrade request to any of them is handled.
   await app.register(websocketPlugin)
+  // Before any route, the reference page's too: each route gets its guard as it is registered.
+  await app.register(accessPlugin, { table: ACCESS })
   await app.register(databasePlugin, { main, catalog })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
@@ -110,8 +114,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('idempotency', createIdempotency(app.db))
   await registerRoutes(app, config)
 
-  // Unknown routes are rate limited too, so probing URLs costs the prober.
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
+  // Unknown routes are rate limited too (a global hook), so probing URLs costs the prober; a bad
+  // credential is refused there as on any public route.
+  app.setNotFoundHandler({ preHandler: guardOf(PUBLIC) }, (request, reply) => {
     const path = request.url.split('?')[0]
     return sendError(reply, request, new ApiError('not_found', `No route ${request.method} ${path}`))
   })

@@ -1,8 +1,8 @@
 /** Test harness: a cloned database per test file, the real app on it, and signed-in callers. */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { expect, inject } from 'vitest'
-import { hashPassword, type Product, type Role } from '@commerce/domain'
-import { createDb, createUser, type DatabaseHandle } from '@commerce/db'
+import { apiKeyLookupPrefix, generateApiKey, hashApiKey, hashPassword, type Product, type Role } from '@commerce/domain'
+import { createApiKey, createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import type { Config } from '../src/config.js'
@@ -41,6 +41,8 @@ export interface TestContext {
   config: Config
   /** Creates a user directly in the database and returns a bearer token for it. */
   signIn(role: Role, email?: string): Promise<{ token: string; userId: string; customerId: string | null }>
+  /** Stores an API key as `commerce api-keys create` does and returns its text and id. */
+  createApiKey(scopes: string[], rateLimitPerMinute?: number | null): Promise<{ key: string; id: string }>
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
   /** Sends a request, asserts its status (the body shows on failure) and returns the JSON body. */
   expectStatus<T>(status: number, options: InjectOptions & { token?: string }): Promise<T>
@@ -102,6 +104,17 @@ export async function createTestContext(overrides: Partial<Config> = {}, build: 
         role,
       })
       return { token: app.issueUserToken(user), userId: user.id, customerId: customer?.id ?? null }
+    },
+    async createApiKey(scopes, rateLimitPerMinute = null) {
+      const key = generateApiKey()
+      const row = await createApiKey(handle.db, {
+        name: `test ${scopes.join(',')}`,
+        prefix: apiKeyLookupPrefix(key),
+        keyHash: hashApiKey(key),
+        scopes,
+        rateLimitPerMinute,
+      })
+      return { key, id: row!.id }
     },
     request,
     expectStatus,

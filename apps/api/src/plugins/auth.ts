@@ -1,15 +1,14 @@
 /**
  * Authentication: every request's credential is identified up front without rejecting (so the
- * rate limit can count by credential), then routes declare what they need with
- * `app.authenticate` or `app.requireScope('products:write')`.
+ * rate limit can count by credential); what each route needs is the access table's business
+ * (src/access.ts, applied by plugins/access.ts).
  */
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
 import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isScope, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
 import { findApiKeyByPrefix, findCustomerByUser, touchApiKey } from '@commerce/db'
-import { forbidden, unauthorized } from '../errors.js'
 
 interface Credential {
   scopes: readonly string[]
@@ -60,23 +59,21 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route authenticates callers itself (the OAuth token endpoint): its Authorization header is not a bearer token. */
     ownAuthorization?: boolean
+    /**
+     * Where the route also takes a bearer token when no Authorization header is sent (the
+     * WebSocket handshake: browsers cannot set headers there).
+     */
+    tokenWithoutHeader?: (request: FastifyRequest) => string | undefined
   }
   interface FastifyRequest {
     /** Who is calling, or null for anonymous callers and bad credentials. */
     principal: Principal | null
-    /** Why the presented credential was refused, answered as 401 by routes that need one. */
+    /** Why the presented credential was refused, answered as 401 by every route's guard. */
     credentialError: string | null
   }
   interface FastifyInstance {
-    authenticate: preHandlerAsyncHookHandler
-    requireScope(scope: string): preHandlerAsyncHookHandler
     issueUserToken(user: { id: string; role: Role }): string
     issueClientToken(client: { id: string; scopes: readonly string[] }, expiresInSeconds: number): string
-    /**
-     * Identifies the caller by a bearer token sent some other way than the Authorization header;
-     * a promise when the token is an API key (looked up in the database).
-     */
-    identifyToken(request: FastifyRequest, token: string): Promise<void> | undefined
     /**
      * The customer record of a signed-in customer (read once per request); null for anonymous
      * callers and for accounts without one (admins, API keys).
@@ -159,7 +156,6 @@ export default fp<AuthOptions>(
         request.credentialError = 'The access token is malformed, expired or invalid'
       }
     }
-    app.decorate('identifyToken', identifyToken)
 
     // No cache: a key revoked by another process is refused on its next request.
     async function identifyApiKey(request: FastifyRequest, key: string) {
@@ -187,27 +183,19 @@ export default fp<AuthOptions>(
       }
     }
 
-    app.addHook('onRequest', (request, _reply, done) => {
+    /** A promise when the token is an API key (looked up in the database); `done` waits for it. */
+    function identifyCaller(request: FastifyRequest) {
       const header = request.headers.authorization
-      const identifying = header === undefined || request.routeOptions.config.ownAuthorization ? undefined : identify(request, header)
+      const { config } = request.routeOptions
+      if (header !== undefined) return config.ownAuthorization ? undefined : identify(request, header)
+      const token = config.tokenWithoutHeader?.(request)
+      return token === undefined ? undefined : identifyToken(request, token)
+    }
+
+    app.addHook('onRequest', (request, _reply, done) => {
+      const identifying = identifyCaller(request)
       if (identifying) identifying.then(() => done(), done)
       else done()
-    })
-
-    // A credential that was sent but is bad is refused everywhere, public routes included, so a
-    // client learns at once that its token expired instead of silently browsing as anonymous.
-    app.addHook('preHandler', (request, _reply, done) => {
-      done(request.credentialError ? unauthorized(request.credentialError) : undefined)
-    })
-
-    const authenticate: preHandlerAsyncHookHandler = async (request) => {
-      if (request.credentialError) throw unauthorized(request.credentialError)
-      if (!request.principal) throw unauthorized()
-    }
-    app.decorate('authenticate', authenticate)
-    app.decorate('requireScope', (scope: string): preHandlerAsyncHookHandler => async (request, reply) => {
-      await authenticate.call(app, request, reply)
-      if (!hasScope(request.principal!.scopes, scope)) throw forbidden()
     })
     app.decorate('issueUserToken', (user: { id: string; role: Role }) =>
       app.jwt.sign({ sub: user.id, role: user.role, typ: 'user' }, { jti: randomUUID() }),

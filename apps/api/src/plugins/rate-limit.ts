@@ -21,7 +21,9 @@ const UNCOUNTED = new Set(['/health', '/ready', '/metrics'])
 export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
     await app.register(rateLimit, {
-      global: true,
+      // One global hook (below) instead of one per route: it then runs before every route's access
+      // guard (plugins/access.ts), so refused requests count too, and it covers unknown routes.
+      global: false,
       // The auth plugin identified the caller in an earlier onRequest hook without rejecting: a bad
       // or forged key has no principal, so it counts against the IP at the IP's limit.
       max: (request: FastifyRequest) => {
@@ -39,6 +41,7 @@ export default fp<RateLimitOptions>(
       errorResponseBuilder: (_request, context) =>
         new ApiError('rate_limited', `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`),
     })
+    app.addHook('onRequest', app.rateLimit())
   },
   { name: 'rate-limit', dependencies: ['auth'] },
 )

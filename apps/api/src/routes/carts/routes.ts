@@ -15,8 +15,6 @@ import {
 import { errorResponses } from '../../errors.js'
 import { cartViewerOf, createCartService } from './service.js'
 
-// Anonymous callers are welcome; a bearer token makes the cart the customer's own.
-const optionalAuth: Record<string, string[]>[] = [{}, { bearerAuth: [] }]
 const deleted = { type: 'null', description: 'Removed' } as const
 
 const CART_ACCESS =
@@ -36,7 +34,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['carts'],
         summary: 'Create a cart',
         description: CART_ACCESS,
-        security: optionalAuth,
         body: CreateCart,
         response: { 201: Cart, ...errorResponses(400, 401, 429) },
       },
@@ -54,7 +51,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['carts'],
         summary: 'A cart with its items, coupons and totals',
         description: CART_ACCESS,
-        security: optionalAuth,
         params: IdParams,
         response: { 200: Cart, ...errorResponses(400, 401, 404, 429) },
       },
@@ -68,7 +64,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: 'Add a product (or one of its variants); the same product and variant again raises that line',
-        security: optionalAuth,
         params: IdParams,
         body: AddCartItem,
         response: { 201: Cart, ...errorResponses(400, 401, 404, 409, 429) },
@@ -84,7 +79,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: "Set a line's quantity",
-        security: optionalAuth,
         params: CartItemParams,
         body: UpdateCartItem,
         response: { 200: Cart, ...errorResponses(400, 401, 404, 409, 429) },
@@ -100,7 +94,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: 'Remove a line',
-        security: optionalAuth,
         params: CartItemParams,
         response: { 204: deleted, ...errorResponses(400, 401, 404, 409, 429) },
       },
@@ -120,7 +113,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Up to 5 coupons: percentages apply first, then fixed amounts, each on what is left, so the discount ' +
           'never exceeds the subtotal. A coupon that stops qualifying later stays on the cart with applicable: false.',
-        security: optionalAuth,
         params: IdParams,
         body: ApplyCoupon,
         response: { 201: Cart, ...errorResponses(400, 401, 404, 409, 429) },
@@ -136,7 +128,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: 'Remove a coupon from the cart',
-        security: optionalAuth,
         params: CartCouponParams,
         response: { 204: deleted, ...errorResponses(400, 401, 404, 409, 429) },
       },
@@ -153,7 +144,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: 'Set the shipping address (tax follows it)',
-        security: optionalAuth,
         params: IdParams,
         body: AddressInput,
         response: { 200: Cart, ...errorResponses(400, 401, 404, 409, 429) },
@@ -168,7 +158,6 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['carts'],
         summary: "Set the buyer's email",
-        security: optionalAuth,
         params: IdParams,
         body: SetCartEmail,
         response: { 200: Cart, ...errorResponses(400, 401, 404, 409, 429) },

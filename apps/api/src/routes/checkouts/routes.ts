@@ -6,7 +6,6 @@ import { cartViewerOf } from '../carts/service.js'
 import { createCheckoutCompletion } from './complete.js'
 import { createCheckoutService } from './service.js'
 
-const optionalAuth: Record<string, string[]>[] = [{}, { bearerAuth: [] }]
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const checkoutService = createCheckoutService(app.db)
@@ -21,7 +20,6 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The cart must be visible to the caller (its owner, or anyone for an anonymous cart) and not empty. ' +
           'billing_address defaults to the shipping address.',
-        security: optionalAuth,
         body: CreateCheckout,
         response: { 201: Checkout, ...errorResponses(400, 401, 404, 409, 429) },
       },
@@ -36,7 +34,6 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['checkout'],
         summary: 'A checkout with its items, totals and shipping rates',
-        security: optionalAuth,
         params: IdParams,
         response: { 200: Checkout, ...errorResponses(400, 401, 404, 429) },
       },
@@ -50,7 +47,6 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['checkout'],
         summary: 'Choose one of the shipping rates; the totals include it',
-        security: optionalAuth,
         params: IdParams,
         body: SelectShipping,
         response: { 200: Checkout, ...errorResponses(400, 401, 404, 409, 429) },
@@ -73,7 +69,6 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'is 402 payment_declined: only the failed payment record is kept and the checkout stays open. The ' +
           'test provider takes tok_visa (succeeds), tok_declined (declined) and tok_error (502, nothing ' +
           'charged). The same Idempotency-Key replays the stored answer with Idempotent-Replayed: true.',
-        security: optionalAuth,
         params: IdParams,
         headers: IdempotencyKeyHeader,
         body: CompleteCheckout,

@@ -15,7 +15,6 @@ import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyHeader } from '../../idempotency.js'
 import { createFulfillmentService } from './service.js'
 
-const signedIn = [{ bearerAuth: [] }]
 
 export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const fulfillmentService = createFulfillmentService(app.db)
@@ -23,7 +22,6 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/orders/:id/fulfillments',
     {
-      preHandler: app.requireScope('orders:write'),
       schema: {
         tags: ['fulfillments'],
         summary: 'Send units of a paid or shipped order (admin)',
@@ -32,7 +30,6 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'is left on a line). Every fulfillment writes order.shipped with the fulfillment in its data; the first ' +
           'moves a paid order to shipped. fulfillment_status becomes partial or fulfilled. Other statuses are 409 ' +
           'invalid_state_transition; an order with nothing left to send is 409. An Idempotency-Key is honoured when sent.',
-        security: signedIn,
         params: IdParams,
         headers: IdempotencyKeyHeader,
         body: CreateFulfillment,
@@ -49,12 +46,10 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/orders/:id/fulfillments',
     {
-      preHandler: app.authenticate,
       schema: {
         tags: ['fulfillments'],
         summary: 'The fulfillments of an order, oldest first',
         description: 'The order’s owner or a caller with orders:read; another customer’s order is 404.',
-        security: signedIn,
         params: IdParams,
         querystring: PaginationQuery,
         response: { 200: FulfillmentList, ...errorResponses(400, 401, 404, 429) },
@@ -70,14 +65,12 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/fulfillments/:id/tracking-events',
     {
-      preHandler: app.requireScope('shipping:write'),
       schema: {
         tags: ['fulfillments'],
         summary: 'Add a carrier tracking event to a fulfillment (admin); answers its tracking',
         description:
           '`occurred_at` defaults to now. The fulfillment’s status becomes the status of its latest event by ' +
           '`occurred_at` (an event reported late does not overwrite a newer one).',
-        security: signedIn,
         params: IdParams,
         body: CreateTrackingEvent,
         response: { 201: Tracking, ...errorResponses(400, 401, 403, 404, 429) },
@@ -95,7 +88,6 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Public, like a carrier’s tracking page: whoever holds the number may look, and the answer holds no order ' +
           'or customer data. When several fulfillments share a number, the latest is answered.',
-        security: [{}, { bearerAuth: [] }],
         params: TrackingParams,
         response: { 200: Tracking, ...errorResponses(400, 401, 404, 429) },
       },

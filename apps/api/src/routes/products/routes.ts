@@ -22,7 +22,6 @@ import { pageMeta } from '../../list-totals.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createProductService } from './service.js'
 
-const adminOnly = [{ bearerAuth: [] }]
 
 /** A short list (a product's variants or images) as one page of the list envelope. */
 function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
@@ -33,7 +32,6 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
 
 export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const productService = createProductService(app.db, app.catalogDb)
-  const write = app.requireScope('products:write')
 
   app.get(
     '/',
@@ -70,11 +68,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/',
     {
-      preHandler: write,
       schema: {
         tags: ['products'],
         summary: 'Create a product',
-        security: adminOnly,
         body: CreateProduct,
         response: { 201: Product, ...errorResponses(400, 401, 403, 409, 429) },
       },
@@ -85,11 +81,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['products'],
         summary: 'Update a product (only the fields sent change)',
-        security: adminOnly,
         params: IdParams,
         body: UpdateProduct,
         response: { 200: Product, ...errorResponses(400, 401, 403, 404, 409, 429) },
@@ -101,11 +95,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['products'],
         summary: 'Soft-delete a product: is_active becomes false and the record stays',
-        security: adminOnly,
         params: IdParams,
         response: { 204: { type: 'null', description: 'Deactivated' }, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -136,11 +128,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:id/variants',
     {
-      preHandler: write,
       schema: {
         tags: ['variants'],
         summary: 'Add a variant',
-        security: adminOnly,
         params: IdParams,
         body: CreateVariant,
         response: { 201: Variant, ...errorResponses(400, 401, 403, 404, 429) },
@@ -153,11 +143,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/:id/variants/:variant_id',
     {
-      preHandler: write,
       schema: {
         tags: ['variants'],
         summary: 'Update a variant',
-        security: adminOnly,
         params: VariantParams,
         body: UpdateVariant,
         response: { 200: Variant, ...errorResponses(400, 401, 403, 404, 429) },
@@ -170,11 +158,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:id/variants/:variant_id',
     {
-      preHandler: write,
       schema: {
         tags: ['variants'],
         summary: 'Delete a variant',
-        security: adminOnly,
         params: VariantParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -205,11 +191,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/:id/images',
     {
-      preHandler: write,
       schema: {
         tags: ['images'],
         summary: 'Add an image by URL',
-        security: adminOnly,
         params: IdParams,
         body: CreateImage,
         response: { 201: Image, ...errorResponses(400, 401, 403, 404, 429) },
@@ -222,11 +206,9 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/:id/images/:image_id',
     {
-      preHandler: write,
       schema: {
         tags: ['images'],
         summary: 'Delete an image',
-        security: adminOnly,
         params: ImageParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
       },

@@ -11,21 +11,16 @@ import {
 import { errorResponses } from '../../errors.js'
 import { createShippingMethodService } from './methods-service.js'
 
-const adminOnly = [{ bearerAuth: [] }]
 
 export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const shippingMethodService = createShippingMethodService(app.db)
-  const read = app.requireScope('shipping:read')
-  const write = app.requireScope('shipping:write')
 
   app.get(
     '/methods',
     {
-      preHandler: read,
       schema: {
         tags: ['shipping'],
         summary: 'List shipping methods by name',
-        security: adminOnly,
         querystring: ListShippingMethodsQuery,
         response: { 200: ShippingMethodList, ...errorResponses(400, 401, 403, 429) },
       },
@@ -36,11 +31,9 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/methods/:id',
     {
-      preHandler: read,
       schema: {
         tags: ['shipping'],
         summary: 'A shipping method',
-        security: adminOnly,
         params: IdParams,
         response: { 200: ShippingMethod, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -51,14 +44,12 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/methods',
     {
-      preHandler: write,
       schema: {
         tags: ['shipping'],
         summary: 'Create a shipping method',
         description:
           'Amounts are in `currency`. An empty `countries` ships everywhere; `free_over` null is never free; ' +
           'weights are kilograms with at most 4 decimals, null = unbounded, `min_weight` <= `max_weight`.',
-        security: adminOnly,
         body: CreateShippingMethod,
         response: { 201: ShippingMethod, ...errorResponses(400, 401, 403, 429) },
       },
@@ -69,12 +60,10 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/methods/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['shipping'],
         summary: 'Update a shipping method',
         description: 'Re-validated as a whole after the change; a new `currency` keeps the amounts shown, refused if they do not fit it.',
-        security: adminOnly,
         params: IdParams,
         body: UpdateShippingMethod,
         response: { 200: ShippingMethod, ...errorResponses(400, 401, 403, 404, 429) },
@@ -86,11 +75,9 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/methods/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['shipping'],
         summary: 'Delete a shipping method; carts that chose it lose the choice',
-        security: adminOnly,
         params: IdParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
       },

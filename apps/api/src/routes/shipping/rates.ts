@@ -42,7 +42,6 @@ export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Active methods in the cart's currency that ship to its address's country (without an address, only " +
           'methods that ship everywhere) and whose weight bounds hold the goods. `amount` is the price before ' +
           'coupons; a free-shipping coupon waives it in the totals.',
-        security: [{}, { bearerAuth: [] }],
         querystring: ShippingRatesQuery,
         response: { 200: ShippingRateList, ...errorResponses(400, 401, 404, 429) },
       },

@@ -17,22 +17,17 @@ import type { Config } from '../../config.js'
 import { errorResponses } from '../../errors.js'
 import { createWebhookService } from './service.js'
 
-const adminOnly = [{ bearerAuth: [] }]
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const webhookService = createWebhookService(app.db, { allowPrivateTargets: config.webhookAllowPrivateTargets })
-  const read = app.requireScope('webhooks:read')
-  const write = app.requireScope('webhooks:write')
 
   app.get(
     '/',
     {
-      preHandler: read,
       schema: {
         tags: ['webhooks'],
         summary: 'List webhook subscriptions, newest first',
         description: 'The secret is never shown here.',
-        security: adminOnly,
         querystring: PaginationQuery,
         response: { 200: WebhookList, ...errorResponses(400, 401, 403, 429) },
       },
@@ -43,11 +38,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.get(
     '/:id',
     {
-      preHandler: read,
       schema: {
         tags: ['webhooks'],
         summary: 'A webhook subscription',
-        security: adminOnly,
         params: IdParams,
         response: { 200: Webhook, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -58,7 +51,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.post(
     '/',
     {
-      preHandler: write,
       schema: {
         tags: ['webhooks'],
         summary: 'Subscribe a URL to event kinds',
@@ -66,7 +58,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
           'The answer is the only one that shows the secret; without `secret` one is generated (`whsec_` + base64 of ' +
           '32 random bytes, the Standard Webhooks form). Each delivery is a POST of `{id, event, timestamp, data}` signed ' +
           'with `X-Webhook-Signature` (hex HMAC-SHA256 of the body) and the Standard Webhooks headers.',
-        security: adminOnly,
         body: CreateWebhook,
         response: { 201: WebhookWithSecret, ...errorResponses(400, 401, 403, 429) },
       },
@@ -77,14 +68,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.patch(
     '/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['webhooks'],
         summary: 'Update a webhook subscription or rotate its secret',
         description:
           'A new `secret` is shown in this answer only; reads never show it. ' +
           'A new `url` is checked as on create. `is_active: false` stops new deliveries.',
-        security: adminOnly,
         params: IdParams,
         body: UpdateWebhook,
         response: { 200: UpdatedWebhook, ...errorResponses(400, 401, 403, 404, 429) },
@@ -96,11 +85,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.delete(
     '/:id',
     {
-      preHandler: write,
       schema: {
         tags: ['webhooks'],
         summary: 'Delete a webhook subscription with its deliveries',
-        security: adminOnly,
         params: IdParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -114,11 +101,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.get(
     '/:id/deliveries',
     {
-      preHandler: read,
       schema: {
         tags: ['webhooks'],
         summary: "A subscription's deliveries with their attempts, newest first",
-        security: adminOnly,
         params: IdParams,
         querystring: ListWebhookDeliveriesQuery,
         response: { 200: WebhookDeliveryList, ...errorResponses(400, 401, 403, 404, 429) },
@@ -130,11 +115,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.get(
     '/:id/deliveries/:delivery_id',
     {
-      preHandler: read,
       schema: {
         tags: ['webhooks'],
         summary: 'A delivery with its attempts',
-        security: adminOnly,
         params: WebhookDeliveryParams,
         response: { 200: WebhookDelivery, ...errorResponses(400, 401, 403, 404, 429) },
       },
@@ -145,7 +128,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.post(
     '/:id/deliveries/:delivery_id/redeliver',
     {
-      preHandler: write,
       schema: {
         tags: ['webhooks'],
         summary: 'Send a delivery again, now',
@@ -154,7 +136,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
           'usual retries after a failure. There is one job per attempt number: a second redeliver before that ' +
           'attempt runs, or one while a retry waits, moves that same attempt to now instead of adding another. ' +
           'An inactive subscription answers 409.',
-        security: adminOnly,
         params: WebhookDeliveryParams,
         response: { 202: WebhookDelivery, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },

@@ -104,13 +104,9 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     feed.stop()
   })
 
-  // Runs before the upgrade: a refusal here is an HTTP response the client can read.
-  const authenticateHandshake: onRequestAsyncHookHandler = async (request, reply) => {
-    if (request.headers.authorization === undefined) {
-      const token = handshakeToken(request)
-      if (token !== undefined) await app.identifyToken(request, token)
-    }
-    await app.authenticate.call(app, request, reply)
+  // Runs before the upgrade, after the access guard (src/access.ts: signed in) refused anyone else
+  // with an HTTP response the client can read.
+  const prepareViewer: onRequestAsyncHookHandler = async (request) => {
     if (!request.ws) return
     const principal = request.principal!
     viewers.set(request, { seesAll: hasScope(principal.scopes, 'events:read'), customerId: await app.customerIdOf(request) })
@@ -136,14 +132,15 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
         'the API key it connected with is revoked. A plain GET answers 426.',
-      security: [{ bearerAuth: [] }],
       querystring: Type.Object({ access_token: Type.Optional(Type.String({ description: 'A JWT, for clients that cannot set headers' })) }),
       response: {
         101: { description: 'Switching Protocols: the WebSocket is open', type: 'null' },
         ...errorResponses(401, 426, 429, 503),
       },
     },
-    onRequest: authenticateHandshake,
+    // The auth plugin identifies the caller by this token when there is no Authorization header.
+    config: { tokenWithoutHeader: handshakeToken },
+    onRequest: prepareViewer,
     handler: (request, reply) => {
       reply.header('upgrade', 'websocket')
       return sendError(reply, request, new ApiError('upgrade_required', 'This endpoint speaks WebSocket only; connect with a WebSocket client'))

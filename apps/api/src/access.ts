@@ -1,0 +1,156 @@
+/**
+ * Who may call each route (DESIGN §4): the one table that plugins/access.ts applies to every
+ * route, keyed `METHOD url` exactly as Fastify registers the route. A HEAD route that Fastify adds
+ * for a GET shares the GET's entry. Startup fails on a route without an entry and on an entry
+ * without a route.
+ */
+import type { SCOPE_ACTIONS, SCOPE_RESOURCES } from '@commerce/domain'
+
+export type Scope = `${(typeof SCOPE_RESOURCES)[number]}:${(typeof SCOPE_ACTIONS)[number]}`
+
+export type Access =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'signed_in' }
+  | { readonly kind: 'scope'; readonly scope: Scope }
+  | { readonly kind: 'scope_or_owner'; readonly scope: Scope }
+
+/** Anyone; a credential that is sent but bad is still refused with 401. */
+export const PUBLIC: Access = { kind: 'public' }
+/** Any valid credential: a user's JWT, an API key or an OAuth client's token. */
+export const SIGNED_IN: Access = { kind: 'signed_in' }
+/** A credential holding the scope (an admin's JWT holds `*`); 401 without one, 403 without the scope. */
+export const scope = (required: Scope): Access => ({ kind: 'scope', scope: required })
+/**
+ * Holders of the scope act on every record; a signed-in customer passes too and the handler limits
+ * it to its own records (404 for anyone else's). A key or OAuth client without the scope gets 403.
+ */
+export const scopeOrOwner = (required: Scope): Access => ({ kind: 'scope_or_owner', scope: required })
+
+export const ACCESS: Readonly<Record<string, Access>> = {
+  // Probes and metrics: outside /api/v1, for the platform.
+  'GET /health': PUBLIC,
+  'GET /ready': PUBLIC,
+  'GET /metrics': PUBLIC,
+
+  // The API's description and its reference page (@fastify/swagger-ui's routes).
+  'GET /api/v1/openapi.json': PUBLIC,
+  'GET /docs': PUBLIC,
+  'GET /docs/json': PUBLIC,
+  'GET /docs/yaml': PUBLIC,
+  'GET /docs/static/index.html': PUBLIC,
+  'GET /docs/static/swagger-initializer.js': PUBLIC,
+  'GET /docs/static/*': PUBLIC,
+
+  'POST /api/v1/auth/register': PUBLIC,
+  'POST /api/v1/auth/login': PUBLIC,
+  // Keys and clients pass here and are answered 403 by the handler: they have no user account.
+  'GET /api/v1/auth/me': SIGNED_IN,
+  // The client authenticates itself with HTTP Basic or body credentials, checked by the handler.
+  'POST /api/v1/oauth/token': PUBLIC,
+
+  // The catalogue is public; `include_inactive` is checked by the handler (401/403).
+  'GET /api/v1/products': PUBLIC,
+  'POST /api/v1/products': scope('products:write'),
+  'GET /api/v1/products/:id': PUBLIC,
+  'PATCH /api/v1/products/:id': scope('products:write'),
+  'DELETE /api/v1/products/:id': scope('products:write'),
+  'GET /api/v1/products/:id/variants': PUBLIC,
+  'POST /api/v1/products/:id/variants': scope('products:write'),
+  'PATCH /api/v1/products/:id/variants/:variant_id': scope('products:write'),
+  'DELETE /api/v1/products/:id/variants/:variant_id': scope('products:write'),
+  'GET /api/v1/products/:id/images': PUBLIC,
+  'POST /api/v1/products/:id/images': scope('products:write'),
+  'DELETE /api/v1/products/:id/images/:image_id': scope('products:write'),
+
+  'GET /api/v1/categories': PUBLIC,
+  'POST /api/v1/categories': scope('categories:write'),
+  'GET /api/v1/categories/:id': PUBLIC,
+  'PATCH /api/v1/categories/:id': scope('categories:write'),
+  'DELETE /api/v1/categories/:id': scope('categories:write'),
+
+  // Carts and checkouts are reachable by whoever holds the id (anonymous shoppers); a customer's
+  // cart is its own, which the handlers check (404), and carts:* lets a caller see every cart.
+  'POST /api/v1/carts': PUBLIC,
+  'GET /api/v1/carts/:id': PUBLIC,
+  'POST /api/v1/carts/:id/items': PUBLIC,
+  'PATCH /api/v1/carts/:id/items/:item_id': PUBLIC,
+  'DELETE /api/v1/carts/:id/items/:item_id': PUBLIC,
+  'POST /api/v1/carts/:id/coupons': PUBLIC,
+  'DELETE /api/v1/carts/:id/coupons/:coupon_id': PUBLIC,
+  'PUT /api/v1/carts/:id/shipping-address': PUBLIC,
+  'PUT /api/v1/carts/:id/email': PUBLIC,
+  'POST /api/v1/checkouts': PUBLIC,
+  'GET /api/v1/checkouts/:id': PUBLIC,
+  'POST /api/v1/checkouts/:id/shipping': PUBLIC,
+  'POST /api/v1/checkouts/:id/complete': PUBLIC,
+
+  'GET /api/v1/orders': scopeOrOwner('orders:read'),
+  'POST /api/v1/orders': scope('orders:write'),
+  'GET /api/v1/orders/:id': scopeOrOwner('orders:read'),
+  'PATCH /api/v1/orders/:id': scope('orders:write'),
+  'DELETE /api/v1/orders/:id': scope('orders:write'),
+  'POST /api/v1/orders/:id/cancel': scope('orders:write'),
+  'POST /api/v1/orders/:id/complete': scope('orders:write'),
+  // A customer pays its own orders.
+  'POST /api/v1/orders/:id/payments': scopeOrOwner('payments:write'),
+  'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),
+  'POST /api/v1/payments/:id/refunds': scope('payments:write'),
+  'POST /api/v1/orders/:id/fulfillments': scope('orders:write'),
+  'GET /api/v1/orders/:id/fulfillments': scopeOrOwner('orders:read'),
+  'POST /api/v1/fulfillments/:id/tracking-events': scope('shipping:write'),
+  // Like a carrier's tracking page: the number is the secret, the answer holds no order data.
+  'GET /api/v1/shipping/tracking/:tracking_number': PUBLIC,
+
+  // Rates of a cart: as public as the cart (its id is the key).
+  'GET /api/v1/shipping/rates': PUBLIC,
+  'GET /api/v1/shipping/methods': scope('shipping:read'),
+  'POST /api/v1/shipping/methods': scope('shipping:write'),
+  'GET /api/v1/shipping/methods/:id': scope('shipping:read'),
+  'PATCH /api/v1/shipping/methods/:id': scope('shipping:write'),
+  'DELETE /api/v1/shipping/methods/:id': scope('shipping:write'),
+
+  'GET /api/v1/coupons': scope('coupons:read'),
+  'POST /api/v1/coupons': scope('coupons:write'),
+  'GET /api/v1/coupons/:id': scope('coupons:read'),
+  'PATCH /api/v1/coupons/:id': scope('coupons:write'),
+  'DELETE /api/v1/coupons/:id': scope('coupons:write'),
+
+  'GET /api/v1/tax-rates': scope('tax-rates:read'),
+  'POST /api/v1/tax-rates': scope('tax-rates:write'),
+  'GET /api/v1/tax-rates/:id': scope('tax-rates:read'),
+  'PATCH /api/v1/tax-rates/:id': scope('tax-rates:write'),
+  'DELETE /api/v1/tax-rates/:id': scope('tax-rates:write'),
+
+  'GET /api/v1/customers': scope('customers:read'),
+  'POST /api/v1/customers': scope('customers:write'),
+  'DELETE /api/v1/customers/:id': scope('customers:write'),
+  // The caller's own record: any credential may ask; accounts without one (admins, keys) get 404.
+  'GET /api/v1/customers/me': SIGNED_IN,
+  'PATCH /api/v1/customers/me': SIGNED_IN,
+  'GET /api/v1/customers/me/addresses': SIGNED_IN,
+  'POST /api/v1/customers/me/addresses': SIGNED_IN,
+  'GET /api/v1/customers/me/addresses/:address_id': SIGNED_IN,
+  'PATCH /api/v1/customers/me/addresses/:address_id': SIGNED_IN,
+  'DELETE /api/v1/customers/me/addresses/:address_id': SIGNED_IN,
+  'GET /api/v1/customers/:id': scopeOrOwner('customers:read'),
+  'PATCH /api/v1/customers/:id': scopeOrOwner('customers:write'),
+  'GET /api/v1/customers/:id/addresses': scopeOrOwner('customers:read'),
+  'POST /api/v1/customers/:id/addresses': scopeOrOwner('customers:write'),
+  'GET /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:read'),
+  'PATCH /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
+  'DELETE /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
+
+  'GET /api/v1/webhooks': scope('webhooks:read'),
+  'POST /api/v1/webhooks': scope('webhooks:write'),
+  'GET /api/v1/webhooks/:id': scope('webhooks:read'),
+  'PATCH /api/v1/webhooks/:id': scope('webhooks:write'),
+  'DELETE /api/v1/webhooks/:id': scope('webhooks:write'),
+  'GET /api/v1/webhooks/:id/deliveries': scope('webhooks:read'),
+  'GET /api/v1/webhooks/:id/deliveries/:delivery_id': scope('webhooks:read'),
+  'POST /api/v1/webhooks/:id/deliveries/:delivery_id/redeliver': scope('webhooks:write'),
+
+  'GET /api/v1/events': scope('events:read'),
+  'GET /api/v1/events/:id': scope('events:read'),
+  // Every signed-in caller may listen; what each one receives is decided per event (events:read: all).
+  'GET /api/v1/ws': SIGNED_IN,
+}
