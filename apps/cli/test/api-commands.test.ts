@@ -13,11 +13,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { freePort, processEnv, startApi, stopProcess, WORKER_MAIN } from './api-process.js'
 
 const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const OPERATIONS = fileURLToPath(new URL('../dist/operations.json', import.meta.url))
-const API_MAIN = fileURLToPath(new URL('../../api/dist/main.js', import.meta.url))
-const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
 const ADMIN = { email: 'cli-admin@example.com', password: 'correct horse battery staple' }
 
 interface Run {
@@ -71,23 +70,8 @@ async function json<T = Record<string, unknown>>(args: string[], env?: Record<st
 /** oclif prints errors as ` ›   Error: …`, wrapped to the terminal width: back to one line. */
 const errorText = (stderr: string) => stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim()
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
-async function stop(child: ChildProcess | undefined) {
-  if (!child || child.exitCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exited
-}
-
 beforeAll(async () => {
-  for (const file of [OPERATIONS, API_MAIN, WORKER_MAIN]) if (!existsSync(file)) throw new Error(`${file} is missing: run pnpm build`)
+  for (const file of [OPERATIONS, WORKER_MAIN]) if (!existsSync(file)) throw new Error(`${file} is missing: run pnpm build`)
   operationIds = (JSON.parse(await readFile(OPERATIONS, 'utf8')) as { id: string }[]).map((operation) => operation.id)
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
   configHome = await mkdtemp(join(tmpdir(), 'commerce-cli-'))
@@ -101,21 +85,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
 
-  const port = await freePort()
-  baseUrl = `http://127.0.0.1:${port}`
-  const { DATABASE_URL: _unset, ...env } = process.env
-  const common = { ...env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
-  api = spawn(process.execPath, [API_MAIN], {
-    env: { ...common, PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: 'cli-test-secret-cli-test-secret-0123456789', RATE_LIMIT_MAX: '100000', SCRYPT_COST: '1024' },
-    stdio: 'ignore',
-  })
-  worker = spawn(process.execPath, [WORKER_MAIN], { env: common, stdio: 'ignore' })
-  for (let tries = 0; ; tries++) {
-    const up = await fetch(`${baseUrl}/health`).then((response) => response.ok, () => false)
-    if (up) break
-    if (tries > 100) throw new Error('the API did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  ;({ baseUrl, process: api } = await startApi(database.url))
+  worker = spawn(process.execPath, [WORKER_MAIN], { env: processEnv(database.url), stdio: 'ignore' })
   const created = await commerce(['users', 'create', '--email', ADMIN.email, '--role', 'admin', '--password', ADMIN.password], {
     env: { DATABASE_URL: database.url },
   })
@@ -123,7 +94,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await Promise.all([stop(api), stop(worker)])
+  await Promise.all([stopProcess(api), stopProcess(worker)])
   await new Promise((resolve) => receiver?.close(resolve))
   await database?.drop()
   if (configHome) await rm(configHome, { recursive: true, force: true })

@@ -2,6 +2,8 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -12,6 +14,8 @@ import type { OAuthClientSummary } from '../src/oauth-clients.js'
 
 const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const MANIFEST = fileURLToPath(new URL('../oclif.manifest.json', import.meta.url))
+const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
+const OCLIF = join(PACKAGE_DIR, 'node_modules', '.bin', 'oclif')
 
 interface Run {
   code: number
@@ -414,6 +418,31 @@ describe('commerce (help and version)', () => {
     const users = await commerce(['users', '--help'])
     expect(users.code).toBe(0)
     expect(users.stdout).toMatch(/^\s+users create\s+Create a user account/m)
+  })
+
+  it('every command has a summary and --help examples', async () => {
+    const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as {
+      commands: Record<string, { pluginName: string; summary?: string; examples?: string[] }>
+    }
+    const ours = Object.entries(manifest.commands).filter(([, command]) => command.pluginName === '@commerce/cli')
+    expect(ours.length).toBeGreaterThan(90)
+    expect(ours.filter(([, command]) => !command.summary || !command.examples?.length).map(([id]) => id)).toEqual([])
+    const help = await commerce(['checkout', 'complete', '--help'])
+    expect(help.stdout).toContain('$ commerce checkout complete <checkout_id> --payment-method <payment-method> --payment-token <payment-token>')
+    expect(help.stdout).toContain('Calls POST /api/v1/checkouts/{id}/complete.')
+  })
+
+  it('the README command reference is the one oclif generates from the commands', async () => {
+    const generated = await new Promise<string>((resolve, reject) =>
+      execFile(OCLIF, ['readme', '--no-aliases', '--no-source-links', '--dry-run'], { cwd: PACKAGE_DIR }, (error, stdout) =>
+        error ? reject(error) : resolve(stdout),
+      ),
+    )
+    // The dry run first logs "replacing <!-- commands --> in …": the markers are matched at line starts.
+    const section = (text: string) => text.slice(text.indexOf('\n<!-- commands -->'), text.indexOf('\n<!-- commandsstop -->'))
+    const readme = await readFile(join(PACKAGE_DIR, 'README.md'), 'utf8')
+    // Regenerate with `pnpm --filter @commerce/cli readme` after changing a command or an API route.
+    expect(section(readme)).toBe(section(generated))
   })
 
   it('--version prints the package version', async () => {
