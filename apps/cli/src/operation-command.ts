@@ -90,11 +90,11 @@ export function operationCommand(operation: Operation): Command.Class {
       summary: 'Idempotency-Key header (16–255 characters): repeat a run with the same key to retry safely. Default: a new random key.',
     })
   }
-  const access = operation.scope ? `Needs an admin token, or a key or OAuth client with the scope ${operation.scope}.` : ''
 
   return class OperationCommand extends ApiCommand {
     static override summary = operation.summary
-    static override description = [operation.description, access, `Calls ${operation.method} ${operation.path}.`].filter(Boolean).join('\n\n')
+    // The API's description ends with who may call it ("Access: …").
+    static override description = [operation.description, `Calls ${operation.method} ${operation.path}.`].filter(Boolean).join('\n\n')
     static override examples = example(operation)
     static override enableJsonFlag = true
     static override args = Object.fromEntries(

@@ -28,8 +28,6 @@ export interface Operation {
   path: string
   summary: string
   description: string
-  /** The scope a key or OAuth client needs (the API's `x-required-scope`); none for public routes. */
-  scope: string | null
   /** Path parameters in order, with the argument name shown in help. */
   args: Array<{ name: string; param: string; description: string }>
   query: Field[]
@@ -69,7 +67,6 @@ type Schema = Record<string, unknown>
 interface OpenApiOperation {
   summary?: string
   description?: string
-  'x-required-scope'?: string
   security?: Array<Record<string, unknown>>
   parameters?: Array<{ in: string; name: string; required?: boolean; description?: string; schema?: Schema }>
   requestBody?: { content?: Record<string, { schema?: Schema }> }
@@ -199,7 +196,6 @@ export function deriveOperations(document: OpenApiDocument): Operation[] {
         path: `${API_PREFIX}${path}`,
         summary: operation.summary ?? '',
         description: operation.description ?? '',
-        scope: operation['x-required-scope'] ?? null,
         args: segments.flatMap((segment, index) =>
           isParam(segment)
             ? [{ name: argName(segments, index), param: segment.slice(1, -1), description: parameters.find((p) => p.in === 'path' && `{${p.name}}` === segment)?.description ?? '' }]
