@@ -126,7 +126,7 @@ describe('health, readiness, metrics, OpenAPI', () => {
     const response = await ctx.request({ method: 'GET', url: '/metrics' })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toContain('text/plain')
-    expect(response.body).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/products",status_code="200"\} \d+/)
+    expect(response.body).toMatch(/commerce_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/products",status_code="200"\} \d+/)
     expect(response.body).toContain('process_cpu_seconds_total')
   })
 

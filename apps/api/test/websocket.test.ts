@@ -540,7 +540,7 @@ describe('a second API instance on the same database', () => {
     for (const socket of opened) socket.terminate()
     await connect(otherUrl, { token: admin.token })
     await connect(otherUrl, { token: admin.token })
-    await expect.poll(async () => (await other.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^websocket_connections 2$/m)
+    await expect.poll(async () => (await other.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^commerce_websocket_connections 2$/m)
   })
 })
 

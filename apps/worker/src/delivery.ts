@@ -6,6 +6,7 @@
 import { sign, signStandardWebhook } from '@commerce/domain'
 import { request, type Dispatcher } from 'undici'
 import type { Logger } from './logger.js'
+import { attemptOutcome, type WorkerMetrics } from './metrics.js'
 import { RefusedTarget, refusedLiteral } from './ssrf.js'
 
 /** Kept of a response body in the attempt log. */
@@ -19,16 +20,20 @@ export interface DeliverySettings {
   dispatcher: Dispatcher
   allowPrivateTargets: boolean
   logger: Logger
+  metrics: WorkerMetrics
 }
 
 /** The event and where it goes. */
 export interface Target {
   url: string
   secret: string
+  webhookId: string
   eventId: string
   kind: string
   data: unknown
   createdAt: Date
+  /** The API request that wrote the event (its X-Request-Id), for the logs; null when none did. */
+  requestId: string | null
 }
 
 export interface Outcome {
@@ -67,11 +72,27 @@ export function outcomeColumns(attempts: readonly (NextStep & { outcome: Outcome
   ]
 }
 
-export function logAttempt(logger: Logger, fields: { deliveryId: string; target: Target; attempt: number; outcome: Outcome; next: NextStep }) {
+/**
+ * After an attempt was recorded: counts it and logs it as one JSON line carrying the ids that
+ * tie it to the API request that wrote the event. Never the URL (it may carry a token), the
+ * secret or a body.
+ */
+export function reportAttempt(settings: DeliverySettings, fields: { deliveryId: string; target: Target; attempt: number; outcome: Outcome; next: NextStep }) {
   const { deliveryId, target, attempt, outcome, next } = fields
-  const entry = { deliveryId, eventId: target.eventId, event: target.kind, attempt, statusCode: outcome.statusCode, durationMs: outcome.durationMs }
-  if (outcome.succeeded) logger.info('webhook delivered', entry)
-  else logger.warn('webhook attempt failed', { ...entry, error: outcome.error, status: next.status, nextAttemptAt: next.nextAttemptAt })
+  settings.metrics.attempt(outcome, next)
+  const entry = {
+    event_id: target.eventId,
+    event: target.kind,
+    request_id: target.requestId,
+    webhook_id: target.webhookId,
+    delivery_id: deliveryId,
+    attempt,
+    outcome: attemptOutcome(next),
+    status_code: outcome.statusCode,
+    duration_ms: outcome.durationMs,
+  }
+  if (outcome.succeeded) settings.logger.info('webhook delivered', entry)
+  else settings.logger.warn('webhook attempt failed', { ...entry, error: outcome.error, next_attempt_at: next.nextAttemptAt })
 }
 
 /** The start of a response body as text (PostgreSQL text cannot hold NUL). */

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       },
       logger,
     })
-    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, () => !stopping)
+    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, () => !stopping, worker.metrics.registry)
     logger.info('worker started', {
       concurrency: config.concurrency,
       database: redactUrl(database.url),

@@ -3,6 +3,7 @@ import { run, type Runner } from 'graphile-worker'
 import { migrate } from '@commerce/db'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
+import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { unlockStaleJobs } from './recovery.js'
 import { createDeliveryAgent } from './ssrf.js'
 import { createTaskList, cronItems } from './tasks/index.js'
@@ -25,10 +26,14 @@ export interface WorkerSettings {
   pollIntervalMs?: number
   webhooks: WebhookSettings
   logger: Logger
+  /** Where deliveries and jobs are counted; a registry of its own when omitted. */
+  metrics?: WorkerMetrics
 }
 
 export interface StartedWorker {
   runner: Runner
+  /** Served at GET /metrics by main.ts. */
+  metrics: WorkerMetrics
   /**
    * Stops taking jobs, waits for the running ones, then closes every connection.
    * Safe to call more than once.
@@ -58,8 +63,10 @@ export function staleAfterMs(webhookTimeoutMs: number): number {
 
 export async function startWorker(settings: WorkerSettings): Promise<StartedWorker> {
   const { logger, webhooks } = settings
+  const metrics = settings.metrics ?? createWorkerMetrics()
   await migrate(settings.databaseUrl)
   const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, logger)
+  metrics.watchPool(pgPool)
   const dispatcher = createDeliveryAgent({
     allowPrivateTargets: webhooks.allowPrivateTargets,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
@@ -80,7 +87,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
-      taskList: createTaskList(pgPool, { ...webhooks, dispatcher, logger }),
+      taskList: createTaskList(pgPool, { ...webhooks, dispatcher, logger, metrics }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -102,5 +109,5 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       await Promise.all([pgPool.end(), dispatcher.close()])
     }
   }
-  return { runner, stop: () => (stopping ??= stop()) }
+  return { runner, metrics, stop: () => (stopping ??= stop()) }
 }

@@ -60,6 +60,15 @@ function runWorker(env: Record<string, string>, whenStdout?: { text: string; the
   })
 }
 
+/** Prometheus text as series to value, each series written `name{a="1",b="2"}` (labels sorted) or `name`. */
+function seriesOf(text: string): Map<string, number> {
+  const series = new Map<string, number>()
+  for (const [, name, labels, value] of text.matchAll(/^(\w+)(?:\{(.*)\})? (\S+)$/gm)) {
+    series.set(labels ? `${name}{${labels.split(/,(?=\w+=")/).sort().join(',')}}` : name!, Number(value))
+  }
+  return series
+}
+
 function jsonLines(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
@@ -142,7 +151,14 @@ describe('the worker process', () => {
         written.push(...(await handle.db.transaction((tx) => writeEvents(tx, events))))
       }
       const delivered = () => new Set(receiver.received('/crash').map((request) => String(request.headers['webhook-id'])))
-      const env = { DATABASE_URL: database.url, WORKER_CONCURRENCY: '8', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
+      // Short retries: on a loaded machine a slow answer times out, and its retry must come within the test.
+      const env = {
+        DATABASE_URL: database.url,
+        WORKER_CONCURRENCY: '8',
+        WEBHOOK_TIMEOUT_MS: '1000',
+        WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      }
       const waitThen = (done: () => boolean, pid: number, signal: NodeJS.Signals) => {
         const timer = setInterval(() => {
           if (!done()) return
@@ -168,6 +184,94 @@ describe('the worker process', () => {
     } finally {
       await handle.close()
       await receiver.close()
+    }
+  })
+
+  it('serves GET /metrics counting real deliveries, and logs each attempt with its event id and the request id that wrote the event', async () => {
+    // A database of its own: the deliveries here must not meet the other tests' counts.
+    const own = await createTestDatabase(inject('adminUrl'), inject('template'))
+    const receiver = await startReceiver()
+    const handle = createDb({ url: own.url, poolMax: 2 })
+    try {
+      receiver.answer('/fails', (response) => response.writeHead(500).end('not today'))
+      const secret = 'metrics-test-secret-never-logged'
+      const [okHook] = await handle.sql<{ id: string }[]>`insert into webhooks (id, url, events, secret)
+        values (gen_random_uuid(), ${receiver.url('/ok')}, ${['order.paid']}, ${secret}) returning id`
+      const [failingHook] = await handle.sql<{ id: string }[]>`insert into webhooks (id, url, events, secret)
+        values (gen_random_uuid(), ${receiver.url('/fails')}, ${['order.refunded']}, ${secret}) returning id`
+      // Two events of one transaction (one fan-out job), as if written by two API requests.
+      const [paidId, refundedId] = await handle.db.transaction((tx) =>
+        writeEvents(tx, [
+          { kind: 'order.paid', data: { marker: 'body-not-logged' }, requestId: 'req-paid-1' },
+          { kind: 'order.refunded', data: { marker: 'body-not-logged' }, requestId: 'req-refunded-2' },
+        ]),
+      )
+
+      let series = new Map<string, number>()
+      const exit = await runWorker(
+        { DATABASE_URL: own.url, WORKER_HEALTH_PORT: '0', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1h' },
+        {
+          text: 'worker started',
+          then: (pid) => {
+            void (async () => {
+              const started = jsonLines(currentStdout()).find((line) => line.msg === 'worker started') as { health: { port: number } }
+              const scrape = async () => seriesOf(await (await fetch(`http://127.0.0.1:${started.health.port}/metrics`)).text())
+              // Both attempts are counted once the fan-out job has recorded them.
+              await expect.poll(async () => (series = await scrape()).get('commerce_worker_jobs_total{result="completed",task="fanout-event"}'), { timeout: 20_000 }).toBe(1)
+              process.kill(pid, 'SIGTERM')
+            })().catch(() => process.kill(pid, 'SIGTERM'))
+          },
+        },
+      )
+      expect(exit.code).toBe(0)
+      expect(receiver.received('/ok')).toHaveLength(1)
+      expect(receiver.received('/fails')).toHaveLength(1)
+
+      expect(series.get('commerce_webhook_attempts_total{outcome="succeeded"}')).toBe(1)
+      expect(series.get('commerce_webhook_attempts_total{outcome="retrying"}')).toBe(1)
+      expect(series.get('commerce_webhook_attempts_total{outcome="failed"}')).toBeUndefined()
+      expect(series.get('commerce_webhook_attempt_failures_total{reason="http_5xx"}')).toBe(1)
+      expect(series.get('commerce_webhook_attempt_duration_seconds_count{succeeded="true"}')).toBe(1)
+      expect(series.get('commerce_webhook_attempt_duration_seconds_count{succeeded="false"}')).toBe(1)
+      expect(series.get('commerce_worker_job_duration_seconds_count{task="fanout-event"}')).toBe(1)
+      // Graphile Worker's LISTEN connection stays checked out of the job pool.
+      expect(series.get('commerce_db_pool_connections{state="in_use"}')).toBeGreaterThanOrEqual(1)
+      expect(series.get('commerce_db_pool_waiting')).toBe(0)
+      expect(series.has('process_resident_memory_bytes')).toBe(true)
+
+      const deliveries = await handle.sql<{ id: string; event_id: string }[]>`select id, event_id from webhook_deliveries`
+      const deliveryOf = (eventId: string) => deliveries.find((delivery) => delivery.event_id === eventId)?.id
+      const lines = jsonLines(exit.stdout)
+      expect(lines.find((line) => line.msg === 'webhook delivered')).toMatchObject({
+        level: 'info',
+        event_id: paidId,
+        event: 'order.paid',
+        request_id: 'req-paid-1',
+        webhook_id: okHook!.id,
+        delivery_id: deliveryOf(paidId!),
+        attempt: 1,
+        outcome: 'succeeded',
+        status_code: 200,
+        duration_ms: expect.any(Number),
+      })
+      expect(lines.find((line) => line.msg === 'webhook attempt failed')).toMatchObject({
+        level: 'warn',
+        event_id: refundedId,
+        request_id: 'req-refunded-2',
+        webhook_id: failingHook!.id,
+        delivery_id: deliveryOf(refundedId!),
+        attempt: 1,
+        outcome: 'retrying',
+        status_code: 500,
+        error: 'HTTP 500',
+        next_attempt_at: expect.any(String),
+      })
+      // Neither the secret, the event's data, the receiver's answer nor its URL reach the logs.
+      for (const hidden of [secret, 'body-not-logged', 'not today', receiver.url('/')]) expect(exit.stdout).not.toContain(hidden)
+    } finally {
+      await handle.close()
+      await receiver.close()
+      await own.drop()
     }
   })
 

@@ -10,7 +10,7 @@ import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { deliveryJobSpec, newId, type DeliveryJob } from '@commerce/db'
 import { batched } from '../batch.js'
-import { logAttempt, nextStep, outcomeColumns, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 interface Loaded extends Target {
   deliveryId: string
@@ -18,8 +18,8 @@ interface Loaded extends Target {
   isActive: boolean
 }
 
-const LOAD = `select d.id as "deliveryId", d.attempts, w.url, w.secret, w.is_active as "isActive",
-    e.id as "eventId", e.kind, e.data, e.created_at as "createdAt"
+const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.url, w.secret, w.is_active as "isActive",
+    e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId"
   from webhook_deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id
   where d.id = any($1::uuid[])`
 
@@ -83,6 +83,6 @@ export function createDeliverWebhook(pool: pg.Pool, settings: DeliverySettings):
     const outcome = await post(target, settings)
     const next = nextStep(outcome, job.retry, settings)
     await store.record({ job, outcome, ...next })
-    logAttempt(settings.logger, { deliveryId: job.delivery_id, target, attempt: job.attempt, outcome, next })
+    reportAttempt(settings, { deliveryId: job.delivery_id, target, attempt: job.attempt, outcome, next })
   }
 }

@@ -10,7 +10,7 @@
 import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS, deliveryJobSpec, newId } from '@commerce/db'
-import { logAttempt, nextStep, outcomeColumns, post, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 /** First attempts one fan-out job makes at once. */
 export const FIRST_ATTEMPTS_PER_JOB = 100
@@ -21,11 +21,7 @@ export interface FanOutPayload {
   webhook_ids?: string[]
 }
 
-interface Pair extends Target {
-  webhookId: string
-}
-
-const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", w.id as "webhookId", w.url, w.secret`
+const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId", w.id as "webhookId", w.url, w.secret`
 // Pairs already recorded (by an earlier run of this job) are not sent again.
 const NOT_RECORDED = `not exists (select from webhook_deliveries d where d.webhook_id = w.id and d.event_id = e.id)`
 
@@ -65,7 +61,7 @@ select case when exists (select from attempted a join made using (id) where a.ne
     from attempted a join made using (id) where a.next_attempt_at is not null))) end`
 
 interface FirstAttempt extends NextStep {
-  pair: Pair
+  pair: Target
   deliveryId: string
   outcome: Outcome
 }
@@ -73,7 +69,7 @@ interface FirstAttempt extends NextStep {
 export function createFanOutEvent(pool: pg.Pool, settings: DeliverySettings): Task {
   return async (payload) => {
     const { event_ids: eventIds, webhook_ids: webhookIds } = payload as FanOutPayload
-    const { rows: pairs } = webhookIds ? await pool.query<Pair>(PAIRS, [eventIds, webhookIds]) : await pool.query<Pair>(PAIRS_OF_EVENTS, [eventIds])
+    const { rows: pairs } = webhookIds ? await pool.query<Target>(PAIRS, [eventIds, webhookIds]) : await pool.query<Target>(PAIRS_OF_EVENTS, [eventIds])
     if (pairs.length === 0) return
     if (pairs.length > FIRST_ATTEMPTS_PER_JOB) {
       const chunks = []
@@ -98,7 +94,7 @@ export function createFanOutEvent(pool: pg.Pool, settings: DeliverySettings): Ta
       ...outcomeColumns(attempts),
     ])
     for (const attempt of attempts) {
-      logAttempt(settings.logger, { deliveryId: attempt.deliveryId, target: attempt.pair, attempt: 1, outcome: attempt.outcome, next: attempt })
+      reportAttempt(settings, { deliveryId: attempt.deliveryId, target: attempt.pair, attempt: 1, outcome: attempt.outcome, next: attempt })
     }
   }
 }

@@ -1,19 +1,35 @@
 /**
  * Every task this worker runs, by the identifier jobs are added under (TASKS of @commerce/db).
  */
-import { parseCronItems, type ParsedCronItem, type TaskList } from 'graphile-worker'
+import { parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS } from '@commerce/db'
 import type { DeliverySettings } from '../delivery.js'
+import type { WorkerMetrics } from '../metrics.js'
 import { createDeliverWebhook } from './deliver-webhook.js'
 import { expireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
 
 export function createTaskList(pool: pg.Pool, delivery: DeliverySettings): TaskList {
+  const counted = (task: string, run: Task) => countRuns(delivery.metrics, task, run)
   return {
-    [TASKS.fanOutEvent]: createFanOutEvent(pool, delivery),
-    [TASKS.deliverWebhook]: createDeliverWebhook(pool, delivery),
-    [TASKS.expireIdempotencyKeys]: expireIdempotencyKeys,
+    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(pool, delivery)),
+    [TASKS.deliverWebhook]: counted(TASKS.deliverWebhook, createDeliverWebhook(pool, delivery)),
+    [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, expireIdempotencyKeys),
+  }
+}
+
+/** The task, counting each run (completed, or error when it throws) and its duration. */
+function countRuns(metrics: WorkerMetrics, task: string, run: Task): Task {
+  return async (payload, helpers) => {
+    const started = performance.now()
+    try {
+      await run(payload, helpers)
+      metrics.job(task, 'completed', (performance.now() - started) / 1000)
+    } catch (error) {
+      metrics.job(task, 'error', (performance.now() - started) / 1000)
+      throw error
+    }
   }
 }
 

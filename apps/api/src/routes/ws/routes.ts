@@ -4,12 +4,13 @@
  */
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
-import { Gauge } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
 import type { WebSocket } from 'ws'
 import { hasScope } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses } from '../../errors.js'
 import { sendError } from '../../plugins/errors.js'
+import { METRIC_PREFIX } from '../../plugins/metrics.js'
 import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
 import { createEventFeed, type FeedEvent } from './feed.js'
 import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
@@ -51,8 +52,23 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     for (const event of events) broadcast(event)
   })
 
+  new Gauge({
+    name: `${METRIC_PREFIX}websocket_connections`,
+    help: 'Open WebSocket connections to this instance',
+    registers: [app.metrics],
+    collect() {
+      this.set(clients.size)
+    },
+  })
+  const eventsSent = new Counter({
+    name: `${METRIC_PREFIX}websocket_events_sent_total`,
+    help: 'Event messages sent to WebSocket clients of this instance (one per event and client)',
+    registers: [app.metrics],
+  })
+
   function broadcast(event: FeedEvent) {
     let message: string | undefined
+    let sent = 0
     for (const { socket, subscription, viewer } of clients) {
       if (!subscription.wants(event.kind) || !mayView(viewer, event)) continue
       if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -62,17 +78,10 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       // Serialized once, for every client that gets it.
       message ??= JSON.stringify({ type: 'event', id: event.id, event: event.kind, timestamp: event.timestamp, data: event.data })
       socket.send(message)
+      sent++
     }
+    if (sent > 0) eventsSent.inc(sent)
   }
-
-  new Gauge({
-    name: 'websocket_connections',
-    help: 'Open WebSocket connections to this instance',
-    registers: [app.metrics],
-    collect() {
-      this.set(clients.size)
-    },
-  })
 
   // An API key has no expiry: one revoked while its client is connected ends that connection at
   // the next heartbeat.

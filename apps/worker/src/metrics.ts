@@ -1,0 +1,115 @@
+/**
+ * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
+ * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
+ * by task, and the job pool's connections. The names are listed in the README ("Metrics").
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type pg from 'pg'
+import type { NextStep, Outcome } from './delivery.js'
+
+const PREFIX = 'commerce_'
+
+/** What an attempt led to: delivered, another attempt scheduled, or given up. */
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed'
+
+export function attemptOutcome(next: NextStep): AttemptOutcome {
+  return next.status === 'pending' ? 'retrying' : next.status
+}
+
+/** Why an attempt failed, as a bounded label: the status class of an answer, or what kept one from coming. */
+export function failureReason(outcome: Outcome): string {
+  if (outcome.statusCode !== null) return `http_${Math.floor(outcome.statusCode / 100)}xx`
+  const error = outcome.error ?? ''
+  if (error.startsWith('timed out')) return 'timeout'
+  if (error.startsWith('refused:')) return 'refused'
+  return 'connection'
+}
+
+export interface WorkerMetrics {
+  registry: Registry
+  /** Counts one delivery attempt (recorded) and observes its duration. */
+  attempt(outcome: Outcome, next: NextStep): void
+  /** Counts a job run of a task and observes its duration. */
+  job(task: string, result: 'completed' | 'error', seconds: number): void
+  /** Reports this pool's connections at each scrape. */
+  watchPool(pool: pg.Pool): void
+}
+
+export function createWorkerMetrics(): WorkerMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const attempts = new Counter({
+    name: `${PREFIX}webhook_attempts_total`,
+    help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled), failed (failed, no attempt left or 410 Gone)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
+  const failures = new Counter({
+    name: `${PREFIX}webhook_attempt_failures_total`,
+    help: 'Failed webhook delivery attempts by reason: http_3xx, http_4xx, http_5xx, timeout, refused (not a public address), connection',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  })
+  const duration = new Histogram({
+    name: `${PREFIX}webhook_attempt_duration_seconds`,
+    help: "Webhook delivery attempts' duration, from sending the request to the end of the answer read, by whether it succeeded",
+    labelNames: ['succeeded'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const jobs = new Counter({
+    name: `${PREFIX}worker_jobs_total`,
+    help: 'Jobs run by this worker, by task and result (error: the job threw and Graphile Worker retries it)',
+    labelNames: ['task', 'result'] as const,
+    registers: [registry],
+  })
+  const jobDuration = new Histogram({
+    name: `${PREFIX}worker_job_duration_seconds`,
+    help: 'How long jobs ran, by task',
+    labelNames: ['task'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const pools: pg.Pool[] = []
+  new Gauge({
+    name: `${PREFIX}db_pool_connections`,
+    help: "The job pool's connections by state: in_use, idle",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      let total = 0
+      let idle = 0
+      for (const pool of pools) {
+        total += pool.totalCount
+        idle += pool.idleCount
+      }
+      this.set({ state: 'in_use' }, total - idle)
+      this.set({ state: 'idle' }, idle)
+    },
+  })
+  new Gauge({
+    name: `${PREFIX}db_pool_waiting`,
+    help: 'Queries waiting for a connection of the job pool',
+    registers: [registry],
+    collect() {
+      this.set(pools.reduce((sum, pool) => sum + pool.waitingCount, 0))
+    },
+  })
+  const succeeded = duration.labels({ succeeded: 'true' })
+  const failed = duration.labels({ succeeded: 'false' })
+  return {
+    registry,
+    attempt(outcome, next) {
+      attempts.inc({ outcome: attemptOutcome(next) })
+      if (!outcome.succeeded) failures.inc({ reason: failureReason(outcome) })
+      ;(outcome.succeeded ? succeeded : failed).observe(outcome.durationMs / 1000)
+    },
+    job(task, result, seconds) {
+      jobs.inc({ task, result })
+      jobDuration.observe({ task }, seconds)
+    },
+    watchPool(pool) {
+      pools.push(pool)
+    },
+  }
+}
