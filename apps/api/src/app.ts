@@ -76,6 +76,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     ajv: { customOptions: { strict: false } },
     routerOptions: { ignoreTrailingSlash: true },
+    // While closing, a request that arrives on an open keep-alive connection is still served (with
+    // Connection: close) instead of Fastify's own 503 body: nothing sent to this instance is lost.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
@@ -91,16 +94,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
 
   if (!config.databaseUrl) throw new Error('buildApp needs config.databaseUrl')
-  const pool = { url: config.databaseUrl, poolMax: config.databasePoolMax, statementTimeoutMs: config.databaseStatementTimeoutMs }
+  const pool = {
+    url: config.databaseUrl,
+    poolMax: config.databasePoolMax,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    transactionPooler: config.databasePgbouncer,
+  }
   const main = createDb({ ...pool, applicationName: 'commerce-api' })
   const catalog = createDb({ ...pool, applicationName: 'commerce-api-catalog', genericPlans: true })
+  // LISTEN needs a session: behind a transaction pooler it goes to PostgreSQL directly.
+  const listen = config.databaseDirectUrl ? createDb({ url: config.databaseDirectUrl, poolMax: 1, applicationName: 'commerce-api-listen' }) : main
 
   await app.register(errorsPlugin)
   // Before any route, so that an upgrade request to any of them is handled.
   await app.register(websocketPlugin)
   // Before any route, the reference page's too: each route gets its guard as it is registered.
   await app.register(accessPlugin, { table: ACCESS })
-  await app.register(databasePlugin, { main, catalog })
+  await app.register(databasePlugin, { main, catalog, listen })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
@@ -108,6 +118,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     max: config.rateLimitMax,
     apiKeyMax: config.rateLimitApiKeyMax,
     windowMs: config.rateLimitWindowMs,
+    redisUrl: config.redisUrl,
   })
 
   app.decorate('paymentProvider', options.paymentProvider ?? testProvider)

@@ -9,6 +9,10 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test'
   /** Unset: the embedded PostgreSQL in `dataDir`. */
   databaseUrl: string | undefined
+  /** PostgreSQL itself, when DATABASE_URL goes through a transaction pooler: for migrations and the LISTEN connection. */
+  databaseDirectUrl: string | undefined
+  /** DATABASE_URL is a transaction pooler (PgBouncer): no session settings at connect. */
+  databasePgbouncer: boolean
   databasePoolMax: number
   databaseStatementTimeoutMs: number
   dataDir: string
@@ -116,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Omit<Config, 'jwtSecret'> = {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
+    databasePgbouncer: boolean('DATABASE_PGBOUNCER', false),
     databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: duration('DATABASE_STATEMENT_TIMEOUT', '30s', 'ms'),
     dataDir,

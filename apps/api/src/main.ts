@@ -7,7 +7,8 @@ import { ConfigError, loadConfig } from './config.js'
 async function main() {
   const config = loadConfig()
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
-  await migrate(database.url)
+  // Migrations hold a session lock: behind a transaction pooler they go to PostgreSQL directly.
+  await migrate(config.databaseDirectUrl ?? database.url)
   const app = await buildApp({ ...config, databaseUrl: database.url })
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

@@ -13,6 +13,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
   return {
     nodeEnv: 'test',
     databaseUrl,
+    databaseDirectUrl: undefined,
+    databasePgbouncer: false,
     databasePoolMax: 5,
     databaseStatementTimeoutMs: 30_000,
     dataDir: '.data/test',
@@ -70,9 +72,13 @@ export interface ApiErrorBody {
 
 let emails = 0
 
-export async function createTestContext(overrides: Partial<Config> = {}, build: BuildOptions = {}): Promise<TestContext> {
+/** `overrides` may depend on the test database's URL. */
+export async function createTestContext(
+  overrides: Partial<Config> | ((databaseUrl: string) => Partial<Config>) = {},
+  build: BuildOptions = {},
+): Promise<TestContext> {
   const database = await createTestDatabase(inject('adminUrl'), inject('template'))
-  const config = testConfig(database.url, overrides)
+  const config = testConfig(database.url, typeof overrides === 'function' ? overrides(database.url) : overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
   const app = await buildApp(config, { logger: process.env.TEST_LOG ? { level: 'error' } : false, ...build })
   await app.ready()

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-import { freePort, processEnv, startApi, stopProcess, WORKER_MAIN } from './api-process.js'
+import { freePort, startApi, startWorker, stopProcess } from '../../api/test/processes.js'
 
 const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const OPERATIONS = fileURLToPath(new URL('../dist/operations.json', import.meta.url))
@@ -71,7 +71,7 @@ async function json<T = Record<string, unknown>>(args: string[], env?: Record<st
 const errorText = (stderr: string) => stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim()
 
 beforeAll(async () => {
-  for (const file of [OPERATIONS, WORKER_MAIN]) if (!existsSync(file)) throw new Error(`${file} is missing: run pnpm build`)
+  if (!existsSync(OPERATIONS)) throw new Error(`${OPERATIONS} is missing: run pnpm build`)
   operationIds = (JSON.parse(await readFile(OPERATIONS, 'utf8')) as { id: string }[]).map((operation) => operation.id)
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
   configHome = await mkdtemp(join(tmpdir(), 'commerce-cli-'))
@@ -86,7 +86,7 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
 
   ;({ baseUrl, process: api } = await startApi(database.url))
-  worker = spawn(process.execPath, [WORKER_MAIN], { env: processEnv(database.url), stdio: 'ignore' })
+  worker = startWorker(database.url)
   const created = await commerce(['users', 'create', '--email', ADMIN.email, '--role', 'admin', '--password', ADMIN.password], {
     env: { DATABASE_URL: database.url },
   })

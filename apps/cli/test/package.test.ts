@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-import { startApi, stopProcess } from './api-process.js'
+import { startApi, stopProcess } from '../../api/test/processes.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const PACKAGES = ['packages/domain', 'packages/db', 'apps/cli']

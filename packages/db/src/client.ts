@@ -16,6 +16,12 @@ export interface DatabaseConfig {
    * planning that PostgreSQL would otherwise repeat on every execution.
    */
   genericPlans?: boolean
+  /**
+   * Connecting through a transaction pooler (PgBouncer in transaction mode): no session
+   * settings are sent at connect (the pooler would refuse or drop them), so the statement
+   * timeout and planner settings must be set on the database role instead (README, PgBouncer).
+   */
+  transactionPooler?: boolean
 }
 
 export type Database = PostgresJsDatabase<typeof schema>
@@ -33,9 +39,10 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
     max: config.poolMax ?? 10,
     onnotice: () => {},
     connection: {
+      // PgBouncer keeps application_name for each client; it is the one setting it passes on.
       application_name: config.applicationName ?? 'commerce',
-      ...(config.statementTimeoutMs ? { statement_timeout: config.statementTimeoutMs } : {}),
-      ...(config.genericPlans ? { plan_cache_mode: 'force_generic_plan', max_parallel_workers_per_gather: 0 } : {}),
+      ...(config.statementTimeoutMs && !config.transactionPooler ? { statement_timeout: config.statementTimeoutMs } : {}),
+      ...(config.genericPlans && !config.transactionPooler ? { plan_cache_mode: 'force_generic_plan', max_parallel_workers_per_gather: 0 } : {}),
     },
   })
   const db = drizzle(sql, { schema })

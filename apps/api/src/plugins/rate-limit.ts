@@ -3,24 +3,49 @@
  * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`), per
  * OAuth client for a valid access token (`apiKeyMax`), otherwise per IP (`max`).
  * X-RateLimit-Reset is seconds until the window resets. Health, readiness and metrics are never
- * counted.
+ * counted. With `redisUrl` the counts live in Redis, shared by every API instance; otherwise each
+ * instance counts in its own memory.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
+import { Redis } from 'ioredis'
 import { ApiError } from '../errors.js'
 
 export interface RateLimitOptions {
   max: number
   apiKeyMax: number
   windowMs: number
+  /** redis:// or rediss:// URL of the shared store; unset: in-memory. */
+  redisUrl?: string
 }
 
 const UNCOUNTED = new Set(['/health', '/ready', '/metrics'])
 
 export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
+    let redis: Redis | undefined
+    if (options.redisUrl) {
+      // Short timeouts and one retry: a slow Redis must not hold requests up (see skipOnError).
+      redis = new Redis(options.redisUrl, { connectTimeout: 500, maxRetriesPerRequest: 1, enableAutoPipelining: true })
+      let reported = false
+      redis.on('error', (error: Error) => {
+        if (!reported) app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable: requests are not limited until it is back')
+        reported = true
+      })
+      redis.on('ready', () => {
+        if (reported) app.log.info('rate-limit store (Redis) back')
+        reported = false
+      })
+      app.addHook('onClose', async () => {
+        await redis!.quit().catch(() => redis!.disconnect())
+      })
+    }
     await app.register(rateLimit, {
+      ...(redis ? { redis, nameSpace: 'commerce:rate-limit:' } : {}),
+      // Fail open: when the shared store is unreachable the API keeps serving, unlimited, rather
+      // than failing every request (logged above).
+      skipOnError: true,
       // One global hook (below) instead of one per route: it then runs before every route's access
       // guard (plugins/access.ts), so refused requests count too, and it covers unknown routes.
       global: false,

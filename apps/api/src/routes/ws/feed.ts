@@ -39,7 +39,13 @@ function firstIdOf(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`
 }
 
-export function createEventFeed(sql: postgres.Sql, log: FastifyBaseLogger, deliver: (events: FeedEvent[]) => void): EventFeed {
+/** `sql` reads the events; `listener` holds the LISTEN connection (app.listenSql). */
+export function createEventFeed(
+  sql: postgres.Sql,
+  listener: postgres.Sql,
+  log: FastifyBaseLogger,
+  deliver: (events: FeedEvent[]) => void,
+): EventFeed {
   let starting: Promise<void> | null = null
   let stopped = false
   let listens = 0
@@ -111,14 +117,14 @@ export function createEventFeed(sql: postgres.Sql, log: FastifyBaseLogger, deliv
     start() {
       starting ??= (async () => {
         listeningSince = newest = Date.now()
-        await sql.listen(EVENTS_CHANNEL, onNotify, onListen)
+        await listener.listen(EVENTS_CHANNEL, onNotify, onListen)
       })().catch((error: unknown) => {
         starting = null
         throw error
       })
       return starting
     },
-    // The LISTEN connection ends with the pool it belongs to (database plugin).
+    // The LISTEN connection ends with the client it belongs to (database plugin).
     stop() {
       stopped = true
     },

@@ -48,7 +48,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
   const clients = new Set<Client>()
   const viewers = new WeakMap<FastifyRequest, Viewer>()
 
-  const feed = createEventFeed(app.sql, app.log, (events) => {
+  const feed = createEventFeed(app.sql, app.listenSql, app.log, (events) => {
     for (const event of events) broadcast(event)
   })
 

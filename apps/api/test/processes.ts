@@ -1,12 +1,12 @@
-/** A real API process (apps/api/dist/main.js) on a test database, for the CLI to call. */
+/** Real API and worker processes (their built dist/main.js) on a test database, for multi-process tests. */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
-const API_MAIN = fileURLToPath(new URL('../../api/dist/main.js', import.meta.url))
-export const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
+const API_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
 
 export async function freePort(): Promise<number> {
   const server = createServer()
@@ -14,6 +14,12 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo
   await new Promise((resolve) => server.close(resolve))
   return port
+}
+
+/** Starts a worker process. */
+export function startWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
+  if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: run pnpm build`)
+  return spawn(process.execPath, [WORKER_MAIN], { env: { ...processEnv(databaseUrl), ...env }, stdio: 'ignore' })
 }
 
 /** SIGTERM, and wait for the exit. */
@@ -30,8 +36,11 @@ export function processEnv(databaseUrl: string): NodeJS.ProcessEnv {
   return { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
 }
 
-/** Starts the API and resolves once /health answers. */
-export async function startApi(databaseUrl: string): Promise<{ baseUrl: string; process: ChildProcess }> {
+/** The JWT secret of the API processes, so that a test can sign in on one and call another. */
+export const PROCESS_JWT_SECRET = 'process-test-secret-process-test-secret-0123456789'
+
+/** Starts an API process and resolves once /health answers; `env` adds to or overrides its environment. */
+export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; process: ChildProcess }> {
   if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run pnpm build`)
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
@@ -40,9 +49,10 @@ export async function startApi(databaseUrl: string): Promise<{ baseUrl: string; 
       ...processEnv(databaseUrl),
       PORT: String(port),
       HOST: '127.0.0.1',
-      JWT_SECRET: 'cli-test-secret-cli-test-secret-0123456789',
+      JWT_SECRET: PROCESS_JWT_SECRET,
       RATE_LIMIT_MAX: '100000',
       SCRYPT_COST: '1024',
+      ...env,
     },
     stdio: 'ignore',
   })
