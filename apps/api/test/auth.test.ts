@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { LOGIN_ATTEMPTS } from '../src/routes/auth/routes.js'
 import { createTestContext, type TestContext } from './helpers.js'
 
 let ctx: TestContext
@@ -112,6 +113,21 @@ describe('POST /auth/login', () => {
     expect(unknown.statusCode).toBe(401)
     expect(wrong.json().error.code).toBe('unauthorized')
     expect(wrong.json().error.message).toBe(unknown.json().error.message)
+  })
+
+  test(`throttles sign-in per account: after ${LOGIN_ATTEMPTS.max} attempts, 429 even with the right password; other accounts unaffected`, async () => {
+    await register('grace@example.com', 'cobol compiler')
+    await register('alan@example.com', 'turing machine')
+    const attempt = (email: string, password: string) => ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } })
+    for (let index = 0; index < LOGIN_ATTEMPTS.max; index++) {
+      // The same account in any spelling of its address.
+      expect((await attempt(index % 2 ? 'GRACE@example.com' : 'grace@example.com', `guess ${index}!`)).statusCode).toBe(401)
+    }
+    const refused = await attempt('grace@example.com', 'cobol compiler')
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json().error.code).toBe('rate_limited')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await attempt('alan@example.com', 'turing machine')).statusCode).toBe(200)
   })
 })
 

@@ -1,8 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AuthResponse, LoginBody, Me, RegisterBody } from '@commerce/domain'
 import type { Config } from '../../config.js'
-import { errorResponses, forbidden } from '../../errors.js'
+import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { createAccountService } from './service.js'
+
+/**
+ * Sign-in attempts per account, on top of the per-IP limit: password guessing spread over many
+ * addresses still meets a wall (OWASP API4). Counted in the rate limiter's store (Redis with
+ * REDIS_URL), whatever the outcome, since a throttle that only counted failures would tell which
+ * passwords were right.
+ */
+export const LOGIN_ATTEMPTS = { max: 10, windowMs: 15 * 60_000 }
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const accounts = createAccountService(app.db, { scryptCost: config.scryptCost })
@@ -30,9 +39,26 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     },
   )
 
+  // createRateLimit, not rateLimit: the per-IP limiter has already run on this request, and a
+  // second rateLimit() hook would see that and step aside.
+  const loginAttempts = app.createRateLimit({
+    max: LOGIN_ATTEMPTS.max,
+    timeWindow: LOGIN_ATTEMPTS.windowMs,
+    keyGenerator: (request) => `login:${(request.body as { email: string }).email.trim().toLowerCase()}`,
+  })
+  // A preHandler: after validation, so the body's email is there and well-formed.
+  const throttleLogin = async (request: FastifyRequest, reply: FastifyReply) => {
+    const attempt = await loginAttempts(request)
+    if (!attempt.isAllowed && attempt.isExceeded) {
+      void reply.header('retry-after', String(attempt.ttlInSeconds))
+      throw new ApiError('rate_limited', 'Too many sign-in attempts for this account; retry later')
+    }
+  }
+
   app.post(
     '/login',
     {
+      preHandler: throttleLogin,
       schema: {
         tags: ['auth'],
         summary: 'Exchange email and password for a token',
