@@ -8,8 +8,8 @@ import { createAccountService } from './service.js'
 /**
  * Sign-in attempts per account, on top of the per-IP limit: password guessing spread over many
  * addresses still meets a wall (OWASP API4). Counted in the rate limiter's store (Redis with
- * REDIS_URL), whatever the outcome, since a throttle that only counted failures would tell which
- * passwords were right.
+ * REDIS_URL) before the password is checked, every attempt alike: a locked account answers 429
+ * whether the password is right or wrong, so the lock reveals nothing.
  */
 export const LOGIN_ATTEMPTS = { max: 10, windowMs: 15 * 60_000 }
 
