@@ -24,7 +24,8 @@ export function startWorker(databaseUrl: string, env: Record<string, string> = {
 
 /** SIGTERM, and wait for the exit. */
 export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return
+  // Exited already: by itself (exitCode) or by a signal (signalCode).
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
   const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
   await exited
