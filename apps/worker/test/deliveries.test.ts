@@ -208,6 +208,24 @@ describe('retries', () => {
     ])
   })
 
+  it('retries a receiver that resets the connection, per the schedule, until it answers', async () => {
+    const { id } = await subscribe('/reset', ['order.paid'])
+    // The first two attempts: the connection is cut before any answer.
+    receiver.answer('/reset', (response, n) => (n < 2 ? response.socket!.destroy() : response.writeHead(200).end()))
+    const [eventId] = await emit(paid(4))
+    await vi.waitFor(async () => expect((await deliveryOf(id, eventId!))!.status).toBe('succeeded'), { timeout: 15_000 })
+    const requests = receiver.received('/reset')
+    expect(requests).toHaveLength(3)
+    expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(RETRIES[0]!)
+    const attempts = await attemptsOf((await deliveryOf(id, eventId!))!.id)
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.succeeded, attempt.status_code])).toEqual([
+      [1, false, null],
+      [2, false, null],
+      [3, true, 200],
+    ])
+    expect(attempts[0]!.error).toBeTruthy()
+  })
+
   it('stops at 410 Gone, and counts redirects (not followed) and timeouts as failures', async () => {
     const gone = await subscribe('/gone', ['product.updated'])
     receiver.answer('/gone', (response) => response.writeHead(410).end())
