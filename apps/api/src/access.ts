@@ -26,6 +26,12 @@ export const scope = (required: Scope): Access => ({ kind: 'scope', scope: requi
  */
 export const scopeOrOwner = (required: Scope): Access => ({ kind: 'scope_or_owner', scope: required })
 
+/**
+ * The preflight route @fastify/cors adds when CORS_ORIGINS is set: a browser sends no credential
+ * with a preflight, and the CORS plugin answers it before any guard runs.
+ */
+export const CORS_PREFLIGHT_ACCESS: Readonly<Record<string, Access>> = { 'OPTIONS *': PUBLIC }
+
 export const ACCESS: Readonly<Record<string, Access>> = {
   // Probes and metrics: outside /api/v1, for the platform.
   'GET /health': PUBLIC,

@@ -5,18 +5,20 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
-import { ACCESS, PUBLIC } from './access.js'
+import { ACCESS, CORS_PREFLIGHT_ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import { createIdempotency } from './idempotency.js'
 import { testProvider, type PaymentProvider } from './payments/provider.js'
 import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
+import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
 import errorsPlugin, { sendError } from './plugins/errors.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
+import securityHeadersPlugin from './plugins/security-headers.js'
 import websocketPlugin from './plugins/websocket.js'
 import { registerRoutes } from './routes/index.js'
 
@@ -106,10 +108,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const listen = config.databaseDirectUrl ? createDb({ url: config.databaseDirectUrl, poolMax: 1, applicationName: 'commerce-api-listen' }) : main
 
   await app.register(errorsPlugin)
+  // Its onRequest hook first, so that a request refused by a later hook (401, 429) still carries
+  // the security headers.
+  await app.register(securityHeadersPlugin)
   // Before any route, so that an upgrade request to any of them is handled.
   await app.register(websocketPlugin)
   // Before any route, the reference page's too: each route gets its guard as it is registered.
-  await app.register(accessPlugin, { table: ACCESS })
+  await app.register(accessPlugin, { table: config.corsOrigins ? { ...ACCESS, ...CORS_PREFLIGHT_ACCESS } : ACCESS })
+  // Before the auth and rate-limit hooks, so that a refusal answered to an allowed origin carries
+  // the CORS headers its page needs to read the error; after the access plugin, which guards the
+  // preflight route it adds.
+  await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(databasePlugin, { main, catalog, listen })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)

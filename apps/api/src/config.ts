@@ -31,6 +31,11 @@ export interface Config {
   wsHeartbeatIntervalMs: number
   /** Let webhook subscriptions target private, loopback and link-local addresses (local development and tests). */
   webhookAllowPrivateTargets: boolean
+  /**
+   * Browser origins allowed to call the API (CORS) and to open its WebSocket: exact origins, or
+   * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
+   */
+  corsOrigins: '*' | readonly string[] | undefined
 }
 
 export class ConfigError extends Error {
@@ -108,6 +113,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return undefined
   }
 
+  /** CORS_ORIGINS: `*`, or comma-separated exact origins (`https://shop.example.com`, no path). */
+  const origins = (name: string): Config['corsOrigins'] => {
+    const value = text(name)
+    if (value === undefined) return undefined
+    const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean)
+    if (entries.length === 1 && entries[0] === '*') return '*'
+    const bad = entries.filter((entry) => entry === '*' || !isExactOrigin(entry))
+    if (entries.length === 0 || bad.length > 0) {
+      problems.push(
+        `${name} must be * alone or comma-separated origins such as https://shop.example.com ` +
+          `(scheme, lower-case host and optional port; no path or trailing slash) (got '${bad.join(', ') || value}')`,
+      )
+      return undefined
+    }
+    return Object.freeze([...new Set(entries)])
+  }
+
   const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development')
   const dataDir = text('COMMERCE_DATA_DIR') ?? defaultDataDir()
   let jwtSecret = text('JWT_SECRET')
@@ -137,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
     wsHeartbeatIntervalMs: duration('WS_HEARTBEAT_INTERVAL', '30s', 's'),
     webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    corsOrigins: origins('CORS_ORIGINS'),
   }
   if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')
   if (problems.length > 0) {
@@ -144,6 +167,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   jwtSecret ??= developmentJwtSecret(dataDir)
   return Object.freeze({ ...config, jwtSecret })
+}
+
+/** `https://shop.example.com[:port]` exactly as a browser sends it in `Origin`. */
+function isExactOrigin(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text
+  } catch {
+    return false
+  }
 }
 
 /** A generated secret kept in `<dataDir>/jwt-secret` (never used in production). */

@@ -32,6 +32,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     wsHeartbeatIntervalMs: 30_000,
     // Test receivers listen on 127.0.0.1; the SSRF tests turn this off.
     webhookAllowPrivateTargets: true,
+    corsOrigins: undefined,
     ...overrides,
   }
 }

@@ -5,6 +5,127 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { ErrorBody } from '@commerce/domain'
 
+/**
+ * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
+ * the hashes of any inline script or style its version needs), tightened. Every other response
+ * has the API's policy (plugins/security-headers.ts); this one replaces it on /docs only.
+ */
+export function referencePagePolicy(swaggerUiPolicy: string): string {
+  const directives = new Map(
+    swaggerUiPolicy
+      .split(';')
+      .map((directive) => directive.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name, ...values]) => [name!, values]),
+  )
+  // Served over plain HTTP in development: upgrading its assets to https would break the page
+  // there (Safari upgrades even on localhost). HSTS upgrades the whole origin in production.
+  directives.delete('upgrade-insecure-requests')
+  // Its CSS uses only data: URLs and ships no web fonts: no stylesheet or font from any https: host.
+  for (const name of ['style-src', 'font-src']) {
+    directives.set(name, (directives.get(name) ?? ["'self'"]).filter((source) => source !== 'https:'))
+  }
+  // No validator badge (validatorUrl: null), so no image from validator.swagger.io.
+  directives.set('img-src', ["'self'", 'data:'])
+  // The page fetches the document and "Try it out" calls from its own origin only.
+  directives.set('connect-src', ["'self'"])
+  directives.set('form-action', ["'self'"])
+  directives.set('frame-ancestors', ["'none'"])
+  return [...directives].map(([name, values]) => [name, ...values].join(' ')).join('; ')
+}
+
+/** The areas of the API, in the reference page's order (every operation has one of these tags). */
+const TAGS: { name: string; description: string }[] = [
+  { name: 'auth', description: 'Registration, sign-in and the signed-in user' },
+  { name: 'products', description: 'The catalogue: products (public reads, admin writes)' },
+  { name: 'variants', description: 'Variants of a product' },
+  { name: 'images', description: 'Images of a product' },
+  { name: 'categories', description: 'Product categories' },
+  { name: 'carts', description: 'Carts, their lines, coupons and shipping address' },
+  { name: 'checkout', description: 'From a cart to an order' },
+  { name: 'orders', description: 'Orders and their state moves' },
+  { name: 'payments', description: 'Payments of orders and refunds' },
+  { name: 'fulfillments', description: 'Shipments of orders and their tracking' },
+  { name: 'shipping', description: 'Shipping rates and methods' },
+  { name: 'coupons', description: 'Discount coupons (admin)' },
+  { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
+  { name: 'customers', description: 'Customers and their addresses' },
+  { name: 'webhooks', description: 'Webhook subscriptions and their deliveries (admin)' },
+  { name: 'events', description: 'The event log and the live WebSocket feed' },
+  { name: 'system', description: 'Liveness, readiness and metrics, outside /api/v1' },
+]
+
+/** Paths the rate limiter never counts (plugins/rate-limit.ts): no rate-limit headers, no 429. */
+const UNCOUNTED_PATHS = new Set(['/health', '/ready', '/metrics'])
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
+
+const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647 } })
+/** Response headers, defined once in components.headers. */
+const HEADERS = {
+  'X-RateLimit-Limit': count('Requests allowed in the current window for this caller (API key, OAuth client or IP)'),
+  'X-RateLimit-Remaining': count('Requests left in the current window'),
+  'X-RateLimit-Reset': count('Seconds until the window resets'),
+  'Retry-After': count('Seconds to wait before retrying'),
+  'Access-Control-Allow-Origin': {
+    description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
+    schema: { type: 'string', maxLength: 2048 },
+  },
+}
+const headerRef = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } })
+const ANSWER_HEADERS = {
+  ...headerRef('X-RateLimit-Limit'),
+  ...headerRef('X-RateLimit-Remaining'),
+  ...headerRef('X-RateLimit-Reset'),
+  ...headerRef('Access-Control-Allow-Origin'),
+}
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+
+interface ResponseObject {
+  description?: string
+  headers?: Record<string, unknown>
+  content?: unknown
+}
+
+/**
+ * What every operation has in common and the routes do not repeat, written into the document:
+ * a 500 (any operation may answer internal_error), and on every rate-limited operation the 429
+ * with Retry-After and the X-RateLimit-* (and, when CORS is on, Access-Control-Allow-Origin)
+ * headers of its 2xx and 4xx answers; an operationId
+ * (method and path, for code generators) where a route has none; the servers marked public
+ * (`x-internal: false`: an operator's API for its storefronts, not an internal one).
+ */
+export function withCommonResponses(document: Record<string, unknown>): Record<string, unknown> {
+  for (const server of (document.servers ?? []) as Record<string, unknown>[]) server['x-internal'] ??= false
+  const components = (document.components ??= {}) as Record<string, unknown>
+  components.headers = { ...HEADERS, ...(components.headers as object | undefined) }
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; responses?: Record<string, ResponseObject> }>>
+  for (const [path, item] of Object.entries(paths)) {
+    const counted = !UNCOUNTED_PATHS.has(path)
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method)) continue
+      operation.operationId ??= operationIdOf(method, path)
+      const responses = (operation.responses ??= {})
+      responses['500'] ??= { description: 'internal_error: an unexpected failure (never with internals)', content: ERROR_CONTENT }
+      if (!counted) continue
+      responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
+      for (const [status, response] of Object.entries(responses)) {
+        if (!/^[24]/.test(status)) continue
+        response.headers = { ...ANSWER_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
+      }
+    }
+  }
+  return document
+}
+
+/** `get /api/v1/products/{id}/variants` -> `getProductsIdVariants`. */
+function operationIdOf(method: string, path: string): string {
+  const words = path
+    .replace(/^\/api\/v1(?=\/)/, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+  return method + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')
+}
+
 export default fp(
   async function openapiPlugin(app: FastifyInstance) {
     app.addSchema({ ...ErrorBody, $id: 'Error' })
@@ -19,7 +140,8 @@ export default fp(
             'kept exactly as integer minor units. Lists answer { <items>, meta: { page, per_page, total, total_pages } }. ' +
             'Errors answer { error: { code, message, details?, request_id } }.',
         },
-        servers: [{ url: '/' }],
+        servers: [{ url: '/', description: 'The deployment serving this document (production, staging or local)' }],
+        tags: TAGS,
         components: {
           securitySchemes: {
             bearerAuth: {
@@ -31,11 +153,19 @@ export default fp(
           },
         },
       },
+      transformObject: (documentObject) =>
+        'openapiObject' in documentObject ? withCommonResponses(documentObject.openapiObject as Record<string, unknown>) : documentObject.swaggerObject,
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, index) => (json.$id as string | undefined) ?? `def-${index}`,
       },
     })
-    await app.register(swaggerUi, { routePrefix: '/docs' })
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      // Otherwise the page sends the document's URL to validator.swagger.io for a badge.
+      uiConfig: { validatorUrl: null },
+      staticCSP: true,
+      transformStaticCSP: referencePagePolicy,
+    })
     app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   },
   { name: 'openapi' },

@@ -4,11 +4,13 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../constants.js'
 // maxLength 36 narrows Ajv's `uuid` format, which also accepts a `urn:uuid:` prefix that
 // PostgreSQL's uuid type refuses (a 500 instead of a 400).
 export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID' })
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' })
+// maxLength: an ISO 8601 date-time is at most 35 characters with nanoseconds and an offset.
+export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC' })
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const Currency = Type.String({
   pattern: '^[A-Z]{3}$',
+  maxLength: 3,
   description: 'ISO 4217 currency code',
   examples: ['USD'],
 })

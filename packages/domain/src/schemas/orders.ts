@@ -167,7 +167,7 @@ export const CreateTrackingEvent = Type.Object(
     status: Type.String({ minLength: 1, maxLength: 50, pattern: '^[a-z][a-z0-9_]*$', examples: ['in_transit', 'delivered'] }),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     location: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    occurred_at: Type.Optional(Type.String({ format: 'date-time' })),
+    occurred_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
   },
   { additionalProperties: false },
 )
@@ -237,8 +237,8 @@ export const ListOrdersQuery = Type.Object({
   per_page: PaginationQuery.properties.per_page,
   status: Type.Optional(Type.Enum(ORDER_STATUSES)),
   customer_id: Type.Optional(Uuid),
-  created_from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
-  created_to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+  created_from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
+  created_to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
 })
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>
 

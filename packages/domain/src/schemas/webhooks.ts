@@ -18,6 +18,8 @@ const EventSelector = Type.Enum([...EVENT_KINDS, '*'])
 
 const WebhookEvents = Type.Array(EventSelector, {
   minItems: 1,
+  // Unique items of the enum: never more than the kinds and '*'.
+  maxItems: EVENT_KINDS.length + 1,
   uniqueItems: true,
   description: "Event kinds to receive, or exactly ['*'] for every kind",
   examples: [['order.created', 'order.paid']],
@@ -130,8 +132,8 @@ export const ListEventsQuery = Type.Object({
   page: PaginationQuery.properties.page,
   per_page: PaginationQuery.properties.per_page,
   event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'A kind (`order.paid`) or a family (`order.*`)' })),
-  from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
-  to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+  from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
 })
 export type ListEventsQuery = Static<typeof ListEventsQuery>
 

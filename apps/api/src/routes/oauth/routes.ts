@@ -22,12 +22,15 @@ class OAuthError {
   ) {}
 }
 
+/** No parameter of ours comes near it (scopes are the longest); checked by parameters(). */
+const MAX_PARAMETER_LENGTH = 2048
+
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.Optional(Type.String({ description: 'Must be client_credentials' })),
-    scope: Type.Optional(Type.String({ description: 'Space-separated scopes, a subset of the client’s; all of them when omitted' })),
-    client_id: Type.Optional(Type.String({ description: 'When the client does not use HTTP Basic' })),
-    client_secret: Type.Optional(Type.String({ description: 'When the client does not use HTTP Basic' })),
+    grant_type: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'Must be client_credentials' })),
+    scope: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'Space-separated scopes, a subset of the client’s; all of them when omitted' })),
+    client_id: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'When the client does not use HTTP Basic' })),
+    client_secret: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'When the client does not use HTTP Basic' })),
   },
   { additionalProperties: true },
 )
@@ -55,6 +58,7 @@ function parameters(body: unknown): Record<string, string> {
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(body)) {
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `The parameter '${name}' must be given once, as text`)
+    if (value.length > MAX_PARAMETER_LENGTH) throw new OAuthError('invalid_request', `The parameter '${name}' is longer than ${MAX_PARAMETER_LENGTH} characters`)
     result[name] = value
   }
   return result

@@ -8,7 +8,8 @@ import { Counter, Gauge } from 'prom-client'
 import type { WebSocket } from 'ws'
 import { hasScope } from '@commerce/domain'
 import type { Config } from '../../config.js'
-import { ApiError, errorResponses } from '../../errors.js'
+import { ApiError, errorResponses, forbidden } from '../../errors.js'
+import { isOriginAllowed } from '../../plugins/cors.js'
 import { sendError } from '../../plugins/errors.js'
 import { METRIC_PREFIX } from '../../plugins/metrics.js'
 import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
@@ -113,6 +114,19 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     feed.stop()
   })
 
+  // Browsers send Origin on every WebSocket handshake and CORS does not apply to WebSockets, so a
+  // page on any site could open one: with CORS_ORIGINS set, a handshake from an origin outside it
+  // is refused. Non-browser clients send no Origin. A hook of this plugin, so it runs before the
+  // route's access guard: the origin is refused whatever the credential.
+  const corsOrigins = config.corsOrigins
+  if (corsOrigins !== undefined) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      const origin = request.headers.origin
+      const allowed = origin === undefined || isOriginAllowed(corsOrigins, origin, request.headers.host)
+      done(allowed ? undefined : forbidden('This origin may not open the WebSocket (CORS_ORIGINS)'))
+    })
+  }
+
   // Runs before the upgrade, after the access guard (src/access.ts: signed in) refused anyone else
   // with an HTTP response the client can read.
   const prepareViewer: onRequestAsyncHookHandler = async (request) => {
@@ -140,11 +154,12 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
         `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
-        'the API key it connected with is revoked. A plain GET answers 426.',
-      querystring: Type.Object({ access_token: Type.Optional(Type.String({ description: 'A JWT, for clients that cannot set headers' })) }),
+        'the API key it connected with is revoked. A plain GET answers 426. When the server has an origin allowlist ' +
+        '(CORS_ORIGINS), a browser handshake from another origin is refused with 403.',
+      querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A JWT, for clients that cannot set headers' })) }),
       response: {
         101: { description: 'Switching Protocols: the WebSocket is open', type: 'null' },
-        ...errorResponses(401, 426, 429, 503),
+        ...errorResponses(401, 403, 426, 429, 503),
       },
     },
     // The auth plugin identifies the caller by this token when there is no Authorization header.
