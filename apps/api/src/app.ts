@@ -14,7 +14,7 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
-import errorsPlugin, { sendError } from './plugins/errors.js'
+import errorsPlugin, { sendError, sendFrameworkError } from './plugins/errors.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
@@ -81,6 +81,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // While closing, a request that arrives on an open keep-alive connection is still served (with
     // Connection: close) instead of Fastify's own 503 body: nothing sent to this instance is lost.
     return503OnClosing: false,
+    // Malformed percent-encoding and over-long path parameters, refused by the router itself.
+    frameworkErrors: sendFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()

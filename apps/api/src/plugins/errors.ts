@@ -49,6 +49,8 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is larger than the limit of 1 MiB'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Unsupported content type; send application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_error', 'Content-Length does not match the body'],
+  FST_ERR_BAD_URL: ['validation_error', 'The URL is not valid (malformed percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: ['validation_error', 'A path parameter of the URL is longer than 100 characters'],
 }
 
 const DATABASE_UNAVAILABLE = new Set([
@@ -102,6 +104,16 @@ export function toApiError(error: FastifyError & { validationContext?: string })
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError) {
   return reply.code(error.statusCode).send(errorBody(error, String(request.id)))
+}
+
+/**
+ * The router refuses some URLs before any hook or the error handler runs (malformed
+ * percent-encoding, a path parameter over 100 characters); buildApp's `frameworkErrors` sends them
+ * here, so that they too answer our error body and carry X-Request-Id.
+ */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id)
+  return sendError(reply, request, toApiError(error) ?? new ApiError('internal_error', 'Internal server error'))
 }
 
 export default fp(

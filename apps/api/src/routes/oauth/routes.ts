@@ -153,7 +153,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         security: [{ clientBasic: [] }, {}],
         body: TokenRequest,
-        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, ...errorResponses(429) },
+        // A body that is not JSON (or is JSON with a `__proto__` key) is refused before the handler,
+        // in the API's own error body: 400 must allow both, or its serialization fails with a 500.
+        response: { 200: TokenResponse, 400: { anyOf: [OAuthErrorBody, { $ref: 'Error#' }] }, 401: OAuthErrorBody, ...errorResponses(429) },
       },
     },
     async (request, reply) => {
