@@ -29,6 +29,8 @@ export interface Config {
   scryptCost: number
   /** How often WebSocket clients are pinged; one that has not answered the previous ping is dropped. */
   wsHeartbeatIntervalMs: number
+  /** Open WebSocket connections one caller (user, API key, OAuth client) may hold on an instance. */
+  wsMaxConnectionsPerCaller: number
   /** Let webhook subscriptions target private, loopback and link-local addresses (local development and tests). */
   webhookAllowPrivateTargets: boolean
   /**
@@ -158,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
     wsHeartbeatIntervalMs: duration('WS_HEARTBEAT_INTERVAL', '30s', 's'),
+    wsMaxConnectionsPerCaller: integer('WS_MAX_CONNECTIONS_PER_CALLER', 20, 1, 100_000),
     webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     corsOrigins: origins('CORS_ORIGINS'),
   }

@@ -207,6 +207,20 @@ describe('the handshake', () => {
     expect((await ctx.request({ method: 'GET', url: WS_PATH })).statusCode).toBe(401)
   })
 
+  test('one caller holds at most WS_MAX_CONNECTIONS_PER_CALLER sockets: the next handshake is 429 until one closes', async () => {
+    const limit = ctx.config.wsMaxConnectionsPerCaller
+    const customer = await ctx.signIn('customer')
+    const held = await Promise.all(Array.from({ length: limit }, () => connect(url, { token: customer.token })))
+    const refused = await refusal(url, { headers: { authorization: `Bearer ${customer.token}` } })
+    expect(refused.status).toBe(429)
+    expect(refused.body.error.code).toBe('rate_limited')
+    // Another caller is not affected.
+    await connect(url, { token: (await ctx.signIn('customer')).token })
+    held[0]!.socket.close()
+    await held[0]!.closed
+    await connect(url, { token: customer.token })
+  })
+
   test('the OpenAPI document describes the channel', async () => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     const operation = document.paths[WS_PATH].get

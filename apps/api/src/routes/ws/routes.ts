@@ -10,11 +10,18 @@ import { hasScope } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { isOriginAllowed } from '../../plugins/cors.js'
+import type { Principal } from '../../plugins/auth.js'
 import { sendError } from '../../plugins/errors.js'
 import { METRIC_PREFIX } from '../../plugins/metrics.js'
 import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
 import { createEventFeed, type FeedEvent } from './feed.js'
 import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
+
+/** One key per caller: a user, an API key or an OAuth client. */
+function callerOf(principal: Principal): string {
+  if (principal.kind === 'user') return `user:${principal.userId}`
+  return principal.kind === 'api_key' ? `api_key:${principal.keyId}` : `oauth_client:${principal.clientId}`
+}
 
 interface Client {
   socket: WebSocket
@@ -24,6 +31,8 @@ interface Client {
   alive: boolean
   /** The API key the client connected with, checked for revocation at each heartbeat. */
   apiKeyId: string | undefined
+  /** Who holds the connection, for the per-caller limit. */
+  caller: string
   expiry: NodeJS.Timeout | undefined
 }
 
@@ -97,6 +106,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     }
   }
 
+  const openByCaller = new Map<string, number>()
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
@@ -132,6 +142,10 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
   const prepareViewer: onRequestAsyncHookHandler = async (request) => {
     if (!request.ws) return
     const principal = request.principal!
+    // OWASP API4: one caller cannot hold an instance's sockets (and its fan-out) hostage.
+    if ((openByCaller.get(callerOf(principal)) ?? 0) >= config.wsMaxConnectionsPerCaller) {
+      throw new ApiError('rate_limited', `At most ${config.wsMaxConnectionsPerCaller} open WebSocket connections per caller; close one first`)
+    }
     viewers.set(request, { seesAll: hasScope(principal.scopes, 'events:read'), customerId: await app.customerIdOf(request) })
     // Listening before the socket opens: a client gets every event committed after `ready`.
     await feed.start()
@@ -154,7 +168,8 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
         `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
-        'the API key it connected with is revoked. A plain GET answers 426. When the server has an origin allowlist ' +
+        'the API key it connected with is revoked. A plain GET answers 426. One caller may hold WS_MAX_CONNECTIONS_PER_CALLER (20) ' +
+        'connections per instance; the next handshake is refused with 429. When the server has an origin allowlist ' +
         '(CORS_ORIGINS), a browser handshake from another origin is refused with 403.',
       querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A JWT, for clients that cannot set headers' })) }),
       response: {
@@ -177,8 +192,10 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         subscription: new Subscription(),
         alive: true,
         apiKeyId: principal.kind === 'api_key' ? principal.keyId : undefined,
+        caller: callerOf(principal),
         expiry: undefined,
       }
+      openByCaller.set(client.caller, (openByCaller.get(client.caller) ?? 0) + 1)
       const expiresAt = principal.expiresAt
       const closeAtExpiry = () => {
         const left = expiresAt - Date.now()
@@ -193,6 +210,9 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       socket.on('close', () => {
         clients.delete(client)
         clearTimeout(client.expiry)
+        const left = openByCaller.get(client.caller)! - 1
+        if (left > 0) openByCaller.set(client.caller, left)
+        else openByCaller.delete(client.caller)
       })
       clients.add(client)
       send(socket, { type: 'ready' })
