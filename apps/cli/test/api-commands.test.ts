@@ -401,12 +401,13 @@ describe('webhooks and events', () => {
     tail.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
     tail.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const exited = new Promise<number | null>((resolve) => tail.once('exit', resolve))
+    // A product.created first: the tail, subscribed to product.updated only, must not print it.
     const product = await json<{ id: string }>(['products', 'create', '--title', 'Tail lamp', '--price', '5', '--currency', 'GBP'])
-    // The subscription is in place once the tail has had time to connect and subscribe.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    while (!stderr.includes('Listening on')) await new Promise((resolve) => setTimeout(resolve, 50))
+    await json(['products', 'create', '--title', 'Not this', '--price', '1', '--currency', 'GBP'])
     await json(['products', 'update', product.id, '--price', '6'])
     expect(await exited).toBe(0)
-    expect(stderr).toBe('')
+    expect(stderr.trim()).toBe(`Listening on ${baseUrl.replace('http', 'ws')} for product.updated…`)
     const event = JSON.parse(stdout.trim()) as { type: string; event: string; data: { id: string; price: number } }
     expect(event).toMatchObject({ type: 'event', event: 'product.updated', data: { id: product.id, price: 6 } })
   })

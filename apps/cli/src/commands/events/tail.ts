@@ -23,7 +23,8 @@ export default class EventsTail extends ApiCommand {
   static override summary = 'Stream events live from the WebSocket channel until interrupted.'
   static override description =
     'Connects to /api/v1/ws with the token and prints each event as it happens: one line per event, or with ' +
-    '--json one JSON object per line (the channel\'s own message). Admins and keys with events:read see every ' +
+    '--json one JSON object per line (the channel\'s own message); "Listening on …" goes to standard error once the ' +
+    'stream is in place. Admins and keys with events:read see every ' +
     'event; a customer sees product events and its own. Events that happen while no connection is open are not ' +
     'replayed: use `events list` for the log.'
   static override examples = [
@@ -48,19 +49,26 @@ export default class EventsTail extends ApiCommand {
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
     const socket = new WebSocket(url, { headers: connection.token ? { authorization: `Bearer ${connection.token}` } : {} })
     let received = 0
+    // With --events, nothing is printed until the server confirms the subscription, and only the
+    // kinds it confirmed: until then the channel sends every kind.
+    let kinds: Set<string> | undefined
+    const listening = (what: string) => this.logToStderr(`Listening on ${url.origin} for ${what}…`)
     await new Promise<void>((resolve, reject) => {
       const stop = () => socket.close(1000)
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
       socket.addEventListener('message', (message) => {
-        const parsed = JSON.parse(String(message.data)) as { type: string; message?: string } | EventMessage
+        const parsed = JSON.parse(String(message.data)) as { type: string; message?: string; events?: string[] } | EventMessage
         if (parsed.type === 'ready') {
           if (flags.events) socket.send(JSON.stringify({ type: 'subscribe', events: flags.events }))
-          if (!flags.json) this.logToStderr(`Listening on ${url.origin}${flags.events ? ` for ${flags.events.join(', ')}` : ''}…`)
+          else listening('every event')
+        } else if (parsed.type === 'subscribed') {
+          kinds = new Set((parsed as { events: string[] }).events)
+          listening(flags.events!.join(', '))
         } else if (parsed.type === 'error') {
           reject(new Errors.CLIError(parsed.message ?? 'The channel refused a message', { exit: 1 }))
           socket.close(1000)
-        } else if (parsed.type === 'event') {
+        } else if (parsed.type === 'event' && (!flags.events || kinds?.has((parsed as EventMessage).event))) {
           const event = parsed as EventMessage
           this.log(flags.json ? JSON.stringify(event) : `${event.timestamp}  ${event.event.padEnd(20)}  ${event.id}  ${subjectOf(event.data)}`.trimEnd())
           if (flags.count !== undefined && ++received >= flags.count) socket.close(1000)
