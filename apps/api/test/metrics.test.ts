@@ -1,4 +1,4 @@
-/** GET /metrics over real HTTP: requests by route pattern, WebSocket connections, database connections, queue depth. */
+/** GET /metrics over real HTTP: requests by route pattern, WebSocket connections, database connections, queue depth, outbox rows. */
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
@@ -138,5 +138,17 @@ describe('database', () => {
 
     await sql`delete from graphile_worker._private_jobs j using graphile_worker._private_tasks t where t.id = j.task_id and t.identifier = ${task}`
     expect(await depth('ready')).toBeUndefined()
+  })
+
+  test('counts the event outbox rows no worker has relayed yet: one per committed transaction', async () => {
+    const waiting = async () => sample(await scrape(), 'commerce_event_outbox_rows')
+    const before = (await waiting())!
+    expect(before).toBeGreaterThanOrEqual(0)
+    const event = { kind: 'product.updated' as const, data: { id: newId() } }
+    await ctx.handle.db.transaction((tx) => writeEvents(tx, [event, event]))
+    await ctx.handle.db.transaction((tx) => writeEvents(tx, [event]))
+    expect(await waiting()).toBe(before + 2)
+    await ctx.handle.sql`delete from event_outbox`
+    expect(await waiting()).toBe(0)
   })
 })

@@ -31,6 +31,8 @@ export interface WorkerMetrics {
   attempt(outcome: Outcome, next: NextStep): void
   /** Counts a job run of a task and observes its duration. */
   job(task: string, result: 'completed' | 'error', seconds: number): void
+  /** Counts transactions whose events the outbox relay turned into fan-out jobs. */
+  relayed(transactions: number): void
   /** Reports this pool's connections at each scrape. */
   watchPool(pool: pg.Pool): void
 }
@@ -70,6 +72,11 @@ export function createWorkerMetrics(): WorkerMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   })
+  const relayed = new Counter({
+    name: `${PREFIX}outbox_relayed_total`,
+    help: 'Outbox rows (the events of one committed transaction) this worker turned into fan-out jobs',
+    registers: [registry],
+  })
   const pools: pg.Pool[] = []
   new Gauge({
     name: `${PREFIX}db_pool_connections`,
@@ -107,6 +114,9 @@ export function createWorkerMetrics(): WorkerMetrics {
     job(task, result, seconds) {
       jobs.inc({ task, result })
       jobDuration.observe({ task }, seconds)
+    },
+    relayed(transactions) {
+      relayed.inc(transactions)
     },
     watchPool(pool) {
       pools.push(pool)

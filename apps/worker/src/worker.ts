@@ -4,6 +4,7 @@ import { migrate } from '@commerce/db'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
+import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { unlockStaleJobs } from './recovery.js'
 import { createDeliveryAgent } from './ssrf.js'
 import { createTaskList, cronItems } from './tasks/index.js'
@@ -45,6 +46,8 @@ export interface StartedWorker {
 const CONNECT_TIMEOUT_MS = 3_000
 /** How often a worker looks for jobs left locked by dead workers. */
 const RECOVERY_INTERVAL_MS = 5_000
+/** How often the outbox relay sweeps without a NOTIFY (it is woken by every committed event). */
+const OUTBOX_SWEEP_INTERVAL_MS = 1_000
 
 /**
  * Graphile Worker's throughput settings: jobs fetched in batches into a local queue and their
@@ -80,8 +83,16 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     }
   }
   let runner: Runner
+  let relay: OutboxRelay | undefined
   try {
     await recover()
+    relay = await startOutboxRelay({
+      databaseUrl: settings.databaseUrl,
+      pool: pgPool,
+      logger,
+      sweepIntervalMs: OUTBOX_SWEEP_INTERVAL_MS,
+      onRelayed: (transactions) => metrics.relayed(transactions),
+    })
     runner = await run({
       pgPool,
       concurrency: settings.concurrency,
@@ -95,6 +106,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       logger: graphileLogger(logger),
     })
   } catch (error) {
+    await relay?.stop()
     await Promise.all([pgPool.end(), dispatcher.close()])
     throw error
   }
@@ -104,6 +116,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const stop = async () => {
     clearInterval(recovery)
     try {
+      // The relay first: jobs it adds while the runner stops would wait for the next worker.
+      await relay?.stop()
       await runner.stop()
     } finally {
       await Promise.all([pgPool.end(), dispatcher.close()])

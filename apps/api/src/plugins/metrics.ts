@@ -27,8 +27,9 @@ const DATABASE_SAMPLE_TIMEOUT_MS = 2_000
 /**
  * One round trip, as one simple-protocol query (so the statement timeout applies to each
  * statement and nothing is prepared): the connections to this database named `commerce…` by name
- * and state, and Graphile Worker's jobs by task and state. `set local` ends with the implicit
- * transaction, which also keeps it PgBouncer-safe.
+ * and state, Graphile Worker's jobs by task and state, and the event outbox's rows waiting for a worker's
+ * relay (counted up to a million, so a huge backlog stays cheap to read). `set local` ends with
+ * the implicit transaction, which also keeps it PgBouncer-safe.
  */
 const SAMPLE_SQL = `set local statement_timeout = 1000;
 select application_name as "name", coalesce(state, 'unknown') as "state", count(*)::int as "count"
@@ -38,7 +39,8 @@ select task_identifier as "task", case
     when attempts >= max_attempts then 'failed'
     when run_at > now() then 'scheduled'
     else 'ready' end as "state", count(*)::int as "count"
-  from graphile_worker.jobs group by 1, 2`
+  from graphile_worker.jobs group by 1, 2;
+select count(*)::int as "count" from (select from event_outbox limit 1000000) as waiting`
 
 interface Row {
   count: number
@@ -52,6 +54,7 @@ const JOB_STATES = ['ready', 'scheduled', 'locked', 'failed'] as const
 interface DatabaseSample {
   connections: ConnectionRow[]
   jobs: JobRow[]
+  outboxRows: number
 }
 
 /** The labelled children of one method, route and status, kept so observing skips prom-client's label hashing. */
@@ -130,8 +133,8 @@ export default fp(
             reject(new Error(`no answer within ${DATABASE_SAMPLE_TIMEOUT_MS} ms`))
           }, DATABASE_SAMPLE_TIMEOUT_MS)
         })
-        const results = (await Promise.race([query, timeout])) as unknown as [unknown, ConnectionRow[], JobRow[]]
-        return { connections: [...results[1]], jobs: [...results[2]] }
+        const results = (await Promise.race([query, timeout])) as unknown as [unknown, ConnectionRow[], JobRow[], [Row]]
+        return { connections: [...results[1]], jobs: [...results[2]], outboxRows: results[3][0].count }
       } catch (error) {
         app.log.warn({ err: error }, 'metrics: could not read database connections and queue depth')
         return undefined
@@ -164,6 +167,16 @@ export default fp(
         // Our tasks' series are always there, zero when empty, so an alert on them never sees a gap.
         for (const task of Object.values(TASKS)) for (const state of JOB_STATES) this.set({ task, state }, 0)
         for (const row of sample.jobs) this.set({ task: row.task, state: row.state }, row.count)
+      },
+    })
+    new Gauge({
+      name: `${METRIC_PREFIX}event_outbox_rows`,
+      help: "Committed transactions whose events no worker's outbox relay has turned into a fan-out job yet",
+      registers: [registry],
+      async collect() {
+        const sample = await sampleDatabase()
+        this.reset()
+        if (sample) this.set(sample.outboxRows)
       },
     })
   },

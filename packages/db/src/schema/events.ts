@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { bigint, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id } from './columns.js'
 
 /** The event log: one row per change, written in the change's own transaction. */
@@ -15,3 +15,12 @@ export const events = pgTable(
   },
   (t) => [index('events_created_idx').on(t.createdAt), index('events_kind_idx').on(t.kind)],
 )
+
+/**
+ * Committed events not yet handed to the job queue: one row per transaction's events, written
+ * with them; the worker's relay moves rows to fan-out jobs and deletes them in one statement.
+ */
+export const eventOutbox = pgTable('event_outbox', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  eventIds: uuid('event_ids').array().notNull(),
+})
