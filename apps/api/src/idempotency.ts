@@ -4,16 +4,20 @@
  * Everything happens in the request's one transaction. Its first statement takes a
  * transaction-scoped advisory lock on the key (a second request with the key while the first
  * runs gets 409 at once) and reads any stored answer (replayed, or 422 for another request). The
- * work runs under a savepoint; its answer is inserted with its last writes, so a replay returns
- * exactly what was committed. 400, 401, 403, 429 and 5xx answers are not stored (the whole
- * transaction rolls back; the client may fix the request or retry). Other refusals (402, 404,
- * 409, 422) roll back to the savepoint and are stored, together with whatever the refusal itself
- * must keep (a declined payment's record), still under the lock. A request that dies mid-way
- * leaves nothing behind.
+ * work runs under a savepoint (unless it writes nothing before its last writes); its answer is inserted with its last writes, and COMMIT goes out
+ * with them, so a replay returns exactly what was committed. 400, 401, 403, 429 and 5xx answers
+ * are not stored (the whole transaction rolls back; the client may fix the request or retry).
+ * Other refusals (402, 404, 409, 422) roll back to the savepoint and are stored, together with
+ * whatever the refusal itself must keep (a declined payment's record), still under the lock. A
+ * request that dies mid-way leaves nothing behind.
+ *
+ * A work may send its first statements with the key's lookup, before its answer (one round trip
+ * less): they must be guarded by WORK_RUNS, which is false when the request is not this one to
+ * run (a replay, or the key in flight elsewhere), so that they then lock and change nothing.
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sqlOf, type Database, type Executor } from '@commerce/db'
+import { sendCommit, sqlOf, type Database, type Executor } from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
@@ -23,9 +27,17 @@ const NOT_STORED = new Set([400, 401, 403, 429])
 
 // Fixed statement text, prepared once per connection. The lock is on a 64-bit hash of the
 // principal and key: two different keys sharing a hash only make one of them wait its turn (409).
-const LOCK_AND_LOOK_UP = `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as "free",
-  (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body)
-   from idempotency_keys where principal = $2 and key = $3 and completed_at is not null and expires_at > now()) as "stored"`
+// It also tells the work's guarded first statements whether to run (a transaction-local setting).
+const LOCK_AND_LOOK_UP = `with claim as materialized (
+  select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as "free",
+    (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body)
+     from idempotency_keys where principal = $2 and key = $3 and completed_at is not null and expires_at > now()) as "stored")
+select "free", "stored", set_config('commerce.work', case when "free" and "stored" is null then 'run' else 'skip' end, true) as "work"
+from claim`
+const WORK_WITHOUT_KEY = `select set_config('commerce.work', 'run', true) as "work"`
+
+/** SQL that is true when this request runs its work: the guard of a work's first statements. */
+export const WORK_RUNS = `current_setting('commerce.work', true) = 'run'`
 const STORE = `insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
   values ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6))
   on conflict (principal, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
@@ -60,18 +72,30 @@ export function idempotencyKeyOf(request: FastifyRequest): string {
 }
 
 /**
- * Sends the outcome to be stored together with the work's last writes (one round trip less); the
- * runner stores the work's answer itself when the work does not. What is remembered is what the
- * request answers. Without a key it stores nothing.
+ * Sends the outcome to be stored together with the work's last writes, and COMMIT right behind
+ * them (two round trips less); the runner stores the work's answer itself when the work does not.
+ * What is remembered is what the request answers; nothing that can fail may follow it. Without a
+ * key it stores nothing (and still commits).
  */
 export type Remember = (outcome: Outcome) => PromiseLike<unknown>
 
-/** The guarded work: its writes in `tx`, its answer as the outcome. */
-export type Work = (tx: Executor, remember: Remember) => Promise<Outcome>
+/** The guarded work: its writes in `tx`, its answer as the outcome; `first` is what its first statements answered. */
+export type Work<F = undefined> = (tx: Executor, remember: Remember, first: F) => Promise<Outcome>
 
-export interface IdempotencyOptions {
+export interface IdempotencyOptions<F = undefined> {
   /** Without a key the request is refused (checkout completion, payments, refunds). */
   required: boolean
+  /**
+   * The work writes only with its last writes (sent with remember): a refusal then has nothing
+   * to undo, so no savepoint is taken (a savepoint makes every later write a subtransaction's).
+   */
+  writesLast?: boolean
+  /**
+   * The work's first statements, sent with the key's lookup before its answer. Each must be
+   * guarded by WORK_RUNS; what they answer is the work's `first` (unused when the request is a
+   * replay or refused).
+   */
+  first?: (tx: Executor) => Promise<F>
 }
 
 function principalOf(request: FastifyRequest): string {
@@ -97,7 +121,12 @@ export function createIdempotency(db: Database) {
    * Runs `work` in a transaction at most once per key and answers its outcome (or the stored
    * one, with `Idempotent-Replayed: true`).
    */
-  async function run(request: FastifyRequest, reply: FastifyReply, options: IdempotencyOptions, work: Work): Promise<FastifyReply> {
+  async function run<F = undefined>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    options: IdempotencyOptions<F>,
+    work: Work<F>,
+  ): Promise<FastifyReply> {
     const key = idempotencyKeyOf(request)
     if (key === '') {
       if (options.required) {
@@ -105,7 +134,7 @@ export function createIdempotency(db: Database) {
           { field: 'Idempotency-Key', message: "Header 'Idempotency-Key' is required" },
         ])
       }
-      return runOnce(reply, work)
+      return runOnce(reply, options, work)
     }
     if (!KEY.test(key)) {
       throw new ApiError('validation_error', 'Idempotency-Key must be 16 to 255 printable ASCII characters', [
@@ -117,33 +146,42 @@ export function createIdempotency(db: Database) {
     let replayed = false
     const outcome = await db.transaction(async (tx) => {
       const sql = sqlOf(tx)
-      const [[found]] = await Promise.all([
-        sql.unsafe<{ free: boolean; stored: { fingerprint: string; status: number; body: unknown } | null }[]>(
-          LOCK_AND_LOOK_UP,
-          [`${principal} ${key}`, principal, key],
-          { prepare: true },
-        ),
-        sql.unsafe('savepoint work'),
-      ])
-      if (!found!.free) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
-      if (found!.stored) {
-        if (found!.stored.fingerprint !== fingerprint) {
+      const looked = sql.unsafe<{ free: boolean; stored: { fingerprint: string; status: number; body: unknown } | null }[]>(
+        LOCK_AND_LOOK_UP,
+        [`${principal} ${key}`, principal, key],
+        { prepare: true },
+      )
+      const savepoint = options.writesLast ? undefined : sql.unsafe('savepoint work')
+      const first = options.first?.(tx)
+      const [[found]] = await Promise.all([looked, savepoint])
+      if (!found!.free || found!.stored) {
+        // The guarded first statements did nothing; their answers are not needed.
+        await first?.catch(() => undefined)
+        if (!found!.free) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
+        if (found!.stored!.fingerprint !== fingerprint) {
           throw new ApiError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request')
         }
         replayed = true
-        return { status: found!.stored.status, body: found!.stored.body }
+        return { status: found!.stored!.status, body: found!.stored!.body }
       }
+      let remembered: Outcome | undefined
       try {
-        let remembered: Outcome | undefined
-        const result = await work(tx, (sent) => store(tx, principal, key, fingerprint, (remembered = sent)))
+        const remember: Remember = (sent) => {
+          remembered = sent
+          const stored = store(tx, principal, key, fingerprint, sent)
+          void sendCommit(sql)
+          return stored
+        }
+        const result = await work(tx, remember, (await first) as F)
         if (remembered) return remembered
         await store(tx, principal, key, fingerprint, result)
         return result
       } catch (error) {
         const apiError = toApiError(error as never)
-        if (!apiError || apiError.statusCode >= 500 || NOT_STORED.has(apiError.statusCode)) throw error
+        // Once COMMIT went out with the last writes, the transaction is over: nothing more to store.
+        if (remembered || !apiError || apiError.statusCode >= 500 || NOT_STORED.has(apiError.statusCode)) throw error
         const refusal = { status: apiError.statusCode, body: errorBody(apiError, String(request.id)) }
-        await sql.unsafe('rollback to savepoint work')
+        if (!options.writesLast) await sql.unsafe('rollback to savepoint work')
         if (error instanceof RefusalWithRecord) await error.record(tx)
         await store(tx, principal, key, fingerprint, refusal)
         return refusal
@@ -154,9 +192,13 @@ export function createIdempotency(db: Database) {
   }
 
   /** Without a key: the same transaction and refusal records, nothing stored. */
-  async function runOnce(reply: FastifyReply, work: Work) {
+  async function runOnce<F>(reply: FastifyReply, options: IdempotencyOptions<F>, work: Work<F>) {
     try {
-      const outcome = await db.transaction((tx) => work(tx, async () => undefined))
+      const outcome = await db.transaction(async (tx) => {
+        const sql = sqlOf(tx)
+        const first = options.first && Promise.all([sql.unsafe(WORK_WITHOUT_KEY, [], { prepare: true }), options.first(tx)]).then(([, answer]) => answer)
+        return work(tx, async () => sendCommit(sql), (await first) as F)
+      })
       return reply.code(outcome.status).send(outcome.body)
     } catch (error) {
       if (error instanceof RefusalWithRecord) await db.transaction(error.record)

@@ -324,6 +324,32 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(orders.every((order) => order.payments === 1 && order.paid === order.total)).toBe(true)
   })
 
+  test('a cart change committed while the completion waits for the cart is in the order (the cart is read again once locked)', async () => {
+    const product = await createProduct({ title: 'Growing', price: 4, inventory_quantity: 10 })
+    const checkout = await startCheckout(product)
+    // Another transaction holds the cart (as an item change does) and doubles the line.
+    const other = await ctx.handle.sql.reserve()
+    try {
+      await other`begin`
+      await other`update carts set updated_at = now() where id = ${checkout.cart_id}`
+      await other`update cart_items set quantity = 2 where cart_id = ${checkout.cart_id}`
+      const completing = complete(checkout.id, key())
+      // The completion is waiting for the cart's lock; then the change commits.
+      await expect
+        .poll(async () => (await ctx.handle.sql`select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length)
+        .toBe(1)
+      await other`commit`
+      const response = await completing
+      expect(response.statusCode, response.body).toBe(201)
+      const order = response.json<Order>()
+      expect(order.items).toEqual([expect.objectContaining({ product_id: product.id, quantity: 2, line_total: 8 })])
+      expect(order.totals.subtotal).toBe(8)
+      expect(await stockOf(product.id)).toBe(8)
+    } finally {
+      other.release()
+    }
+  })
+
   test('a failure after the order insert leaves no order, no event and the stock as it was', async () => {
     const product = await createProduct({ title: 'Doomed', price: 4, inventory_quantity: 4 })
     const checkout = await startCheckout(product)

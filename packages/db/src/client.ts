@@ -1,6 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import * as schema from './schema/index.js'
+import { pipelineTransactions, type SqlClient } from './transaction.js'
 
 export interface DatabaseConfig {
   url: string
@@ -46,6 +47,7 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
     },
   })
   const db = drizzle(sql, { schema })
+  pipelineTransactions(db._.session, sql)
   return { db, sql, close: () => sql.end({ timeout: 5 }) }
 }
 
@@ -56,8 +58,8 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
  * them itself): raw SQL reads timestamps as ISO strings, and sends timestamps as ISO strings and
  * json/jsonb parameters as JSON text (JSON.stringify them).
  */
-export function sqlOf(executor: Executor): postgres.Sql {
-  const client = (executor._.session as unknown as { client?: postgres.Sql }).client
+export function sqlOf(executor: Executor): SqlClient {
+  const client = (executor._.session as unknown as { client?: SqlClient }).client
   if (!client) throw new Error('sqlOf needs a postgres.js database or transaction')
   return client
 }

@@ -78,13 +78,15 @@ const LINES_OF_CART = `coalesce((
   left join product_variants v on v.id = i.variant_id
   where i.cart_id = "carts"."id"), '[]'::json)`
 
-const COUPONS_OF_CART = `coalesce((
-  select json_agg(json_build_object(
+/** A coupon row `c` as the JSON of CouponRow. */
+export const COUPON_JSON = `json_build_object(
     'id', c.id, 'code', c.code, 'type', c.type, 'percentOffPpm', c.percent_off_ppm,
     'amountOffMinor', c.amount_off_minor, 'currency', c.currency, 'minSubtotalMinor', c.min_subtotal_minor,
     'startsAt', c.starts_at, 'endsAt', c.ends_at, 'usageLimit', c.usage_limit, 'timesUsed', c.times_used,
-    'isActive', c.is_active)
-    order by cc.created_at, c.code)
+    'isActive', c.is_active)`
+
+const COUPONS_OF_CART = `coalesce((
+  select json_agg(${COUPON_JSON} order by cc.created_at, c.code)
   from cart_coupons cc join coupons c on c.id = cc.coupon_id
   where cc.cart_id = "carts"."id"), '[]'::json)`
 
@@ -102,13 +104,18 @@ export const SHIPPING_METHOD_JSON = `json_build_object(
 
 const SHIPPING_METHOD_OF_CART = `(select ${SHIPPING_METHOD_JSON} from shipping_methods s where s.id = "carts"."shipping_method_id")`
 
-/** Every column of CartRow, read from a row named "carts". */
-export const CART_ROW_SQL = `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
+/**
+ * Every column of CartRow, read from a row named "carts"; `coupons` is the SQL of its coupons'
+ * JSON array (by default read from the cart's coupons, as of the statement's snapshot).
+ */
+export function cartRowSql(coupons = COUPONS_OF_CART): string {
+  return `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
   "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
   "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
   "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt",
-  ${LINES_OF_CART} as "lines", ${COUPONS_OF_CART} as "coupons", ${TAX_RATES_OF_CART} as "taxRates",
+  ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${TAX_RATES_OF_CART} as "taxRates",
   ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
+}
 
 const linesOfCart = sql<LineRow[]>`${sql.raw(LINES_OF_CART)}`
 const couponsOfCart = sql<CouponRow[]>`${sql.raw(COUPONS_OF_CART)}`

@@ -1,64 +1,101 @@
 /**
  * Checkout completion, the hot path of every sale: one transaction that locks the cart, re-prices
  * it, uses up the coupons, takes the stock (never below zero), creates the order, charges it and
- * writes the events — or changes nothing. Its statements are fixed SQL text (prepared once per
- * connection) and those that do not wait on each other's answers are sent together: three round
- * trips from the lock to the events and the stored answer, where building each statement with
- * Drizzle cost more CPU than the database spent running them (bench/README.md, checkout).
+ * writes the events — or changes nothing. It costs two round trips. The first locks and reads
+ * everything the price and the stock depend on, travelling with BEGIN and the Idempotency-Key's
+ * lookup; it writes nothing, so a refusal has nothing to undo. After the charge, the second
+ * writes the stock, the order, its payment, its events and the stored answer, with COMMIT. The
+ * statements are fixed SQL text (prepared once per connection): building them with Drizzle cost
+ * more CPU than the database spent running them (bench/README.md, Checkout).
  */
-import { and, inArray, isNull, or, sql } from 'drizzle-orm'
 import { moveOrder, type Address, type CompleteCheckout, type Order } from '@commerce/domain'
-import { coupons, newId, payments, sqlOf, writeEvent, writeEvents, type Executor } from '@commerce/db'
+import { newId, payments, sqlOf, writeEvent, writeEvents, type Executor } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
-import { RefusalWithRecord } from '../../idempotency.js'
+import { RefusalWithRecord, WORK_RUNS } from '../../idempotency.js'
 import type { PaymentProvider } from '../../payments/provider.js'
 import type { PricedCart } from '../carts/pricing.js'
-import { CART_ROW_SQL, SHIPPING_METHOD_JSON, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
+import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
-import { orderItemRows, takeStockOfLines, type OrderItemRow } from '../orders/lines.js'
+import { orderItemRows, type NewOrderLine, type OrderItemRow } from '../orders/lines.js'
 import { orderEvent, paymentJsonOfRow, paymentOfRow, toOrder, type OrderRow } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
-// The cart's row lock, taken through the checkout, serializes this completion with every other
-// completion and change of the cart; the read that prices it is the cart read of carts/rows.ts.
+// Locks, in this order (every completion takes them so, and none deadlocks with another): the
+// cart, through the checkout, which serializes this completion with every other completion and
+// change of the cart; its coupons by id, so their use counts stay true until the order uses
+// them; then the stock rows of its lines (the variant's, or the product's for a line without
+// one), products then variants, each by id, so the stock read here is what the order will take.
+// It reads what prices the cart (the cart read of carts/rows.ts, with the coupons as locked), the
+// order's number (from its sequence) and the transaction's time, so the order can be written in
+// one go after the charge. A cart changed by a transaction that committed while this one waited
+// for its lock is read as of before that change by the rest of the statement: "stale" says so,
+// and the statement is sent again (the lock held, it then reads the change). Nothing is locked
+// or read unless this request runs (WORK_RUNS: not a replay, not a key in flight). Last, it has
+// the rest of the transaction use generic plans: WRITE_ORDER's parameters are arrays, whose sizes
+// a custom plan knows, so PostgreSQL's plan cache would otherwise plan it anew on every call
+// (0.18 ms, as long as running it); a generic plan is made once per connection.
 const LOCK_AND_READ = `
 with locked as materialized (
-  select c.*, k.status as checkout_status, k.billing_address as checkout_billing_address
+  select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address
   from checkouts k join carts c on c.id = k.cart_id
-  where k.id = $1
-  for update of c)
-select ${CART_ROW_SQL},
+  where k.id = $1 and ${WORK_RUNS}
+  for update of c),
+locked_coupons as materialized (
+  select c.*, cc.created_at as added_at from cart_coupons cc join coupons c on c.id = cc.coupon_id
+  where cc.cart_id = (select id from locked)
+  order by c.id for update of c),
+lines as materialized (
+  select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
+locked_products as materialized (
+  select p.id, p.inventory_quantity from products p
+  where p.id in (select product_id from lines where variant_id is null)
+  order by p.id for update of p),
+locked_variants as materialized (
+  select v.id, v.inventory_quantity from product_variants v
+  where v.id in (select variant_id from lines)
+  order by v.id for update of v)
+select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_at, c.code) from locked_coupons c), '[]'::json)`)},
   "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
   coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
-    as "shippingMethods"
+    as "shippingMethods",
+  coalesce((select json_object_agg(s.id, s.inventory_quantity)
+    from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
+  (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
+  nextval('order_number_seq')::text as "orderNumber",
+  now() as "now",
+  set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode"
 from locked as "carts"`
 
-// The order and its lines in one statement (foreign keys are checked at its end).
-const INSERT_ORDER = `
-with placed as (
-  insert into orders (id, status, payment_status, paid_minor, customer_id, email, currency, subtotal_minor,
+// Everything the order changes, in one statement (foreign keys are checked at its end): the
+// stock taken (its rows locked and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity
+// >= 0) would fail the whole transaction if a decrement ever went below zero), the coupons used,
+// the paid order and its lines, the succeeded payment, the checkout closed and the cart completed.
+const WRITE_ORDER = `
+with products_taken as (
+  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $3
+  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
+variants_taken as (
+  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $3
+  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
+used as (update coupons set times_used = times_used + 1 where id = any($19::uuid[])),
+placed as (
+  insert into orders (id, order_number, status, payment_status, paid_minor, customer_id, email, currency, subtotal_minor,
     discount_minor, tax_minor, shipping_minor, total_minor, shipping_address, billing_address, shipping_method,
-    coupons, cart_id)
-  values ($1, 'paid', 'paid', $2, $3, $4, $5, $6, $7, $8, $9, $2, $10, $11, $12, $13, $14)
-  returning order_number, created_at, updated_at),
+    coupons, cart_id, created_at, updated_at)
+  values ($1, $2, 'paid', 'paid', $4, $5, $6, $7, $8, $9, $10, $11, $4, $12, $13, $14, $15, $16, $3, $3)),
 lines as (
   insert into order_items (id, order_id, product_id, variant_id, title, variant_title, sku, quantity,
     unit_price_minor, subtotal_minor, discount_minor, tax_minor, total_minor)
-  select l.id, $1, l.product_id, l.variant_id, l.title, l.variant_title, l.sku, l.quantity, l.unit_price,
-    l.subtotal, l.discount, l.tax, l.total
-  from unnest($15::uuid[], $16::uuid[], $17::uuid[], $18::text[], $19::text[], $20::text[], $21::int[],
-    $22::int8[], $23::int8[], $24::int8[], $25::int8[], $26::int8[])
-    as l(id, product_id, variant_id, title, variant_title, sku, quantity, unit_price, subtotal, discount, tax, total))
-select order_number as "orderNumber", created_at as "createdAt", updated_at as "updatedAt" from placed`
-
-// The succeeded payment, the checkout closed and the cart completed.
-const RECORD_PAYMENT = `
-with paid as (
+  select l.id, $1, l.product_id, l.variant_id, l.title, l.variant_title, l.sku, l.quantity, l.unit_price_minor,
+    l.subtotal_minor, l.discount_minor, l.tax_minor, l.total_minor
+  from json_to_recordset($17::json) as l(id uuid, product_id uuid, variant_id uuid, title text, variant_title text,
+    sku text, quantity int, unit_price_minor int8, subtotal_minor int8, discount_minor int8, tax_minor int8, total_minor int8)),
+paid as (
   insert into payments (id, order_id, checkout_id, provider, method, status, amount_minor, currency,
     refunded_minor, provider_reference, created_at, updated_at)
-  values ($1, $2, $3, $4, $5, 'succeeded', $6, $7, 0, $8, $9, $9)),
-closed as (update checkouts set status = 'completed', order_id = $2, updated_at = $9 where id = $3)
-update carts set completed_at = $9, updated_at = $9 where id = $10`
+  values ($20, $1, $21, $22, $23, 'succeeded', $4, $7, 0, $24, $3, $3)),
+closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $21)
+update carts set completed_at = $3, updated_at = $3 where id = $16`
 
 // Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
@@ -67,29 +104,22 @@ interface LockedCheckout extends Text<CartRow> {
   checkoutStatus: 'open' | 'completed'
   billingAddress: Address | null
   shippingMethods: ShippingMethodRow[]
-}
-
-/** Each applicable coupon is used once more, refused when another checkout took its last use. */
-async function useCoupons(tx: Executor, priced: PricedCart) {
-  const ids = priced.applicableCoupons.map((coupon) => coupon.id)
-  if (ids.length === 0) return
-  const used = await tx
-    .update(coupons)
-    .set({ timesUsed: sql`${coupons.timesUsed} + 1` })
-    .where(and(inArray(coupons.id, ids), or(isNull(coupons.usageLimit), sql`${coupons.timesUsed} < ${coupons.usageLimit}`)))
-    .returning({ id: coupons.id })
-  const usedUp = priced.applicableCoupons.find((coupon) => !used.some((row) => row.id === coupon.id))
-  if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
+  /** The units in stock of each locked stock row (variant or product id). */
+  stock: Record<string, number>
+  stale: boolean
+  orderNumber: string
+  now: string
 }
 
 /** What the database makes of a new order: its number and times. */
 type MadeByDatabase = Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>
 
-/** The paid order's row as this transaction writes it (all but what the database makes). */
-function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null): Omit<OrderRow, keyof MadeByDatabase> {
+/** The paid order's row as this transaction writes it. */
+function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null, made: MadeByDatabase): OrderRow {
   const { view: cart, totals } = priced
   return {
     id,
+    ...made,
     status: 'paid',
     paymentStatus: 'paid',
     fulfillmentStatus: 'unfulfilled',
@@ -118,13 +148,36 @@ function orderValues(id: string, billingAddress: Address | null, priced: PricedC
   }
 }
 
-function insertOrder(tx: Executor, row: Omit<OrderRow, keyof MadeByDatabase>, items: readonly OrderItemRow[]) {
+interface Payment {
+  id: string
+  provider: string
+  method: string
+  reference: string | null
+}
+
+function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Payment, now: string) {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
-  const column = <K extends keyof OrderItemRow>(key: K) => items.map((item) => item[key])
-  return sqlOf(tx).unsafe<Text<MadeByDatabase>[]>(
-    INSERT_ORDER,
+  const itemsJson = items.map((item) => ({
+    id: item.id,
+    product_id: item.productId,
+    variant_id: item.variantId,
+    title: item.title,
+    variant_title: item.variantTitle,
+    sku: item.sku,
+    quantity: item.quantity,
+    unit_price_minor: item.unitPriceMinor,
+    subtotal_minor: item.subtotalMinor,
+    discount_minor: item.discountMinor,
+    tax_minor: item.taxMinor,
+    total_minor: item.totalMinor,
+  }))
+  const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
+  return sqlOf(tx).unsafe(
+    WRITE_ORDER,
     [
       row.id,
+      row.orderNumber,
+      now,
       row.totalMinor,
       row.customerId,
       row.email,
@@ -138,40 +191,49 @@ function insertOrder(tx: Executor, row: Omit<OrderRow, keyof MadeByDatabase>, it
       json(row.shippingMethod),
       json(row.coupons),
       row.cartId,
-      column('id'),
-      column('productId'),
-      column('variantId'),
-      column('title'),
-      column('variantTitle'),
-      column('sku'),
-      column('quantity'),
-      column('unitPriceMinor'),
-      column('subtotalMinor'),
-      column('discountMinor'),
-      column('taxMinor'),
-      column('totalMinor'),
+      JSON.stringify(itemsJson),
+      JSON.stringify(stock),
+      [...couponIds],
+      payment.id,
+      checkoutId,
+      payment.provider,
+      payment.method,
+      payment.reference,
     ],
     { prepare: true },
   )
 }
 
+/**
+ * The first round trip: the cart, its coupons and its stock rows locked, and what prices it read.
+ * Sent with the Idempotency-Key's lookup (guarded by WORK_RUNS), so the runner passes it as
+ * `first`; answers nothing when the checkout is not found or this request does not run.
+ */
+export async function lockCheckout(tx: Executor, id: string): Promise<LockedCheckout | undefined> {
+  const sql = sqlOf(tx)
+  const [locked] = await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
+  if (!locked?.stale) return locked
+  // Read again, with the lock held: the change the lock waited for is seen now.
+  const [fresh] = await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
+  return fresh
+}
+
 export function createCheckoutCompletion(provider: PaymentProvider) {
   /**
-   * Completes the checkout inside `tx` (the idempotency runner's transaction) and answers the
-   * order. Lock order: the cart, coupons, then stock rows by id, so concurrent checkouts never
-   * deadlock.
+   * Completes the checkout inside `tx` (the idempotency runner's transaction) from what
+   * lockCheckout read, and answers the order. Every refusal comes before the first write.
    */
   return async function completeCheckout(
     tx: Executor,
     id: string,
+    locked: LockedCheckout | undefined,
     body: CompleteCheckout,
     viewer: CartViewer,
     requestId: string,
     idempotencyKey: string,
-    /** Sent with the last writes: the stored answer of the Idempotency-Key (idempotency.ts). */
+    /** Sent with the last writes: the stored answer of the Idempotency-Key, and COMMIT (idempotency.ts). */
     withLastWrites: (order: Order) => PromiseLike<unknown>,
   ): Promise<Order> {
-    const [locked] = await sqlOf(tx).unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
     if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
@@ -189,15 +251,14 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
     if (!rate && rates.length > 0) throw invalidField('rate_id', 'Choose a shipping rate first (POST /checkouts/:id/shipping)')
 
-    // The order is written as it will be once paid: if the charge fails, all of it rolls back,
-    // so the pending state between the two moves is never seen outside this transaction.
-    const paidEvent = moveOrder('pending', 'paid')
-    const orderId = newId()
     const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
-    const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
-    const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
-    const values = orderValues(orderId, locked.billingAddress, priced, rate)
-    const [, , [made]] = await Promise.all([useCoupons(tx, priced), takeStockOfLines(tx, lines), insertOrder(tx, values, items)])
+    const short = lines.findIndex((line) => (locked.stock[line.variantId ?? line.productId] ?? 0) < line.quantity)
+    if (short >= 0) {
+      const line = lines[short]!
+      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
+        { field: `items[${short}]`, message: `${line.title}: ${line.quantity} requested` },
+      ])
+    }
 
     const total = priced.totals.total
     const charge = await provider.charge({
@@ -207,7 +268,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
       token: body.payment.token,
       idempotencyKey: `checkout:${id}:${idempotencyKey}`,
     })
-    const now = new Date()
+    const now = new Date(locked.now)
     const attempt = {
       id: newId(),
       orderId: null,
@@ -232,15 +293,18 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
       })
     }
 
+    // The order is written paid: the pending state before its payment is never seen outside
+    // this transaction, so only the move to paid is an event.
+    const paidEvent = moveOrder('pending', 'paid')
+    const orderId = newId()
+    const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
+    const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
+    const row = orderValues(orderId, locked.billingAddress, priced, rate, { orderNumber: locked.orderNumber, createdAt: now, updatedAt: now })
     const payment = { ...attempt, orderId, status: 'succeeded' as const, providerReference: charge.reference }
-    const row = { ...values, orderNumber: made!.orderNumber, createdAt: new Date(made!.createdAt), updatedAt: new Date(made!.updatedAt) }
     const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
+    const couponIds = priced.applicableCoupons.map((coupon) => coupon.id)
     await Promise.all([
-      sqlOf(tx).unsafe(
-        RECORD_PAYMENT,
-        [payment.id, orderId, id, payment.provider, payment.method, total, cart.currency, charge.reference, now.toISOString(), cart.id],
-        { prepare: true },
-      ),
+      writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now),
       writeEvents(tx, [
         orderEvent('order.created', placed, requestId),
         { kind: 'payment.succeeded', data: paymentOfRow(payment), customerId: placed.customer_id, requestId },

@@ -3,7 +3,7 @@ import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShip
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
-import { createCheckoutCompletion } from './complete.js'
+import { createCheckoutCompletion, lockCheckout } from './complete.js'
 import { createCheckoutService } from './service.js'
 
 
@@ -78,9 +78,10 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
       const answer = (order: Order) => ({ status: 201, body: order })
-      return app.idempotency.run(request, reply, { required: true }, async (tx, remember) =>
+      const { id } = request.params
+      return app.idempotency.run(request, reply, { required: true, writesLast: true, first: (tx) => lockCheckout(tx, id) }, async (tx, remember, locked) =>
         answer(
-          await completeCheckout(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request), (order) =>
+          await completeCheckout(tx, id, locked, request.body, viewer, String(request.id), idempotencyKeyOf(request), (order) =>
             remember(answer(order)),
           ),
         ),

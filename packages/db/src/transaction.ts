@@ -1,0 +1,146 @@
+/**
+ * Transactions with one round trip less at each end. postgres.js's `begin()` waits for BEGIN's
+ * answer before it sends the first statement, and sends COMMIT only once the work is done; here
+ * BEGIN goes out with the first statement, and a unit of work may send COMMIT right behind its
+ * last writes (`sendCommit`). On two shared cores each round trip wakes a backend and costs
+ * both processes CPU (bench/README.md, Checkout). Every `db.transaction()` of a database made by
+ * createDb runs this way; the work gets an ordinary Drizzle transaction.
+ *
+ * The transaction holds a connection reserved from the pool. When that connection is lost
+ * under it, nothing more is sent on it and it is not handed back (postgres.js already counts it
+ * as closed and would otherwise reuse a dead socket).
+ */
+import type { TablesRelationalConfig } from 'drizzle-orm'
+import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js'
+import type postgres from 'postgres'
+
+/** The part of a postgres.js client a transaction lends out: statements as fixed text. */
+export type SqlClient = Pick<postgres.Sql, 'unsafe'>
+
+interface Connection {
+  onclose: ((error: Error) => void) | null
+}
+
+interface TransactionState {
+  reserved: postgres.ReservedSql
+  connection: Connection | undefined
+  /** Set when the connection closed under the transaction. */
+  lost: Error | undefined
+  /** The first statement that failed: the cause of every later "transaction is aborted". */
+  failure: unknown
+  /** COMMIT, once sent (by the work through sendCommit, or at the end). */
+  commit: Promise<void> | undefined
+  /** No statement may be sent any more: COMMIT or ROLLBACK is on its way. */
+  ended: boolean
+}
+
+const states = new WeakMap<SqlClient, TransactionState>()
+
+const ABORTED = '25P02'
+
+function isAborted(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === ABORTED
+}
+
+/** The client a transaction's statements go through: refuses once the transaction has ended. */
+function clientOf(state: TransactionState): SqlClient {
+  const unsafe = (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
+    if (state.lost) throw state.lost
+    if (state.ended) throw new Error('This transaction has ended: a statement sent now would run outside it')
+    const pending = state.reserved.unsafe(query, parameters, options)
+    // Sends it now, in call order, and keeps its failure: a statement nobody awaits still fails
+    // the transaction.
+    pending.catch((error: unknown) => {
+      if (state.failure === undefined && !isAborted(error)) state.failure = error
+    })
+    return pending
+  }
+  return { unsafe: unsafe as SqlClient['unsafe'] }
+}
+
+/** Sends COMMIT (or ends the transaction) and answers when PostgreSQL has committed. */
+function commit(state: TransactionState): Promise<void> {
+  state.ended = true
+  if (state.lost) return Promise.reject(state.lost)
+  return state.reserved.unsafe('commit').then((result) => {
+    // COMMIT of a transaction a statement failed in answers ROLLBACK.
+    if (result.command !== 'COMMIT') throw state.failure ?? new Error(`COMMIT answered ${result.command}`)
+  })
+}
+
+/**
+ * Sends COMMIT now, behind the statements this transaction sent so far, instead of after the
+ * work has answered. Nothing may be sent in the transaction afterwards, and nothing the work does
+ * afterwards may fail: its writes are committed. The work still awaits its statements; a failed
+ * one makes the whole transaction roll back and the work throws its error as usual.
+ */
+export function sendCommit(client: SqlClient): Promise<void> {
+  const state = states.get(client)
+  if (!state) throw new Error('sendCommit needs the client of a transaction')
+  if (state.commit) return state.commit
+  state.commit = commit(state)
+  // Awaited by the runner; a failure here is the work's failure too.
+  state.commit.catch(() => {})
+  return state.commit
+}
+
+type SessionArguments = ConstructorParameters<typeof PostgresJsSession>
+type Transaction = PostgresJsTransaction<Record<string, unknown>, TablesRelationalConfig>
+type TransactionConfig = Parameters<Transaction['setTransaction']>[0]
+
+/**
+ * Replaces the Drizzle session's `transaction()` (which uses postgres.js `begin()`) with the
+ * pipelined one. Nested transactions (savepoints through Drizzle) are not offered; a work takes
+ * its own savepoints with plain statements.
+ */
+export function pipelineTransactions(session: object, sql: postgres.Sql): void {
+  const { dialect, schema, options } = session as { dialect: SessionArguments[1]; schema: SessionArguments[2]; options: SessionArguments[3] }
+  const transaction = async <T>(work: (tx: Transaction) => Promise<T>, config?: TransactionConfig): Promise<T> => {
+    const reserved = await sql.reserve()
+    const state: TransactionState = { reserved, connection: undefined, lost: undefined, failure: undefined, commit: undefined, ended: false }
+    // BEGIN is not awaited: it travels with the first statement. Its connection is remembered to
+    // learn of the connection's loss (what postgres.js's begin() does with it too).
+    const begin = reserved.unsafe('begin', [], {
+      onexecute: (connection: Connection) => {
+        state.connection = connection
+        connection.onclose = (error) => {
+          state.lost = error
+        }
+        return true
+      },
+      // postgres.js's own option (begin() uses it), missing from its types.
+    } as unknown as postgres.UnsafeQueryOptions)
+    begin.catch((error: unknown) => {
+      if (state.failure === undefined) state.failure = error
+    })
+    const client = clientOf(state)
+    states.set(client, state)
+    // Drizzle types a transaction's session over postgres.js's TransactionSql, which it does not
+    // declare as a Sql; the session only ever calls unsafe() on its client.
+    const session = new PostgresJsSession(client as postgres.Sql, dialect, schema, options)
+    const tx: Transaction = new PostgresJsTransaction(dialect, session as never, schema)
+    try {
+      if (config) await tx.setTransaction(config)
+      let result: T
+      try {
+        result = await work(tx)
+      } catch (error) {
+        if (state.commit) await state.commit.catch(() => {})
+        else if (!state.lost) {
+          state.ended = true
+          await reserved.unsafe('rollback').catch(() => {})
+        }
+        throw isAborted(error) && state.failure !== undefined ? state.failure : error
+      }
+      await (state.commit ?? commit(state))
+      return result
+    } finally {
+      state.ended = true
+      if (!state.lost) {
+        if (state.connection) state.connection.onclose = null
+        reserved.release()
+      }
+    }
+  }
+  ;(session as { transaction: unknown }).transaction = transaction
+}
