@@ -429,9 +429,11 @@ async function startProxy(target: URL) {
 describe('a second API process', () => {
   test('a client connected to the built API process (dist/main.js) receives events caused through this one', async () => {
     const main = fileURLToPath(new URL('../dist/main.js', import.meta.url))
-    const { DATABASE_URL: _unused, ...env } = process.env
+    // Its own rate limit, in memory: with REDIS_URL it would share 127.0.0.1's budget with every
+    // other test process of the run and could refuse the handshake (429).
+    const { DATABASE_URL: _database, REDIS_URL: _redis, ...env } = process.env
     const child = spawn(process.execPath, [main], {
-      env: { ...env, DATABASE_URL: ctx.database.url, JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      env: { ...env, DATABASE_URL: ctx.database.url, JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000' },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     try {

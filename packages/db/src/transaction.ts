@@ -42,6 +42,23 @@ function isAborted(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === ABORTED
 }
 
+/**
+ * An error that ends the connection: postgres.js's own (CONNECTION_CLOSED, …), a socket's, or
+ * the server's FATAL (the backend terminated). It may come before postgres.js's close handler
+ * has run, so the connection must not be handed back on the strength of that handler alone.
+ */
+function endsConnection(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown }
+  if (severity === 'FATAL' || severity === 'PANIC') return true
+  return typeof code === 'string' && (code.startsWith('CONNECTION_') || code.startsWith('E') || code.startsWith('57P') || code.startsWith('08'))
+}
+
+/** Keeps the first failure of a statement (the cause of later "transaction is aborted"), and a lost connection. */
+function noteFailure(state: TransactionState, error: unknown): void {
+  if (endsConnection(error)) state.lost ??= error instanceof Error ? error : new Error(String(error))
+  if (state.failure === undefined && !isAborted(error)) state.failure = error
+}
+
 /** The client a transaction's statements go through: refuses once the transaction has ended. */
 function clientOf(state: TransactionState): SqlClient {
   const unsafe = (query: string, parameters?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
@@ -50,9 +67,7 @@ function clientOf(state: TransactionState): SqlClient {
     const pending = state.reserved.unsafe(query, parameters, options)
     // Sends it now, in call order, and keeps its failure: a statement nobody awaits still fails
     // the transaction.
-    pending.catch((error: unknown) => {
-      if (state.failure === undefined && !isAborted(error)) state.failure = error
-    })
+    pending.catch((error: unknown) => noteFailure(state, error))
     return pending
   }
   return { unsafe: unsafe as SqlClient['unsafe'] }
@@ -110,9 +125,7 @@ export function pipelineTransactions(session: object, sql: postgres.Sql): void {
       },
       // postgres.js's own option (begin() uses it), missing from its types.
     } as unknown as postgres.UnsafeQueryOptions)
-    begin.catch((error: unknown) => {
-      if (state.failure === undefined) state.failure = error
-    })
+    begin.catch((error: unknown) => noteFailure(state, error))
     const client = clientOf(state)
     states.set(client, state)
     // Drizzle types a transaction's session over postgres.js's TransactionSql, which it does not
@@ -125,6 +138,7 @@ export function pipelineTransactions(session: object, sql: postgres.Sql): void {
       try {
         result = await work(tx)
       } catch (error) {
+        noteFailure(state, error)
         if (state.commit) await state.commit.catch(() => {})
         else if (!state.lost) {
           state.ended = true
