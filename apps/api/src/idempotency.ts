@@ -30,7 +30,7 @@ const NOT_STORED = new Set([400, 401, 403, 429])
 // It also tells the work's guarded first statements whether to run (a transaction-local setting).
 const LOCK_AND_LOOK_UP = `with claim as materialized (
   select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as "free",
-    (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body)
+    (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body::text)
      from idempotency_keys where principal = $2 and key = $3 and completed_at is not null and expires_at > now()) as "stored")
 select "free", "stored", set_config('commerce.work', case when "free" and "stored" is null then 'run' else 'skip' end, true) as "work"
 from claim`
@@ -112,9 +112,17 @@ function fingerprintOf(request: FastifyRequest): string {
   return hash.digest('hex')
 }
 
+/** An outcome as it is stored and sent: its body serialized once, so a replay sends the same bytes. */
+interface Answer {
+  status: number
+  json: string
+}
+
+const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: JSON.stringify(outcome.body) })
+
 export function createIdempotency(db: Database) {
-  function store(tx: Executor, principal: string, key: string, fingerprint: string, outcome: Outcome) {
-    return sqlOf(tx).unsafe(STORE, [principal, key, fingerprint, outcome.status, JSON.stringify(outcome.body), RETENTION_SECONDS], { prepare: true })
+  function store(tx: Executor, principal: string, key: string, fingerprint: string, answer: Answer) {
+    return sqlOf(tx).unsafe(STORE, [principal, key, fingerprint, answer.status, answer.json, RETENTION_SECONDS], { prepare: true })
   }
 
   /**
@@ -144,9 +152,9 @@ export function createIdempotency(db: Database) {
     const principal = principalOf(request)
     const fingerprint = fingerprintOf(request)
     let replayed = false
-    const outcome = await db.transaction(async (tx) => {
+    const answer = await db.transaction(async (tx): Promise<Answer> => {
       const sql = sqlOf(tx)
-      const looked = sql.unsafe<{ free: boolean; stored: { fingerprint: string; status: number; body: unknown } | null }[]>(
+      const looked = sql.unsafe<{ free: boolean; stored: { fingerprint: string; status: number; body: string } | null }[]>(
         LOCK_AND_LOOK_UP,
         [`${principal} ${key}`, principal, key],
         { prepare: true },
@@ -162,25 +170,26 @@ export function createIdempotency(db: Database) {
           throw new ApiError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request')
         }
         replayed = true
-        return { status: found!.stored!.status, body: found!.stored!.body }
+        return { status: found!.stored!.status, json: found!.stored!.body }
       }
-      let remembered: Outcome | undefined
+      let remembered: Answer | undefined
       try {
         const remember: Remember = (sent) => {
-          remembered = sent
-          const stored = store(tx, principal, key, fingerprint, sent)
+          remembered = answerOf(sent)
+          const stored = store(tx, principal, key, fingerprint, remembered)
           void sendCommit(sql)
           return stored
         }
         const result = await work(tx, remember, (await first) as F)
         if (remembered) return remembered
-        await store(tx, principal, key, fingerprint, result)
-        return result
+        const answer = answerOf(result)
+        await store(tx, principal, key, fingerprint, answer)
+        return answer
       } catch (error) {
         const apiError = toApiError(error as never)
         // Once COMMIT went out with the last writes, the transaction is over: nothing more to store.
         if (remembered || !apiError || apiError.statusCode >= 500 || NOT_STORED.has(apiError.statusCode)) throw error
-        const refusal = { status: apiError.statusCode, body: errorBody(apiError, String(request.id)) }
+        const refusal = answerOf({ status: apiError.statusCode, body: errorBody(apiError, String(request.id)) })
         if (!options.writesLast) await sql.unsafe('rollback to savepoint work')
         if (error instanceof RefusalWithRecord) await error.record(tx)
         await store(tx, principal, key, fingerprint, refusal)
@@ -188,7 +197,8 @@ export function createIdempotency(db: Database) {
       }
     })
     if (replayed) reply.header('idempotent-replayed', 'true')
-    return reply.code(outcome.status).send(outcome.body)
+    // Already JSON: Fastify sends a string with a JSON content type as it is.
+    return reply.code(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.json)
   }
 
   /** Without a key: the same transaction and refusal records, nothing stored. */

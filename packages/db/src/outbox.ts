@@ -35,16 +35,23 @@ const INSERT_EVENTS = `with written as (
 queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written)
 select count(pg_notify('${EVENTS_CHANNEL}', id::text)) as "notified" from written`
 
-/** Several events of one change in one statement, in the given order (ids ascend with it). */
+/**
+ * Several events of one change in one statement, in the given order (ids ascend with it). Events
+ * that share one data object (an order's created and paid events) have it serialized once.
+ */
 export async function writeEvents(tx: Executor, list: readonly NewEvent[]): Promise<string[]> {
   const ids = list.map(() => newId())
-  const rows = list.map((event, index) => ({
-    id: ids[index],
-    kind: event.kind,
-    data: event.data,
-    customer_id: event.customerId ?? null,
-    request_id: event.requestId ?? null,
-  }))
-  await sqlOf(tx).unsafe(INSERT_EVENTS, [JSON.stringify(rows)], { prepare: true })
+  const texts = new Map<object, string>()
+  const dataText = (data: object) => {
+    let text = texts.get(data)
+    if (text === undefined) texts.set(data, (text = JSON.stringify(data)))
+    return text
+  }
+  const rows = list.map(
+    (event, index) =>
+      `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${dataText(event.data)},` +
+      `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)}}`,
+  )
+  await sqlOf(tx).unsafe(INSERT_EVENTS, [`[${rows.join(',')}]`], { prepare: true })
   return ids
 }

@@ -9,6 +9,7 @@ import {
   check,
   index,
   integer,
+  json,
   jsonb,
   pgEnum,
   pgSequence,
@@ -251,7 +252,8 @@ export const idempotencyKeys = pgTable(
     /** Method, route and a hash of the body: the same key with another request is refused. */
     fingerprint: text('fingerprint').notNull(),
     responseStatus: integer('response_status'),
-    responseBody: jsonb('response_body'),
+    /** The answer's JSON text as it was sent (json, not jsonb): a replay sends the same bytes. */
+    responseBody: json('response_body'),
     /** Null while the first request is still running. */
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),

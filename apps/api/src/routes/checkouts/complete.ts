@@ -303,12 +303,14 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const payment = { ...attempt, orderId, status: 'succeeded' as const, providerReference: charge.reference }
     const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
     const couponIds = priced.applicableCoupons.map((coupon) => coupon.id)
+    const created = orderEvent('order.created', placed, requestId)
     await Promise.all([
       writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now),
       writeEvents(tx, [
-        orderEvent('order.created', placed, requestId),
+        created,
         { kind: 'payment.succeeded', data: paymentOfRow(payment), customerId: placed.customer_id, requestId },
-        orderEvent(paidEvent, placed, requestId),
+        // The same snapshot as order.created's (serialized once).
+        { ...created, kind: paidEvent },
       ]),
       withLastWrites(placed),
     ])

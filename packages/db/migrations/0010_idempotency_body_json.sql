@@ -1,0 +1,1 @@
+ALTER TABLE "idempotency_keys" ALTER COLUMN "response_body" SET DATA TYPE json;
