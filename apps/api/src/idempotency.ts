@@ -1,19 +1,19 @@
 /**
  * Idempotency-Key handling (DESIGN §3, §9): a request is done once per (principal, key).
  *
- * Everything happens in the request's one transaction. Its first statement takes a
- * transaction-scoped advisory lock on the key (a second request with the key while the first
- * runs gets 409 at once) and reads any stored answer (replayed, or 422 for another request). The
- * work runs under a savepoint (unless it writes nothing before its last writes); its answer is inserted with its last writes, and COMMIT goes out
- * with them, so a replay returns exactly what was committed. 400, 401, 403, 429 and 5xx answers
- * are not stored (the whole transaction rolls back; the client may fix the request or retry).
- * Other refusals (402, 404, 409, 422) roll back to the savepoint and are stored, together with
- * whatever the refusal itself must keep (a declined payment's record), still under the lock. A
- * request that dies mid-way leaves nothing behind.
+ * Everything happens in the request's one transaction. Its first statement claims the key: a
+ * transaction-scoped advisory lock on it (a second request with the key while the first runs
+ * gets 409 at once) and any stored answer (replayed, or 422 for another request). The work runs
+ * under a savepoint (unless it writes nothing before its last writes); its answer is stored with
+ * its last writes, and COMMIT goes out with them, so a replay returns exactly what was committed.
+ * 400, 401, 403, 429 and 5xx answers are not stored (the whole transaction rolls back; the
+ * client may fix the request or retry). Other refusals (402, 404, 409, 422) roll back to the
+ * savepoint and are stored, together with whatever the refusal itself must keep (a declined
+ * payment's record), still under the lock. A request that dies mid-way leaves nothing behind.
  *
- * A work may send its first statements with the key's lookup, before its answer (one round trip
- * less): they must be guarded by WORK_RUNS, which is false when the request is not this one to
- * run (a replay, or the key in flight elsewhere), so that they then lock and change nothing.
+ * A hot path may fold the claim into its own first statement (claimCte, guarded by WORK_RUNS,
+ * answering CLAIM_COLUMNS) and the stored answer into its own last one (storeCte): a round trip
+ * and two statements less.
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -25,24 +25,52 @@ const KEY = /^[\x21-\x7e]{16,255}$/
 const RETENTION_SECONDS = 24 * 60 * 60
 const NOT_STORED = new Set([400, 401, 403, 429])
 
-// Fixed statement text, prepared once per connection. The lock is on a 64-bit hash of the
-// principal and key: two different keys sharing a hash only make one of them wait its turn (409).
-// It also tells the work's guarded first statements whether to run (a transaction-local setting).
-const LOCK_AND_LOOK_UP = `with claim as materialized (
-  select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as "free",
+/**
+ * The key's claim as a CTE named `claim`, over three parameters from `$first` on (the lock's
+ * text, the principal, the key; all null without a key, which claims nothing and runs). The lock
+ * is on a 64-bit hash of the principal and key: two different keys sharing a hash only make one
+ * of them wait its turn (409).
+ */
+export function claimCte(first: number): string {
+  const [lock, principal, key] = [first, first + 1, first + 2].map((n) => `$${n}`)
+  return `claim as materialized (
+  select coalesce(pg_try_advisory_xact_lock(hashtextextended(${lock}::text, 0)), true) as "free",
     (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body::text)
-     from idempotency_keys where principal = $2 and key = $3 and completed_at is not null and expires_at > now()) as "stored")
-select "free", "stored", set_config('commerce.work', case when "free" and "stored" is null then 'run' else 'skip' end, true) as "work"
-from claim`
-const WORK_WITHOUT_KEY = `select set_config('commerce.work', 'run', true) as "work"`
+     from idempotency_keys where principal = ${principal}::text and key = ${key}::text and completed_at is not null
+       and expires_at > now()) as "stored")`
+}
 
-/** SQL that is true when this request runs its work: the guard of a work's first statements. */
-export const WORK_RUNS = `current_setting('commerce.work', true) = 'run'`
-const STORE = `insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
-  values ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6))
+/** In a statement with claimCte: true when this request runs its work (the guard of what it locks and reads). */
+export const WORK_RUNS = `(select "free" and "stored" is null from claim)`
+
+/** In a statement with claimCte: the claim, as the columns the runner reads (see Claim). */
+export const CLAIM_COLUMNS = `(select "free" from claim) as "keyFree", (select "stored" from claim) as "keyStored"`
+
+/** What the claim answers. */
+export interface Claim {
+  keyFree: boolean
+  keyStored: { fingerprint: string; status: number; body: string } | null
+}
+
+/**
+ * Storing the answer as a CTE named `stored`, over six parameters from `$first` on (the
+ * principal, the key, the request's fingerprint, the status, the body's JSON, the retention in
+ * seconds); nothing is stored when the principal is null (no key).
+ */
+export function storeCte(first: number): string {
+  const [principal, key, fingerprint, status, body, retention] = Array.from({ length: 6 }, (_, i) => `$${first + i}`)
+  return `stored as (
+  insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
+  select ${principal}::text, ${key}::text, ${fingerprint}::text, ${status}::int, ${body}::json, now(), now() + make_interval(secs => ${retention}::int)
+  where ${principal}::text is not null
   on conflict (principal, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
     response_body = excluded.response_body, completed_at = excluded.completed_at, expires_at = excluded.expires_at,
-    created_at = now()`
+    created_at = now())`
+}
+
+// Fixed statement text, prepared once per connection.
+const LOOK_UP = `with ${claimCte(1)} select ${CLAIM_COLUMNS}`
+const STORE = `with ${storeCte(1)} select 1`
 
 export interface Outcome {
   status: number
@@ -71,15 +99,22 @@ export function idempotencyKeyOf(request: FastifyRequest): string {
   return (Array.isArray(header) ? header[0] : header) ?? ''
 }
 
-/**
- * Sends the outcome to be stored together with the work's last writes, and COMMIT right behind
- * them (two round trips less); the runner stores the work's answer itself when the work does not.
- * What is remembered is what the request answers; nothing that can fail may follow it. Without a
- * key it stores nothing (and still commits).
- */
-export type Remember = (outcome: Outcome) => PromiseLike<unknown>
+/** How the work has its answer stored, with its last writes. */
+export interface Remember {
+  /**
+   * Sends the answer to be stored together with the work's last writes, and COMMIT right behind
+   * them (a round trip less). What is remembered is what the request answers; nothing that can
+   * fail may follow it. Without a key nothing is stored (and COMMIT still goes).
+   */
+  (outcome: Outcome): PromiseLike<unknown>
+  /**
+   * For a work that stores the answer in its own last statement (storeCte): that statement's
+   * parameters for it. The work sends COMMIT right behind the statement (sendCommit).
+   */
+  inline(outcome: Outcome): (string | number | null)[]
+}
 
-/** The guarded work: its writes in `tx`, its answer as the outcome; `first` is what its first statements answered. */
+/** The guarded work: its writes in `tx`, its answer as the outcome; `first` is what its first statement answered. */
 export type Work<F = undefined> = (tx: Executor, remember: Remember, first: F) => Promise<Outcome>
 
 export interface IdempotencyOptions<F = undefined> {
@@ -91,11 +126,12 @@ export interface IdempotencyOptions<F = undefined> {
    */
   writesLast?: boolean
   /**
-   * The work's first statements, sent with the key's lookup before its answer. Each must be
-   * guarded by WORK_RUNS; what they answer is the work's `first` (unused when the request is a
-   * replay or refused).
+   * The work's first statement, which claims the key itself (claimCte at the parameters given
+   * here, first in its own list; WORK_RUNS guarding what it locks; CLAIM_COLUMNS among its
+   * columns) and writes nothing. Sent with BEGIN, instead of the runner's own claim; what it
+   * answers is the work's `first`.
    */
-  first?: (tx: Executor) => Promise<F>
+  first?: (tx: Executor, claim: readonly [string | null, string | null, string | null]) => Promise<F & Claim>
 }
 
 function principalOf(request: FastifyRequest): string {
@@ -112,6 +148,13 @@ function fingerprintOf(request: FastifyRequest): string {
   return hash.digest('hex')
 }
 
+/** Whose key, and the request it was used with. */
+interface StoredKey {
+  principal: string
+  key: string
+  fingerprint: string
+}
+
 /** An outcome as it is stored and sent: its body serialized once, so a replay sends the same bytes. */
 interface Answer {
   status: number
@@ -121,8 +164,26 @@ interface Answer {
 const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: JSON.stringify(outcome.body) })
 
 export function createIdempotency(db: Database) {
-  function store(tx: Executor, principal: string, key: string, fingerprint: string, answer: Answer) {
-    return sqlOf(tx).unsafe(STORE, [principal, key, fingerprint, answer.status, answer.json, RETENTION_SECONDS], { prepare: true })
+  /** The answer's parameters for STORE or storeCte; all null without a key (nothing stored). */
+  const storeParams = (key: StoredKey | undefined, answer: Answer): (string | number | null)[] =>
+    key ? [key.principal, key.key, key.fingerprint, answer.status, answer.json, RETENTION_SECONDS] : [null, null, null, null, null, null]
+
+  function rememberIn(tx: Executor, key: StoredKey | undefined, onRemember: (answer: Answer) => void): Remember {
+    const sql = sqlOf(tx)
+    const remember = (outcome: Outcome) => {
+      const answer = answerOf(outcome)
+      onRemember(answer)
+      const stored = key ? sql.unsafe(STORE, storeParams(key, answer), { prepare: true }) : undefined
+      void sendCommit(sql)
+      return stored ?? Promise.resolve()
+    }
+    return Object.assign(remember, {
+      inline(outcome: Outcome) {
+        const answer = answerOf(outcome)
+        onRemember(answer)
+        return storeParams(key, answer)
+      },
+    })
   }
 
   /**
@@ -135,8 +196,8 @@ export function createIdempotency(db: Database) {
     options: IdempotencyOptions<F>,
     work: Work<F>,
   ): Promise<FastifyReply> {
-    const key = idempotencyKeyOf(request)
-    if (key === '') {
+    const header = idempotencyKeyOf(request)
+    if (header === '') {
       if (options.required) {
         throw new ApiError('validation_error', "Header 'Idempotency-Key' is required", [
           { field: 'Idempotency-Key', message: "Header 'Idempotency-Key' is required" },
@@ -144,46 +205,34 @@ export function createIdempotency(db: Database) {
       }
       return runOnce(reply, options, work)
     }
-    if (!KEY.test(key)) {
+    if (!KEY.test(header)) {
       throw new ApiError('validation_error', 'Idempotency-Key must be 16 to 255 printable ASCII characters', [
         { field: 'Idempotency-Key', message: 'must be 16 to 255 printable ASCII characters' },
       ])
     }
-    const principal = principalOf(request)
-    const fingerprint = fingerprintOf(request)
+    const key: StoredKey = { principal: principalOf(request), key: header, fingerprint: fingerprintOf(request) }
     let replayed = false
     const answer = await db.transaction(async (tx): Promise<Answer> => {
       const sql = sqlOf(tx)
-      const looked = sql.unsafe<{ free: boolean; stored: { fingerprint: string; status: number; body: string } | null }[]>(
-        LOCK_AND_LOOK_UP,
-        [`${principal} ${key}`, principal, key],
-        { prepare: true },
-      )
+      const claimParams = [`${key.principal} ${key.key}`, key.principal, key.key] as const
+      const first = options.first?.(tx, claimParams)
+      const claimed = first ?? sql.unsafe<Claim[]>(LOOK_UP, [...claimParams], { prepare: true }).then(([claim]) => claim!)
       const savepoint = options.writesLast ? undefined : sql.unsafe('savepoint work')
-      const first = options.first?.(tx)
-      const [[found]] = await Promise.all([looked, savepoint])
-      if (!found!.free || found!.stored) {
-        // The guarded first statements did nothing; their answers are not needed.
-        await first?.catch(() => undefined)
-        if (!found!.free) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
-        if (found!.stored!.fingerprint !== fingerprint) {
+      const [claim] = await Promise.all([claimed, savepoint])
+      if (!claim.keyFree) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
+      if (claim.keyStored) {
+        if (claim.keyStored.fingerprint !== key.fingerprint) {
           throw new ApiError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request')
         }
         replayed = true
-        return { status: found!.stored!.status, json: found!.stored!.body }
+        return { status: claim.keyStored.status, json: claim.keyStored.body }
       }
       let remembered: Answer | undefined
       try {
-        const remember: Remember = (sent) => {
-          remembered = answerOf(sent)
-          const stored = store(tx, principal, key, fingerprint, remembered)
-          void sendCommit(sql)
-          return stored
-        }
-        const result = await work(tx, remember, (await first) as F)
+        const result = await work(tx, rememberIn(tx, key, (sent) => (remembered = sent)), (first ? claim : undefined) as F)
         if (remembered) return remembered
         const answer = answerOf(result)
-        await store(tx, principal, key, fingerprint, answer)
+        await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
         return answer
       } catch (error) {
         const apiError = toApiError(error as never)
@@ -192,7 +241,7 @@ export function createIdempotency(db: Database) {
         const refusal = answerOf({ status: apiError.statusCode, body: errorBody(apiError, String(request.id)) })
         if (!options.writesLast) await sql.unsafe('rollback to savepoint work')
         if (error instanceof RefusalWithRecord) await error.record(tx)
-        await store(tx, principal, key, fingerprint, refusal)
+        await sql.unsafe(STORE, storeParams(key, refusal), { prepare: true })
         return refusal
       }
     })
@@ -205,9 +254,8 @@ export function createIdempotency(db: Database) {
   async function runOnce<F>(reply: FastifyReply, options: IdempotencyOptions<F>, work: Work<F>) {
     try {
       const outcome = await db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        const first = options.first && Promise.all([sql.unsafe(WORK_WITHOUT_KEY, [], { prepare: true }), options.first(tx)]).then(([, answer]) => answer)
-        return work(tx, async () => sendCommit(sql), (await first) as F)
+        const first = await options.first?.(tx, [null, null, null])
+        return work(tx, rememberIn(tx, undefined, () => {}), first as F)
       })
       return reply.code(outcome.status).send(outcome.body)
     } catch (error) {

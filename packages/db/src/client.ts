@@ -1,6 +1,7 @@
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import postgres from 'postgres'
 import * as schema from './schema/index.js'
+import { createEventAnnouncer } from './announce.js'
 import { pipelineTransactions, type SqlClient } from './transaction.js'
 
 export interface DatabaseConfig {
@@ -23,6 +24,8 @@ export interface DatabaseConfig {
    * timeout and planner settings must be set on the database role instead (README, PgBouncer).
    */
   transactionPooler?: boolean
+  /** Told when announcing committed events failed (their relays and feeds still find them). */
+  onAnnounceError?: (error: unknown) => void
 }
 
 export type Database = PostgresJsDatabase<typeof schema>
@@ -47,8 +50,16 @@ export function createDb(config: DatabaseConfig): DatabaseHandle {
     },
   })
   const db = drizzle(sql, { schema })
-  pipelineTransactions(db._.session, sql)
-  return { db, sql, close: () => sql.end({ timeout: 5 }) }
+  const announcer = createEventAnnouncer(sql, config.onAnnounceError)
+  pipelineTransactions(db._.session, sql, announcer)
+  return {
+    db,
+    sql,
+    async close() {
+      await announcer.flush()
+      await sql.end({ timeout: 5 })
+    },
+  }
 }
 
 /**

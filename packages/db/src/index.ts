@@ -1,5 +1,5 @@
 export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
-export { sendCommit, type SqlClient } from './transaction.js'
+export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
   defaultDataDir,
@@ -9,7 +9,7 @@ export {
   type OpenedDatabase,
 } from './embedded.js'
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
-export { writeEvent, writeEvents, type NewEvent } from './outbox.js'
+export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL, TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'

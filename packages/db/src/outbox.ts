@@ -1,6 +1,6 @@
 import type { EventKind } from '@commerce/domain'
 import { sqlOf, type Executor } from './client.js'
-import { EVENTS_CHANNEL } from './queue.js'
+import { announceWhenCommitted } from './transaction.js'
 import { newId } from './schema/columns.js'
 
 export interface NewEvent {
@@ -13,33 +13,39 @@ export interface NewEvent {
 /**
  * Writes an event row inside the caller's transaction, so an event exists exactly when the
  * change it describes was committed, together with its outbox row (the worker's relay turns it
- * into the fan-out job of webhook deliveries) and a NOTIFY of its id (the API instances'
- * WebSocket clients and the relay, sent at commit).
+ * into the fan-out job of webhook deliveries); its id is announced once committed (announce.ts:
+ * the API instances' WebSocket clients and the relays).
  */
 export async function writeEvent(tx: Executor, event: NewEvent): Promise<string> {
   const [id] = await writeEvents(tx, [event])
   return id!
 }
 
-// One statement text for any number of events, so PostgreSQL prepares it once per connection;
-// the events travel as one JSON array (parsed once, where an array of JSON texts would be
-// unescaped and then parsed again element by element).
-// One outbox row per statement, not per event: a checkout's three events become one fan-out job.
-// The outbox row, not the job itself (graphile_worker.add_job, PL/pgSQL that upserts its task and
-// writes an indexed job row and a NOTIFY of its own), is what the change's transaction pays for.
-const INSERT_EVENTS = `with written as (
+/**
+ * Writing events as CTEs (`written`, `queued`) of a statement, over one parameter, `$param`: the
+ * JSON array eventRows makes. The events travel as one JSON array (parsed once, where an array of
+ * JSON texts would be unescaped and then parsed again element by element). One outbox row per
+ * statement, not per event: a checkout's three events become one fan-out job. The outbox row,
+ * not the job itself (graphile_worker.add_job, PL/pgSQL that upserts its task and writes an
+ * indexed job row and a NOTIFY of its own), is what the change's transaction pays for.
+ */
+export function eventsCte(param: number): string {
+  return `written as (
   insert into events (id, kind, data, customer_id, request_id)
   select id, kind, data, customer_id, request_id
-  from jsonb_to_recordset($1::jsonb) as e(id uuid, kind text, data jsonb, customer_id uuid, request_id text)
+  from jsonb_to_recordset($${param}::jsonb) as e(id uuid, kind text, data jsonb, customer_id uuid, request_id text)
   returning id),
-queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written)
-select count(pg_notify('${EVENTS_CHANNEL}', id::text)) as "notified" from written`
+queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written)`
+}
+
+// One statement text for any number of events, so PostgreSQL prepares it once per connection.
+const INSERT_EVENTS = `with ${eventsCte(1)} select count(*) as "written" from written`
 
 /**
- * Several events of one change in one statement, in the given order (ids ascend with it). Events
- * that share one data object (an order's created and paid events) have it serialized once.
+ * Events for eventsCte: their ids (made now, ascending in the given order) and the parameter.
+ * Events that share one data object (an order's created and paid events) have it serialized once.
  */
-export async function writeEvents(tx: Executor, list: readonly NewEvent[]): Promise<string[]> {
+export function eventRows(list: readonly NewEvent[]): { ids: string[]; json: string } {
   const ids = list.map(() => newId())
   const texts = new Map<object, string>()
   const dataText = (data: object) => {
@@ -52,6 +58,14 @@ export async function writeEvents(tx: Executor, list: readonly NewEvent[]): Prom
       `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${dataText(event.data)},` +
       `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)}}`,
   )
-  await sqlOf(tx).unsafe(INSERT_EVENTS, [`[${rows.join(',')}]`], { prepare: true })
+  return { ids, json: `[${rows.join(',')}]` }
+}
+
+/** Several events of one change in one statement, in the given order (ids ascend with it). */
+export async function writeEvents(tx: Executor, list: readonly NewEvent[]): Promise<string[]> {
+  const { ids, json } = eventRows(list)
+  const sql = sqlOf(tx)
+  await sql.unsafe(INSERT_EVENTS, [json], { prepare: true })
+  announceWhenCommitted(sql, ids)
   return ids
 }

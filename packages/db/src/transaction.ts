@@ -13,6 +13,7 @@
 import type { TablesRelationalConfig } from 'drizzle-orm'
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js'
 import type postgres from 'postgres'
+import type { EventAnnouncer } from './announce.js'
 
 /** The part of a postgres.js client a transaction lends out: statements as fixed text. */
 export type SqlClient = Pick<postgres.Sql, 'unsafe'>
@@ -32,9 +33,24 @@ interface TransactionState {
   commit: Promise<void> | undefined
   /** No statement may be sent any more: COMMIT or ROLLBACK is on its way. */
   ended: boolean
+  /** The events written, announced once COMMIT has succeeded. */
+  events: string[]
+  announcer: EventAnnouncer
 }
 
 const states = new WeakMap<SqlClient, TransactionState>()
+/** Each database's announcer, by its postgres.js client (the statements sent outside a transaction). */
+const announcers = new WeakMap<SqlClient, EventAnnouncer>()
+
+/**
+ * Has the ids of events just written through `client` announced once they are committed: after
+ * the COMMIT of the transaction it belongs to (never, if it rolls back), or at once outside one.
+ */
+export function announceWhenCommitted(client: SqlClient, ids: readonly string[]): void {
+  const state = states.get(client)
+  if (state) state.events.push(...ids)
+  else announcers.get(client)?.announce(ids)
+}
 
 const ABORTED = '25P02'
 
@@ -80,6 +96,7 @@ function commit(state: TransactionState): Promise<void> {
   return state.reserved.unsafe('commit').then((result) => {
     // COMMIT of a transaction a statement failed in answers ROLLBACK.
     if (result.command !== 'COMMIT') throw state.failure ?? new Error(`COMMIT answered ${result.command}`)
+    state.announcer.announce(state.events)
   })
 }
 
@@ -105,14 +122,24 @@ type TransactionConfig = Parameters<Transaction['setTransaction']>[0]
 
 /**
  * Replaces the Drizzle session's `transaction()` (which uses postgres.js `begin()`) with the
- * pipelined one. Nested transactions (savepoints through Drizzle) are not offered; a work takes
- * its own savepoints with plain statements.
+ * pipelined one. Not offered inside it: nested transactions (savepoints through Drizzle; a work
+ * takes its own savepoints with plain statements) and relational queries (`tx.query`).
  */
-export function pipelineTransactions(session: object, sql: postgres.Sql): void {
-  const { dialect, schema, options } = session as { dialect: SessionArguments[1]; schema: SessionArguments[2]; options: SessionArguments[3] }
+export function pipelineTransactions(session: object, sql: postgres.Sql, announcer: EventAnnouncer): void {
+  announcers.set(sql, announcer)
+  const { dialect, options } = session as { dialect: SessionArguments[1]; options: SessionArguments[3] }
   const transaction = async <T>(work: (tx: Transaction) => Promise<T>, config?: TransactionConfig): Promise<T> => {
     const reserved = await sql.reserve()
-    const state: TransactionState = { reserved, connection: undefined, lost: undefined, failure: undefined, commit: undefined, ended: false }
+    const state: TransactionState = {
+      reserved,
+      connection: undefined,
+      lost: undefined,
+      failure: undefined,
+      commit: undefined,
+      ended: false,
+      events: [],
+      announcer,
+    }
     // BEGIN is not awaited: it travels with the first statement. Its connection is remembered to
     // learn of the connection's loss (what postgres.js's begin() does with it too).
     const begin = reserved.unsafe('begin', [], {
@@ -129,9 +156,11 @@ export function pipelineTransactions(session: object, sql: postgres.Sql): void {
     const client = clientOf(state)
     states.set(client, state)
     // Drizzle types a transaction's session over postgres.js's TransactionSql, which it does not
-    // declare as a Sql; the session only ever calls unsafe() on its client.
-    const session = new PostgresJsSession(client as postgres.Sql, dialect, schema, options)
-    const tx: Transaction = new PostgresJsTransaction(dialect, session as never, schema)
+    // declare as a Sql; the session only ever calls unsafe() on its client. Without the schema:
+    // Drizzle would build a relational query builder per table for every transaction (a few
+    // percent of a checkout's CPU), and no transaction uses `tx.query`.
+    const session = new PostgresJsSession(client as postgres.Sql, dialect, undefined, options)
+    const tx: Transaction = new PostgresJsTransaction(dialect, session as never, undefined)
     try {
       if (config) await tx.setTransaction(config)
       let result: T

@@ -9,9 +9,9 @@
  * more CPU than the database spent running them (bench/README.md, Checkout).
  */
 import { moveOrder, type Address, type CompleteCheckout, type Order } from '@commerce/domain'
-import { newId, payments, sqlOf, writeEvent, writeEvents, type Executor } from '@commerce/db'
+import { announceWhenCommitted, eventRows, eventsCte, newId, payments, sendCommit, sqlOf, writeEvent, type Executor, type NewEvent } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
-import { RefusalWithRecord, WORK_RUNS } from '../../idempotency.js'
+import { CLAIM_COLUMNS, claimCte, RefusalWithRecord, storeCte, WORK_RUNS, type Claim, type Remember } from '../../idempotency.js'
 import type { PaymentProvider } from '../../payments/provider.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
@@ -29,13 +29,15 @@ import { ratesFor } from '../shipping/rates.js'
 // order's number (from its sequence) and the transaction's time, so the order can be written in
 // one go after the charge. A cart changed by a transaction that committed while this one waited
 // for its lock is read as of before that change by the rest of the statement: "stale" says so,
-// and the statement is sent again (the lock held, it then reads the change). Nothing is locked
-// or read unless this request runs (WORK_RUNS: not a replay, not a key in flight). Last, it has
+// and the statement is sent again (the lock held, it then reads the change). It claims the
+// Idempotency-Key first ($2–$4), and nothing is locked or read unless this request runs
+// (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the claim's. Last, it has
 // the rest of the transaction use generic plans: WRITE_ORDER's parameters are arrays, whose sizes
 // a custom plan knows, so PostgreSQL's plan cache would otherwise plan it anew on every call
 // (0.18 ms, as long as running it); a generic plan is made once per connection.
 const LOCK_AND_READ = `
-with locked as materialized (
+with ${claimCte(2)},
+locked as materialized (
   select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address
   from checkouts k join carts c on c.id = k.cart_id
   where k.id = $1 and ${WORK_RUNS}
@@ -61,15 +63,17 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
   coalesce((select json_object_agg(s.id, s.inventory_quantity)
     from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
   (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
-  nextval('order_number_seq')::text as "orderNumber",
+  case when "carts".id is not null then nextval('order_number_seq')::text end as "orderNumber",
   now() as "now",
-  set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode"
-from locked as "carts"`
+  set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode",
+  ${CLAIM_COLUMNS}
+from claim left join locked as "carts" on true`
 
 // Everything the order changes, in one statement (foreign keys are checked at its end): the
 // stock taken (its rows locked and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity
 // >= 0) would fail the whole transaction if a decrement ever went below zero), the coupons used,
-// the paid order and its lines, the succeeded payment, the checkout closed and the cart completed.
+// the paid order and its lines, the succeeded payment, the checkout closed and the cart completed,
+// the events ($25) and the Idempotency-Key's stored answer ($26–$31).
 const WRITE_ORDER = `
 with products_taken as (
   update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $3
@@ -94,13 +98,15 @@ paid as (
   insert into payments (id, order_id, checkout_id, provider, method, status, amount_minor, currency,
     refunded_minor, provider_reference, created_at, updated_at)
   values ($20, $1, $21, $22, $23, 'succeeded', $4, $7, 0, $24, $3, $3)),
-closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $21)
+closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $21),
+${eventsCte(25)},
+${storeCte(26)}
 update carts set completed_at = $3, updated_at = $3 where id = $16`
 
 // Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
 
-interface LockedCheckout extends Text<CartRow> {
+interface LockedCheckout extends Text<CartRow>, Claim {
   checkoutStatus: 'open' | 'completed'
   billingAddress: Address | null
   shippingMethods: ShippingMethodRow[]
@@ -109,6 +115,11 @@ interface LockedCheckout extends Text<CartRow> {
   stale: boolean
   orderNumber: string
   now: string
+}
+
+/** The checkout's row when found (and this request runs). */
+export interface LockedCart {
+  checkout: LockedCheckout | undefined
 }
 
 /** What the database makes of a new order: its number and times. */
@@ -155,7 +166,13 @@ interface Payment {
   reference: string | null
 }
 
-function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Payment, now: string) {
+interface LastWrites {
+  events: NewEvent[]
+  /** The stored answer's parameters (Remember.inline). */
+  stored: readonly (string | number | null)[]
+}
+
+function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Payment, now: string, last: LastWrites) {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
   const itemsJson = items.map((item) => ({
     id: item.id,
@@ -172,7 +189,9 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
     total_minor: item.totalMinor,
   }))
   const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
-  return sqlOf(tx).unsafe(
+  const events = eventRows(last.events)
+  const sql = sqlOf(tx)
+  const written = sql.unsafe(
     WRITE_ORDER,
     [
       row.id,
@@ -199,23 +218,27 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
       payment.provider,
       payment.method,
       payment.reference,
+      events.json,
+      ...last.stored,
     ],
     { prepare: true },
   )
+  announceWhenCommitted(sql, events.ids)
+  return written
 }
 
 /**
- * The first round trip: the cart, its coupons and its stock rows locked, and what prices it read.
- * Sent with the Idempotency-Key's lookup (guarded by WORK_RUNS), so the runner passes it as
- * `first`; answers nothing when the checkout is not found or this request does not run.
+ * The first round trip: the key claimed, the cart, its coupons and its stock rows locked, and
+ * what prices it read (the runner's `first`). The checkout is missing when it is not found or
+ * this request does not run.
  */
-export async function lockCheckout(tx: Executor, id: string): Promise<LockedCheckout | undefined> {
+export async function lockCheckout(tx: Executor, id: string, claim: readonly (string | null)[]): Promise<LockedCart & Claim> {
   const sql = sqlOf(tx)
-  const [locked] = await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
-  if (!locked?.stale) return locked
+  const read = async () => (await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id, ...claim], { prepare: true }))[0]!
+  let row = await read()
   // Read again, with the lock held: the change the lock waited for is seen now.
-  const [fresh] = await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id], { prepare: true })
-  return fresh
+  if (row.stale) row = await read()
+  return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
 }
 
 export function createCheckoutCompletion(provider: PaymentProvider) {
@@ -226,13 +249,13 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
   return async function completeCheckout(
     tx: Executor,
     id: string,
-    locked: LockedCheckout | undefined,
+    { checkout: locked }: LockedCart,
     body: CompleteCheckout,
     viewer: CartViewer,
     requestId: string,
     idempotencyKey: string,
-    /** Sent with the last writes: the stored answer of the Idempotency-Key, and COMMIT (idempotency.ts). */
-    withLastWrites: (order: Order) => PromiseLike<unknown>,
+    /** Stores the answer with the last writes (its parameters, for the order's statement). */
+    remember: Remember,
   ): Promise<Order> {
     if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
@@ -304,15 +327,18 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
     const couponIds = priced.applicableCoupons.map((coupon) => coupon.id)
     const created = orderEvent('order.created', placed, requestId)
+    const paymentData = paymentOfRow(payment)
     await Promise.all([
-      writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now),
-      writeEvents(tx, [
-        created,
-        { kind: 'payment.succeeded', data: paymentOfRow(payment), customerId: placed.customer_id, requestId },
-        // The same snapshot as order.created's (serialized once).
-        { ...created, kind: paidEvent },
-      ]),
-      withLastWrites(placed),
+      writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
+        events: [
+          created,
+          { kind: 'payment.succeeded', data: paymentData, customerId: placed.customer_id, requestId },
+          // The same snapshot as order.created's (serialized once).
+          { ...created, kind: paidEvent },
+        ],
+        stored: remember.inline({ status: 201, body: placed }),
+      }),
+      sendCommit(sqlOf(tx)),
     ])
     return placed
   }

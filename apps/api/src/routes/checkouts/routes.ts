@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
+import type { Executor } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
@@ -77,15 +78,12 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
-      const answer = (order: Order) => ({ status: 201, body: order })
       const { id } = request.params
-      return app.idempotency.run(request, reply, { required: true, writesLast: true, first: (tx) => lockCheckout(tx, id) }, async (tx, remember, locked) =>
-        answer(
-          await completeCheckout(tx, id, locked, request.body, viewer, String(request.id), idempotencyKeyOf(request), (order) =>
-            remember(answer(order)),
-          ),
-        ),
-      )
+      const first = (tx: Executor, claim: readonly (string | null)[]) => lockCheckout(tx, id, claim)
+      return app.idempotency.run(request, reply, { required: true, writesLast: true, first }, async (tx, remember, locked) => ({
+        status: 201,
+        body: await completeCheckout(tx, id, locked, request.body, viewer, String(request.id), idempotencyKeyOf(request), remember),
+      }))
     },
   )
 }

@@ -1,8 +1,10 @@
 /**
  * The committed events of every API instance, for this process's WebSocket clients: one LISTEN
  * connection on EVENTS_CHANNEL (postgres.js keeps it apart from the pool and listens again when
- * it drops), the ids NOTIFYed while a load runs loaded together with one query, and a replay
- * from the events table after each reconnect.
+ * it drops), the ids announced while a load runs loaded together with one query, a replay from
+ * the events table after each reconnect, and every few seconds a look for events committed but
+ * never announced (their writer died between its COMMIT and the announcement, @commerce/db
+ * announce.ts).
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type postgres from 'postgres'
@@ -30,6 +32,10 @@ export interface EventFeed {
  */
 const REPLAY_WINDOW_MS = 60_000
 
+/** How often the feed looks for events that were committed but not announced, and how far back. */
+const CATCH_UP_INTERVAL_MS = 2_000
+const CATCH_UP_WINDOW_MS = 10_000
+
 /** The milliseconds since the epoch in a UUIDv7's first 48 bits. */
 const idTime = (id: string) => parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
 
@@ -55,6 +61,7 @@ export function createEventFeed(
   const delivered = new Set<string>()
   let notified: string[] = []
   let loading = false
+  let catchingUp: NodeJS.Timeout | undefined
 
   const columns = () => sql`id, kind, data, customer_id as "customerId",
     to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
@@ -63,6 +70,8 @@ export function createEventFeed(
     select ${columns()} from unnest(${ids}::uuid[]) with ordinality as notified (id, position)
     join events using (id) order by position`
   const loadSince = (id: string) => sql<FeedEvent[]>`select ${columns()} from events where id >= ${id}::uuid order by id`
+  // Only the ids (the primary key's index alone): the events are loaded only when some are new.
+  const idsSince = (id: string) => sql<{ id: string }[]>`select id from events where id >= ${id}::uuid`
 
   function accept(rows: FeedEvent[]) {
     const fresh = rows.filter((row) => !delivered.has(row.id))
@@ -91,8 +100,8 @@ export function createEventFeed(
     loading = false
   }
 
-  function onNotify(id: string) {
-    notified.push(id)
+  function onNotify(payload: string) {
+    notified.push(...payload.split(','))
     if (loading) return
     loading = true
     // Wait a turn so that the notifications of one network read share a query.
@@ -108,6 +117,15 @@ export function createEventFeed(
     }
   }
 
+  async function catchUp() {
+    try {
+      const missed = (await idsSince(firstIdOf(newest - CATCH_UP_WINDOW_MS))).map((row) => row.id).filter((id) => !delivered.has(id))
+      if (missed.length > 0) accept(await loadNotified(missed))
+    } catch (error) {
+      log.warn({ err: error }, 'could not look for events committed but not announced')
+    }
+  }
+
   function onListen() {
     // The first call is the start; later ones follow a dropped connection, which missed events.
     if (++listens > 1 && !stopped) void replay()
@@ -118,6 +136,8 @@ export function createEventFeed(
       starting ??= (async () => {
         listeningSince = newest = Date.now()
         await listener.listen(EVENTS_CHANNEL, onNotify, onListen)
+        catchingUp = setInterval(() => void catchUp(), CATCH_UP_INTERVAL_MS)
+        catchingUp.unref()
       })().catch((error: unknown) => {
         starting = null
         throw error
@@ -127,6 +147,7 @@ export function createEventFeed(
     // The LISTEN connection ends with the client it belongs to (database plugin).
     stop() {
       stopped = true
+      clearInterval(catchingUp)
     },
   }
 }
