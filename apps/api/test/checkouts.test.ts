@@ -194,6 +194,27 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(events[2]!.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
   })
 
+  test('a coupon with one use left, on two carts completed at once: one order gets the discount, the other is refused (400 coupon_invalid) and nothing of it is kept', async () => {
+    const product = await createProduct({ title: 'Last discount', price: 10, inventory_quantity: 10 })
+    await ctx.handle.db.insert(coupons).values({ code: 'ONCEONLY', type: 'percentage', percentOffPpm: 500_000, usageLimit: 1 })
+    const checkouts = [await startCheckout(product), await startCheckout(product)]
+    for (const checkout of checkouts) {
+      await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${checkout.cart_id}/coupons`, payload: { code: 'onceonly' } })
+    }
+    const before = { payments: await count('payments'), orders: await count('orders') }
+    const responses = await Promise.all(checkouts.map((checkout) => complete(checkout.id, key())))
+    const placed = responses.filter((response) => response.statusCode === 201)
+    const refused = responses.filter((response) => response.statusCode === 400)
+    expect(placed).toHaveLength(1)
+    expect(placed[0]!.json<Order>().totals).toMatchObject({ subtotal: 10, discount: 5 })
+    expect(refused).toHaveLength(1)
+    expect(refused[0]!.json().error).toMatchObject({ code: 'coupon_invalid', message: "Coupon 'ONCEONLY' has reached its usage limit; remove it from the cart" })
+    expect({ payments: await count('payments'), orders: await count('orders') }).toEqual({ payments: before.payments + 1, orders: before.orders + 1 })
+    expect(await stockOf(product.id)).toBe(9)
+    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from coupons where code = 'ONCEONLY'`
+    expect(coupon!.times_used).toBe(1)
+  })
+
   test('order numbers come from a sequence: consecutive orders get consecutive numbers', async () => {
     const product = await createProduct({ title: 'Numbered', price: 1, inventory_quantity: 5 })
     const numbers: number[] = []

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import WebSocket, { type ClientOptions } from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
-import { createApiKey, writeEvents, type NewEvent } from '@commerce/db'
+import { createApiKey, newId, writeEvents, type NewEvent } from '@commerce/db'
 import { buildApp } from '../src/app.js'
 import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
 
@@ -273,6 +273,21 @@ describe('events', () => {
       alicePayment,
       aliceAccount,
     ])
+  })
+
+  test('an event committed but never announced (its writer died between COMMIT and NOTIFY) still reaches clients, once', async () => {
+    const client = await connect(url, { token: admin.token })
+    await drain(client)
+    const id = newId()
+    // Written as writeEvents would, without its announcement.
+    await ctx.handle.sql`insert into events (id, kind, data) values (${id}, 'product.updated', ${JSON.stringify({ id: 'unannounced' })}::jsonb)`
+    const [event] = (await client.eventsUntil(id)).slice(-1)
+    expect(event).toMatchObject({ type: 'event', id, event: 'product.updated', data: { id: 'unannounced' } })
+    // The look for missed events repeats; it sends nothing twice.
+    const [marker] = await commitEvents(productEvent())
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    const [after] = await commitEvents(productEvent())
+    expect(idsOf(await client.eventsUntil(after!))).toEqual([marker, after])
   })
 
   test('events arrive in commit order, not in the order of their ids', async () => {

@@ -11,7 +11,9 @@
  * is made up for: the relays sweep the outbox every second, the feeds look for events they missed.
  */
 import type postgres from 'postgres'
-import { EVENTS_CHANNEL } from './queue.js'
+
+/** The NOTIFY channel of committed events; the payload is their ids, comma-separated. */
+export const EVENTS_CHANNEL = 'commerce_events'
 
 /** Ids per notification: 37 characters each, under PostgreSQL's 8,000-byte payload limit. */
 const IDS_PER_NOTIFICATION = 200

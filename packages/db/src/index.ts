@@ -10,7 +10,8 @@ export {
 } from './embedded.js'
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
 export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
-export { EVENTS_CHANNEL, TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
+export { EVENTS_CHANNEL } from './announce.js'
+export { TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
 export {

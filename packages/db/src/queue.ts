@@ -15,9 +15,6 @@ export const TASKS = {
   expireIdempotencyKeys: 'expire-idempotency-keys',
 } as const
 
-/** The NOTIFY channel of committed events; the payload is the event id (API instances LISTEN). */
-export const EVENTS_CHANNEL = 'commerce_events'
-
 export interface DeliveryJob {
   delivery_id: string
   /** The attempt's number over the delivery's life (1, 2, …): names the job, numbers the log. */

@@ -270,6 +270,10 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
         { field: 'items', message: unavailable.id },
       ])
     }
+    // Read locked: a coupon another checkout has used up is refused here rather than dropped
+    // from the price, so the customer is never charged more than the checkout showed unawares.
+    const usedUp = locked.coupons.find((coupon) => coupon.usageLimit !== null && coupon.timesUsed >= coupon.usageLimit)
+    if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
     if (!rate && rates.length > 0) throw invalidField('rate_id', 'Choose a shipping rate first (POST /checkouts/:id/shipping)')
