@@ -215,6 +215,61 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(coupon!.times_used).toBe(1)
   })
 
+  test("a cart of a variant and a plain product: each line takes its own stock row (the variant's, the product's), a short variant is 409 naming its line", async () => {
+    const hoodie = await createProduct({ title: 'Hoodie', price: 40, inventory_quantity: 100 })
+    const variant = (title: string, stock: number) =>
+      ctx.expectStatus<{ id: string }>(201, {
+        method: 'POST',
+        url: `/api/v1/products/${hoodie.id}/variants`,
+        token: admin,
+        payload: { title, price: 45, inventory_quantity: stock },
+      })
+    const [large, small] = [await variant('Large', 5), await variant('Small', 3)]
+    const socks = await createProduct({ title: 'Socks', price: 5, inventory_quantity: 10 })
+    const variantStock = async (id: string) =>
+      (await ctx.handle.sql<{ n: number }[]>`select inventory_quantity as n from product_variants where id = ${id}`)[0]!.n
+
+    const startWith = async (lines: { product_id: string; variant_id?: string; quantity: number }[]) => {
+      const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' } })
+      for (const line of lines) await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: line })
+      const checkout = await ctx.expectStatus<Checkout>(201, {
+        method: 'POST',
+        url: CHECKOUTS,
+        payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS },
+      })
+      const [cheapest] = checkout.shipping_rates
+      if (cheapest) await ctx.expectStatus(200, { method: 'POST', url: `${CHECKOUTS}/${checkout.id}/shipping`, payload: { rate_id: cheapest.id } })
+      return checkout
+    }
+
+    const mixed = await startWith([
+      { product_id: hoodie.id, variant_id: large.id, quantity: 2 },
+      { product_id: socks.id, quantity: 3 },
+    ])
+    const placed = await complete(mixed.id, key())
+    expect(placed.statusCode, placed.body).toBe(201)
+    expect(placed.json<Order>().items).toEqual([
+      expect.objectContaining({ variant_id: large.id, quantity: 2, unit_price: 45 }),
+      expect.objectContaining({ product_id: socks.id, variant_id: null, quantity: 3 }),
+    ])
+    expect({ large: await variantStock(large.id), small: await variantStock(small.id), hoodie: await stockOf(hoodie.id), socks: await stockOf(socks.id) }).toEqual({
+      large: 3,
+      small: 3,
+      hoodie: 100,
+      socks: 7,
+    })
+
+    const tooMany = await startWith([
+      { product_id: socks.id, quantity: 1 },
+      { product_id: hoodie.id, variant_id: small.id, quantity: 3 },
+    ])
+    await ctx.handle.sql`update product_variants set inventory_quantity = 2 where id = ${small.id}`
+    const refused = await complete(tooMany.id, key())
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json().error).toMatchObject({ code: 'insufficient_inventory', details: [{ field: 'items[1]', message: 'Hoodie: 3 requested' }] })
+    expect({ small: await variantStock(small.id), socks: await stockOf(socks.id) }).toEqual({ small: 2, socks: 7 })
+  })
+
   test('order numbers come from a sequence: consecutive orders get consecutive numbers', async () => {
     const product = await createProduct({ title: 'Numbered', price: 1, inventory_quantity: 5 })
     const numbers: number[] = []

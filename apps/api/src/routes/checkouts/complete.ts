@@ -73,35 +73,49 @@ from claim left join locked as "carts" on true`
 // stock taken (its rows locked and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity
 // >= 0) would fail the whole transaction if a decrement ever went below zero), the coupons used,
 // the paid order and its lines, the succeeded payment, the checkout closed and the cart completed,
-// the events ($25) and the Idempotency-Key's stored answer ($26–$31).
-const WRITE_ORDER = `
-with products_taken as (
+// the events ($24) and the Idempotency-Key's stored answer ($25–$30). A table the order does not
+// touch (variants, coupons) is left out of the statement, whose every part PostgreSQL sets up on
+// each run: one text per combination, each prepared once per connection.
+function writeOrderSql(parts: { products: boolean; variants: boolean; coupons: boolean }): string {
+  const ctes = [
+    parts.products &&
+      `products_taken as (
   update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $3
-  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
-variants_taken as (
+  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant)`,
+    parts.variants &&
+      `variants_taken as (
   update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $3
-  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
-used as (update coupons set times_used = times_used + 1 where id = any($19::uuid[])),
-placed as (
+  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant)`,
+    parts.coupons && `used as (update coupons set times_used = times_used + 1 where id = any($31::uuid[]))`,
+    `placed as (
   insert into orders (id, order_number, status, payment_status, paid_minor, customer_id, email, currency, subtotal_minor,
     discount_minor, tax_minor, shipping_minor, total_minor, shipping_address, billing_address, shipping_method,
     coupons, cart_id, created_at, updated_at)
-  values ($1, $2, 'paid', 'paid', $4, $5, $6, $7, $8, $9, $10, $11, $4, $12, $13, $14, $15, $16, $3, $3)),
-lines as (
+  values ($1, $2, 'paid', 'paid', $4, $5, $6, $7, $8, $9, $10, $11, $4, $12, $13, $14, $15, $16, $3, $3))`,
+    `lines as (
   insert into order_items (id, order_id, product_id, variant_id, title, variant_title, sku, quantity,
     unit_price_minor, subtotal_minor, discount_minor, tax_minor, total_minor)
   select l.id, $1, l.product_id, l.variant_id, l.title, l.variant_title, l.sku, l.quantity, l.unit_price_minor,
     l.subtotal_minor, l.discount_minor, l.tax_minor, l.total_minor
   from json_to_recordset($17::json) as l(id uuid, product_id uuid, variant_id uuid, title text, variant_title text,
-    sku text, quantity int, unit_price_minor int8, subtotal_minor int8, discount_minor int8, tax_minor int8, total_minor int8)),
-paid as (
+    sku text, quantity int, unit_price_minor int8, subtotal_minor int8, discount_minor int8, tax_minor int8, total_minor int8))`,
+    `paid as (
   insert into payments (id, order_id, checkout_id, provider, method, status, amount_minor, currency,
     refunded_minor, provider_reference, created_at, updated_at)
-  values ($20, $1, $21, $22, $23, 'succeeded', $4, $7, 0, $24, $3, $3)),
-closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $21),
-${eventsCte(25)},
-${storeCte(26)}
-update carts set completed_at = $3, updated_at = $3 where id = $16`
+  values ($19, $1, $20, $21, $22, 'succeeded', $4, $7, 0, $23, $3, $3))`,
+    `closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $20)`,
+    eventsCte(24),
+    storeCte(25),
+  ].filter(Boolean)
+  return `with ${ctes.join(',\n')}\nupdate carts set completed_at = $3, updated_at = $3 where id = $16`
+}
+
+const WRITE_ORDER = new Map<string, string>()
+for (const products of [false, true]) {
+  for (const variants of [false, true]) {
+    for (const coupons of [false, true]) WRITE_ORDER.set(`${products} ${variants} ${coupons}`, writeOrderSql({ products, variants, coupons }))
+  }
+}
 
 // Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
@@ -191,8 +205,11 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
   const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
   const events = eventRows(last.events)
   const sql = sqlOf(tx)
+  const products = lines.some((line) => line.variantId === null)
+  const variants = lines.some((line) => line.variantId !== null)
+  const coupons = couponIds.length > 0
   const written = sql.unsafe(
-    WRITE_ORDER,
+    WRITE_ORDER.get(`${products} ${variants} ${coupons}`)!,
     [
       row.id,
       row.orderNumber,
@@ -212,7 +229,6 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
       row.cartId,
       JSON.stringify(itemsJson),
       JSON.stringify(stock),
-      [...couponIds],
       payment.id,
       checkoutId,
       payment.provider,
@@ -220,6 +236,7 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
       payment.reference,
       events.json,
       ...last.stored,
+      ...(coupons ? [[...couponIds]] : []),
     ],
     { prepare: true },
   )
