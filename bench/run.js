@@ -36,7 +36,7 @@ const DETAIL_IDS = 2_000
 const BENCH_CARTS = 200
 const CART_LINES = 20
 /** Checkouts are used up, one per completed request: more than any run completes. */
-const BENCH_CHECKOUTS = 40_000
+const BENCH_CHECKOUTS = 60_000
 const CHECKOUT_PRODUCTS = 200
 const CHECKOUT_CONNECTIONS = 32
 const START_TIMEOUT_MS = 60_000

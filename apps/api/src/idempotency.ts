@@ -75,6 +75,8 @@ const STORE = `with ${storeCte(1)} select 1`
 export interface Outcome {
   status: number
   body: unknown
+  /** The body serialized already (JSON.stringify(body)), when the work has it. */
+  json?: string
 }
 
 /** A refusal that must keep something (written with the stored refusal, after the rollback). */
@@ -161,7 +163,7 @@ interface Answer {
   json: string
 }
 
-const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: JSON.stringify(outcome.body) })
+const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: outcome.json ?? JSON.stringify(outcome.body) })
 
 export function createIdempotency(db: Database) {
   /** The answer's parameters for STORE or storeCte; all null without a key (nothing stored). */

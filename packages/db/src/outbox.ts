@@ -6,6 +6,8 @@ import { newId } from './schema/columns.js'
 export interface NewEvent {
   kind: EventKind
   data: Record<string, unknown>
+  /** `data` serialized already (JSON.stringify(data)), when the caller has it: written as is. */
+  dataJson?: string
   customerId?: string | null
   requestId?: string | null
 }
@@ -55,7 +57,7 @@ export function eventRows(list: readonly NewEvent[]): { ids: string[]; json: str
   }
   const rows = list.map(
     (event, index) =>
-      `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${dataText(event.data)},` +
+      `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${event.dataJson ?? dataText(event.data)},` +
       `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)}}`,
   )
   return { ids, json: `[${rows.join(',')}]` }

@@ -17,7 +17,7 @@ import type { PricedCart } from '../carts/pricing.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { orderItemRows, type NewOrderLine, type OrderItemRow } from '../orders/lines.js'
-import { orderEvent, paymentJsonOfRow, paymentOfRow, toOrder, type OrderRow } from '../orders/view.js'
+import { orderEvent, orderEventJson, paymentJsonOfRow, paymentOfRow, toOrder, type OrderRow } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
 // Locks, in this order (every completion takes them so, and none deadlocks with another): the
@@ -347,17 +347,19 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const payment = { ...attempt, orderId, status: 'succeeded' as const, providerReference: charge.reference }
     const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
     const couponIds = priced.applicableCoupons.map((coupon) => coupon.id)
-    const created = orderEvent('order.created', placed, requestId)
+    // The order serialized once: the answer, and (with order_id and total) both order events' data.
+    const placedJson = JSON.stringify(placed)
+    const created = { ...orderEvent('order.created', placed, requestId), dataJson: orderEventJson(placed, placedJson) }
     const paymentData = paymentOfRow(payment)
     await Promise.all([
       writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
         events: [
           created,
           { kind: 'payment.succeeded', data: paymentData, customerId: placed.customer_id, requestId },
-          // The same snapshot as order.created's (serialized once).
+          // The same snapshot as order.created's.
           { ...created, kind: paidEvent },
         ],
-        stored: remember.inline({ status: 201, body: placed }),
+        stored: remember.inline({ status: 201, body: placed, json: placedJson }),
       }),
       sendCommit(sqlOf(tx)),
     ])

@@ -261,6 +261,11 @@ export function orderEvent(kind: EventKind, order: Order, requestId: string, ext
   return { kind, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, requestId }
 }
 
+/** orderEvent's data (without extra) as JSON, from the order's own JSON: one serialization for both. */
+export function orderEventJson(order: Order, orderJson: string): string {
+  return `${orderJson.slice(0, -1)},"order_id":${JSON.stringify(order.id)},"total":${JSON.stringify(order.totals.total)}}`
+}
+
 /** Writes an order.* event (see orderEvent) in the caller's transaction. */
 export async function writeOrderEvent(
   tx: Executor,
