@@ -99,8 +99,11 @@ export function formatMinorUnits(minor: number, currency: string): string {
  * MAX_MINOR_UNITS a double no longer holds every digit, so those amounts are refused.
  */
 export function toMajorUnits(minor: number, currency: string): number {
+  if (!Number.isSafeInteger(minor)) throw new DomainError('validation_error', 'Minor units must be a safe integer')
   if (Math.abs(minor) > MAX_MINOR_UNITS) {
     throw new DomainError('validation_error', 'Amount is too large')
   }
-  return Number(formatMinorUnits(minor, currency))
+  // IEEE division is correctly rounded and 10^exponent is exact, so this is the double nearest
+  // to the exact decimal: the number its text (formatMinorUnits) parses to, without the text.
+  return minor / 10 ** currencyExponent(currency)
 }
