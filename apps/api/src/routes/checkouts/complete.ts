@@ -95,10 +95,10 @@ function writeOrderSql(parts: { products: boolean; variants: boolean; coupons: b
     `lines as (
   insert into order_items (id, order_id, product_id, variant_id, title, variant_title, sku, quantity,
     unit_price_minor, subtotal_minor, discount_minor, tax_minor, total_minor)
-  select l.id, $1, l.product_id, l.variant_id, l.title, l.variant_title, l.sku, l.quantity, l.unit_price_minor,
-    l.subtotal_minor, l.discount_minor, l.tax_minor, l.total_minor
-  from json_to_recordset($17::json) as l(id uuid, product_id uuid, variant_id uuid, title text, variant_title text,
-    sku text, quantity int, unit_price_minor int8, subtotal_minor int8, discount_minor int8, tax_minor int8, total_minor int8))`,
+  select l.id, $1, l."productId", l."variantId", l.title, l."variantTitle", l.sku, l.quantity, l."unitPriceMinor",
+    l."subtotalMinor", l."discountMinor", l."taxMinor", l."totalMinor"
+  from json_to_recordset($17::json) as l(id uuid, "productId" uuid, "variantId" uuid, title text, "variantTitle" text,
+    sku text, quantity int, "unitPriceMinor" int8, "subtotalMinor" int8, "discountMinor" int8, "taxMinor" int8, "totalMinor" int8))`,
     `paid as (
   insert into payments (id, order_id, checkout_id, provider, method, status, amount_minor, currency,
     refunded_minor, provider_reference, created_at, updated_at)
@@ -136,11 +136,11 @@ export interface LockedCart {
   checkout: LockedCheckout | undefined
 }
 
-/** What the database makes of a new order: its number and times. */
-type MadeByDatabase = Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>
+/** The new order's number and times, read with the locks (its sequence's next value, the transaction's time). */
+type NumberAndTimes = Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>
 
 /** The paid order's row as this transaction writes it. */
-function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null, made: MadeByDatabase): OrderRow {
+function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null, made: NumberAndTimes): OrderRow {
   const { view: cart, totals } = priced
   return {
     id,
@@ -173,7 +173,8 @@ function orderValues(id: string, billingAddress: Address | null, priced: PricedC
   }
 }
 
-interface Payment {
+/** The succeeded charge as the order's statement records it. */
+interface Charged {
   id: string
   provider: string
   method: string
@@ -186,22 +187,8 @@ interface LastWrites {
   stored: readonly (string | number | null)[]
 }
 
-function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Payment, now: string, last: LastWrites) {
+function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Charged, now: string, last: LastWrites) {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
-  const itemsJson = items.map((item) => ({
-    id: item.id,
-    product_id: item.productId,
-    variant_id: item.variantId,
-    title: item.title,
-    variant_title: item.variantTitle,
-    sku: item.sku,
-    quantity: item.quantity,
-    unit_price_minor: item.unitPriceMinor,
-    subtotal_minor: item.subtotalMinor,
-    discount_minor: item.discountMinor,
-    tax_minor: item.taxMinor,
-    total_minor: item.totalMinor,
-  }))
   const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
   const events = eventRows(last.events)
   const sql = sqlOf(tx)
@@ -227,7 +214,8 @@ function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[],
       json(row.shippingMethod),
       json(row.coupons),
       row.cartId,
-      JSON.stringify(itemsJson),
+      // The item rows as they are (json_to_recordset takes the columns it names).
+      JSON.stringify(items),
       JSON.stringify(stock),
       payment.id,
       checkoutId,
