@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { bigint, index, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id } from './columns.js'
 
 /** The event log: one row per change, written in the change's own transaction. */
@@ -7,7 +7,8 @@ export const events = pgTable(
   {
     id: id(),
     kind: text('kind').notNull(),
-    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** The text as written (json, not jsonb: checked, not rebuilt; keys keep their order). */
+    data: json('data').$type<Record<string, unknown>>().notNull(),
     /** The customer the event concerns, for filtering what a customer may see. */
     customerId: uuid('customer_id'),
     requestId: text('request_id'),
