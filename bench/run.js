@@ -239,6 +239,10 @@ async function createBenchCarts(monitor, apiBase, productIds) {
   return { cartIds, lineProducts }
 }
 
+/** The tables a checkout reads or writes. */
+const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'products', 'product_variants', 'coupons', 'orders',
+  'order_items', 'payments', 'events', 'event_outbox', 'idempotency_keys']
+
 /**
  * Open checkouts written straight into the database (a cart of one unit, an address, a checkout),
  * each for one of CHECKOUT_PRODUCTS products with ample stock, so the checkout scenario completes
@@ -301,10 +305,6 @@ async function measure(scenario, seconds) {
   return autocannon(options)
 }
 
-/**
- * Waits until no query is running in the database: when autocannon stops, a slow scenario can
- * leave requests queued in a server's pool, which would otherwise land on the next scenario.
- */
 /**
  * Waits until the database is quiet: no query of ours running and, after a scenario that wrote,
  * its dirty pages written out (CHECKPOINT, when the role may) and no autovacuum worker busy on the
@@ -429,6 +429,9 @@ async function main() {
     const { cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids)
     console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
     const { checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids)
+    // What earlier runs left (dead rows, statistics of smaller tables) is cleared, so a run's
+    // figures do not depend on how many ran before it or on autovacuum (off on some CI servers).
+    await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
     console.log(`bench: ${checkoutIds.length} open checkouts`)
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.

@@ -111,7 +111,7 @@ export interface Remember {
   (outcome: Outcome): PromiseLike<unknown>
   /**
    * For a work that stores the answer in its own last statement (storeCte): that statement's
-   * parameters for it. The work sends COMMIT right behind the statement (sendCommit).
+   * parameters for it. The work sends that statement as its last (sendLast), which commits.
    */
   inline(outcome: Outcome): (string | number | null)[]
 }
@@ -130,10 +130,18 @@ export interface IdempotencyOptions<F = undefined> {
   /**
    * The work's first statement, which claims the key itself (claimCte at the parameters given
    * here, first in its own list; WORK_RUNS guarding what it locks; CLAIM_COLUMNS among its
-   * columns) and writes nothing. Sent with BEGIN, instead of the runner's own claim; what it
+   * columns) and writes nothing. It opens the transaction, instead of the runner's own claim; what it
    * answers is the work's `first`.
    */
   first?: (tx: Executor, claim: readonly [string | null, string | null, string | null]) => Promise<F & Claim>
+}
+
+/**
+ * A work with its own first statement that writes only last: BEGIN deferred, so the first
+ * statement opens the transaction and the last one commits it (@commerce/db transaction.ts).
+ */
+function transactionConfig(options: IdempotencyOptions<unknown>): { deferBegin: true } | undefined {
+  return options.first && options.writesLast ? { deferBegin: true } : undefined
 }
 
 function principalOf(request: FastifyRequest): string {
@@ -246,7 +254,7 @@ export function createIdempotency(db: Database) {
         await sql.unsafe(STORE, storeParams(key, refusal), { prepare: true })
         return refusal
       }
-    })
+    }, transactionConfig(options))
     if (replayed) reply.header('idempotent-replayed', 'true')
     // Already JSON: Fastify sends a string with a JSON content type as it is.
     return reply.code(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.json)
@@ -258,7 +266,7 @@ export function createIdempotency(db: Database) {
       const outcome = await db.transaction(async (tx) => {
         const first = await options.first?.(tx, [null, null, null])
         return work(tx, rememberIn(tx, undefined, () => {}), first as F)
-      })
+      }, transactionConfig(options))
       return reply.code(outcome.status).send(outcome.body)
     } catch (error) {
       if (error instanceof RefusalWithRecord) await db.transaction(error.record)

@@ -1,15 +1,17 @@
 /**
  * Checkout completion, the hot path of every sale: one transaction that locks the cart, re-prices
  * it, uses up the coupons, takes the stock (never below zero), creates the order, charges it and
- * writes the events — or changes nothing. It costs two round trips. The first locks and reads
- * everything the price and the stock depend on, travelling with BEGIN and the Idempotency-Key's
- * lookup; it writes nothing, so a refusal has nothing to undo. After the charge, the second
- * writes the stock, the order, its payment, its events and the stored answer, with COMMIT. The
+ * writes the events — or changes nothing. It costs two round trips and two statements. The first
+ * locks and reads everything the price and the stock depend on, with the Idempotency-Key's lookup,
+ * and opens the transaction itself (BEGIN deferred: an implicit block, @commerce/db
+ * transaction.ts); it writes nothing, so a refusal has nothing to undo. After the charge, the
+ * second writes the stock, the order, its payment, its events and the stored answer, and commits
+ * them (sendLast: no COMMIT statement either). The
  * statements are fixed SQL text (prepared once per connection): building them with Drizzle cost
  * more CPU than the database spent running them (bench/README.md, Checkout).
  */
 import { moveOrder, type Address, type CompleteCheckout, type Order } from '@commerce/domain'
-import { announceWhenCommitted, eventRows, eventsCte, newId, payments, sendCommit, sqlOf, writeEvent, type Executor, type NewEvent } from '@commerce/db'
+import { announceWhenCommitted, eventRows, eventsCte, newId, payments, sendLast, sqlOf, writeEvent, type Executor, type NewEvent } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { CLAIM_COLUMNS, claimCte, RefusalWithRecord, storeCte, WORK_RUNS, type Claim, type Remember } from '../../idempotency.js'
 import type { PaymentProvider } from '../../payments/provider.js'
@@ -339,18 +341,20 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const placedJson = JSON.stringify(placed)
     const created = { ...orderEvent('order.created', placed, requestId), dataJson: orderEventJson(placed, placedJson) }
     const paymentData = paymentOfRow(payment)
-    await Promise.all([
-      writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
-        events: [
-          created,
-          { kind: 'payment.succeeded', data: paymentData, customerId: placed.customer_id, requestId },
-          // The same snapshot as order.created's.
-          { ...created, kind: paidEvent },
-        ],
-        stored: remember.inline({ status: 201, body: placed, json: placedJson }),
-      }),
-      sendCommit(sqlOf(tx)),
-    ])
+    // The order's statement commits (with its own Sync in the runner's implicit block).
+    await Promise.all(
+      sendLast(sqlOf(tx), () =>
+        writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
+          events: [
+            created,
+            { kind: 'payment.succeeded', data: paymentData, customerId: placed.customer_id, requestId },
+            // The same snapshot as order.created's.
+            { ...created, kind: paidEvent },
+          ],
+          stored: remember.inline({ status: 201, body: placed, json: placedJson }),
+        }),
+      ),
+    )
     return placed
   }
 }
