@@ -122,11 +122,18 @@ describe('per-key rate limit', () => {
       expect(response.statusCode).toBe(200)
       expect(response.headers['x-ratelimit-limit']).toBe('3')
       expect(response.headers['x-ratelimit-remaining']).toBe(String(3 - i))
+      // The same figures as the IETF fields (draft-ietf-httpapi-ratelimit-headers-10).
+      const window = ctx.config.rateLimitWindowMs / 1000
+      expect(response.headers['ratelimit-policy']).toBe(`"api_key";q=3;w=${window}`)
+      expect(response.headers.ratelimit).toBe(`"api_key";r=${3 - i};t=${response.headers['x-ratelimit-reset']}`)
+      expect(Number(response.headers['x-ratelimit-reset'])).toBeGreaterThan(0)
+      expect(Number(response.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(window)
     }
     const over = await ctx.request({ method: 'GET', url: PRODUCTS, token: limited.key })
     expect(over.statusCode).toBe(429)
     expect(over.json().error.code).toBe('rate_limited')
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0)
+    expect(over.headers.ratelimit).toMatch(/^"api_key";r=0;t=\d+$/)
 
     const fine = await ctx.request({ method: 'GET', url: PRODUCTS, token: other.key })
     expect(fine.statusCode).toBe(200)
@@ -141,6 +148,8 @@ describe('per-key rate limit', () => {
       const first = await small.request({ method: 'GET', url: PRODUCTS, token: forged })
       expect(first.statusCode).toBe(401)
       expect(first.headers['x-ratelimit-limit']).toBe('2')
+      expect(first.headers['ratelimit-policy']).toBe(`"ip";q=2;w=${small.config.rateLimitWindowMs / 1000}`)
+      expect(first.headers.ratelimit).toMatch(/^"ip";r=1;t=\d+$/)
       await small.request({ method: 'GET', url: PRODUCTS, token: forged })
       expect((await small.request({ method: 'GET', url: PRODUCTS })).statusCode).toBe(429)
     } finally {

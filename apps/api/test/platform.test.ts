@@ -117,7 +117,10 @@ describe('errors', () => {
 
 describe('health, readiness, metrics, OpenAPI', () => {
   test('GET /health and GET /ready answer 200 with a live database', async () => {
-    expect((await ctx.request({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' })
+    const health = await ctx.request({ method: 'GET', url: '/health' })
+    expect(health.json()).toEqual({ status: 'ok' })
+    // Never counted: no rate-limit fields of either kind.
+    expect(Object.keys(health.headers).filter((name) => name.includes('ratelimit'))).toEqual([])
     expect((await ctx.request({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' })
   })
 

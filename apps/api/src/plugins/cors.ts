@@ -22,6 +22,8 @@ export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
   'Retry-After',
   'Idempotent-Replayed',
 ]

@@ -65,6 +65,16 @@ const HEADERS = {
   'X-RateLimit-Limit': count('Requests allowed in the current window for this caller (API key, OAuth client or IP)'),
   'X-RateLimit-Remaining': count('Requests left in the current window'),
   'X-RateLimit-Reset': count('Seconds until the window resets'),
+  RateLimit: {
+    description:
+      'The caller’s policy, requests remaining (r) and seconds until the window resets (t), as a Structured Field ' +
+      '(draft-ietf-httpapi-ratelimit-headers-10): `"ip";r=59;t=42`. The policy is "ip", "api_key" or "oauth_client"',
+    schema: { type: 'string', maxLength: 64, pattern: '^"[a-z_]+";r=\\d+;t=\\d+$' },
+  },
+  'RateLimit-Policy': {
+    description: 'The caller’s policy: its name, quota (q) and window in seconds (w): `"ip";q=60;w=60`',
+    schema: { type: 'string', maxLength: 64, pattern: '^"[a-z_]+";q=\\d+;w=\\d+$' },
+  },
   'Retry-After': count('Seconds to wait before retrying'),
   'Access-Control-Allow-Origin': {
     description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
@@ -76,6 +86,8 @@ const ANSWER_HEADERS = {
   ...headerRef('X-RateLimit-Limit'),
   ...headerRef('X-RateLimit-Remaining'),
   ...headerRef('X-RateLimit-Reset'),
+  ...headerRef('RateLimit'),
+  ...headerRef('RateLimit-Policy'),
   ...headerRef('Access-Control-Allow-Origin'),
 }
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
@@ -89,8 +101,8 @@ interface ResponseObject {
 /**
  * What every operation has in common and the routes do not repeat, written into the document:
  * a 500 (any operation may answer internal_error), and on every rate-limited operation the 429
- * with Retry-After and the X-RateLimit-* (and, when CORS is on, Access-Control-Allow-Origin)
- * headers of its 2xx and 4xx answers; an operationId
+ * with Retry-After and the X-RateLimit-*, RateLimit and RateLimit-Policy (and, when CORS is on,
+ * Access-Control-Allow-Origin) headers of its 2xx and 4xx answers; an operationId
  * (method and path, for code generators) where a route has none; the servers marked public
  * (`x-internal: false`: an operator's API for its storefronts, not an internal one).
  */

@@ -2,7 +2,11 @@
  * Requests per window per caller with X-RateLimit-* headers and a 429 `rate_limited` carrying
  * Retry-After: per API key when a valid one was presented (its own figure, else `apiKeyMax`), per
  * OAuth client for a valid access token (`apiKeyMax`), otherwise per IP (`max`).
- * X-RateLimit-Reset is seconds until the window resets. Health, readiness and metrics are never
+ * X-RateLimit-Reset is seconds until the window resets. The same figures go out as the IETF
+ * fields of draft-ietf-httpapi-ratelimit-headers-10 too: `RateLimit-Policy: "ip";q=60;w=60` (the
+ * policy: named by what is counted, its quota and window in seconds) and
+ * `RateLimit: "ip";r=59;t=42` (requests remaining, seconds until the window resets); the
+ * X-RateLimit-* ones stay for the clients that read them. Health, readiness and metrics are never
  * counted. With `redisUrl` the counts live in Redis, shared by every API instance; otherwise each
  * instance counts in its own memory.
  */
@@ -67,6 +71,15 @@ export default fp<RateLimitOptions>(
         new ApiError('rate_limited', `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`),
     })
     app.addHook('onRequest', app.rateLimit())
+    const windowSeconds = Math.ceil(options.windowMs / 1000)
+    app.addHook('onSend', async (request, reply, payload) => {
+      const limit = reply.getHeader('x-ratelimit-limit')
+      if (limit === undefined) return payload
+      const policy = `"${request.principal?.kind ?? 'ip'}"`
+      reply.header('ratelimit-policy', `${policy};q=${limit};w=${windowSeconds}`)
+      reply.header('ratelimit', `${policy};r=${reply.getHeader('x-ratelimit-remaining')};t=${reply.getHeader('x-ratelimit-reset')}`)
+      return payload
+    })
   },
   { name: 'rate-limit', dependencies: ['auth'] },
 )
