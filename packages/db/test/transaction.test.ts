@@ -27,6 +27,8 @@ afterAll(async () => {
 let nextId = 0
 function ids(count: 1): [number]
 function ids(count: 2): [number, number]
+function ids(count: 3): [number, number, number]
+function ids(count: 4): [number, number, number, number]
 function ids(count: number): number[]
 function ids(count: number): number[] {
   return Array.from({ length: count }, () => ++nextId)
