@@ -101,6 +101,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/orders/:id/payments': scopeOrOwner('payments:write'),
   'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),
   'POST /api/v1/payments/:id/refunds': scope('payments:write'),
+  'POST /api/v1/payments/:id/refund': scope('payments:write'),
   'POST /api/v1/orders/:id/fulfillments': scope('orders:write'),
   'GET /api/v1/orders/:id/fulfillments': scopeOrOwner('orders:read'),
   'POST /api/v1/fulfillments/:id/tracking-events': scope('shipping:write'),

@@ -193,7 +193,7 @@ describe('with CORS_ORIGINS listing origins', () => {
     expect(allowed.status).toBe(200)
     expect(allowed.headers['access-control-allow-origin']).toBe(SHOP)
     expect(allowed.headers['access-control-expose-headers']).toBe(
-      'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed',
+      'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed, Deprecation, Sunset, Link',
     )
     expect(allowed.headers['x-ratelimit-remaining']).toBeDefined()
     expect((await call(base, 'GET', '/api/v1/products', { origin: 'http://localhost:5173' })).headers['access-control-allow-origin']).toBe(

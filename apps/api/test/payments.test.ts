@@ -359,6 +359,56 @@ describe('POST /api/v1/payments/:id/refunds', () => {
   })
 })
 
+describe('POST /api/v1/payments/:id/refund (deprecated alias)', () => {
+  const deprecated = {
+    deprecation: `@${Date.UTC(2026, 10, 24) / 1000}`,
+    sunset: 'Tue, 01 Jun 2027 00:00:00 GMT',
+  }
+
+  test('refunds like /refunds, and every answer, errors included, carries Deprecation, Sunset and the successor Link', async () => {
+    const { order, payment } = await insertOrder(ctx, { status: 'paid', items: [{ unitPriceMinor: 1000 }] })
+    const idempotencyKey = key()
+    const request = { method: 'POST' as const, url: `/api/v1/payments/${payment!.id}/refund`, payload: { amount: 4 }, token: admin }
+    const refunded = await ctx.request({ ...request, headers: { 'idempotency-key': idempotencyKey } })
+    expect(refunded.statusCode, refunded.body).toBe(201)
+    expect(refunded.json<Refund>()).toMatchObject({ payment_id: payment!.id, amount: 4 })
+    expect(refunded.headers).toMatchObject({ ...deprecated, link: `</api/v1/payments/${payment!.id}/refunds>; rel="successor-version"` })
+    expect(await getOrder(order.id)).toMatchObject({ payment_status: 'partially_refunded', amount_refunded: 4 })
+
+    // A key belongs to one request, path included: on the successor it is another request (422);
+    // on the alias again, the same refund replayed.
+    const elsewhere = await refund(payment!.id, { amount: 4 }, { key: idempotencyKey })
+    expect(elsewhere.statusCode).toBe(422)
+    const again = await ctx.request({ ...request, headers: { 'idempotency-key': idempotencyKey } })
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(refunded.json())
+    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 1000, refunded: 400 }])
+
+    const missing = await ctx.request({ ...request, url: `/api/v1/payments/${UNKNOWN_ID}/refund`, headers: { 'idempotency-key': key() } })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.headers).toMatchObject({ ...deprecated, link: `</api/v1/payments/${UNKNOWN_ID}/refunds>; rel="successor-version"` })
+
+    // The successor is not deprecated.
+    const current = await refund(payment!.id, { amount: 1 })
+    expect(current.statusCode).toBe(201)
+    expect(current.headers.deprecation).toBeUndefined()
+    expect(current.headers.sunset).toBeUndefined()
+  })
+
+  test('is marked deprecated in the OpenAPI document, with the three headers on its answers', async () => {
+    const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const alias = document.paths['/api/v1/payments/{id}/refund'].post
+    expect(alias.deprecated).toBe(true)
+    expect(alias.description).toContain('use /api/v1/payments/{id}/refunds instead')
+    for (const status of ['201', '404']) {
+      expect(Object.keys(alias.responses[status].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']))
+    }
+    const successor = document.paths['/api/v1/payments/{id}/refunds'].post
+    expect(successor.deprecated).toBeUndefined()
+    expect(Object.keys(successor.responses['201'].headers)).not.toContain('Deprecation')
+  })
+})
+
 describe('cancelling an order with payments', () => {
   test('a pending order with a part payment is refunded that payment and cancelled', async () => {
     const { order } = await insertOrder(ctx, { items: [{ unitPriceMinor: 1000 }] })

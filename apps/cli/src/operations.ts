@@ -65,6 +65,8 @@ const VERBS_ON_COLLECTION: Record<string, string> = { get: 'list', post: 'create
 
 type Schema = Record<string, unknown>
 interface OpenApiOperation {
+  /** Deprecated operations (aliases kept until their sunset) get no command. */
+  deprecated?: boolean
   summary?: string
   description?: string
   security?: Array<Record<string, unknown>>
@@ -160,7 +162,7 @@ function argName(segments: string[], index: number): string {
   return param === 'id' ? `${singular(segments[index - 1]!).replace(/-/g, '_')}_id` : param
 }
 
-/** Every operation under /api/v1 as a command; throws on names that collide. */
+/** Every operation under /api/v1 as a command (deprecated ones left out); throws on names that collide. */
 export function deriveOperations(document: OpenApiDocument): Operation[] {
   const routes = Object.keys(document.paths)
     .filter((path) => path.startsWith(`${API_PREFIX}/`))
@@ -170,7 +172,7 @@ export function deriveOperations(document: OpenApiDocument): Operation[] {
     const item = document.paths[`${API_PREFIX}${path}`]!
     for (const method of METHODS) {
       const operation = item[method]
-      if (!operation || SKIPPED.has(`${method.toUpperCase()} ${path}`)) continue
+      if (!operation || operation.deprecated || SKIPPED.has(`${method.toUpperCase()} ${path}`)) continue
       const segments = path.split('/').filter(Boolean)
       const parameters = operation.parameters ?? []
       const query = parameters

@@ -26,6 +26,9 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Retry-After',
   'Idempotent-Replayed',
+  'Deprecation',
+  'Sunset',
+  'Link',
 ]
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium caps it at 2 hours). */

@@ -76,6 +76,18 @@ const HEADERS = {
     schema: { type: 'string', maxLength: 64, pattern: '^"[a-z_]+";q=\\d+;w=\\d+$' },
   },
   'Retry-After': count('Seconds to wait before retrying'),
+  Deprecation: {
+    description: 'On a deprecated operation: since when, as `@` and seconds since the epoch (RFC 9745)',
+    schema: { type: 'string', maxLength: 24, pattern: '^@\\d+$' },
+  },
+  Sunset: {
+    description: 'On a deprecated operation: the HTTP date from which it may stop answering (RFC 8594)',
+    schema: { type: 'string', maxLength: 40 },
+  },
+  Link: {
+    description: 'On a deprecated operation: the operation to use instead, `<path>; rel="successor-version"`',
+    schema: { type: 'string', maxLength: 2048 },
+  },
   'Access-Control-Allow-Origin': {
     description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
     schema: { type: 'string', maxLength: 2048 },
@@ -90,6 +102,8 @@ const ANSWER_HEADERS = {
   ...headerRef('RateLimit-Policy'),
   ...headerRef('Access-Control-Allow-Origin'),
 }
+// Access-Control-Allow-Origin too: on a 5xx these are the only headers declared, and CORS goes on every answer.
+const DEPRECATION_HEADERS = { ...headerRef('Deprecation'), ...headerRef('Sunset'), ...headerRef('Link'), ...headerRef('Access-Control-Allow-Origin') }
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
 
 interface ResponseObject {
@@ -100,7 +114,8 @@ interface ResponseObject {
 
 /**
  * What every operation has in common and the routes do not repeat, written into the document:
- * a 500 (any operation may answer internal_error), and on every rate-limited operation the 429
+ * a 500 (any operation may answer internal_error), the Deprecation, Sunset and Link headers of
+ * every answer of a deprecated operation, and on every rate-limited operation the 429
  * with Retry-After and the X-RateLimit-*, RateLimit and RateLimit-Policy (and, when CORS is on,
  * Access-Control-Allow-Origin) headers of its 2xx and 4xx answers; an operationId
  * (method and path, for code generators) where a route has none; the servers marked public
@@ -110,7 +125,10 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
   for (const server of (document.servers ?? []) as Record<string, unknown>[]) server['x-internal'] ??= false
   const components = (document.components ??= {}) as Record<string, unknown>
   components.headers = { ...HEADERS, ...(components.headers as object | undefined) }
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; responses?: Record<string, ResponseObject> }>>
+  const paths = (document.paths ?? {}) as Record<
+    string,
+    Record<string, { operationId?: string; deprecated?: boolean; responses?: Record<string, ResponseObject> }>
+  >
   for (const [path, item] of Object.entries(paths)) {
     const counted = !UNCOUNTED_PATHS.has(path)
     for (const [method, operation] of Object.entries(item)) {
@@ -118,6 +136,10 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
       operation.operationId ??= operationIdOf(method, path)
       const responses = (operation.responses ??= {})
       responses['500'] ??= { description: 'internal_error: an unexpected failure (never with internals)', content: ERROR_CONTENT }
+      // A deprecated operation says so on every answer (deprecation.ts).
+      if (operation.deprecated) {
+        for (const response of Object.values(responses)) response.headers = { ...DEPRECATION_HEADERS, ...response.headers }
+      }
       if (!counted) continue
       responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
       for (const [status, response] of Object.entries(responses)) {

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreatePayment, CreateRefund, hasScope, IdParams, PaginationQuery, Payment, PaymentList, Refund } from '@commerce/domain'
+import { deprecatedRoute } from '../../deprecation.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
@@ -64,28 +65,42 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ),
   )
 
-  app.post(
-    '/payments/:id/refunds',
+  const refundSchema = {
+    tags: ['payments'],
+    summary: 'Refund part or all of a payment (admin; Idempotency-Key required)',
+    description:
+      '`amount` defaults to what is left to refund on the payment and may never exceed it. Every refund writes ' +
+      'order.refunded; the one that returns everything the order’s payments captured moves a paid, shipped or ' +
+      'completed order to refunded (payment_status refunded); a partial one keeps the status and sets ' +
+      'payment_status partially_refunded. Declined or refunded payments are 409; refunds of a cancelled or ' +
+      'refunded order are 409 invalid_state_transition.',
+    params: IdParams,
+    headers: IdempotencyKeyHeader,
+    body: CreateRefund,
+    response: { 201: Refund, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
+  }
+  // The singular form, as some payment APIs spell it (Stripe's old /charges/:id/refund): kept as
+  // a deprecated alias, the example of how deprecation is announced (deprecation.ts).
+  const alias = deprecatedRoute({ since: '2026-11-24', sunset: '2027-06-01', successor: '/api/v1/payments/:id/refunds' })
+  const refundRoutes = [
+    { url: '/payments/:id/refunds', schema: refundSchema },
     {
+      url: '/payments/:id/refund',
       schema: {
-        tags: ['payments'],
-        summary: 'Refund part or all of a payment (admin; Idempotency-Key required)',
-        description:
-          '`amount` defaults to what is left to refund on the payment and may never exceed it. Every refund writes ' +
-          'order.refunded; the one that returns everything the order’s payments captured moves a paid, shipped or ' +
-          'completed order to refunded (payment_status refunded); a partial one keeps the status and sets ' +
-          'payment_status partially_refunded. Declined or refunded payments are 409; refunds of a cancelled or ' +
-          'refunded order are 409 invalid_state_transition.',
-        params: IdParams,
-        headers: IdempotencyKeyHeader,
-        body: CreateRefund,
-        response: { 201: Refund, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
+        ...refundSchema,
+        summary: 'Refund a payment (deprecated alias of POST /payments/{id}/refunds)',
+        description: `${alias.description} ${refundSchema.description}`,
+        deprecated: true,
       },
+      onSend: alias.onSend,
     },
-    async (request, reply) =>
+  ]
+  for (const { url, schema, onSend } of refundRoutes) {
+    app.post(url, { schema, ...(onSend ? { onSend } : {}) }, async (request, reply) =>
       app.idempotency.run(request, reply, { required: true }, async (tx) => ({
         status: 201,
         body: await paymentService.refund(tx, request.params.id, request.body, String(request.id), idempotencyKeyOf(request)),
       })),
-  )
+    )
+  }
 }
