@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_SCRYPT_COST } from '@commerce/domain'
+import { DEFAULT_SCRYPT_COST, parseDuration, type DurationUnit } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
 
 export interface Config {
@@ -44,17 +44,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-
-/** "24h", "15m", "30s", "500ms", "2d" or plain seconds -> milliseconds. */
-export function parseDuration(text: string, defaultUnit: keyof typeof UNIT_MS = 's'): number | undefined {
-  const match = DURATION.exec(text.trim())
-  if (!match) return undefined
-  const unit = (match[2] ?? defaultUnit) as keyof typeof UNIT_MS
-  return Number(match[1]) * UNIT_MS[unit]
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const NODE_ENVS = ['development', 'production', 'test'] as const
 
@@ -78,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
     return parsed
   }
-  const duration = (name: string, fallback: string, defaultUnit: keyof typeof UNIT_MS) => {
+  const duration = (name: string, fallback: string, defaultUnit: DurationUnit) => {
     const value = text(name) ?? fallback
     const parsed = parseDuration(value, defaultUnit)
     if (parsed === undefined || parsed <= 0) {

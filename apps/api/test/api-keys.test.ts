@@ -1,6 +1,7 @@
-/** API keys as credentials: scopes decide access, bad or revoked keys are 401, each key has its own rate limit. */
+/** API keys as credentials: scopes decide access, bad, revoked or expired keys are 401, rotation has a grace period, each key has its own rate limit. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { generateApiKey, type OrderList, type Product } from '@commerce/domain'
+import { apiKeyLookupPrefix, generateApiKey, hashApiKey, type OrderList, type Product } from '@commerce/domain'
+import { rotateApiKey } from '@commerce/db'
 import { createTestContext, type TestContext } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
 
@@ -87,6 +88,36 @@ describe('refused keys', () => {
     await ctx.handle.sql`update api_keys set revoked_at = now() where id = ${id}`
     const error = await ctx.expectError(401, 'unauthorized', { ...newProduct('After revoking'), token: key })
     expect(error.message).toBe(refused)
+  })
+
+  test('an expired key is 401 saying when it expired; a key expiring later works until then', async () => {
+    const { key, id } = await makeKey(['products:write'])
+    const later = new Date(Date.now() + 3_600_000)
+    await ctx.handle.sql`update api_keys set expires_at = ${later.toISOString()}::timestamptz where id = ${id}`
+    await ctx.expectStatus(201, { ...newProduct('Before expiry'), token: key })
+    const past = new Date(Date.now() - 1000)
+    await ctx.handle.sql`update api_keys set expires_at = ${past.toISOString()}::timestamptz where id = ${id}`
+    const error = await ctx.expectError(401, 'unauthorized', { ...newProduct('After expiry'), token: key })
+    expect(error.message).toBe(`The API key expired at ${past.toISOString()}`)
+  })
+
+  test('a rotated key and its replacement both work during the grace period; then only the replacement', async () => {
+    const { key: oldKey, id } = await makeKey(['products:write'], 7)
+    const newKey = generateApiKey()
+    const graceEnd = new Date(Date.now() + 3_600_000)
+    const rotated = await rotateApiKey(ctx.handle.db, id, { prefix: apiKeyLookupPrefix(newKey), keyHash: hashApiKey(newKey) }, graceEnd, () => null)
+    expect(rotated).toMatchObject({ usable: true, old: { expiresAt: graceEnd }, created: { scopes: ['products:write'], rateLimitPerMinute: 7, expiresAt: null } })
+    await ctx.expectStatus(201, { ...newProduct('Old key in grace'), token: oldKey })
+    const fresh = await ctx.request({ ...newProduct('New key'), token: newKey })
+    expect(fresh.statusCode).toBe(201)
+    expect(fresh.headers['x-ratelimit-limit']).toBe('7')
+
+    // The grace period over: the old key expired, the new one goes on; an expired key cannot be rotated.
+    await ctx.handle.sql`update api_keys set expires_at = now() - interval '1 second' where id = ${id}`
+    expect((await ctx.expectError(401, 'unauthorized', { ...newProduct('Old key after grace'), token: oldKey })).message).toMatch(/^The API key expired at /)
+    await ctx.expectStatus(201, { ...newProduct('New key after grace'), token: newKey })
+    const again = await rotateApiKey(ctx.handle.db, id, { prefix: apiKeyLookupPrefix(generateApiKey()), keyHash: 'x' }, graceEnd, () => null)
+    expect(again).toMatchObject({ usable: false, created: undefined })
   })
 
   test('a malformed key, a bad checksum, an unknown key and a right prefix with a wrong rest are 401, even on public routes', async () => {

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { ConfigError, loadConfig, parseDuration } from '../src/config.js'
+import { parseDuration } from '@commerce/domain'
+import { ConfigError, loadConfig } from '../src/config.js'
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'commerce-config-'))
 

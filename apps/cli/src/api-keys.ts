@@ -1,5 +1,5 @@
 /** What the api-keys commands print about a key (never the key itself, which only `create` shows once). */
-import { DomainError, SCOPE_RESOURCES, isScope } from '@commerce/domain'
+import { DomainError, SCOPE_RESOURCES, isScope, parseDuration } from '@commerce/domain'
 import type { ApiKeyRow } from '@commerce/db'
 
 export interface ApiKeySummary {
@@ -11,6 +11,7 @@ export interface ApiKeySummary {
   created_at: string
   last_used_at: string | null
   revoked_at: string | null
+  expires_at: string | null
 }
 
 export function apiKeySummary(row: ApiKeyRow): ApiKeySummary {
@@ -23,6 +24,7 @@ export function apiKeySummary(row: ApiKeyRow): ApiKeySummary {
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,
+    expires_at: row.expiresAt?.toISOString() ?? null,
   }
 }
 
@@ -38,4 +40,13 @@ export function parseScopes(text: string): string[] {
     )
   }
   return scopes
+}
+
+/** `90d`, `12h`, `30m` (a bare number is days) -> milliseconds, at least a minute; `flag` names it in the error. */
+export function parseLifetime(text: string, flag: string): number {
+  const ms = parseDuration(text, 'd')
+  if (ms === undefined || ms < 60_000) {
+    throw new DomainError('validation_error', `--${flag} takes a duration of at least a minute, e.g. 90d, 12h or 30m ('${text}' is not one)`)
+  }
+  return ms
 }

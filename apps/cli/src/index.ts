@@ -9,6 +9,7 @@ import type { Command } from '@oclif/core'
 import ApiKeysCreate from './commands/api-keys/create.js'
 import ApiKeysList from './commands/api-keys/list.js'
 import ApiKeysRevoke from './commands/api-keys/revoke.js'
+import ApiKeysRotate from './commands/api-keys/rotate.js'
 import EventsTail from './commands/events/tail.js'
 import Login from './commands/login.js'
 import Logout from './commands/logout.js'
@@ -32,6 +33,7 @@ export const COMMANDS: Record<string, Command.Class> = {
   'api-keys:create': ApiKeysCreate,
   'api-keys:list': ApiKeysList,
   'api-keys:revoke': ApiKeysRevoke,
+  'api-keys:rotate': ApiKeysRotate,
   'oauth-clients:create': OAuthClientsCreate,
   'oauth-clients:list': OAuthClientsList,
   'oauth-clients:revoke': OAuthClientsRevoke,

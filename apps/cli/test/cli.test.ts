@@ -263,6 +263,7 @@ describe('commerce api-keys', () => {
       created_at: expect.any(String),
       last_used_at: null,
       revoked_at: null,
+      expires_at: null,
       key: expect.stringMatching(/^ck_[0-9A-Za-z]{40}$/),
     })
     expect(isWellFormedApiKey(created.key)).toBe(true)
@@ -283,8 +284,8 @@ describe('commerce api-keys', () => {
   it('list shows every key with its prefix and scopes, never the key', async () => {
     const table = await commerce(['api-keys', 'list'], withDb())
     expect(table).toMatchObject({ code: 0, stderr: '' })
-    expect(table.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+SCOPES\s+CREATED\s+LAST USED\s+REVOKED$/m)
-    expect(table.stdout).toMatch(new RegExp(`^${created.id}\\s+ops\\s+${created.prefix}\\s+\\*\\s+\\S+\\s+-\\s+-$`, 'm'))
+    expect(table.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+SCOPES\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES$/m)
+    expect(table.stdout).toMatch(new RegExp(`^${created.id}\\s+ops\\s+${created.prefix}\\s+\\*\\s+\\S+\\s+-\\s+-\\s+-$`, 'm'))
     expect(table.stdout).not.toContain('ck_')
 
     const json = await commerce(['api-keys', 'list', '--json'], withDb())
@@ -313,10 +314,66 @@ describe('commerce api-keys', () => {
     expect(JSON.parse(malformed.stdout)).toEqual({ error: { code: 'not_found', message: "No API key with id 'nope'" } })
   })
 
-  it('--help lists the three commands with examples', async () => {
+  it('create --expires-in sets when the key expires; a bad duration exits 1 and stores nothing', async () => {
+    const before = Date.now()
+    const result = await commerce(['api-keys', 'create', '--name', 'partner', '--scopes', 'products:read', '--expires-in', '90d', '--json'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    const key = JSON.parse(result.stdout) as ApiKeySummary
+    const expires = Date.parse(key.expires_at!)
+    expect(expires).toBeGreaterThanOrEqual(before + 90 * 86_400_000)
+    expect(expires).toBeLessThanOrEqual(Date.now() + 90 * 86_400_000)
+
+    const count = (await sql`select id from api_keys`).length
+    const bad = await commerce(['api-keys', 'create', '--name', 'x', '--scopes', 'read', '--expires-in', 'soon'], withDb())
+    expect(bad.code).toBe(1)
+    expect(errorText(bad.stderr)).toContain("--expires-in takes a duration of at least a minute, e.g. 90d, 12h or 30m ('soon' is not one)")
+    expect(await sql`select id from api_keys`).toHaveLength(count)
+  })
+
+  it('rotate prints a new key with the old one’s name, scopes and lifetime, and ends the old one after the grace period', async () => {
+    const original = JSON.parse(
+      (await commerce(['api-keys', 'create', '--name', 'feed', '--scopes', 'orders:read', '--rate-limit', '90', '--expires-in', '30d', '--json'], withDb())).stdout,
+    ) as ApiKeySummary & { key: string }
+    const before = Date.now()
+    const result = await commerce(['api-keys', 'rotate', original.id, '--grace', '2h'], withDb())
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(result.stdout).toContain('Copy the new key now')
+    const keys = result.stdout.match(/ck_[0-9A-Za-z]+/g) ?? []
+    expect(keys).toHaveLength(1)
+    expect(isWellFormedApiKey(keys[0]!)).toBe(true)
+
+    const rows = await sql<{ id: string; name: string; scopes: string[]; rate_limit_per_minute: number; key_hash: string; expires_at: Date; created_at: Date }[]>`
+      select id, name, scopes, rate_limit_per_minute, key_hash, expires_at, created_at from api_keys where name = 'feed' order by created_at, id`
+    expect(rows).toHaveLength(2)
+    const old = rows[0]!
+    const replacement = rows[1]!
+    expect(old.id).toBe(original.id)
+    expect(old.expires_at.getTime()).toBeGreaterThanOrEqual(before + 2 * 3_600_000 - 1000)
+    expect(old.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000)
+    expect(replacement).toMatchObject({ scopes: ['orders:read'], rate_limit_per_minute: 90, key_hash: hashApiKey(keys[0]!) })
+    // The old key's lifetime (30 days), from now.
+    const lifetime = replacement.expires_at.getTime() - replacement.created_at.getTime()
+    expect(Math.abs(lifetime - 30 * 86_400_000)).toBeLessThan(60_000)
+
+    // --grace 0 ends the old key now; then it cannot be rotated again, nor a revoked one.
+    const now = await commerce(['api-keys', 'rotate', replacement.id, '--grace', '0', '--json'], withDb())
+    expect(now.code).toBe(0)
+    const rotated = JSON.parse(now.stdout) as { old: ApiKeySummary; new: ApiKeySummary & { key: string } }
+    expect(Date.parse(rotated.old.expires_at!)).toBeLessThanOrEqual(Date.now())
+    const expired = await commerce(['api-keys', 'rotate', replacement.id, '--json'], withDb())
+    expect(expired.code).toBe(1)
+    expect(JSON.parse(expired.stdout)).toEqual({ error: { code: 'conflict', message: `API key '${replacement.id}' is expired: create a new one instead` } })
+    await commerce(['api-keys', 'revoke', rotated.new.id], withDb())
+    const revoked = await commerce(['api-keys', 'rotate', rotated.new.id], withDb())
+    expect(errorText(revoked.stderr)).toBe(`Error: API key '${rotated.new.id}' is revoked: create a new one instead`)
+    const unknown = await commerce(['api-keys', 'rotate', '0190a6f1-7c3a-7000-8000-00000000beef'], withDb())
+    expect(errorText(unknown.stderr)).toBe("Error: No API key with id '0190a6f1-7c3a-7000-8000-00000000beef'")
+  })
+
+  it('--help lists the four commands with examples', async () => {
     const topic = await commerce(['api-keys', '--help'])
     expect(topic.code).toBe(0)
-    for (const verb of ['create', 'list', 'revoke']) expect(topic.stdout).toMatch(new RegExp(`^\\s+api-keys ${verb}\\s`, 'm'))
+    for (const verb of ['create', 'list', 'revoke', 'rotate']) expect(topic.stdout).toMatch(new RegExp(`^\\s+api-keys ${verb}\\s`, 'm'))
     const create = await commerce(['api-keys', 'create', '--help'])
     expect(create.stdout).toContain('EXAMPLES')
     expect(create.stdout).toContain('--scopes products:read,orders:write')

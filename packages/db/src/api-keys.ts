@@ -1,4 +1,4 @@
-/** API key rows, shared by `commerce api-keys …` (create, list, revoke) and the API (lookup). */
+/** API key rows, shared by `commerce api-keys …` (create, list, revoke, rotate) and the API (lookup). */
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database } from './client.js'
 import { apiKeys } from './schema/auth.js'
@@ -11,6 +11,8 @@ export interface NewApiKey {
   keyHash: string
   scopes: string[]
   rateLimitPerMinute: number | null
+  /** Null: never expires. */
+  expiresAt?: Date | null
 }
 
 /** Inserts a key's row; undefined when another key already has its prefix (make a new key). */
@@ -31,6 +33,47 @@ export async function revokeApiKey(db: Database, id: string): Promise<ApiKeyRow 
     .where(eq(apiKeys.id, id))
     .returning()
   return row
+}
+
+/**
+ * Replaces a key with a new one of the same name, scopes and rate limit (`replacement`: its prefix
+ * and hash, made by the caller, and its expiry, or `expiryOf(old key)` when that is undefined),
+ * and has the old one expire at `oldExpiresAt` (kept if it expires sooner): a grace period in
+ * which both work. Undefined when the old key is unknown; not `usable` (and nothing written) when
+ * it is revoked or expired already; no `created` when the new prefix is taken (make another key).
+ */
+export async function rotateApiKey(
+  db: Database,
+  id: string,
+  replacement: Pick<NewApiKey, 'prefix' | 'keyHash' | 'expiresAt'>,
+  oldExpiresAt: Date,
+  expiryOf: (old: ApiKeyRow) => Date | null,
+): Promise<{ old: ApiKeyRow; usable: boolean; created: ApiKeyRow | undefined } | undefined> {
+  return db.transaction(async (tx) => {
+    const [old] = await tx.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update')
+    if (!old) return undefined
+    const usable = old.revokedAt === null && (old.expiresAt === null || old.expiresAt.getTime() > Date.now())
+    if (!usable) return { old, usable, created: undefined }
+    const [created] = await tx
+      .insert(apiKeys)
+      .values({
+        name: old.name,
+        scopes: old.scopes,
+        rateLimitPerMinute: old.rateLimitPerMinute,
+        prefix: replacement.prefix,
+        keyHash: replacement.keyHash,
+        expiresAt: replacement.expiresAt === undefined ? expiryOf(old) : replacement.expiresAt,
+      })
+      .onConflictDoNothing({ target: apiKeys.prefix })
+      .returning()
+    if (!created) return { old, usable, created }
+    const [ending] = await tx
+      .update(apiKeys)
+      .set({ expiresAt: sql`least(${apiKeys.expiresAt}, ${oldExpiresAt.toISOString()}::timestamptz)` })
+      .where(eq(apiKeys.id, id))
+      .returning()
+    return { old: ending!, usable, created }
+  })
 }
 
 export async function findApiKeyByPrefix(db: Database, prefix: string): Promise<ApiKeyRow | undefined> {

@@ -19,6 +19,7 @@ export {
   findApiKeyByPrefix,
   listApiKeys,
   revokeApiKey,
+  rotateApiKey,
   touchApiKey,
   type ApiKeyRow,
   type NewApiKey,

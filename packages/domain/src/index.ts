@@ -11,6 +11,7 @@ export {
 export { sign, signStandardWebhook, verify } from './signature.js'
 export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
+export { parseDuration, type DurationUnit } from './duration.js'
 export {
   CHARGE_STATUSES,
   CHECKOUT_STATUSES,

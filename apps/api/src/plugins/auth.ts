@@ -170,13 +170,12 @@ export default fp<AuthOptions>(
         request.credentialError = refused
         return
       }
-      request.principal = {
-        kind: 'api_key',
-        keyId: row.id,
-        scopes: row.scopes,
-        rateLimitPerMinute: row.rateLimitPerMinute,
-        expiresAt: Infinity,
+      const expiresAt = row.expiresAt?.getTime() ?? Infinity
+      if (expiresAt <= Date.now()) {
+        request.credentialError = `The API key expired at ${row.expiresAt!.toISOString()}`
+        return
       }
+      request.principal = { kind: 'api_key', keyId: row.id, scopes: row.scopes, rateLimitPerMinute: row.rateLimitPerMinute, expiresAt }
       // Off the request path; touchApiKey itself writes at most once a minute.
       if (row.lastUsedAt === null || Date.now() - row.lastUsedAt.getTime() >= 60_000) {
         touchApiKey(app.db, row.id).catch((error: unknown) => request.log.warn({ err: error }, 'could not record API key use'))

@@ -17,6 +17,8 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    /** Refused from then on; null: never (api-keys create --expires-in, api-keys rotate --grace). */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [uniqueIndex('api_keys_prefix_key').on(t.prefix)],
 )

@@ -8,7 +8,7 @@ export default class ApiKeysList extends BaseCommand {
   static override description =
     'Reads straight from the database (DATABASE_URL, else the embedded one). Shows each key’s id, name, ' +
     'lookup prefix (the 8 characters after ck_), scopes, when it was created, last used (recorded at most once ' +
-    'a minute) and revoked.'
+    'a minute), revoked and when it expires.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
 
@@ -26,8 +26,8 @@ export default class ApiKeysList extends BaseCommand {
     else {
       this.log(
         formatTable(
-          ['ID', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'LAST USED', 'REVOKED'],
-          keys.map((key) => [key.id, key.name, key.prefix, key.scopes.join(','), key.created_at, key.last_used_at, key.revoked_at]),
+          ['ID', 'NAME', 'PREFIX', 'SCOPES', 'CREATED', 'LAST USED', 'REVOKED', 'EXPIRES'],
+          keys.map((key) => [key.id, key.name, key.prefix, key.scopes.join(','), key.created_at, key.last_used_at, key.revoked_at, key.expires_at]),
         ),
       )
     }
