@@ -488,6 +488,25 @@ describe('tax from the shipping address', () => {
     expect(canada.totals.tax).toBe(0)
   })
 
+  test("a rate with order rounding rounds the cart's tax once and shares it over the lines", async () => {
+    await ctx.handle.db.insert(taxRates).values([
+      { country: 'PT', ratePpm: 50_000, name: 'PT by line' },
+      { country: 'PT', region: 'Madeira', ratePpm: 50_000, name: 'Madeira by order', rounding: 'order' },
+    ])
+    const cart = await cartWith([0.1, 0.1, 0.1], 'EUR')
+    const url = `${CARTS}/${cart.id}/shipping-address`
+    const lisbon = { line1: '1 Rua Augusta', city: 'Lisboa', country: 'PT' }
+    // 5 % of 0.10 is 0.005: rounded on each line, 0.01 three times.
+    const byLine = await ctx.expectStatus<Cart>(200, { method: 'PUT', url, payload: lisbon })
+    expect(byLine.items.map((item) => item.tax)).toEqual([0.01, 0.01, 0.01])
+    expect(byLine.totals).toEqual({ subtotal: 0.3, discount: 0, tax: 0.03, shipping: 0, total: 0.33 })
+    // Rounded once: 5 % of 0.30 is 0.015 -> 0.02, one cent each to the two lowest line ids.
+    const byOrder = await ctx.expectStatus<Cart>(200, { method: 'PUT', url, payload: { ...lisbon, city: 'Funchal', region: 'Madeira' } })
+    expect(byOrder.totals).toEqual({ subtotal: 0.3, discount: 0, tax: 0.02, shipping: 0, total: 0.32 })
+    const lowestFirst = [...byOrder.items].sort((a, b) => (a.id < b.id ? -1 : 1))
+    expect(lowestFirst.map((item) => item.tax)).toEqual([0.01, 0.01, 0])
+  })
+
   test('an address needs line1, city and an ISO 3166-1 alpha-2 country', async () => {
     const cart = await createCart()
     const url = `${CARTS}/${cart.id}/shipping-address`

@@ -46,6 +46,7 @@ describe('POST /api/v1/tax-rates', () => {
       region: null,
       rate: 19.99,
       name: 'MwSt',
+      rounding: 'line',
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     })
@@ -124,6 +125,19 @@ describe('POST /api/v1/tax-rates', () => {
   })
 })
 
+describe('tax rounding', () => {
+  test('a rate is rounded per line by default, per order when asked; PATCH switches it; other values are 400', async () => {
+    const rate = await createTaxRate({ country: 'IS', rate: 24, name: 'VSK', rounding: 'order' })
+    expect(rate.rounding).toBe('order')
+    const [row] = await ctx.handle.sql`select rounding from tax_rates where id = ${rate.id}`
+    expect(row!.rounding).toBe('order')
+    const patched = await ctx.expectStatus<TaxRate>(200, { method: 'PATCH', url: `${TAX_RATES}/${rate.id}`, payload: { rounding: 'line' }, token: admin })
+    expect(patched).toMatchObject({ rounding: 'line', rate: 24, name: 'VSK' })
+    await expectRefused('PATCH', `${TAX_RATES}/${rate.id}`, { rounding: 'invoice' }, 'rounding')
+    await expectRefused('POST', TAX_RATES, { country: 'NO', rate: 25, name: 'MVA', rounding: 'none' }, 'rounding')
+  })
+})
+
 describe('GET /api/v1/tax-rates/:id', () => {
   test('answers 401 anonymous, 403 customer, 404 unknown, 400 malformed', async () => {
     const rate = await createTaxRate({ country: 'NL', rate: 21, name: 'BTW' })
@@ -175,6 +189,7 @@ describe('GET /api/v1/tax-rates', () => {
       region: 'California',
       rate: 7.25,
       name: 'US California',
+      rounding: 'line',
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     })

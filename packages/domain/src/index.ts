@@ -151,7 +151,7 @@ export {
   type CouponRejection,
   type CouponRule,
 } from './coupons.js'
-export { selectTaxRate, type TaxRateRule } from './tax.js'
+export { selectTaxRate, TAX_ROUNDINGS, type TaxRateRule, type TaxRounding } from './tax.js'
 export { shippingRate, type ShippingMethodRule } from './shipping.js'
 export {
   computeCartTotals,

@@ -8,6 +8,7 @@ const rate = (id: string, country: string, region: string | null, ratePpm: numbe
   region,
   ratePpm,
   name: `${country}${region ? `-${region}` : ''}`,
+  rounding: 'line',
 })
 const usFederal = rate('r1', 'US', null, 0)
 const newYork = rate('r2', 'US', 'NY', 88_750)

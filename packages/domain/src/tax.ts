@@ -6,7 +6,17 @@ export interface TaxRateRule {
   region: string | null
   ratePpm: number
   name: string
+  /** How its tax is rounded (TaxRounding); the jurisdiction's rules decide. */
+  rounding: TaxRounding
 }
+
+/**
+ * `line`: each line's tax is rounded and the order's tax is their sum. `order`: the order's tax is
+ * the rounded tax of everything taxable, handed out to the lines in proportion (largest
+ * remainder), so the lines still add up to it. They differ by at most half a minor unit per line.
+ */
+export type TaxRounding = 'line' | 'order'
+export const TAX_ROUNDINGS = ['line', 'order'] as const satisfies readonly TaxRounding[]
 
 function normalizedPlace(text: string | null): string | null {
   const trimmed = text?.trim().toUpperCase() ?? ''

@@ -4,6 +4,7 @@ import { MAX_CART_COUPONS, MAX_CART_LINES } from './constants.js'
 import type { CouponRule } from './coupons.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { divideRounded } from './rounding.js'
+import type { TaxRounding } from './tax.js'
 import { type CartTotals, type TotalsInput, type TotalsLine, computeCartTotals } from './totals.js'
 
 const coupon = (id: string, code: string, rule: Partial<CouponRule>): CouponRule => ({
@@ -84,6 +85,15 @@ describe('computeCartTotals by hand', () => {
     )
     expect(totals.lines.map((entry) => entry.tax)).toEqual([177, 36, 67])
     expect(totals).toMatchObject({ subtotal: 3149, tax: 280, shipping: 599, total: 3149 + 280 + 599 })
+  })
+
+  it('rounds once on the sum with order rounding, sharing the 2.79 out over the lines by largest remainder', () => {
+    const totals = computeCartTotals(
+      cart({ lines: [line('a', 1999), line('b', 400), line('c', 250, 3)], taxRatePpm: 88_750, taxRounding: 'order', shippingMinor: 599 }),
+    )
+    // 2.79 in proportion to 19.99 / 4.00 / 7.50: 1.7711 / 0.3544 / 0.6645 -> 1.77, 0.35, 0.67.
+    expect(totals.lines.map((entry) => entry.tax)).toEqual([177, 35, 67])
+    expect(totals).toMatchObject({ subtotal: 3149, tax: 279, shipping: 599, total: 3149 + 279 + 599 })
   })
 
   it('taxes the discounted line amounts and never the shipping', () => {
@@ -265,6 +275,8 @@ const carts = fc.constantFrom(...currencies).chain((currency) =>
     lines,
     coupons: fc.uniqueArray(couponOf(currency), { maxLength: MAX_CART_COUPONS, selector: (entry) => entry.id }),
     taxRatePpm: fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.constantFrom(0, 88_750, 200_000)),
+    // Both roundings, so every property below holds for each.
+    taxRounding: fc.constantFrom<TaxRounding>('line', 'order'),
     shippingMinor: fc.option(fc.integer({ min: 0, max: 10_000_000 }), { nil: null }),
   }),
 )
@@ -365,9 +377,10 @@ describe('computeCartTotals over generated carts', () => {
     )
   })
 
-  it('taxes each line at its discounted amount, rounded half away from zero', () => {
+  it('taxes each line at its discounted amount, rounded half away from zero (line rounding)', () => {
     fc.assert(
-      fc.property(carts, (input) => {
+      fc.property(carts, ({ taxRounding: _order, ...lineRounded }) => {
+        const input = { ...lineRounded, taxRounding: 'line' as const }
         const totals = priced(input)
         if (!totals) return
         totals.lines.forEach((entry, index) => {
@@ -377,6 +390,37 @@ describe('computeCartTotals over generated carts', () => {
           const expectedTax = divideRounded(BigInt(entry.subtotal - entry.discount) * BigInt(input.taxRatePpm), 1_000_000n)
           expect(entry.tax).toBe(Number(expectedTax))
         })
+      }),
+    )
+  })
+
+  it('rounds the tax of the whole cart once and shares it out within a minor unit and a half of each line’s exact tax (order rounding)', () => {
+    fc.assert(
+      fc.property(carts, ({ taxRounding: _line, ...orderRounded }) => {
+        const input = { ...orderRounded, taxRounding: 'order' as const }
+        const totals = priced(input)
+        if (!totals) return
+        const rate = BigInt(input.taxRatePpm)
+        const taxable = totals.lines.map((entry) => BigInt(entry.subtotal - entry.discount))
+        expect(totals.tax).toBe(Number(divideRounded(taxable.reduce((sum, amount) => sum + amount, 0n) * rate, 1_000_000n)))
+        totals.lines.forEach((entry, index) => {
+          // |tax - exact| < 1.5, in millionths: 2 * |tax * 10^6 - taxable * rate| < 3 * 10^6.
+          const gap = BigInt(entry.tax) * 1_000_000n - taxable[index]! * rate
+          expect(2n * (gap < 0n ? -gap : gap) < 3_000_000n).toBe(true)
+        })
+      }),
+    )
+  })
+
+  it('changes only the tax between line and order rounding, by at most half a minor unit per line', () => {
+    fc.assert(
+      fc.property(carts, (input) => {
+        const byLine = priced({ ...input, taxRounding: 'line' })
+        const byOrder = priced({ ...input, taxRounding: 'order' })
+        if (!byLine || !byOrder) return
+        expect({ ...byOrder, tax: 0, total: 0, lines: [] }).toEqual({ ...byLine, tax: 0, total: 0, lines: [] })
+        expect(byOrder.total - byLine.total).toBe(byOrder.tax - byLine.tax)
+        expect(2 * Math.abs(byOrder.tax - byLine.tax)).toBeLessThanOrEqual(input.lines.length)
       }),
     )
   })

@@ -1,5 +1,6 @@
 /**
- * Prices a cart: line subtotals, coupon discounts spread over the lines, tax per line, shipping.
+ * Prices a cart: line subtotals, coupon discounts spread over the lines, tax per line (rounded per
+ * line, or per order and shared out: TaxRounding), shipping.
  * Everything is integer minor units computed in bigint, and every cart-level figure is the exact
  * sum of its per-line figures, so what a shopper sees on the lines always adds up.
  */
@@ -8,6 +9,7 @@ import { DomainError } from './errors.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { MAX_PPM } from './percent.js'
 import { allocateByLargestRemainder, divideRounded } from './rounding.js'
+import type { TaxRounding } from './tax.js'
 
 export interface TotalsLine {
   id: string
@@ -22,6 +24,8 @@ export interface TotalsInput {
   coupons: readonly CouponRule[]
   /** 0 when there is no address or no rate */
   taxRatePpm: number
+  /** the rate's rounding; line by default */
+  taxRounding?: TaxRounding
   /** the chosen shipping rate's price; null = none chosen yet (shipping 0) */
   shippingMinor: number | null
 }
@@ -100,7 +104,7 @@ export function computeCartTotals(input: TotalsInput): CartTotals {
     coupons.push({ id: coupon.id, discount: Number(discount) })
   }
 
-  const lineTaxes = remaining.map((amount) => divideRounded(amount * taxRatePpm, BigInt(MAX_PPM)))
+  const lineTaxes = input.taxRounding === 'order' ? orderTaxShares(remaining, taxRatePpm, tieOrder) : remaining.map((amount) => divideRounded(amount * taxRatePpm, BigInt(MAX_PPM)))
   const lines = input.lines.map((line, index): LineTotals => {
     const subtotal = lineSubtotals[index] ?? 0n
     const discount = lineDiscounts[index] ?? 0n
@@ -125,6 +129,15 @@ export function computeCartTotals(input: TotalsInput): CartTotals {
     lines,
     coupons,
   }
+}
+
+/** The rounded tax of everything taxable, shared out by each line's taxable amount (ties by line id). */
+function orderTaxShares(taxable: readonly bigint[], taxRatePpm: bigint, tieOrder: readonly number[]): bigint[] {
+  const tax = divideRounded(sum(taxable) * taxRatePpm, BigInt(MAX_PPM))
+  const shares = allocateByLargestRemainder(tax, tieOrder.map((index) => taxable[index] ?? 0n))
+  const byLine = taxable.map(() => 0n)
+  tieOrder.forEach((lineIndex, position) => (byLine[lineIndex] = shares[position] ?? 0n))
+  return byLine
 }
 
 function compareCoupons(a: CouponRule, b: CouponRule): number {

@@ -47,12 +47,15 @@ export const taxRates = pgTable(
     /** Percent in parts per million of the amount (8.875% = 88750). */
     ratePpm: integer('rate_ppm').notNull(),
     name: text('name').notNull(),
+    /** 'line' or 'order' (TaxRounding). */
+    rounding: text('rounding', { enum: ['line', 'order'] }).notNull().default('line'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('tax_rates_country_region_key').on(t.country, sql`upper(coalesce(${t.region}, ''))`),
     check('tax_rates_rate_range', sql`${t.ratePpm} between 0 and 1000000`),
+    check('tax_rates_rounding', sql`${t.rounding} in ('line', 'order')`),
   ],
 )
 

@@ -73,12 +73,20 @@ export type ListCouponsQuery = Static<typeof ListCouponsQuery>
 export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: ListMeta })
 export type CouponList = Static<typeof CouponList>
 
+const TaxRoundingSchema = Type.Union([Type.Literal('line'), Type.Literal('order')], {
+  description:
+    'How tax is rounded: `line` (default) rounds each line’s tax and adds them up; `order` rounds the tax of ' +
+    'everything taxable once and shares it out over the lines (largest remainder), as some jurisdictions require. ' +
+    'Either way the lines add up to the totals.',
+})
+
 export const TaxRate = Type.Object({
   id: Uuid,
   country: Type.String({ description: 'ISO 3166-1 alpha-2' }),
   region: Nullable(Type.String({ description: 'A state or province; null = the whole country' })),
   rate: Type.Number({ description: 'Percent (8.875 = 8.875 %)' }),
   name: Type.String(),
+  rounding: TaxRoundingSchema,
   created_at: Timestamp,
   updated_at: Timestamp,
 })
@@ -92,6 +100,7 @@ export const CreateTaxRate = Type.Object(
     ),
     rate: Percent,
     name: Name,
+    rounding: Type.Optional(TaxRoundingSchema),
   },
   { additionalProperties: false },
 )

@@ -67,10 +67,12 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
   )
   const coupons = row.coupons.filter((coupon) => rejections.get(coupon.id) === null).map(toCouponRule)
   const address = row.shippingAddress
-  const taxRatePpm = selectTaxRate(row.taxRates, address && { country: address.country, region: address.region })?.ratePpm ?? 0
+  const taxRate = selectTaxRate(row.taxRates, address && { country: address.country, region: address.region })
+  const taxRatePpm = taxRate?.ratePpm ?? 0
+  const taxRounding = taxRate?.rounding
   const mass = available.reduce((sum, line) => sum + (line.weight === null ? 0n : massOf(line.weight, line.weightUnit)) * BigInt(line.quantity), 0n)
 
-  let totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, shippingMinor: null })
+  let totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, taxRounding, shippingMinor: null })
   const merchandiseMinor = totals.subtotal - totals.discount
   if (row.shippingMethod) {
     const shippingMinor = shippingRate(toShippingMethodRule(row.shippingMethod), {
@@ -79,7 +81,7 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
       mass,
       merchandiseMinor,
     })
-    if (shippingMinor !== null) totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, shippingMinor })
+    if (shippingMinor !== null) totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, taxRounding, shippingMinor })
   }
 
   const major = (minor: number) => toMajorUnits(minor, currency)

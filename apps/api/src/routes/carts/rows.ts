@@ -3,7 +3,7 @@
  * the tax rates of its address's country and its chosen shipping method, read in one round trip.
  */
 import { eq, sql } from 'drizzle-orm'
-import type { CouponType, WeightUnitCode } from '@commerce/domain'
+import type { CouponType, TaxRounding, WeightUnitCode } from '@commerce/domain'
 import { carts, type Database, type Executor } from '@commerce/db'
 
 export interface LineRow {
@@ -44,6 +44,7 @@ export interface TaxRateRow {
   region: string | null
   ratePpm: number
   name: string
+  rounding: TaxRounding
 }
 
 export interface ShippingMethodRow {
@@ -92,7 +93,7 @@ const COUPONS_OF_CART = `coalesce((
 
 const TAX_RATES_OF_CART = `coalesce((
   select json_agg(json_build_object(
-    'id', t.id, 'country', t.country, 'region', t.region, 'ratePpm', t.rate_ppm, 'name', t.name))
+    'id', t.id, 'country', t.country, 'region', t.region, 'ratePpm', t.rate_ppm, 'name', t.name, 'rounding', t.rounding))
   from tax_rates t where t.country = "carts"."shipping_address"->>'country'), '[]'::json)`
 
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */

@@ -157,7 +157,8 @@ export function createOrderService(db: Database, paymentService: PaymentService)
 
       const shippingAddress = toAddress(body.shipping_address)
       const rates = await tx.select().from(taxRates).where(eq(taxRates.country, shippingAddress.country))
-      const taxRatePpm = selectTaxRate(rates, shippingAddress)?.ratePpm ?? 0
+      const taxRate = selectTaxRate(rates, shippingAddress)
+      const taxRatePpm = taxRate?.ratePpm ?? 0
       const pricingLines = lines.map((line) => ({ id: line.id, unitPriceMinor: line.unitPriceMinor, quantity: line.quantity }))
       const merchandise = computeCartTotals({ currency, lines: pricingLines, coupons: [], taxRatePpm, shippingMinor: null })
       let shipping: { id: string; name: string; amount_minor: number } | null = null
@@ -181,6 +182,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
         lines: pricingLines,
         coupons: [],
         taxRatePpm,
+        taxRounding: taxRate?.rounding,
         shippingMinor: shipping?.amount_minor ?? null,
       })
       const [order] = await tx

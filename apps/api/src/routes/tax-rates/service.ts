@@ -22,6 +22,7 @@ function toTaxRate(row: TaxRateRow): TaxRate {
     region: row.region,
     rate: ppmToPercent(row.ratePpm),
     name: row.name,
+    rounding: row.rounding,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }
@@ -97,7 +98,7 @@ export function createTaxRateService(db: Database) {
     },
 
     create(body: CreateTaxRate): Promise<TaxRate> {
-      const values = { country: body.country, region: body.region ?? null, ratePpm: ratePpm(body.rate), name: body.name }
+      const values = { country: body.country, region: body.region ?? null, ratePpm: ratePpm(body.rate), name: body.name, rounding: body.rounding ?? 'line' }
       return write(async (tx) => {
         await checkPlaceFree(tx, values.country, values.region)
         const [row] = await tx.insert(taxRates).values(values).returning()
@@ -119,6 +120,7 @@ export function createTaxRateService(db: Database) {
             region,
             ratePpm: body.rate === undefined ? undefined : ratePpm(body.rate),
             name: body.name,
+            rounding: body.rounding,
             updatedAt: new Date(),
           })
           .where(eq(taxRates.id, id))

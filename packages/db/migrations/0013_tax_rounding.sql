@@ -1,0 +1,2 @@
+ALTER TABLE "tax_rates" ADD COLUMN "rounding" text DEFAULT 'line' NOT NULL;--> statement-breakpoint
+ALTER TABLE "tax_rates" ADD CONSTRAINT "tax_rates_rounding" CHECK ("tax_rates"."rounding" in ('line', 'order'));
