@@ -19,7 +19,7 @@
  */
 import type { TablesRelationalConfig } from 'drizzle-orm'
 import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js'
-import type postgres from 'postgres'
+import postgres from 'postgres'
 import type { EventAnnouncer } from './announce.js'
 
 /** The part of a postgres.js client a transaction lends out: statements as fixed text. */
@@ -56,6 +56,13 @@ interface TransactionState {
   /** Remembers the connection (to learn of its loss) when it runs the first statement. */
   onexecute: (connection: Connection) => true
 }
+
+/**
+ * Whether this postgres.js can end a query with Flush (patches/postgres@3.4.9.patch). Without the
+ * patch `{ flush: true }` would be ignored and the first statement would commit on its own Sync,
+ * so BEGIN is then never deferred.
+ */
+const CAN_FLUSH = (postgres as unknown as { flushQueries?: boolean }).flushQueries === true
 
 const states = new WeakMap<SqlClient, TransactionState>()
 /** Each database's announcer, by its postgres.js client (the statements sent outside a transaction). */
@@ -239,7 +246,8 @@ export function pipelineTransactions(session: object, sql: postgres.Sql, announc
   announcers.set(sql, announcer)
   const { dialect, options } = session as { dialect: SessionArguments[1]; options: SessionArguments[3] }
   const transaction = async <T>(work: (tx: Transaction) => Promise<T>, config?: TransactionConfig): Promise<T> => {
-    const { deferBegin, ...settings } = config ?? {}
+    const { deferBegin: asked, ...settings } = config ?? {}
+    const deferBegin = asked === true && CAN_FLUSH
     const setting = Object.keys(settings).length > 0
     if (deferBegin && setting) throw new Error('A transaction whose BEGIN is deferred takes no other settings')
     const reserved = await sql.reserve()

@@ -196,6 +196,10 @@ describe('db.transaction with BEGIN deferred (an implicit block)', () => {
         throw error
       })
 
+  it('is what the patched postgres.js of this workspace allows (without the patch BEGIN would not be deferred)', () => {
+    expect((postgres as unknown as { flushQueries?: boolean }).flushQueries).toBe(true)
+  })
+
   it('the first statement opens it: its locks and writes last, unseen outside, until the last statement commits them together', async () => {
     const [locked, a, b] = ids(3)
     await outside`insert into probe (id) values (${locked})`
