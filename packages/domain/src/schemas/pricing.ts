@@ -1,6 +1,7 @@
 /** What prices a cart beyond its products, as the API shows and takes it: coupons, tax rates, shipping. */
 import { Type, type Static } from 'typebox'
 import { COUPON_TYPES } from '../constants.js'
+import { TAX_ROUNDINGS } from '../tax.js'
 import { Country } from './addresses.js'
 import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
 
@@ -73,7 +74,7 @@ export type ListCouponsQuery = Static<typeof ListCouponsQuery>
 export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: ListMeta })
 export type CouponList = Static<typeof CouponList>
 
-const TaxRoundingSchema = Type.Union([Type.Literal('line'), Type.Literal('order')], {
+const TaxRoundingSchema = Type.Enum(TAX_ROUNDINGS, {
   description:
     'How tax is rounded: `line` (default) rounds each line’s tax and adds them up; `order` rounds the tax of ' +
     'everything taxable once and shares it out over the lines (largest remainder), as some jurisdictions require. ' +
