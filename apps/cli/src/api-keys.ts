@@ -1,5 +1,5 @@
 /** What the api-keys commands print about a key (never the key itself, which only `create` shows once). */
-import { DomainError, SCOPE_RESOURCES, isScope, parseDuration } from '@commerce/domain'
+import { DomainError, SCOPE_RESOURCES, apiKeyLookupPrefix, generateApiKey, hashApiKey, isScope, parseDuration } from '@commerce/domain'
 import type { ApiKeyRow } from '@commerce/db'
 
 export interface ApiKeySummary {
@@ -49,4 +49,23 @@ export function parseLifetime(text: string, flag: string): number {
     throw new DomainError('validation_error', `--${flag} takes a duration of at least a minute, e.g. 90d, 12h or 30m ('${text}' is not one)`)
   }
   return ms
+}
+
+/** An API key id as api-keys list shows it (anything else is no key). */
+export const isApiKeyId = (text: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)
+
+/** Two keys sharing 8 random characters of prefix is already unlikely; three in a row means a bug. */
+const MAX_ATTEMPTS = 3
+
+/**
+ * Makes a new key and stores it with `insert` (its lookup prefix and hash), again with another
+ * key when `insert` answers undefined because the prefix is taken.
+ */
+export async function storeNewKey<T>(insert: (stored: { prefix: string; keyHash: string }) => Promise<T | undefined>): Promise<{ key: string; row: T }> {
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    const key = generateApiKey()
+    const row = await insert({ prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key) })
+    if (row !== undefined) return { key, row }
+  }
+  throw new Error(`No free key prefix after ${MAX_ATTEMPTS} attempts`)
 }

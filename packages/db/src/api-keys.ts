@@ -37,15 +37,14 @@ export async function revokeApiKey(db: Database, id: string): Promise<ApiKeyRow 
 
 /**
  * Replaces a key with a new one of the same name, scopes and rate limit (`replacement`: its prefix
- * and hash, made by the caller, and its expiry, or `expiryOf(old key)` when that is undefined),
- * and has the old one expire at `oldExpiresAt` (kept if it expires sooner): a grace period in
- * which both work. Undefined when the old key is unknown; not `usable` (and nothing written) when
+ * and hash, made by the caller; `expiryOf(old key)`: when the new one expires), and has the old
+ * one expire at `oldExpiresAt` (kept if it expires sooner): a grace period in which both work. Undefined when the old key is unknown; not `usable` (and nothing written) when
  * it is revoked or expired already; no `created` when the new prefix is taken (make another key).
  */
 export async function rotateApiKey(
   db: Database,
   id: string,
-  replacement: Pick<NewApiKey, 'prefix' | 'keyHash' | 'expiresAt'>,
+  replacement: Pick<NewApiKey, 'prefix' | 'keyHash'>,
   oldExpiresAt: Date,
   expiryOf: (old: ApiKeyRow) => Date | null,
 ): Promise<{ old: ApiKeyRow; usable: boolean; created: ApiKeyRow | undefined } | undefined> {
@@ -60,9 +59,8 @@ export async function rotateApiKey(
         name: old.name,
         scopes: old.scopes,
         rateLimitPerMinute: old.rateLimitPerMinute,
-        prefix: replacement.prefix,
-        keyHash: replacement.keyHash,
-        expiresAt: replacement.expiresAt === undefined ? expiryOf(old) : replacement.expiresAt,
+        ...replacement,
+        expiresAt: expiryOf(old),
       })
       .onConflictDoNothing({ target: apiKeys.prefix })
       .returning()

@@ -5,8 +5,6 @@ import { loadConfig } from '../../config.js'
 import { formatDetails } from '../../output.js'
 
 const MAX_NAME_LENGTH = 200
-/** Two keys sharing 8 random characters of prefix is already unlikely; three in a row means a bug. */
-const MAX_ATTEMPTS = 3
 
 export default class ApiKeysCreate extends BaseCommand {
   static override summary = 'Create an API key and print it once.'
@@ -33,9 +31,9 @@ export default class ApiKeysCreate extends BaseCommand {
 
   async run(): Promise<ApiKeySummary & { key: string }> {
     const { flags } = await this.parse(ApiKeysCreate)
-    const { DomainError, apiKeyLookupPrefix, generateApiKey, hashApiKey } = await import('@commerce/domain')
+    const { DomainError } = await import('@commerce/domain')
     const { createApiKey, migrate } = await import('@commerce/db')
-    const { apiKeySummary, parseLifetime, parseScopes } = await import('../../api-keys.js')
+    const { apiKeySummary, parseLifetime, parseScopes, storeNewKey } = await import('../../api-keys.js')
     const { withDatabase } = await import('../../database.js')
     const name = flags.name.trim()
     if (name === '' || name.length > MAX_NAME_LENGTH) {
@@ -46,19 +44,15 @@ export default class ApiKeysCreate extends BaseCommand {
 
     const { key, row } = await withDatabase(loadConfig(), async ({ url, db }) => {
       await migrate(url)
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const key = generateApiKey()
-        const row = await createApiKey(db, {
+      return storeNewKey((stored) =>
+        createApiKey(db, {
           name,
-          prefix: apiKeyLookupPrefix(key),
-          keyHash: hashApiKey(key),
+          ...stored,
           scopes,
           rateLimitPerMinute: flags['rate-limit'] ?? null,
           expiresAt: lifetime === undefined ? null : new Date(Date.now() + lifetime),
-        })
-        if (row) return { key, row }
-      }
-      throw new Error(`No free key prefix after ${MAX_ATTEMPTS} attempts`)
+        }),
+      )
     })
     const result = { ...apiKeySummary(row), key }
 

@@ -3,7 +3,6 @@ import type { ApiKeySummary } from '../../api-keys.js'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export default class ApiKeysRevoke extends BaseCommand {
   static override summary = 'Revoke an API key: the API refuses it with 401 from its next request on.'
@@ -20,9 +19,9 @@ export default class ApiKeysRevoke extends BaseCommand {
     const { args } = await this.parse(ApiKeysRevoke)
     const { DomainError } = await import('@commerce/domain')
     const { migrate, revokeApiKey } = await import('@commerce/db')
-    const { apiKeySummary } = await import('../../api-keys.js')
+    const { apiKeySummary, isApiKeyId } = await import('../../api-keys.js')
     const { withDatabase } = await import('../../database.js')
-    const row = UUID.test(args.id)
+    const row = isApiKeyId(args.id)
       ? await withDatabase(loadConfig(), async ({ url, db }) => {
           await migrate(url)
           return revokeApiKey(db, args.id)

@@ -4,9 +4,6 @@ import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
 import { formatDetails } from '../../output.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const MAX_ATTEMPTS = 3
-
 export default class ApiKeysRotate extends BaseCommand {
   static override summary = 'Replace an API key with a new one; the old one keeps working for a grace period.'
   static override description =
@@ -30,39 +27,29 @@ export default class ApiKeysRotate extends BaseCommand {
 
   async run(): Promise<{ old: ApiKeySummary; new: ApiKeySummary & { key: string } }> {
     const { args, flags } = await this.parse(ApiKeysRotate)
-    const { DomainError, apiKeyLookupPrefix, generateApiKey, hashApiKey, parseDuration } = await import('@commerce/domain')
+    const { DomainError, parseDuration } = await import('@commerce/domain')
     const { migrate, rotateApiKey } = await import('@commerce/db')
-    const { apiKeySummary, parseLifetime } = await import('../../api-keys.js')
+    const { apiKeySummary, isApiKeyId, parseLifetime, storeNewKey } = await import('../../api-keys.js')
     const { withDatabase } = await import('../../database.js')
     const grace = parseDuration(flags.grace, 'h')
     if (grace === undefined) throw new DomainError('validation_error', `--grace takes a duration, e.g. 24h, 7d or 0 ('${flags.grace}' is not one)`)
     const lifetime = flags['expires-in'] === undefined ? undefined : parseLifetime(flags['expires-in'], 'expires-in')
-    if (!UUID.test(args.id)) throw new DomainError('not_found', `No API key with id '${args.id}'`)
+    if (!isApiKeyId(args.id)) throw new DomainError('not_found', `No API key with id '${args.id}'`)
 
-    const { key, rotated } = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const now = Date.now()
+    // --expires-in from now, else the old key's lifetime from now, else never.
+    const expiryOf = (old: { createdAt: Date; expiresAt: Date | null }) =>
+      lifetime !== undefined ? new Date(now + lifetime) : old.expiresAt && new Date(now + old.expiresAt.getTime() - old.createdAt.getTime())
+    const { key, row: rotated } = await withDatabase(loadConfig(), async ({ url, db }) => {
       await migrate(url)
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-        const key = generateApiKey()
-        const now = Date.now()
-        const rotated = await rotateApiKey(
-          db,
-          args.id,
-          {
-            prefix: apiKeyLookupPrefix(key),
-            keyHash: hashApiKey(key),
-            // Filled in below from the old key when no --expires-in was given.
-            expiresAt: lifetime === undefined ? undefined : new Date(now + lifetime),
-          },
-          new Date(now + grace),
-          (old) => (old.expiresAt === null ? null : new Date(now + (old.expiresAt.getTime() - old.createdAt.getTime()))),
-        )
+      return storeNewKey(async (stored) => {
+        const rotated = await rotateApiKey(db, args.id, stored, new Date(now + grace), expiryOf)
         if (!rotated) throw new DomainError('not_found', `No API key with id '${args.id}'`)
         if (!rotated.usable) {
           throw new DomainError('conflict', `API key '${args.id}' is ${rotated.old.revokedAt ? 'revoked' : 'expired'}: create a new one instead`)
         }
-        if (rotated.created) return { key, rotated: { old: rotated.old, created: rotated.created } }
-      }
-      throw new Error(`No free key prefix after ${MAX_ATTEMPTS} attempts`)
+        return rotated.created && { old: rotated.old, created: rotated.created }
+      })
     })
     const result = { old: apiKeySummary(rotated.old), new: { ...apiKeySummary(rotated.created), key } }
 
