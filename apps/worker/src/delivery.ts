@@ -3,7 +3,7 @@
  * outcome means (done, retry when, or failed). The fan-out makes first attempts, the
  * deliver-webhook task retries and redeliveries.
  */
-import { sign, signStandardWebhook } from '@commerce/domain'
+import { signedDelivery } from '@commerce/domain'
 import { request, type Dispatcher } from 'undici'
 import type { Logger } from './logger.js'
 import { attemptOutcome, type WorkerMetrics } from './metrics.js'
@@ -23,10 +23,17 @@ export interface DeliverySettings {
   metrics: WorkerMetrics
 }
 
+/**
+ * `secrets` of a Target, selected from a subscription `w`: the current secret, then the previous
+ * one until its grace period ends (now() of the statement that loads the delivery).
+ */
+export const SECRETS_COLUMN = `array_remove(array[w.secret, case when w.previous_secret_expires_at > now() then w.previous_secret end], null) as secrets`
+
 /** The event and where it goes. */
 export interface Target {
   url: string
-  secret: string
+  /** The current secret, then the previous one while its grace period after a rotation lasts. */
+  secrets: [string, ...string[]]
   webhookId: string
   eventId: string
   kind: string
@@ -121,14 +128,17 @@ function describeError(error: unknown, timeoutMs: number): string {
 
 /** One signed POST of an event's envelope; never throws: a failure is an outcome too. */
 export async function post(target: Target, settings: DeliverySettings): Promise<Outcome> {
-  const body = JSON.stringify({ id: target.eventId, event: target.kind, timestamp: target.createdAt.toISOString(), data: target.data })
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   const url = new URL(target.url)
-  const timestamp = Math.floor(Date.now() / 1000)
   // IP literals are not looked up, so the lookup's guard does not see them.
   const refused = settings.allowPrivateTargets ? undefined : refusedLiteral(url)
   if (refused) return { succeeded: false, statusCode: null, durationMs: elapsed(), error: refused.message, responseBody: null }
+  const { body, headers } = signedDelivery(
+    { id: target.eventId, kind: target.kind, createdAt: target.createdAt, data: target.data },
+    target.secrets,
+    Math.floor(Date.now() / 1000),
+  )
   try {
     const response = await request(url, {
       method: 'POST',
@@ -137,16 +147,7 @@ export async function post(target: Target, settings: DeliverySettings): Promise<
       signal: AbortSignal.timeout(settings.timeoutMs),
       headersTimeout: settings.timeoutMs,
       bodyTimeout: settings.timeoutMs,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'commerce-webhooks/1',
-        'x-webhook-id': target.eventId,
-        'x-webhook-event': target.kind,
-        'x-webhook-signature': sign(body, target.secret),
-        'webhook-id': target.eventId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signStandardWebhook(target.eventId, timestamp, body, target.secret),
-      },
+      headers,
     })
     const responseBody = await readStart(response.body)
     const succeeded = response.statusCode >= 200 && response.statusCode < 300

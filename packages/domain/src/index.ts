@@ -8,7 +8,7 @@ export {
   toMajorUnits,
   toMinorUnits,
 } from './money.js'
-export { sign, signStandardWebhook, verify } from './signature.js'
+export { sign, signedDelivery, signStandardWebhook, verify, type SignedDelivery } from './signature.js'
 export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export { parseDuration, type DurationUnit } from './duration.js'

@@ -30,3 +30,37 @@ export function signStandardWebhook(id: string, timestampSeconds: number, body: 
   const digest = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')
   return `v1,${digest}`
 }
+
+/** What a delivery of an event is: its envelope (the body) and the headers that sign it. */
+export interface SignedDelivery {
+  body: string
+  headers: Record<string, string>
+}
+
+/**
+ * The body and headers of one delivery, as the worker sends it and `commerce webhooks listen`
+ * forwards it. `secrets` lists the current secret first, then any previous one still in its
+ * grace period after a rotation: `webhook-signature` carries one `v1,` signature per secret,
+ * space-separated (Standard Webhooks), so a receiver holding either verifies;
+ * `X-Webhook-Signature` has room for one and carries the current secret's.
+ */
+export function signedDelivery(
+  event: { id: string; kind: string; createdAt: Date; data: unknown },
+  secrets: readonly [string, ...string[]],
+  timestampSeconds: number,
+): SignedDelivery {
+  const body = JSON.stringify({ id: event.id, event: event.kind, timestamp: event.createdAt.toISOString(), data: event.data })
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'commerce-webhooks/1',
+      'x-webhook-id': event.id,
+      'x-webhook-event': event.kind,
+      'x-webhook-signature': sign(body, secrets[0]),
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestampSeconds),
+      'webhook-signature': secrets.map((secret) => signStandardWebhook(event.id, timestampSeconds, body, secret)).join(' '),
+    },
+  }
+}

@@ -10,7 +10,7 @@ import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { deliveryJobSpec, newId, type DeliveryJob } from '@commerce/db'
 import { batched } from '../batch.js'
-import { nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 interface Loaded extends Target {
   deliveryId: string
@@ -18,7 +18,7 @@ interface Loaded extends Target {
   isActive: boolean
 }
 
-const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.url, w.secret, w.is_active as "isActive",
+const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.url, ${SECRETS_COLUMN}, w.is_active as "isActive",
     e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId"
   from webhook_deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id
   where d.id = any($1::uuid[])`

@@ -10,7 +10,7 @@
 import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS, deliveryJobSpec, newId } from '@commerce/db'
-import { nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 /** First attempts one fan-out job makes at once. */
 export const FIRST_ATTEMPTS_PER_JOB = 100
@@ -21,7 +21,7 @@ export interface FanOutPayload {
   webhook_ids?: string[]
 }
 
-const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId", w.id as "webhookId", w.url, w.secret`
+const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId", w.id as "webhookId", w.url, ${SECRETS_COLUMN}`
 // Pairs already recorded (by an earlier run of this job) are not sent again.
 const NOT_RECORDED = `not exists (select from webhook_deliveries d where d.webhook_id = w.id and d.event_id = e.id)`
 

@@ -11,8 +11,20 @@ export const webhooks = pgTable('webhooks', {
   events: text('events').array().notNull(),
   /** Write-only in the API (shown once when created or rotated); the worker signs with it. */
   secret: text('secret').notNull(),
+  /** The secret before the last rotation, still signing beside `secret` until it expires. */
+  previousSecret: text('previous_secret'),
+  previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, mode: 'date' }),
   description: text('description'),
   isActive: boolean('is_active').notNull().default(true),
+  /** Endpoint health, kept by the worker at every attempt: failures since the last success. */
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  lastSuccessAt: timestamp('last_success_at', { withTimezone: true, mode: 'date' }),
+  lastFailureAt: timestamp('last_failure_at', { withTimezone: true, mode: 'date' }),
+  /** The first failure since the last success; null while healthy. */
+  failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+  /** Set when the worker disabled the subscription for failing too long; cleared by enable. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+  disabledReason: text('disabled_reason'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })
