@@ -1,7 +1,8 @@
 /**
- * Every event kind of the catalog, end to end: emitted by its API operation, committed with it,
- * fanned out and delivered by the worker process (apps/worker/dist/main.js) to the subscribers
- * of that kind and to no other, with the envelope of the stored event.
+ * Every event kind of the catalog, end to end: emitted by its API operation (or, for
+ * webhook.disabled, by the worker disabling a subscription that has failed too long), committed
+ * with it, fanned out and delivered by the worker process (apps/worker/dist/main.js) to the
+ * subscribers of that kind and to no other, with the envelope of the stored event.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHmac, randomUUID } from 'node:crypto'
@@ -10,10 +11,12 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { WebSocket } from 'ws'
 import { EVENT_KINDS, type Checkout, type Order, type Product } from '@commerce/domain'
 import { createTestContext, type TestContext } from './helpers.js'
 
 const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
+const FAILING = '/failing'
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
 
 interface Delivery {
@@ -37,10 +40,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
+      // A receiver that is down: its attempts fail and are not counted as deliveries.
+      if (request.url === FAILING) return void response.writeHead(500).end()
       deliveries.push({ path: request.url!, body: Buffer.concat(chunks).toString(), headers: request.headers })
       response.writeHead(200).end()
     })
   })
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 })
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
   const { DATABASE_URL: _unused, ...env } = process.env
@@ -91,6 +97,26 @@ describe('webhook delivery of every event kind', () => {
       })
       secrets.set(`/${kind}`, created.secret)
     }
+    // webhook.disabled: a subscription failing for six days, past the worker's default of five.
+    const failing = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: `${base}${FAILING}`, events: ['customer.created'] },
+      token: admin,
+    })
+    await ctx.handle.sql`update webhooks set failing_since = now() - interval '6 days' where id = ${failing.id}`
+    // Admins see it on the WebSocket; a customer does not.
+    const port = (ctx.app.server.address() as AddressInfo).port
+    const watch = async (token: string) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v1/ws`, { headers: { authorization: `Bearer ${token}` } })
+      const messages: { type: string; event?: string; data?: { id?: string } }[] = []
+      socket.on('message', (text: Buffer) => messages.push(JSON.parse(text.toString())))
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+      await vi.waitFor(() => expect(messages[0]).toEqual({ type: 'ready' }))
+      return { socket, messages }
+    }
+    const adminFeed = await watch(admin)
+    const customerFeed = await watch((await ctx.signIn('customer')).token)
 
     // customer.created
     const registered = await ctx.expectStatus<{ access_token: string }>(201, {
@@ -133,6 +159,22 @@ describe('webhook delivery of every event kind', () => {
     })
     const cancelled = (await checkout(product, undefined, 'tok_visa')).json<Order>()
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
+
+    // The customer.created event's failed attempt disabled the failing subscription.
+    await vi.waitFor(() => expect(adminFeed.messages.find((message) => message.event === 'webhook.disabled')?.data?.id).toBe(failing.id), {
+      timeout: 20_000,
+      interval: 100,
+    })
+    expect(customerFeed.messages.some((message) => message.event === 'webhook.disabled')).toBe(false)
+    expect(customerFeed.messages.some((message) => message.event === 'product.created')).toBe(true)
+    for (const feed of [adminFeed, customerFeed]) feed.socket.terminate()
+    const disabled = await ctx.expectStatus<{ is_active: boolean; disabled_at: string | null }>(200, {
+      method: 'GET',
+      url: `/api/v1/webhooks/${failing.id}`,
+      token: admin,
+    })
+    expect(disabled.is_active).toBe(false)
+    expect(disabled.disabled_at).not.toBeNull()
 
     const events = await ctx.handle.sql<{ id: string; kind: string; data: unknown; created_at: string }[]>`
       select id, kind, data, created_at from events order by id`

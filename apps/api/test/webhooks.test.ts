@@ -92,6 +92,13 @@ describe('POST /api/v1/webhooks', () => {
       events: ['order.created', 'order.paid'],
       description: 'Fulfilment system',
       is_active: true,
+      previous_secret_expires_at: null,
+      consecutive_failures: 0,
+      last_success_at: null,
+      last_failure_at: null,
+      failing_since: null,
+      disabled_at: null,
+      disabled_reason: null,
       secret: expect.stringMatching(GENERATED_SECRET),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
@@ -179,6 +186,9 @@ describe('who may use the webhook and event routes', () => {
       { method: 'GET', url: `${WEBHOOKS}/${hook.id}/deliveries` },
       { method: 'GET', url: `${WEBHOOKS}/${hook.id}/deliveries/${deliveryId}` },
       { method: 'POST', url: `${WEBHOOKS}/${hook.id}/deliveries/${deliveryId}/redeliver` },
+      { method: 'POST', url: `${WEBHOOKS}/${hook.id}/rotate-secret`, payload: {} },
+      { method: 'POST', url: `${WEBHOOKS}/${hook.id}/enable` },
+      { method: 'POST', url: `${WEBHOOKS}/${hook.id}/replay`, payload: { from: '2020-01-01T00:00:00Z', to: '2100-01-01T00:00:00Z' } },
       { method: 'GET', url: EVENTS },
       { method: 'GET', url: `${EVENTS}/${eventId}` },
     ] as const
@@ -194,6 +204,7 @@ describe('who may use the webhook and event routes', () => {
     expect(await ctx.countRows('webhooks')).toBe(before)
     expect(await ctx.expectStatus<Webhook>(200, { method: 'GET', url: `${WEBHOOKS}/${hook.id}`, token: admin })).toMatchObject({ is_active: true })
     expect(await deliveryJobs(deliveryId, 5)).toEqual([])
+    expect(await storedSecret(hook.id)).toBe(hook.secret)
   })
 })
 
@@ -478,6 +489,204 @@ describe('POST /api/v1/webhooks/:id/deliveries/:delivery_id/redeliver', () => {
     await insertAttempts(deliveryId, 1, true)
     await ctx.expectStatus(202, { method: 'POST', url: `${WEBHOOKS}/${hook.id}/deliveries/${deliveryId}/redeliver`, token: admin })
     expect(await deliveryJobs(deliveryId, 2)).toHaveLength(1)
+  })
+})
+
+describe('POST /api/v1/webhooks/:id/rotate-secret', () => {
+  const rotate = (id: string, payload?: Record<string, unknown>) =>
+    ctx.expectStatus<WebhookWithSecret>(200, { method: 'POST', url: `${WEBHOOKS}/${id}/rotate-secret`, token: admin, ...(payload ? { payload } : {}) })
+  const previousOf = async (id: string) =>
+    (await ctx.handle.sql<{ previous_secret: string | null; grace: number | null }[]>`
+      select previous_secret, extract(epoch from previous_secret_expires_at - now())::float8 as grace from webhooks where id = ${id}`)[0]!
+
+  test('without a body: a generated secret shown once, the old one signing for 24 hours', async () => {
+    const hook = await createWebhook()
+    const rotated = await rotate(hook.id)
+    expect(rotated.secret).toMatch(GENERATED_SECRET)
+    expect(rotated.secret).not.toBe(hook.secret)
+    expect(await storedSecret(hook.id)).toBe(rotated.secret)
+    const previous = await previousOf(hook.id)
+    expect(previous.previous_secret).toBe(hook.secret)
+    expect(previous.grace).toBeGreaterThan(86_400 - 60)
+    expect(previous.grace).toBeLessThanOrEqual(86_400)
+    expect(Date.parse(rotated.previous_secret_expires_at!) - Date.now()).toBeGreaterThan((86_400 - 60) * 1000)
+    // Reads show when the grace ends, never a secret.
+    const read = await ctx.request({ method: 'GET', url: `${WEBHOOKS}/${hook.id}`, token: admin })
+    expect(read.json<Webhook>().previous_secret_expires_at).toBe(rotated.previous_secret_expires_at)
+    for (const secret of [hook.secret, rotated.secret]) expect(read.body).not.toContain(secret)
+  })
+
+  test('takes a given secret and grace period; a second rotation replaces the previous secret; 0 ends the grace now', async () => {
+    const hook = await createWebhook()
+    await rotate(hook.id, { secret: 'the-second-secret-0123', grace_period_seconds: 3600 })
+    let previous = await previousOf(hook.id)
+    expect(previous.previous_secret).toBe(hook.secret)
+    expect(previous.grace).toBeGreaterThan(3600 - 60)
+    expect(previous.grace).toBeLessThanOrEqual(3600)
+
+    await rotate(hook.id, { secret: 'the-third-secret-012345' })
+    previous = await previousOf(hook.id)
+    expect(previous.previous_secret).toBe('the-second-secret-0123')
+    expect(await storedSecret(hook.id)).toBe('the-third-secret-012345')
+
+    const ended = await rotate(hook.id, { grace_period_seconds: 0 })
+    expect(ended.previous_secret_expires_at).toBeNull()
+    expect(await previousOf(hook.id)).toEqual({ previous_secret: null, grace: null })
+
+    // PATCH with a secret replaces it at once, ending any grace.
+    await rotate(hook.id, {})
+    await ctx.expectStatus(200, { method: 'PATCH', url: `${WEBHOOKS}/${hook.id}`, token: admin, payload: { secret: 'patched-secret-0123456' } })
+    expect(await previousOf(hook.id)).toEqual({ previous_secret: null, grace: null })
+  })
+
+  test('refuses a bad secret, a grace beyond 30 days or unknown fields; 404 for an unknown id; the secret stays', async () => {
+    const hook = await createWebhook()
+    for (const [payload, field] of [
+      [{ secret: 'short' }, 'secret'],
+      [{ grace_period_seconds: 30 * 86_400 + 1 }, 'grace_period_seconds'],
+      [{ grace_period_seconds: -1 }, 'grace_period_seconds'],
+      [{ secret_key: 'x'.repeat(20) }, 'secret_key'],
+    ] as const) {
+      const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${WEBHOOKS}/${hook.id}/rotate-secret`, token: admin, payload })
+      expect(error.details?.map((detail) => detail.field)).toContain(field)
+    }
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: `${WEBHOOKS}/${UNKNOWN_ID}/rotate-secret`, token: admin, payload: {} })
+    expect(await storedSecret(hook.id)).toBe(hook.secret)
+    expect(await previousOf(hook.id)).toEqual({ previous_secret: null, grace: null })
+  })
+})
+
+describe('POST /api/v1/webhooks/:id/enable', () => {
+  test('makes a disabled subscription active with a new failure window, keeping its failure count', async () => {
+    const hook = await createWebhook()
+    await ctx.handle.sql`update webhooks set is_active = false, disabled_at = now(), disabled_reason = 'failing',
+      failing_since = now() - interval '6 days', consecutive_failures = 40, last_failure_at = now() where id = ${hook.id}`
+    const disabled = await ctx.expectStatus<Webhook>(200, { method: 'GET', url: `${WEBHOOKS}/${hook.id}`, token: admin })
+    expect(disabled).toMatchObject({ is_active: false, disabled_reason: 'failing', consecutive_failures: 40 })
+    expect(disabled.disabled_at).toMatch(ISO)
+    expect(disabled.failing_since).toMatch(ISO)
+
+    const enabled = await ctx.expectStatus<Webhook>(200, { method: 'POST', url: `${WEBHOOKS}/${hook.id}/enable`, token: admin })
+    expect(enabled).toMatchObject({ is_active: true, disabled_at: null, disabled_reason: null, failing_since: null, consecutive_failures: 40 })
+    expect(enabled.last_failure_at).toBe(disabled.last_failure_at)
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: `${WEBHOOKS}/${UNKNOWN_ID}/enable`, token: admin })
+  })
+
+  test('PATCH is_active: true does the same for an inactive one; an active one keeps its failure streak', async () => {
+    const hook = await createWebhook()
+    await ctx.handle.sql`update webhooks set failing_since = now() - interval '1 day' where id = ${hook.id}`
+    const active = await ctx.expectStatus<Webhook>(200, { method: 'PATCH', url: `${WEBHOOKS}/${hook.id}`, token: admin, payload: { is_active: true } })
+    expect(active.failing_since).toMatch(ISO)
+    await ctx.handle.sql`update webhooks set is_active = false, disabled_at = now(), disabled_reason = 'failing' where id = ${hook.id}`
+    const patched = await ctx.expectStatus<Webhook>(200, { method: 'PATCH', url: `${WEBHOOKS}/${hook.id}`, token: admin, payload: { is_active: true } })
+    expect(patched).toMatchObject({ is_active: true, disabled_at: null, disabled_reason: null, failing_since: null })
+  })
+})
+
+describe('POST /api/v1/webhooks/:id/replay', () => {
+  const replay = (id: string, payload: Record<string, unknown>) =>
+    ctx.request({ method: 'POST', url: `${WEBHOOKS}/${id}/replay`, token: admin, payload })
+  const window = { from: new Date(Date.now() - 3 * 3600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() }
+
+  /** A subscription with deliveries of several kinds and states inside the window, and one outside it. */
+  async function seeded() {
+    const hook = await createWebhook()
+    const failedPaid = await insertDelivery(hook.id, await insertEvent('order.paid', '2 hours'), { status: 'failed', attempts: 4, ago: '2 hours' })
+    const okPaid = await insertDelivery(hook.id, await insertEvent('order.paid', '1 hour'), { status: 'succeeded', attempts: 1, ago: '1 hour' })
+    const failedProduct = await insertDelivery(hook.id, await insertEvent('product.updated', '30 minutes'), { status: 'failed', attempts: 2, ago: '30 minutes' })
+    const old = await insertDelivery(hook.id, await insertEvent('order.paid', '5 hours'), { status: 'failed', attempts: 4, ago: '5 hours' })
+    return { hook, failedPaid, okPaid, failedProduct, old }
+  }
+
+  test('queues each matching delivery as its next attempt, now, by status and kind; the window bounds it', async () => {
+    const { hook, failedPaid, okPaid, failedProduct, old } = await seeded()
+    const answer = await replay(hook.id, { ...window, status: ['failed'], events: ['order.*'] })
+    expect(answer.statusCode, answer.body).toBe(202)
+    expect(answer.json()).toEqual({ matched: 1, replayed: 1, created: 0, dry_run: false })
+    expect((await deliveryJobs(failedPaid, 5))[0]).toEqual({ payload: { delivery_id: failedPaid, attempt: 5, retry: 0 }, due: true })
+    for (const [id, attempt] of [[okPaid, 2], [failedProduct, 3], [old, 5]] as const) expect(await deliveryJobs(id, attempt)).toEqual([])
+    const [row] = await ctx.handle.sql`select status, attempts, next_attempt_at <= now() as due from webhook_deliveries where id = ${failedPaid}`
+    expect(row).toEqual({ status: 'pending', attempts: 4, due: true })
+
+    // Every status by default: the succeeded one and the product one too; the queued one stays one job.
+    expect((await replay(hook.id, window)).json()).toEqual({ matched: 3, replayed: 3, created: 0, dry_run: false })
+    expect(await deliveryJobs(failedPaid, 5)).toHaveLength(1)
+    expect(await deliveryJobs(okPaid, 2)).toHaveLength(1)
+    expect(await deliveryJobs(failedProduct, 3)).toHaveLength(1)
+    expect(await deliveryJobs(old, 5)).toEqual([])
+  })
+
+  test('missing: makes deliveries for the events it wants but never got, and sends them as first attempts', async () => {
+    // A window of its own, 100 days ago, so no other test's events fall in it.
+    const hook = await createWebhook({ events: ['order.shipped', 'order.paid'] })
+    const past = { from: new Date(Date.now() - 101 * 86_400_000).toISOString(), to: new Date(Date.now() - 99 * 86_400_000).toISOString() }
+    const delivered = await insertEvent('order.paid', '100 days')
+    await insertDelivery(hook.id, delivered, { status: 'succeeded', attempts: 1, ago: '100 days' })
+    const missed = await insertEvent('order.shipped', '100 days')
+    // Not missing: a kind it does not want, and an event outside the window.
+    await insertEvent('customer.created', '100 days')
+    await insertEvent('order.shipped', '102 days')
+
+    const dry = await replay(hook.id, { ...past, status: ['missing'], dry_run: true })
+    expect(dry.json()).toEqual({ matched: 1, replayed: 0, created: 0, dry_run: true })
+    expect(await ctx.handle.sql`select from webhook_deliveries where webhook_id = ${hook.id} and event_id = ${missed}`).toHaveLength(0)
+
+    expect((await replay(hook.id, { ...past, status: ['missing', 'succeeded'] })).json()).toEqual({ matched: 2, replayed: 2, created: 1, dry_run: false })
+    const [made] = await ctx.handle.sql<{ id: string; status: string; attempts: number }[]>`
+      select id, status, attempts from webhook_deliveries where webhook_id = ${hook.id} and event_id = ${missed}`
+    expect(made).toMatchObject({ status: 'pending', attempts: 0 })
+    expect((await deliveryJobs(made!.id, 1))[0]).toEqual({ payload: { delivery_id: made!.id, attempt: 1, retry: 0 }, due: true })
+    // Now it has one: no longer missing.
+    expect((await replay(hook.id, { ...past, status: ['missing'], dry_run: true })).json()).toMatchObject({ matched: 0 })
+  })
+
+  test('a dry run counts and queues nothing, also for an inactive subscription, which otherwise answers 409', async () => {
+    const { hook, failedPaid, okPaid } = await seeded()
+    expect((await replay(hook.id, { ...window, dry_run: true })).json()).toEqual({ matched: 3, replayed: 0, created: 0, dry_run: true })
+    expect(await deliveryJobs(failedPaid, 5)).toEqual([])
+    await ctx.expectStatus(200, { method: 'PATCH', url: `${WEBHOOKS}/${hook.id}`, token: admin, payload: { is_active: false } })
+    expect((await replay(hook.id, { ...window, dry_run: true })).json()).toMatchObject({ matched: 3 })
+    const error = await ctx.expectError(409, 'conflict', { method: 'POST', url: `${WEBHOOKS}/${hook.id}/replay`, token: admin, payload: window })
+    expect(error.message).toBe('The webhook is inactive; enable it before replaying')
+    expect(await deliveryJobs(okPaid, 2)).toEqual([])
+    const [row] = await ctx.handle.sql`select status from webhook_deliveries where id = ${okPaid}`
+    expect(row).toEqual({ status: 'succeeded' })
+  })
+
+  test('refuses more than the cap whole, naming the count; a dry run still counts it', async () => {
+    const hook = await createWebhook()
+    await ctx.handle.sql`
+      with made as (
+        insert into events (id, kind, data, created_at)
+        select gen_random_uuid(), 'order.paid', '{}', now() - interval '1 minute' from generate_series(1, 10001)
+        returning id)
+      insert into webhook_deliveries (id, webhook_id, event_id, status, attempts)
+      select gen_random_uuid(), ${hook.id}, id, 'failed', 4 from made`
+    const from = new Date(Date.now() - 3600_000).toISOString()
+    const to = new Date(Date.now() + 60_000).toISOString()
+    expect((await replay(hook.id, { from, to, dry_run: true })).json()).toEqual({ matched: 10_001, replayed: 0, created: 0, dry_run: true })
+    const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${WEBHOOKS}/${hook.id}/replay`, token: admin, payload: { from, to } })
+    expect(error.message).toBe("The replay selects 10001 deliveries, more than 10000 at once; narrow 'from' and 'to' and replay in parts")
+    const [queued] = await ctx.handle.sql<{ n: number }[]>`
+      select count(*)::int as n from graphile_worker.jobs where task_identifier = 'deliver-webhook' and key like ${'deliver:%'}
+        and key in (select 'deliver:' || id || ':5' from webhook_deliveries where webhook_id = ${hook.id})`
+    expect(queued!.n).toBe(0)
+  })
+
+  test('refuses a bad window, unknown statuses and kinds; 404 for an unknown subscription', async () => {
+    const hook = await createWebhook()
+    for (const [payload, field] of [
+      [{ from: window.to, to: window.from }, 'to'],
+      [{ from: 'yesterday', to: window.to }, 'from'],
+      [{ to: window.to }, 'from'],
+      [{ ...window, status: ['lost'] }, 'status'],
+      [{ ...window, events: ['order.lost'] }, 'events'],
+      [{ ...window, dry: true }, 'dry'],
+    ] as const) {
+      const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${WEBHOOKS}/${hook.id}/replay`, token: admin, payload })
+      expect(error.details?.map((detail) => detail.field).join(), JSON.stringify(payload)).toContain(field)
+    }
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: `${WEBHOOKS}/${UNKNOWN_ID}/replay`, token: admin, payload: window })
   })
 })
 

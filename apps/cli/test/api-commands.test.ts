@@ -380,8 +380,21 @@ describe('webhooks and events', () => {
       attempts = (await json<{ attempt_log: unknown[] }>(['webhooks', 'deliveries', 'get', webhook.id, deliveries[0]!.id])).attempt_log.length
     }
     expect(attempts).toBe(2)
+    // Replay the last hour's succeeded deliveries: counted first, then sent as attempt 3.
+    const window = ['--from', new Date(Date.now() - 3_600_000).toISOString(), '--to', new Date(Date.now() + 60_000).toISOString()]
+    expect(await json(['webhooks', 'replay', webhook.id, ...window, '--status', 'succeeded', '--dry-run'])).toEqual({ matched: 1, replayed: 0, created: 0, dry_run: true })
+    expect(await json(['webhooks', 'replay', webhook.id, ...window, '--status', 'succeeded,failed'])).toEqual({ matched: 1, replayed: 1, created: 0, dry_run: false })
+    for (let tries = 0; tries < 100 && attempts < 3; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      attempts = (await json<{ attempt_log: unknown[] }>(['webhooks', 'deliveries', 'get', webhook.id, deliveries[0]!.id])).attempt_log.length
+    }
+    expect(attempts).toBe(3)
+    const rotated = await json<{ secret: string; previous_secret_expires_at: string }>(['webhooks', 'rotate-secret', webhook.id, '--grace-period-seconds', '600'])
+    expect(rotated.secret).toMatch(/^whsec_/)
+    expect(Date.parse(rotated.previous_secret_expires_at) - Date.now()).toBeGreaterThan(500_000)
     await json(['webhooks', 'update', webhook.id, '--no-is-active'])
     expect((await json<{ is_active: boolean }>(['webhooks', 'get', webhook.id])).is_active).toBe(false)
+    expect((await json<{ is_active: boolean }>(['webhooks', 'enable', webhook.id])).is_active).toBe(true)
     expect((await json<{ webhooks: unknown[] }>(['webhooks', 'list'])).webhooks).toHaveLength(1)
     await commerce(['webhooks', 'delete', webhook.id])
     expect((await json<{ webhooks: unknown[] }>(['webhooks', 'list'])).webhooks).toHaveLength(0)

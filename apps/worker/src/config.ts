@@ -1,6 +1,7 @@
 /** The worker's configuration: read from the environment once, validated, typed. */
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
+import { parseDuration } from '@commerce/domain'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -17,6 +18,8 @@ export interface Config {
   webhookTimeoutMs: number
   /** The wait before each retry after a failed attempt, in milliseconds. */
   webhookRetrySchedule: number[]
+  /** A subscription failing, without a success, for longer than this is disabled; null: never. */
+  webhookDisableAfterMs: number | null
   /** Lets deliveries reach private, loopback and link-local addresses (development, tests). */
   webhookAllowPrivateTargets: boolean
   /** Serves GET /health on this port when set. */
@@ -59,6 +62,10 @@ const VARIABLES = {
     schema: Type.String({ pattern: '^\\s*\\d+(ms|s|m|h)\\s*(,\\s*\\d+(ms|s|m|h)\\s*){0,9}$', default: '1m,5m,30m' }),
     problem: 'must be up to 10 comma-separated durations with a unit ms, s, m or h (e.g. 1m,5m,30m)',
   },
+  WEBHOOK_DISABLE_AFTER: {
+    schema: Type.String({ pattern: '^(\\d+(ms|s|m|h|d)|never)$', default: '5d' }),
+    problem: 'must be a duration with a unit ms, s, m, h or d (e.g. 5d), or never',
+  },
   WEBHOOK_ALLOW_PRIVATE_TARGETS: {
     schema: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
     problem: 'must be true or false',
@@ -86,6 +93,7 @@ const Environment = Type.Object({
   LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
   WEBHOOK_TIMEOUT_MS: VARIABLES.WEBHOOK_TIMEOUT_MS.schema,
   WEBHOOK_RETRY_SCHEDULE: VARIABLES.WEBHOOK_RETRY_SCHEDULE.schema,
+  WEBHOOK_DISABLE_AFTER: VARIABLES.WEBHOOK_DISABLE_AFTER.schema,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: VARIABLES.WEBHOOK_ALLOW_PRIVATE_TARGETS.schema,
   WORKER_HEALTH_PORT: VARIABLES.WORKER_HEALTH_PORT.schema,
 })
@@ -98,6 +106,7 @@ const ECHOED: ReadonlySet<Name> = new Set([
   'LOG_LEVEL',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_DISABLE_AFTER',
   'WEBHOOK_ALLOW_PRIVATE_TARGETS',
   'WORKER_HEALTH_PORT',
 ])
@@ -137,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: valid.LOG_LEVEL,
     webhookTimeoutMs: valid.WEBHOOK_TIMEOUT_MS,
     webhookRetrySchedule: parseRetrySchedule(valid.WEBHOOK_RETRY_SCHEDULE)!,
+    webhookDisableAfterMs: valid.WEBHOOK_DISABLE_AFTER === 'never' ? null : parseDuration(valid.WEBHOOK_DISABLE_AFTER)!,
     webhookAllowPrivateTargets: valid.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     healthPort: valid.WORKER_HEALTH_PORT,
   }

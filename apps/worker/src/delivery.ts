@@ -19,6 +19,8 @@ export interface DeliverySettings {
   /** Guarded by the SSRF lookup unless private targets are allowed (createDeliveryAgent). */
   dispatcher: Dispatcher
   allowPrivateTargets: boolean
+  /** A subscription failing, without a success, for longer than this is disabled; null: never. */
+  disableAfterMs: number | null
   logger: Logger
   metrics: WorkerMetrics
 }
@@ -100,6 +102,18 @@ export function reportAttempt(settings: DeliverySettings, fields: { deliveryId: 
   }
   if (outcome.succeeded) settings.logger.info('webhook delivered', entry)
   else settings.logger.warn('webhook attempt failed', { ...entry, error: outcome.error, next_attempt_at: next.nextAttemptAt })
+}
+
+/** The final row of a statement that records attempts (endpoint-health.ts). */
+export interface Recorded {
+  disabled: string[]
+}
+
+/** Logs the subscriptions a recording statement disabled for failing too long. */
+export function reportDisabled(settings: DeliverySettings, webhookIds: readonly string[]) {
+  for (const webhookId of webhookIds) {
+    settings.logger.warn('webhook disabled: its attempts have failed for too long', { webhook_id: webhookId })
+  }
 }
 
 /** The start of a response body as text (PostgreSQL text cannot hold NUL). */

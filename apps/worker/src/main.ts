@@ -44,6 +44,7 @@ async function main(): Promise<void> {
       webhooks: {
         timeoutMs: config.webhookTimeoutMs,
         retrySchedule: config.webhookRetrySchedule,
+        disableAfterMs: config.webhookDisableAfterMs,
         allowPrivateTargets: config.webhookAllowPrivateTargets,
       },
       logger,

@@ -13,6 +13,8 @@ export interface WebhookSettings {
   timeoutMs: number
   retrySchedule: readonly number[]
   allowPrivateTargets: boolean
+  /** Disables a subscription failing, without a success, for longer than this; never when omitted or null. */
+  disableAfterMs?: number | null
 }
 
 export interface WorkerSettings {
@@ -98,7 +100,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
-      taskList: createTaskList(pgPool, { ...webhooks, dispatcher, logger, metrics }),
+      taskList: createTaskList(pgPool, { ...webhooks, disableAfterMs: webhooks.disableAfterMs ?? null, dispatcher, logger, metrics }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       webhookTimeoutMs: 10_000,
       webhookRetrySchedule: [60_000, 300_000, 1_800_000],
+      webhookDisableAfterMs: 5 * 86_400_000,
       webhookAllowPrivateTargets: false,
       healthPort: undefined,
     })
@@ -25,6 +26,7 @@ describe('loadConfig', () => {
       COMMERCE_DATA_DIR: '/srv/commerce/.data',
       WEBHOOK_TIMEOUT_MS: '2500',
       WEBHOOK_RETRY_SCHEDULE: '500ms, 2s,1m,1h',
+      WEBHOOK_DISABLE_AFTER: '36h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WORKER_HEALTH_PORT: '9464',
     })
@@ -36,10 +38,12 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       webhookTimeoutMs: 2500,
       webhookRetrySchedule: [500, 2000, 60_000, 3_600_000],
+      webhookDisableAfterMs: 36 * 3_600_000,
       webhookAllowPrivateTargets: true,
       healthPort: 9464,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })
+    expect(loadConfig({ WEBHOOK_DISABLE_AFTER: 'never' }).webhookDisableAfterMs).toBeNull()
   })
 
   it('names every bad variable in one error', () => {
@@ -55,6 +59,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1d' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/)
     expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/)
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/)
+    expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '5' })).toThrow(/WEBHOOK_DISABLE_AFTER must be a duration with a unit/)
   })
 
   it('refuses fractional and negative integers rather than rounding them', () => {

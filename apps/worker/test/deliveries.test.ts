@@ -71,6 +71,22 @@ async function attemptsOf(deliveryId: string) {
     select attempt, succeeded, status_code, error, response_body from webhook_attempts where delivery_id = ${deliveryId} order by attempt`
 }
 
+async function healthOf(webhookId: string) {
+  const [row] = await handle.sql<
+    { consecutive_failures: number; last_success_at: Date | null; last_failure_at: Date | null; failing_since: Date | null; is_active: boolean; disabled_at: Date | null; disabled_reason: string | null }[]
+  >`select consecutive_failures, last_success_at::text, last_failure_at::text, failing_since::text, is_active, disabled_at::text, disabled_reason
+    from webhooks where id = ${webhookId}`
+  if (!row) return undefined
+  const date = (text: Date | null) => (text === null ? null : new Date(text as unknown as string))
+  return { ...row, last_success_at: date(row.last_success_at), last_failure_at: date(row.last_failure_at), failing_since: date(row.failing_since), disabled_at: date(row.disabled_at) }
+}
+
+/** What a Standard Webhooks verifier holding this secret makes of a received request. */
+function verifyWith(secret: string, request: { body: string; headers: Record<string, string | string[] | undefined> }) {
+  const headers = { 'webhook-id': String(request.headers['webhook-id']), 'webhook-timestamp': String(request.headers['webhook-timestamp']), 'webhook-signature': String(request.headers['webhook-signature']) }
+  return new Webhook(secret).verify(request.body, headers)
+}
+
 describe('fan-out and delivery', () => {
   it('delivers an event to each active subscription that wants it and to no other, signed both ways', async () => {
     const wantsPaid = await subscribe('/paid', ['order.paid'])
@@ -153,6 +169,33 @@ describe('fan-out and delivery', () => {
   })
 })
 
+describe('secret rotation', () => {
+  it('signs with the new and the previous secret during the grace period, then with the new one only', async () => {
+    const { id, secret: previous } = await subscribe('/rotating', ['order.paid'])
+    const current = `whsec_${Buffer.from('the new secret of the rotation').toString('base64')}`
+    await handle.sql`update webhooks set secret = ${current}, previous_secret = ${previous},
+      previous_secret_expires_at = now() + interval '1 hour' where id = ${id}`
+    await emit(paid(20))
+    await vi.waitFor(() => expect(receiver.received('/rotating')).toHaveLength(1), { timeout: 10_000 })
+    const [during] = receiver.received('/rotating')
+    const signatures = String(during!.headers['webhook-signature']).split(' ')
+    expect(signatures).toHaveLength(2)
+    expect(signatures.every((signature) => signature.startsWith('v1,'))).toBe(true)
+    // A receiver holding either secret verifies the delivery; X-Webhook-Signature is the new secret's.
+    expect(verifyWith(current, during!)).toMatchObject({ event: 'order.paid' })
+    expect(verifyWith(previous, during!)).toMatchObject({ event: 'order.paid' })
+    expect(during!.headers['x-webhook-signature']).toBe(createHmac('sha256', current).update(during!.body).digest('hex'))
+
+    await handle.sql`update webhooks set previous_secret_expires_at = now() - interval '1 second' where id = ${id}`
+    await emit(paid(21))
+    await vi.waitFor(() => expect(receiver.received('/rotating')).toHaveLength(2), { timeout: 10_000 })
+    const after = receiver.received('/rotating')[1]!
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    expect(verifyWith(current, after)).toMatchObject({ event: 'order.paid' })
+    expect(() => verifyWith(previous, after)).toThrow()
+  })
+})
+
 describe('retries', () => {
   it('retries a receiver that fails twice, with growing gaps, and then succeeds on the third attempt', async () => {
     const { id } = await subscribe('/flaky', ['order.paid'])
@@ -194,6 +237,11 @@ describe('retries', () => {
     expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4])
     // Only the first KiB of an answer is kept.
     expect(attempts[0]!.response_body).toBe('x'.repeat(1024))
+    // The fan-out's first attempt and the three retries each count against the endpoint's health.
+    const failing = await healthOf(id)
+    expect(failing).toMatchObject({ consecutive_failures: 4, last_success_at: null, is_active: true })
+    expect(failing!.failing_since).not.toBeNull()
+    expect(failing!.last_failure_at!.getTime()).toBeGreaterThan(failing!.failing_since!.getTime())
 
     up = true
     await handle.db.transaction((tx) => addDeliveryJob(tx, { delivery_id: delivery!.id, attempt: 5, retry: 0 }))
@@ -206,6 +254,9 @@ describe('retries', () => {
       [4, false],
       [5, true],
     ])
+    // A success ends the failure streak.
+    expect(await healthOf(id)).toMatchObject({ consecutive_failures: 0, failing_since: null, last_failure_at: failing!.last_failure_at })
+    expect((await healthOf(id))!.last_success_at).not.toBeNull()
   })
 
   it('retries a receiver that resets the connection, per the schedule, until it answers', async () => {
@@ -277,5 +328,56 @@ describe('SSRF guard', () => {
       await guarded.stop()
       worker = await startTestWorker()
     }
+  })
+})
+
+describe('endpoint health', () => {
+  it('disables a subscription failing for longer than the period, once, with a webhook.disabled event; a shorter streak stays active', async () => {
+    await worker.stop()
+    worker = await startTestWorker({ disableAfterMs: 86_400_000 })
+    await subscribe('/watcher', ['webhook.disabled'])
+    const broken = await subscribe('/broken', ['order.refunded'])
+    const flaky = await subscribe('/flaky', ['order.refunded'])
+    for (const path of ['/broken', '/flaky']) receiver.answer(path, (response) => response.writeHead(500).end())
+    await handle.sql`update webhooks set failing_since = now() - interval '2 days', consecutive_failures = 9 where id = ${broken.id}`
+    await handle.sql`update webhooks set failing_since = now() - interval '23 hours', consecutive_failures = 9 where id = ${flaky.id}`
+
+    // Three events in one transaction: one fan-out, three failed attempts to each.
+    const refunded = (n: number): NewEvent => ({ kind: 'order.refunded', data: { n } })
+    await emit(refunded(1), refunded(2), refunded(3))
+    await vi.waitFor(() => expect(receiver.received('/watcher')).toHaveLength(1), { timeout: 10_000 })
+
+    const disabled = await healthOf(broken.id)
+    expect(disabled).toMatchObject({ is_active: false, consecutive_failures: 12 })
+    expect(disabled!.disabled_at).not.toBeNull()
+    expect(disabled!.disabled_reason).toBe(`Every attempt failed since ${disabled!.failing_since!.toISOString()}`)
+    expect(await healthOf(flaky.id)).toMatchObject({ is_active: true, consecutive_failures: 12, disabled_at: null })
+
+    // The event, delivered like any other, shows the subscription as the API does (no secret).
+    const [notice] = receiver.received('/watcher')
+    const envelope = JSON.parse(notice!.body) as { event: string; data: Record<string, unknown> }
+    expect(envelope.event).toBe('webhook.disabled')
+    expect(envelope.data).toMatchObject({
+      id: broken.id,
+      url: receiver.url('/broken'),
+      events: ['order.refunded'],
+      is_active: false,
+      consecutive_failures: 12,
+      disabled_at: disabled!.disabled_at!.toISOString(),
+      failing_since: disabled!.failing_since!.toISOString(),
+    })
+    expect(JSON.stringify(envelope.data)).not.toContain(broken.secret)
+    const events = await handle.sql<{ kind: string }[]>`select kind from events where kind = 'webhook.disabled' and data->>'id' = ${broken.id}`
+    expect(events).toHaveLength(1)
+
+    // Disabled: later events are not sent to it.
+    const sent = receiver.received('/broken').length
+    expect(sent).toBe(3)
+    await emit(refunded(4))
+    const ofFourth = () => receiver.received('/flaky').filter((request) => JSON.parse(request.body).data.n === 4)
+    await vi.waitFor(() => expect(ofFourth().length).toBeGreaterThan(0), { timeout: 10_000 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.received('/broken')).toHaveLength(sent)
+    expect(receiver.received('/watcher')).toHaveLength(1)
   })
 })

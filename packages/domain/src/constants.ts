@@ -19,12 +19,18 @@ export const EVENT_KINDS = [
   'product.created',
   'product.updated',
   'customer.created',
+  'webhook.disabled',
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 
 /** A webhook delivery: `pending` until an attempt succeeds or the retries run out. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/** Deliveries one replay may queue; a wider window is refused (its dry run counts it). */
+export const MAX_REPLAY_DELIVERIES = 10_000
+/** The longest grace period of a rotated webhook secret, in seconds (30 days). */
+export const MAX_SECRET_GRACE_SECONDS = 30 * 86_400
 
 /** Page size bounds of every list endpoint. */
 export const DEFAULT_PER_PAGE = 20

@@ -10,7 +10,8 @@ import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { deliveryJobSpec, newId, type DeliveryJob } from '@commerce/db'
 import { batched } from '../batch.js'
-import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { healthCtes, healthParams, DISABLED_COLUMNS } from '../endpoint-health.js'
+import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, reportDisabled, type DeliverySettings, type Recorded, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 interface Loaded extends Target {
   deliveryId: string
@@ -27,47 +28,54 @@ const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.ur
 // add_jobs runs only when there is a retry: even with no job it would NOTIFY every worker.
 const RECORD = `with recorded as (
   select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::bool[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[],
-    $10::timestamptz[], $11::int[])
-    as r(id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, next_retry)),
+    $10::timestamptz[], $11::int[], $12::uuid[])
+    as r(id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, next_retry, webhook_id)),
 logged as (
   insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
   select id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body from recorded),
 updated as (
   update webhook_deliveries d set attempts = r.attempt, status = r.status, last_status_code = r.status_code,
     next_attempt_at = r.next_attempt_at, updated_at = now()
-  from recorded r where d.id = r.delivery_id)
+  from recorded r where d.id = r.delivery_id),
+${healthCtes('select r.webhook_id, r.succeeded from recorded r', 13)}
 select case when exists (select from recorded where next_attempt_at is not null) then (
   select count(*) from graphile_worker.add_jobs(array(
     select ${deliveryJobSpec({ deliveryId: 'r.delivery_id', attempt: 'r.attempt + 1', retry: 'r.next_retry', runAt: 'r.next_attempt_at' })}
-    from recorded r where r.next_attempt_at is not null))) end`
+    from recorded r where r.next_attempt_at is not null))) end as "retries",
+  ${DISABLED_COLUMNS}`
 
 interface Attempt extends NextStep {
   job: DeliveryJob
+  webhookId: string
   outcome: Outcome
 }
 
 /** The batched reads and writes of deliveries, on the worker's pool. */
-function deliveryStore(pool: pg.Pool) {
+function deliveryStore(pool: pg.Pool, settings: DeliverySettings) {
   const load = batched<string, Loaded | undefined>(async (ids) => {
     const { rows } = await pool.query<Loaded>(LOAD, [ids])
     const byId = new Map(rows.map((row) => [row.deliveryId, row]))
     return ids.map((id) => byId.get(id))
   })
   const record = batched<Attempt, void>(async (attempts) => {
-    await pool.query(RECORD, [
+    const webhookIds = attempts.map((a) => a.webhookId)
+    const { rows } = await pool.query<Recorded>(RECORD, [
       attempts.map(() => newId()),
       attempts.map((a) => a.job.delivery_id),
       attempts.map((a) => a.job.attempt),
       ...outcomeColumns(attempts),
       attempts.map((a) => a.job.retry + 1),
+      webhookIds,
+      ...healthParams(webhookIds, settings.disableAfterMs),
     ])
+    reportDisabled(settings, rows[0]!.disabled)
     return attempts.map(() => undefined)
   })
   return { load, record }
 }
 
 export function createDeliverWebhook(pool: pg.Pool, settings: DeliverySettings): Task {
-  const store = deliveryStore(pool)
+  const store = deliveryStore(pool, settings)
   return async (payload, helpers) => {
     const job = payload as DeliveryJob
     const target = await store.load(job.delivery_id)
@@ -82,7 +90,7 @@ export function createDeliverWebhook(pool: pg.Pool, settings: DeliverySettings):
     }
     const outcome = await post(target, settings)
     const next = nextStep(outcome, job.retry, settings)
-    await store.record({ job, outcome, ...next })
+    await store.record({ job, webhookId: target.webhookId, outcome, ...next })
     reportAttempt(settings, { deliveryId: job.delivery_id, target, attempt: job.attempt, outcome, next })
   }
 }

@@ -10,7 +10,8 @@
 import type { Task } from 'graphile-worker'
 import type pg from 'pg'
 import { TASKS, deliveryJobSpec, newId } from '@commerce/db'
-import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
+import { healthCtes, healthParams, DISABLED_COLUMNS } from '../endpoint-health.js'
+import { SECRETS_COLUMN, nextStep, outcomeColumns, post, reportAttempt, reportDisabled, type Recorded, type DeliverySettings, type NextStep, type Outcome, type Target } from '../delivery.js'
 
 /** First attempts one fan-out job makes at once. */
 export const FIRST_ATTEMPTS_PER_JOB = 100
@@ -54,11 +55,13 @@ made as (
   returning id),
 logged as (
   insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
-  select a.attempt_id, a.id, 1, a.succeeded, a.status_code, a.duration_ms, a.error, a.response_body from attempted a join made using (id))
+  select a.attempt_id, a.id, 1, a.succeeded, a.status_code, a.duration_ms, a.error, a.response_body from attempted a join made using (id)),
+${healthCtes('select webhook_id, succeeded from attempted', 12)}
 select case when exists (select from attempted a join made using (id) where a.next_attempt_at is not null) then (
   select count(*) from graphile_worker.add_jobs(array(
     select ${deliveryJobSpec({ deliveryId: 'a.id', attempt: '2', retry: '1', runAt: 'a.next_attempt_at' })}
-    from attempted a join made using (id) where a.next_attempt_at is not null))) end`
+    from attempted a join made using (id) where a.next_attempt_at is not null))) end as "retries",
+  ${DISABLED_COLUMNS}`
 
 interface FirstAttempt extends NextStep {
   pair: Target
@@ -86,13 +89,18 @@ export function createFanOutEvent(pool: pg.Pool, settings: DeliverySettings): Ta
         return { pair, deliveryId: newId(), outcome, ...nextStep(outcome, 0, settings) }
       }),
     )
-    await pool.query(RECORD, [
+    const { rows } = await pool.query<Recorded>(RECORD, [
       attempts.map((a) => a.deliveryId),
       attempts.map((a) => a.pair.webhookId),
       attempts.map((a) => a.pair.eventId),
       attempts.map(() => newId()),
       ...outcomeColumns(attempts),
+      ...healthParams(
+        attempts.map((a) => a.pair.webhookId),
+        settings.disableAfterMs,
+      ),
     ])
+    reportDisabled(settings, rows[0]!.disabled)
     for (const attempt of attempts) {
       reportAttempt(settings, { deliveryId: attempt.deliveryId, target: attempt.pair, attempt: 1, outcome: attempt.outcome, next: attempt })
     }

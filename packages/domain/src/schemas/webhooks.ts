@@ -1,6 +1,6 @@
 /** Webhook subscriptions, their deliveries and attempt logs, and the event log, as the API shows and takes them. */
 import { Type, type Static } from 'typebox'
-import { DELIVERY_STATUSES, EVENT_KINDS } from '../constants.js'
+import { DELIVERY_STATUSES, EVENT_KINDS, MAX_REPLAY_DELIVERIES, MAX_SECRET_GRACE_SECONDS } from '../constants.js'
 import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048
@@ -13,6 +13,9 @@ const WebhookUrl = Type.String({
     'every address its host resolves to must be public (no private, loopback, link-local or metadata addresses).',
   examples: ['https://example.com/hooks/commerce'],
 })
+
+/** Every kind, and each family of kinds as `<family>.*`. */
+export const EVENT_FILTERS = [...EVENT_KINDS, ...new Set(EVENT_KINDS.map((kind) => `${kind.split('.')[0]}.*`))]
 
 const EventSelector = Type.Enum([...EVENT_KINDS, '*'])
 
@@ -42,6 +45,25 @@ export const Webhook = Type.Object({
   events: Type.Array(EventSelector),
   description: Description,
   is_active: Type.Boolean({ description: 'Inactive subscriptions get no new deliveries' }),
+  previous_secret_expires_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'Until then, deliveries are also signed with the secret before the last rotation; null when none is',
+    }),
+  ),
+  consecutive_failures: Type.Integer({ description: 'Failed attempts since the last successful one' }),
+  last_success_at: Nullable(Type.String({ format: 'date-time', description: 'The last successful attempt' })),
+  last_failure_at: Nullable(Type.String({ format: 'date-time', description: 'The last failed attempt' })),
+  failing_since: Nullable(
+    Type.String({ format: 'date-time', description: 'The first failure since the last success; null while healthy' }),
+  ),
+  disabled_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the worker disabled the subscription for failing too long (`webhook.disabled`); null otherwise',
+    }),
+  ),
+  disabled_reason: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
 })
@@ -71,6 +93,25 @@ export type CreateWebhook = Static<typeof CreateWebhook>
 
 export const UpdateWebhook = Type.Partial(CreateWebhook, { additionalProperties: false, minProperties: 1 })
 export type UpdateWebhook = Static<typeof UpdateWebhook>
+
+export const RotateWebhookSecret = Type.Object(
+  {
+    secret: Type.Optional(Secret),
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SECRET_GRACE_SECONDS,
+        default: 86_400,
+        description: 'How long the current secret keeps signing beside the new one (default 24 hours; 0 ends it now)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type RotateWebhookSecret = Static<typeof RotateWebhookSecret>
+
+/** The answer of a rotation: the new secret, shown once. */
+export const RotatedWebhook = WebhookWithSecret
 
 export const WebhookList = Type.Object({ webhooks: Type.Array(Webhook), meta: ListMeta })
 export type WebhookList = Static<typeof WebhookList>
@@ -113,6 +154,45 @@ export const ListWebhookDeliveriesQuery = Type.Object({
 })
 export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>
 
+/** What a replay selects: existing deliveries by status, and `missing` for events this subscription has none of. */
+export const REPLAY_STATUSES = [...DELIVERY_STATUSES, 'missing'] as const
+
+export const ReplayWebhook = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', maxLength: 64, description: 'Events created at or after this (inclusive)' }),
+    to: Type.String({ format: 'date-time', maxLength: 64, description: 'Events created before this (exclusive)' }),
+    events: Type.Optional(
+      Type.Array(Type.Enum(EVENT_FILTERS), {
+        minItems: 1,
+        uniqueItems: true,
+        maxItems: EVENT_FILTERS.length,
+        description: 'Kinds (`order.paid`) or families (`order.*`); every kind the subscription receives when omitted',
+      }),
+    ),
+    status: Type.Optional(
+      Type.Array(Type.Enum(REPLAY_STATUSES), {
+        minItems: 1,
+        maxItems: REPLAY_STATUSES.length,
+        uniqueItems: true,
+        description:
+          "Deliveries in these states; `missing` adds the window's events the subscription wants but has no delivery of " +
+          '(made while it was inactive, or before it existed). Default: every existing delivery, not `missing`',
+      }),
+    ),
+    dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count what would be replayed, queue nothing' })),
+  },
+  { additionalProperties: false },
+)
+export type ReplayWebhook = Static<typeof ReplayWebhook>
+
+export const WebhookReplay = Type.Object({
+  matched: Type.Integer({ description: 'Deliveries (and missing events) the filters select' }),
+  replayed: Type.Integer({ description: `Queued to be sent now: 0 in a dry run; at most ${MAX_REPLAY_DELIVERIES}` }),
+  created: Type.Integer({ description: 'Of those, new deliveries made for `missing` events' }),
+  dry_run: Type.Boolean(),
+})
+export type WebhookReplay = Static<typeof WebhookReplay>
+
 /** `/webhooks/:id/deliveries/:delivery_id` */
 export const WebhookDeliveryParams = Type.Object({ id: Uuid, delivery_id: Uuid })
 
@@ -125,8 +205,6 @@ export const Event = Type.Object({
 })
 export type Event = Static<typeof Event>
 
-/** Every kind, and each family of kinds as `<family>.*`. */
-export const EVENT_FILTERS = [...EVENT_KINDS, ...new Set(EVENT_KINDS.map((kind) => `${kind.split('.')[0]}.*`))]
 
 export const ListEventsQuery = Type.Object({
   page: PaginationQuery.properties.page,

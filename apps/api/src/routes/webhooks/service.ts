@@ -5,21 +5,38 @@ import { isIP } from 'node:net'
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Static } from 'typebox'
 import {
+  EVENT_KINDS,
   isPublicAddress,
+  MAX_REPLAY_DELIVERIES,
   WEBHOOK_URL_MAX_LENGTH,
   type CreateWebhook,
   type ListWebhookDeliveriesQuery,
   type PaginationQuery,
+  type ReplayWebhook,
+  type RotateWebhookSecret,
   type UpdatedWebhook,
   type UpdateWebhook,
   type Webhook,
   type WebhookDelivery,
   type WebhookDeliveryList,
   type WebhookList,
+  type WebhookReplay,
   type WebhookWithSecret,
 } from '@commerce/domain'
-import { addDeliveryJob, events, webhookAttempts, webhookDeliveries, webhooks, type Database, type Executor } from '@commerce/db'
+import {
+  addDeliveryJob,
+  deliveryJobSpec,
+  events,
+  newId,
+  sqlOf,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
+  type Database,
+  type Executor,
+} from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
+import { instant } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
 type WebhookRow = typeof webhooks.$inferSelect
@@ -33,17 +50,69 @@ export interface WebhookServiceOptions {
 /** The Standard Webhooks form of a secret: `whsec_` + base64 of random bytes. */
 const generateSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
+const iso = (date: Date | null) => date?.toISOString() ?? null
+
 function toWebhook(row: WebhookRow): Webhook {
+  const graceEnds = row.previousSecretExpiresAt
   return {
     id: row.id,
     url: row.url,
     events: row.events as Webhook['events'],
     description: row.description,
     is_active: row.isActive,
+    previous_secret_expires_at: graceEnds && graceEnds > new Date() ? graceEnds.toISOString() : null,
+    consecutive_failures: row.consecutiveFailures,
+    last_success_at: iso(row.lastSuccessAt),
+    last_failure_at: iso(row.lastFailureAt),
+    failing_since: iso(row.failingSince),
+    disabled_at: iso(row.disabledAt),
+    disabled_reason: row.disabledReason,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }
 }
+
+/** Kinds (`order.paid`) and families (`order.*`) as the kinds they name. */
+const kindsOf = (filters: readonly string[]) =>
+  EVENT_KINDS.filter((kind) => filters.some((filter) => filter === kind || (filter.endsWith('.*') && kind.startsWith(filter.slice(0, -1)))))
+
+/**
+ * What a replay selects, over $1 webhook, $2 from, $3 to, $4 kinds (null: any), $5 delivery
+ * statuses, $6 whether missing events count: `existing` deliveries, and `missing` events the
+ * subscription wants but has no delivery of. A delivery is made after its event, so its own
+ * created_at bound lets the (webhook_id, created_at) index narrow the scan.
+ */
+const REPLAY_SELECTION = `existing as (
+  select d.id, d.attempts, d.event_id from webhook_deliveries d join events e on e.id = d.event_id
+  where d.webhook_id = $1 and d.created_at >= $2::timestamptz and e.created_at >= $2::timestamptz and e.created_at < $3::timestamptz
+    and ($4::text[] is null or e.kind = any($4::text[])) and d.status = any($5::text[])),
+missing as (
+  select e.id as event_id from events e join webhooks w on w.id = $1 and (e.kind = any(w.events) or '*' = any(w.events))
+  where $6::bool and e.created_at >= $2::timestamptz and e.created_at < $3::timestamptz and ($4::text[] is null or e.kind = any($4::text[]))
+    and not exists (select from webhook_deliveries d where d.webhook_id = $1 and d.event_id = e.id))`
+
+const COUNT_REPLAY = `with ${REPLAY_SELECTION}
+select (select count(*) from existing)::int as "existing", (select count(*) from missing)::int as "missing"`
+
+const MISSING_EVENTS = `with ${REPLAY_SELECTION} select event_id as "eventId" from missing order by event_id limit $7`
+
+// Existing deliveries become pending with their next attempt queued now (the job key of that
+// attempt number moves a waiting retry instead of adding one); missing events get a delivery
+// ($7 ids, $8 events) and its first attempt. Jobs are added in event order.
+const REPLAY = `with ${REPLAY_SELECTION},
+picked as (select id, attempts, event_id from existing order by event_id limit $9),
+updated as (
+  update webhook_deliveries d set status = 'pending', next_attempt_at = now(), updated_at = now()
+  from picked p where d.id = p.id returning d.id, p.attempts + 1 as attempt, d.event_id),
+made as (
+  insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at)
+  select m.id, $1, m.event_id, 'pending', 0, now() from unnest($7::uuid[], $8::uuid[]) as m(id, event_id)
+  on conflict (webhook_id, event_id) do nothing
+  returning id, 1 as attempt, event_id),
+queued as (select * from updated union all select * from made)
+select (select count(*) from made)::int as "created", (select count(*) from graphile_worker.add_jobs(array(
+  select ${deliveryJobSpec({ deliveryId: 'q.id', attempt: 'q.attempt', retry: '0', runAt: 'null' })}
+  from queued q order by q.event_id)))::int as "replayed"`
 
 /** `['*']` alone, or event kinds (the schema already keeps them known and unique). */
 function checkEvents(list: readonly string[]): string[] {
@@ -74,6 +143,16 @@ async function checkPublicTarget(url: URL): Promise<void> {
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
     throw invalidField('url', "Field 'url' must reach a public address (private, loopback, link-local and metadata addresses are refused)")
   }
+}
+
+/**
+ * Columns set when a subscription is made active: an inactive one forgets why the worker disabled
+ * it and starts a new failure window (SET reads the row as it was, so an active one keeps its own).
+ */
+const activation = {
+  failingSince: sql`case when ${webhooks.isActive} then ${webhooks.failingSince} end`,
+  disabledAt: sql`case when ${webhooks.isActive} then ${webhooks.disabledAt} end`,
+  disabledReason: sql`case when ${webhooks.isActive} then ${webhooks.disabledReason} end`,
 }
 
 export function createWebhookService(db: Database, options: WebhookServiceOptions) {
@@ -199,14 +278,95 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
           url,
           events: body.events && checkEvents(body.events),
           secret: body.secret,
+          // A secret set here replaces the current one at once: no grace (rotate-secret has one).
+          ...(body.secret === undefined ? {} : { previousSecret: null, previousSecretExpiresAt: null }),
           description: body.description,
           isActive: body.is_active,
+          ...(body.is_active === true ? activation : {}),
           updatedAt: new Date(),
         })
         .where(eq(webhooks.id, id))
         .returning()
       if (!row) throw notFound('Webhook')
       return body.secret === undefined ? toWebhook(row) : { ...toWebhook(row), secret: row.secret }
+    },
+
+    /**
+     * A new secret (given, or generated), shown once; the current one keeps signing beside it for
+     * the grace period, replacing any previous secret still in its own.
+     */
+    async rotateSecret(id: string, body: RotateWebhookSecret): Promise<WebhookWithSecret> {
+      const secret = body.secret ?? generateSecret()
+      const grace = body.grace_period_seconds ?? 86_400
+      const [row] = await db
+        .update(webhooks)
+        .set({
+          secret,
+          previousSecret: grace > 0 ? sql`${webhooks.secret}` : null,
+          previousSecretExpiresAt: grace > 0 ? sql`now() + make_interval(secs => ${grace})` : null,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(webhooks.id, id))
+        .returning()
+      if (!row) throw notFound('Webhook')
+      return { ...toWebhook(row), secret }
+    },
+
+    /** Active again, with a new failure window: an old streak would disable it at its next failure. */
+    async enable(id: string): Promise<Webhook> {
+      const [row] = await db
+        .update(webhooks)
+        .set({ isActive: true, ...activation, updatedAt: sql`now()` })
+        .where(eq(webhooks.id, id))
+        .returning()
+      if (!row) throw notFound('Webhook')
+      return toWebhook(row)
+    },
+
+    /**
+     * Queues again, now, the deliveries of the events created in [from, to) that the filters
+     * select (same event id, so the same `webhook-id`), and with `missing` makes the deliveries
+     * the subscription never had. At most MAX_REPLAY_DELIVERIES: a wider selection is refused
+     * whole, so a replay never stops half-way; a dry run only counts.
+     */
+    replay(id: string, body: ReplayWebhook): Promise<WebhookReplay> {
+      const from = instant('from', body.from)!
+      const to = instant('to', body.to)!
+      if (from >= to) throw invalidField('to', "Field 'to' must be later than 'from'")
+      const statuses = body.status ?? ['pending', 'succeeded', 'failed']
+      const params = [
+        id,
+        from.toISOString(),
+        to.toISOString(),
+        body.events ? kindsOf(body.events) : null,
+        statuses.filter((status) => status !== 'missing'),
+        statuses.includes('missing'),
+      ]
+      const dryRun = body.dry_run ?? false
+      return db.transaction(async (tx) => {
+        const sql = sqlOf(tx)
+        // Locked so two replays of one subscription run one after the other.
+        const [hook] = await tx.select({ isActive: webhooks.isActive }).from(webhooks).where(eq(webhooks.id, id)).for('update')
+        if (!hook) throw notFound('Webhook')
+        const [counted] = await sql.unsafe<{ existing: number; missing: number }[]>(COUNT_REPLAY, params)
+        const matched = counted!.existing + counted!.missing
+        if (dryRun) return { matched, replayed: 0, created: 0, dry_run: true }
+        if (matched > MAX_REPLAY_DELIVERIES) {
+          throw invalidField(
+            'to',
+            `The replay selects ${matched} deliveries, more than ${MAX_REPLAY_DELIVERIES} at once; narrow 'from' and 'to' and replay in parts`,
+          )
+        }
+        if (!hook.isActive) throw conflict('The webhook is inactive; enable it before replaying')
+        const missing = counted!.missing === 0 ? [] : await sql.unsafe<{ eventId: string }[]>(MISSING_EVENTS, [...params, MAX_REPLAY_DELIVERIES])
+        const [queued] = await sql.unsafe<{ created: number; replayed: number }[]>(REPLAY, [
+          ...params,
+          missing.map(() => newId()),
+          missing.map((row) => row.eventId),
+          MAX_REPLAY_DELIVERIES,
+        ])
+        return { matched, replayed: queued!.replayed, created: queued!.created, dry_run: false }
+      })
     },
 
     /** Its deliveries and their attempts go with it (foreign-key cascade). */
