@@ -19,7 +19,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Pool } from 'undici'
-import { createDb, writeEvents } from '@commerce/db'
+import { createDb, newId, writeEvents } from '@commerce/db'
 import { openScratchDatabase } from './scratch-database.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -158,7 +158,7 @@ async function main() {
         receiver.arrivals.clear()
         const started = now()
         for (let offset = 0; offset < EVENTS; offset += 500) {
-          const list = Array.from({ length: Math.min(500, EVENTS - offset) }, (_, n) => ({ kind: 'order.paid', data: { order_id: `o${offset + n}`, order_number: String(offset + n), total: 10, currency: 'USD' } }))
+          const list = Array.from({ length: Math.min(500, EVENTS - offset) }, (_, n) => ({ kind: 'order.paid', resourceId: newId(), data: { order_id: `o${offset + n}`, order_number: String(offset + n), total: 10, currency: 'USD' } }))
           await db.transaction((tx) => writeEvents(tx, list))
         }
         await waitUntil(() => receiver.arrivals.size >= EVENTS)
@@ -181,7 +181,7 @@ async function main() {
       // Latency: single events, one per transaction, on an idle worker.
       const latencies = []
       for (let n = 0; n < LATENCY_EVENTS; n++) {
-        const [id] = await db.transaction((tx) => writeEvents(tx, [{ kind: 'order.paid', data: { n } }]))
+        const [id] = await db.transaction((tx) => writeEvents(tx, [{ kind: 'order.paid', resourceId: newId(), data: { n } }]))
         const committed = now()
         await waitUntil(() => receiver.arrivals.has(id), 10_000)
         latencies.push(receiver.arrivals.get(id) - committed)

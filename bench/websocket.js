@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createDb, createUser, writeEvents } from '@commerce/db'
+import { createDb, createUser, newId, writeEvents } from '@commerce/db'
 import { openScratchDatabase } from './scratch-database.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -69,7 +69,7 @@ async function main() {
     console.log(`bench: ${ready} WebSocket clients connected, ${EVENTS} events, ${os.cpus().length} CPUs`)
     const committedAt = new Map()
     for (let n = 0; n < EVENTS; n++) {
-      const [id] = await db.transaction((tx) => writeEvents(tx, [{ kind: 'product.updated', data: { n } }]))
+      const [id] = await db.transaction((tx) => writeEvents(tx, [{ kind: 'product.updated', resourceId: newId(), data: { n } }]))
       committedAt.set(id, now())
       await sleep(100)
     }

@@ -176,8 +176,21 @@ describe('webhook delivery of every event kind', () => {
     expect(disabled.is_active).toBe(false)
     expect(disabled.disabled_at).not.toBeNull()
 
-    const events = await ctx.handle.sql<{ id: string; kind: string; data: unknown; created_at: string }[]>`
-      select id, kind, data, created_at from events order by id`
+    const events = await ctx.handle.sql<{ id: string; kind: string; data: unknown; created_at: string; resource_id: string; sequence: number }[]>`
+      select id, kind, data, created_at, resource_id, sequence from events order by id`
+    // Each resource's events are numbered 1, 2, 3… in the order they were written (one writer at a time per resource here).
+    const sequences = new Map<string, number[]>()
+    for (const event of events) sequences.set(event.resource_id, [...(sequences.get(event.resource_id) ?? []), event.sequence])
+    for (const numbers of sequences.values()) expect(numbers).toEqual(numbers.map((_, i) => i + 1))
+    // The order's story is one sequence: created, its payment, paid, shipped, completed.
+    const story = events.filter((event) => event.resource_id === order.id)
+    expect(story.map((event) => [event.sequence, event.kind])).toEqual([
+      [1, 'order.created'],
+      [2, 'payment.succeeded'],
+      [3, 'order.paid'],
+      [4, 'order.shipped'],
+      [5, 'order.completed'],
+    ])
     expect(new Set(events.map((event) => event.kind))).toEqual(new Set(EVENT_KINDS))
     await vi.waitFor(() => expect(deliveries.filter((delivery) => delivery.path === '/*')).toHaveLength(events.length), {
       timeout: 20_000,
@@ -194,7 +207,14 @@ describe('webhook delivery of every event kind', () => {
     for (const delivery of deliveries) {
       const body = JSON.parse(delivery.body) as { id: string; event: string; timestamp: string; data: unknown }
       const event = byId.get(body.id)!
-      expect(body).toEqual({ id: event.id, event: event.kind, timestamp: new Date(event.created_at).toISOString(), data: event.data })
+      expect(body).toEqual({
+        id: event.id,
+        event: event.kind,
+        timestamp: new Date(event.created_at).toISOString(),
+        resource_id: event.resource_id,
+        sequence: event.sequence,
+        data: event.data,
+      })
       expect(typeof body.timestamp).toBe('string')
       expect(delivery.headers['x-webhook-event']).toBe(event.kind)
       expect(delivery.headers['x-webhook-signature']).toBe(createHmac('sha256', secrets.get(delivery.path)!).update(delivery.body).digest('hex'))

@@ -89,7 +89,7 @@ describe('WebSocket', () => {
     expect(await connections()).toBe(2)
 
     const sentBefore = sample(await scrape(), 'commerce_websocket_events_sent_total') ?? 0
-    const [id] = await ctx.handle.db.transaction((tx) => writeEvents(tx, [{ kind: 'product.created', data: { id: newId() } }]))
+    const [id] = await ctx.handle.db.transaction((tx) => writeEvents(tx, [{ kind: 'product.created', resourceId: newId(), data: { id: newId() } }]))
     expect((await Promise.all(received)).map((event) => event.id)).toEqual([id, id])
     expect(sample(await scrape(), 'commerce_websocket_events_sent_total')).toBe(sentBefore + 2)
 
@@ -144,7 +144,7 @@ describe('database', () => {
     const waiting = async () => sample(await scrape(), 'commerce_event_outbox_rows')
     const before = (await waiting())!
     expect(before).toBeGreaterThanOrEqual(0)
-    const event = { kind: 'product.updated' as const, data: { id: newId() } }
+    const event = { kind: 'product.updated' as const, resourceId: newId(), data: { id: newId() } }
     await ctx.handle.db.transaction((tx) => writeEvents(tx, [event, event]))
     await ctx.handle.db.transaction((tx) => writeEvents(tx, [event]))
     expect(await waiting()).toBe(before + 2)

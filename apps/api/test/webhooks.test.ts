@@ -39,7 +39,8 @@ async function storedSecret(id: string): Promise<string> {
 /** An event row of `kind`, created `ago` before now. */
 async function insertEvent(kind: string, ago = '0 seconds'): Promise<string> {
   const [row] = await ctx.handle.sql<{ id: string }[]>`
-    insert into events (id, kind, data, created_at) values (gen_random_uuid(), ${kind}, '{"id":"x"}', now() - ${ago}::interval)
+    insert into events (id, kind, data, created_at, resource_id, sequence)
+    values (gen_random_uuid(), ${kind}, '{"id":"x"}', now() - ${ago}::interval, gen_random_uuid(), 1)
     returning id`
   return row!.id
 }
@@ -657,8 +658,8 @@ describe('POST /api/v1/webhooks/:id/replay', () => {
     const hook = await createWebhook()
     await ctx.handle.sql`
       with made as (
-        insert into events (id, kind, data, created_at)
-        select gen_random_uuid(), 'order.paid', '{}', now() - interval '1 minute' from generate_series(1, 10001)
+        insert into events (id, kind, data, created_at, resource_id, sequence)
+        select gen_random_uuid(), 'order.paid', '{}', now() - interval '1 minute', gen_random_uuid(), 1 from generate_series(1, 10001)
         returning id)
       insert into webhook_deliveries (id, webhook_id, event_id, status, attempts)
       select gen_random_uuid(), ${hook.id}, id, 'failed', 4 from made`
@@ -707,9 +708,12 @@ describe('GET /api/v1/events', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       event: 'product.created',
       timestamp: expect.stringMatching(ISO),
+      resource_id: product.id,
+      sequence: 1,
       data: expect.objectContaining({ id: product.id, title: 'Evented Teapot', price: 25 }),
       customer_id: null,
     })
+    expect(mine[0]).toMatchObject({ resource_id: product.id, sequence: 2 })
     const one = await ctx.expectStatus<Event>(200, { method: 'GET', url: `${EVENTS}/${mine[1]!.id}`, token: admin })
     expect(one).toEqual(mine[1])
 

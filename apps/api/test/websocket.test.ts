@@ -154,9 +154,10 @@ async function holdEvents(...events: NewEvent[]): Promise<{ ids: string[]; commi
   }
 }
 
-const productEvent = (): NewEvent => ({ kind: 'product.updated', data: { id: crypto.randomUUID(), title: 'Lamp' } })
+const productEvent = (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { id: crypto.randomUUID(), title: 'Lamp' } })
 const orderEvent = (customerId: string | null, kind: NewEvent['kind'] = 'order.created'): NewEvent => ({
   kind,
+  resourceId: newId(),
   data: { id: crypto.randomUUID(), customer_id: customerId },
   customerId,
 })
@@ -258,11 +259,11 @@ describe('events', () => {
     await drain(aliceClient, adminClient)
 
     const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
-    const [bobsAccount] = await commitEvents({ kind: 'customer.created', data: { id: bob.customerId }, customerId: bob.customerId })
+    const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
     const [anonymousOrder] = await commitEvents(orderEvent(null))
     const [product] = await commitEvents(productEvent())
     const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
-    const [aliceAccount] = await commitEvents({ kind: 'customer.created', data: { id: alice.customerId }, customerId: alice.customerId })
+    const [aliceAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: alice.customerId }, customerId: alice.customerId })
 
     // In commit order: what did not come before the last one never comes.
     expect(idsOf(await aliceClient.eventsUntil(aliceAccount!))).toEqual([product, aliceOrder, alicePayment, aliceAccount])
@@ -282,7 +283,8 @@ describe('events', () => {
     await drain(client)
     const id = newId()
     // Written as writeEvents would, without its announcement.
-    await ctx.handle.sql`insert into events (id, kind, data) values (${id}, 'product.updated', ${JSON.stringify({ id: 'unannounced' })}::jsonb)`
+    await ctx.handle.sql`insert into events (id, kind, data, resource_id, sequence)
+      values (${id}, 'product.updated', ${JSON.stringify({ id: 'unannounced' })}::jsonb, ${newId()}, 1)`
     const [event] = (await client.eventsUntil(id)).slice(-1)
     expect(event).toMatchObject({ type: 'event', id, event: 'product.updated', data: { id: 'unannounced' } })
     // The look for missed events repeats; it sends nothing twice.
@@ -353,7 +355,7 @@ describe('client messages', () => {
       orderEvent(null, 'order.paid'),
       orderEvent(null, 'order.created'),
       orderEvent(null, 'payment.succeeded'),
-      { kind: 'product.created', data: { id: crypto.randomUUID() } },
+      { kind: 'product.created', resourceId: newId(), data: { id: crypto.randomUUID() } },
     )
     expect(idsOf(await client.eventsUntil(listed!))).toEqual([created, listed])
 

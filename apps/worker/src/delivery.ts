@@ -41,6 +41,9 @@ export interface Target {
   kind: string
   data: unknown
   createdAt: Date
+  /** What the event is about, and its number among that resource's events. */
+  resourceId: string
+  sequence: number
   /** The API request that wrote the event (its X-Request-Id), for the logs; null when none did. */
   requestId: string | null
 }
@@ -149,7 +152,7 @@ export async function post(target: Target, settings: DeliverySettings): Promise<
   const refused = settings.allowPrivateTargets ? undefined : refusedLiteral(url)
   if (refused) return { succeeded: false, statusCode: null, durationMs: elapsed(), error: refused.message, responseBody: null }
   const { body, headers } = signedDelivery(
-    { id: target.eventId, kind: target.kind, createdAt: target.createdAt, data: target.data },
+    { id: target.eventId, kind: target.kind, createdAt: target.createdAt, resourceId: target.resourceId, sequence: target.sequence, data: target.data },
     target.secrets,
     Math.floor(Date.now() / 1000),
   )

@@ -2,8 +2,8 @@
  * Endpoint health, kept in the statement that records a batch of attempts: per subscription, the
  * failures since its last success, its last success and failure, and when its failure streak
  * began. A subscription failing, with no success, for longer than WEBHOOK_DISABLE_AFTER is
- * disabled there too — never deleted — with a `webhook.disabled` event written, queued and
- * announced in that same statement, so the event exists exactly when the subscription was
+ * disabled there too — never deleted — with a `webhook.disabled` event (the next of the
+ * subscription's sequence) written, queued and announced in that same statement, so the event exists exactly when the subscription was
  * disabled.
  */
 import { EVENTS_CHANNEL, newId } from '@commerce/db'
@@ -35,9 +35,14 @@ kept as (
   -- SET reads the row as it was, RETURNING as it is now: disabled_at = now() marks the rows this
   -- statement disabled (also when a concurrent statement got there first and this one waited).
   returning w.*, not w.is_active and w.disabled_at = now() as disabled),
+disabled_numbered as (
+  insert into event_sequences as s (resource_id, last_sequence)
+  select id, 1 from kept where disabled order by id
+  on conflict (resource_id) do update set last_sequence = s.last_sequence + 1
+  returning resource_id, last_sequence),
 disabled_events as (
-  insert into events (id, kind, data)
-  select n.event_id, 'webhook.disabled', json_build_object(
+  insert into events (id, kind, resource_id, sequence, data)
+  select n.event_id, 'webhook.disabled', k.id, q.last_sequence, json_build_object(
     'id', k.id, 'url', k.url, 'events', k.events, 'description', k.description, 'is_active', k.is_active,
     'previous_secret_expires_at', case when k.previous_secret_expires_at > now() then ${iso('k.previous_secret_expires_at')} end,
     'consecutive_failures', k.consecutive_failures, 'last_success_at', ${iso('k.last_success_at')},
@@ -45,7 +50,7 @@ disabled_events as (
     'disabled_at', ${iso('k.disabled_at')}, 'disabled_reason', k.disabled_reason,
     'created_at', ${iso('k.created_at')}, 'updated_at', ${iso('k.updated_at')})
   from kept k join unnest($${first + 1}::uuid[], $${first + 2}::uuid[]) as n(webhook_id, event_id) on n.webhook_id = k.id
-  where k.disabled
+    join disabled_numbered q on q.resource_id = k.id
   returning id),
 disabled_queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from disabled_events having count(*) > 0)`
 }

@@ -57,6 +57,7 @@ async function emit(...list: NewEvent[]): Promise<string[]> {
 
 const paid = (n = 1): NewEvent => ({
   kind: 'order.paid',
+  resourceId: newId(),
   data: { order_id: newId(), order_number: String(1000 + n), total: 42.5, currency: 'USD' },
 })
 
@@ -108,12 +109,20 @@ describe('fan-out and delivery', () => {
     expect(receiver.received('/inactive')).toHaveLength(0)
 
     // (this client reads timestamps as text, see sqlOf)
-    const [event] = await handle.sql<{ data: Record<string, unknown>; created_at: string }[]>`select data, created_at from events where id = ${eventId!}`
+    const [event] = await handle.sql<{ data: Record<string, unknown>; created_at: string; resource_id: string; sequence: number }[]>`
+      select data, created_at, resource_id, sequence from events where id = ${eventId!}`
     for (const [path, subscription] of [['/paid', wantsPaid], ['/all', wantsAll]] as const) {
       const [request] = receiver.received(path)
       const body = JSON.parse(request!.body) as Record<string, unknown>
-      expect(Object.keys(body)).toEqual(['id', 'event', 'timestamp', 'data'])
-      expect(body).toEqual({ id: eventId, event: 'order.paid', timestamp: new Date(event!.created_at).toISOString(), data: event!.data })
+      expect(Object.keys(body)).toEqual(['id', 'event', 'timestamp', 'resource_id', 'sequence', 'data'])
+      expect(body).toEqual({
+        id: eventId,
+        event: 'order.paid',
+        timestamp: new Date(event!.created_at).toISOString(),
+        resource_id: event!.resource_id,
+        sequence: 1,
+        data: event!.data,
+      })
       expect(request!.headers['content-type']).toBe('application/json')
       expect(request!.headers['x-webhook-id']).toBe(eventId)
       expect(request!.headers['x-webhook-event']).toBe('order.paid')
@@ -135,7 +144,7 @@ describe('fan-out and delivery', () => {
   it('splits a fan-out wider than one job takes into several, and delivers each pair once', async () => {
     const wide = [await subscribe('/wide-a', ['order.created']), await subscribe('/wide-b', ['order.created'])]
     // 130 events × 2 subscriptions = 260 first attempts: more than one fan-out job makes.
-    const ids = await emit(...Array.from({ length: 130 }, (_, n): NewEvent => ({ kind: 'order.created', data: { n } })))
+    const ids = await emit(...Array.from({ length: 130 }, (_, n): NewEvent => ({ kind: 'order.created', resourceId: newId(), data: { n } })))
     await vi.waitFor(
       () => {
         expect(receiver.received('/wide-a')).toHaveLength(130)
@@ -158,11 +167,11 @@ describe('fan-out and delivery', () => {
     await subscribe('/rolled-back', ['order.refunded'])
     await expect(
       handle.db.transaction(async (tx) => {
-        await writeEvents(tx, [{ kind: 'order.refunded', data: { n: 1 } }])
+        await writeEvents(tx, [{ kind: 'order.refunded', resourceId: newId(), data: { n: 1 } }])
         throw new Error('the change failed')
       }),
     ).rejects.toThrow('the change failed')
-    const [committed] = await emit({ kind: 'order.refunded', data: { n: 2 } })
+    const [committed] = await emit({ kind: 'order.refunded', resourceId: newId(), data: { n: 2 } })
     await vi.waitFor(() => expect(receiver.received('/rolled-back')).toHaveLength(1), { timeout: 10_000 })
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(receiver.received('/rolled-back').map((request) => JSON.parse(request.body).id)).toEqual([committed])
@@ -285,7 +294,7 @@ describe('retries', () => {
     const slow = await subscribe('/slow', ['product.updated'])
     receiver.answer('/slow', () => {})
 
-    const [eventId] = await emit({ kind: 'product.updated', data: { id: newId() } })
+    const [eventId] = await emit({ kind: 'product.updated', resourceId: newId(), data: { id: newId() } })
     await vi.waitFor(async () => expect((await deliveryOf(gone.id, eventId!))!.status).toBe('failed'), { timeout: 10_000 })
     expect(await attemptsOf((await deliveryOf(gone.id, eventId!))!.id)).toHaveLength(1)
 
@@ -314,7 +323,7 @@ describe('SSRF guard', () => {
         'http://10.0.0.1:9/',
       ]
       const subscriptions = await Promise.all(targets.map((url, n) => subscribe(`/ssrf-${n}`, ['customer.created'], { url })))
-      const [eventId] = await emit({ kind: 'customer.created', data: { id: newId() } })
+      const [eventId] = await emit({ kind: 'customer.created', resourceId: newId(), data: { id: newId() } })
       for (const subscription of subscriptions) {
         await vi.waitFor(async () => expect((await deliveryOf(subscription.id, eventId!))?.attempts).toBe(1), { timeout: 10_000 })
         const [attempt] = await attemptsOf((await deliveryOf(subscription.id, eventId!))!.id)
@@ -343,7 +352,7 @@ describe('endpoint health', () => {
     await handle.sql`update webhooks set failing_since = now() - interval '23 hours', consecutive_failures = 9 where id = ${flaky.id}`
 
     // Three events in one transaction: one fan-out, three failed attempts to each.
-    const refunded = (n: number): NewEvent => ({ kind: 'order.refunded', data: { n } })
+    const refunded = (n: number): NewEvent => ({ kind: 'order.refunded', resourceId: newId(), data: { n } })
     await emit(refunded(1), refunded(2), refunded(3))
     await vi.waitFor(() => expect(receiver.received('/watcher')).toHaveLength(1), { timeout: 10_000 })
 

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 /** Commits one transaction of `size` product.updated events; answers their ids. */
 function commitEvents(size = 1): Promise<string[]> {
-  const events = Array.from({ length: size }, () => ({ kind: 'product.updated' as const, data: { id: newId() } }))
+  const events = Array.from({ length: size }, () => ({ kind: 'product.updated' as const, resourceId: newId(), data: { id: newId() } }))
   return handle.db.transaction((tx) => writeEvents(tx, events))
 }
 
@@ -68,7 +68,7 @@ describe('relayOutbox', () => {
     await clearQueue()
     await expect(
       handle.db.transaction(async (tx) => {
-        await writeEvents(tx, [{ kind: 'product.updated', data: {} }])
+        await writeEvents(tx, [{ kind: 'product.updated', resourceId: newId(), data: {} }])
         throw new Error('rolled back')
       }),
     ).rejects.toThrow('rolled back')

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createDb, writeEvents, type NewEvent } from '@commerce/db'
+import { createDb, newId, writeEvents, type NewEvent } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { startReceiver } from './receiver.js'
 
@@ -147,7 +147,7 @@ describe('the worker process', () => {
       await handle.sql`insert into webhooks (id, url, events, secret) values (gen_random_uuid(), ${receiver.url('/crash')}, ${['order.created']}, 'crash-test-secret')`
       const written: string[] = []
       for (let batch = 0; batch < 10; batch++) {
-        const events: NewEvent[] = Array.from({ length: 100 }, (_, n) => ({ kind: 'order.created', data: { n: batch * 100 + n } }))
+        const events: NewEvent[] = Array.from({ length: 100 }, (_, n) => ({ kind: 'order.created', resourceId: newId(), data: { n: batch * 100 + n } }))
         written.push(...(await handle.db.transaction((tx) => writeEvents(tx, events))))
       }
       const delivered = () => new Set(receiver.received('/crash').map((request) => String(request.headers['webhook-id'])))
@@ -202,8 +202,8 @@ describe('the worker process', () => {
       // Two events of one transaction (one fan-out job), as if written by two API requests.
       const [paidId, refundedId] = await handle.db.transaction((tx) =>
         writeEvents(tx, [
-          { kind: 'order.paid', data: { marker: 'body-not-logged' }, requestId: 'req-paid-1' },
-          { kind: 'order.refunded', data: { marker: 'body-not-logged' }, requestId: 'req-refunded-2' },
+          { kind: 'order.paid', resourceId: newId(), data: { marker: 'body-not-logged' }, requestId: 'req-paid-1' },
+          { kind: 'order.refunded', resourceId: newId(), data: { marker: 'body-not-logged' }, requestId: 'req-refunded-2' },
         ]),
       )
 

@@ -73,6 +73,7 @@ export async function createUser(db: Database, input: NewUser): Promise<{ user: 
     if (!customer) throw new DomainError('conflict', 'An account with this email already exists')
     await writeEvent(tx, {
       kind: 'customer.created',
+      resourceId: customer.id,
       data: customerSnapshot(customer),
       customerId: customer.id,
       requestId: input.requestId ?? null,

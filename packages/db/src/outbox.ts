@@ -5,6 +5,11 @@ import { newId } from './schema/columns.js'
 
 export interface NewEvent {
   kind: EventKind
+  /**
+   * The resource whose sequence the event takes a number of: the order for order.* events and
+   * the payments of an order, else the product, customer or subscription the data is.
+   */
+  resourceId: string
   data: Record<string, unknown>
   /** `data` serialized already (JSON.stringify(data)), when the caller has it: written as is. */
   dataJson?: string
@@ -24,20 +29,31 @@ export async function writeEvent(tx: Executor, event: NewEvent): Promise<string>
 }
 
 /**
- * Writing events as CTEs (`written`, `queued`) of a statement, over one parameter, `$param`: the
+ * Writing events as CTEs (`incoming`, `numbered`, `written`, `queued`) of a statement, over one parameter, `$param`: the
  * JSON array eventRows makes. The events travel as one JSON array (parsed once, where an array of
  * JSON texts would be unescaped and then parsed again element by element); their data is stored
  * as `json`, the text as written, only checked: building `jsonb` (a tree, sorted keys, numerics)
  * cost about a twentieth of a checkout's database time, and nothing queries inside it. One outbox row per
  * statement, not per event: a checkout's three events become one fan-out job. The outbox row,
  * not the job itself (graphile_worker.add_job, PL/pgSQL that upserts its task and writes an
- * indexed job row and a NOTIFY of its own), is what the change's transaction pays for.
+ * indexed job row and a NOTIFY of its own), is what the change's transaction pays for. Each
+ * event takes the next number of its resource's sequence (eventSequences).
  */
 export function eventsCte(param: number): string {
-  return `written as (
-  insert into events (id, kind, data, customer_id, request_id)
-  select id, kind, data, customer_id, request_id
-  from json_to_recordset($${param}::json) as e(id uuid, kind text, data json, customer_id uuid, request_id text)
+  return `incoming as (
+  select * from json_to_recordset($${param}::json)
+    as e(id uuid, kind text, data json, customer_id uuid, request_id text, resource_id uuid)),
+numbered as (
+  insert into event_sequences as s (resource_id, last_sequence)
+  -- In resource order, so statements numbering the same resources lock them in one order.
+  select resource_id, count(*) from incoming group by resource_id order by resource_id
+  on conflict (resource_id) do update set last_sequence = s.last_sequence + excluded.last_sequence
+  returning resource_id, last_sequence),
+written as (
+  insert into events (id, kind, data, customer_id, request_id, resource_id, sequence)
+  select e.id, e.kind, e.data, e.customer_id, e.request_id, e.resource_id,
+    n.last_sequence - count(*) over (partition by e.resource_id) + row_number() over (partition by e.resource_id order by e.id)
+  from incoming e join numbered n using (resource_id)
   returning id),
 queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written)`
 }
@@ -60,7 +76,8 @@ export function eventRows(list: readonly NewEvent[]): { ids: string[]; json: str
   const rows = list.map(
     (event, index) =>
       `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${event.dataJson ?? dataText(event.data)},` +
-      `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)}}`,
+      `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)},` +
+      `"resource_id":${JSON.stringify(event.resourceId)}}`,
   )
   return { ids, json: `[${rows.join(',')}]` }
 }

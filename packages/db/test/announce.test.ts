@@ -6,6 +6,7 @@ import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { EVENTS_CHANNEL } from '../src/announce.js'
 import { writeEvents, type NewEvent } from '../src/outbox.js'
+import { newId } from '../src/schema/columns.js'
 import { openTestDatabase, rejection, type OpenTestDatabase } from './test-database.js'
 
 let database: OpenTestDatabase
@@ -22,7 +23,7 @@ afterAll(async () => {
   await database?.dispose()
 })
 
-const event = (n = 0): NewEvent => ({ kind: 'product.updated', data: { n } })
+const event = (n = 0): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { n } })
 const allHeard = () => heard.flat()
 
 describe('announcing committed events', () => {

@@ -45,11 +45,18 @@ export interface SignedDelivery {
  * `X-Webhook-Signature` has room for one and carries the current secret's.
  */
 export function signedDelivery(
-  event: { id: string; kind: string; createdAt: Date; data: unknown },
+  event: { id: string; kind: string; createdAt: Date; resourceId: string; sequence: number; data: unknown },
   secrets: readonly [string, ...string[]],
   timestampSeconds: number,
 ): SignedDelivery {
-  const body = JSON.stringify({ id: event.id, event: event.kind, timestamp: event.createdAt.toISOString(), data: event.data })
+  const body = JSON.stringify({
+    id: event.id,
+    event: event.kind,
+    timestamp: event.createdAt.toISOString(),
+    resource_id: event.resourceId,
+    sequence: event.sequence,
+    data: event.data,
+  })
   return {
     body,
     headers: {

@@ -20,7 +20,7 @@ interface Loaded extends Target {
 }
 
 const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.url, ${SECRETS_COLUMN}, w.is_active as "isActive",
-    e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId"
+    e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.resource_id as "resourceId", e.sequence, e.request_id as "requestId"
   from webhook_deliveries d join webhooks w on w.id = d.webhook_id join events e on e.id = d.event_id
   where d.id = any($1::uuid[])`
 

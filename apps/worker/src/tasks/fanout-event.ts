@@ -22,7 +22,7 @@ export interface FanOutPayload {
   webhook_ids?: string[]
 }
 
-const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.request_id as "requestId", w.id as "webhookId", w.url, ${SECRETS_COLUMN}`
+const PAIR_COLUMNS = `e.id as "eventId", e.kind, e.data, e.created_at as "createdAt", e.resource_id as "resourceId", e.sequence, e.request_id as "requestId", w.id as "webhookId", w.url, ${SECRETS_COLUMN}`
 // Pairs already recorded (by an earlier run of this job) are not sent again.
 const NOT_RECORDED = `not exists (select from webhook_deliveries d where d.webhook_id = w.id and d.event_id = e.id)`
 

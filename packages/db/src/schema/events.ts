@@ -1,4 +1,4 @@
-import { bigint, index, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { bigint, index, integer, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, id } from './columns.js'
 
 /** The event log: one row per change, written in the change's own transaction. */
@@ -12,10 +12,25 @@ export const events = pgTable(
     /** The customer the event concerns, for filtering what a customer may see. */
     customerId: uuid('customer_id'),
     requestId: text('request_id'),
+    /** What the event is about: an order (with its payments), a product, a customer, a subscription. */
+    resourceId: uuid('resource_id').notNull(),
+    /** 1, 2, 3… over the events of one resource, in commit order, without gaps (event_sequences). */
+    sequence: integer('sequence').notNull(),
     createdAt: createdAt(),
   },
   (t) => [index('events_created_idx').on(t.createdAt), index('events_kind_idx').on(t.kind)],
 )
+
+/**
+ * The last sequence number given to each resource's events. The statement that writes events
+ * bumps its resources' rows (insert … on conflict do update): the row lock, held to commit,
+ * makes a resource's numbers follow the order its events commit in, and a rollback gives its
+ * numbers back.
+ */
+export const eventSequences = pgTable('event_sequences', {
+  resourceId: uuid('resource_id').primaryKey(),
+  lastSequence: integer('last_sequence').notNull(),
+})
 
 /**
  * Committed events not yet handed to the job queue: one row per transaction's events, written

@@ -200,6 +200,16 @@ export const Event = Type.Object({
   id: Uuid,
   event: Type.String({ description: 'The event kind', examples: ['product.created'] }),
   timestamp: Timestamp,
+  resource_id: Type.String({
+    format: 'uuid',
+    description: 'What the event is about: the order (for order.* and its payments), product, customer or webhook subscription',
+  }),
+  sequence: Type.Integer({
+    minimum: 1,
+    description:
+      "The event's number among its resource's events: 1, 2, 3… in the order they committed, without gaps. A receiver " +
+      'orders the deliveries of one resource by it (deliveries themselves are not ordered)',
+  }),
   data: Type.Record(Type.String(), Type.Unknown(), { description: 'The resource as it was after the change' }),
   customer_id: Nullable(Uuid),
 })

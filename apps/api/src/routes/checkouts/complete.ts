@@ -323,7 +323,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
       const failed = { ...attempt, status: 'failed' as const, failureCode: charge.code, failureMessage: charge.message }
       throw new RefusalWithRecord(declined, async (recordTx) => {
         await recordTx.insert(payments).values(failed)
-        await writeEvent(recordTx, { kind: 'payment.failed', data: paymentOfRow(failed), customerId: cart.customer_id, requestId })
+        await writeEvent(recordTx, { kind: 'payment.failed', resourceId: failed.id, data: paymentOfRow(failed), customerId: cart.customer_id, requestId })
       })
     }
 
@@ -347,7 +347,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
         writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
           events: [
             created,
-            { kind: 'payment.succeeded', data: paymentData, customerId: placed.customer_id, requestId },
+            { kind: 'payment.succeeded', resourceId: orderId, data: paymentData, customerId: placed.customer_id, requestId },
             // The same snapshot as order.created's.
             { ...created, kind: paidEvent },
           ],

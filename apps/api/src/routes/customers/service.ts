@@ -222,7 +222,7 @@ export function createCustomerService(db: Database) {
           })
           .returning()
         const customer = customerSnapshot(row!)
-        await writeEvent(tx, { kind: 'customer.created', data: customer, customerId: customer.id, requestId })
+        await writeEvent(tx, { kind: 'customer.created', resourceId: customer.id, data: customer, customerId: customer.id, requestId })
         return customer
       })
     },

@@ -7,7 +7,15 @@ import { instant } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
 function toEvent(row: typeof events.$inferSelect): Event {
-  return { id: row.id, event: row.kind, timestamp: row.createdAt.toISOString(), data: row.data, customer_id: row.customerId }
+  return {
+    id: row.id,
+    event: row.kind,
+    timestamp: row.createdAt.toISOString(),
+    resource_id: row.resourceId,
+    sequence: row.sequence,
+    data: row.data,
+    customer_id: row.customerId,
+  }
 }
 
 /** `order.paid` matches itself; `order.*` every kind of its family (listed, so the kind index serves it). */

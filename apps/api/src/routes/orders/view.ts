@@ -258,7 +258,7 @@ export async function lockOrder(tx: Executor, id: string): Promise<OrderRow | un
  * shape) and whatever `extra` the event adds, such as the refund.
  */
 export function orderEvent(kind: EventKind, order: Order, requestId: string, extra: Record<string, unknown> = {}): NewEvent {
-  return { kind, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, requestId }
+  return { kind, resourceId: order.id, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, requestId }
 }
 
 /** orderEvent's data (without extra) as JSON, from the order's own JSON: one serialization for both. */

@@ -112,7 +112,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
             .insert(payments)
             .values({ ...attempt, status: 'failed', failureCode: charge.code, failureMessage: charge.message })
             .returning()
-          await writeEvent(recordTx, { kind: 'payment.failed', data: paymentOfRow(failed!), customerId: order.customerId, requestId })
+          await writeEvent(recordTx, { kind: 'payment.failed', resourceId: order.id, data: paymentOfRow(failed!), customerId: order.customerId, requestId })
         })
       }
       const [payment] = await tx
@@ -127,7 +127,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         .set({ paidMinor, paymentStatus, status: covered ? 'paid' : order.status, updatedAt: new Date() })
         .where(eq(orders.id, order.id))
       const view = paymentOfRow(payment!)
-      await writeEvent(tx, { kind: 'payment.succeeded', data: view, customerId: order.customerId, requestId })
+      await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, requestId })
       if (covered) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, requestId)
       return view
     },

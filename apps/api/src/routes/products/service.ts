@@ -74,7 +74,7 @@ export function createProductService(db: Database, catalogDb: Database) {
   /** Re-reads the product after a change and records product.created / product.updated. */
   async function emitProductEvent(tx: Executor, id: string, kind: 'product.created' | 'product.updated', requestId: string) {
     const product = (await loadProduct(tx, id))!
-    await writeEvent(tx, { kind, data: product, requestId })
+    await writeEvent(tx, { kind, resourceId: id, data: product, requestId })
     return product
   }
 
