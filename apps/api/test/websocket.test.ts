@@ -244,8 +244,16 @@ describe('events', () => {
     // The last one: an event committed just before the client connected (the customer of the
     // test's sign-in) may still be announced after it, and come first.
     const message = (await client.eventsUntil(row!.id)).at(-1)
-    expect(Object.keys(message!).sort()).toEqual(['data', 'event', 'id', 'timestamp', 'type'])
-    expect(message).toEqual({ type: 'event', id: row!.id, event: 'product.created', timestamp: expect.stringMatching(ISO_UTC), data: row!.data })
+    expect(Object.keys(message!).sort()).toEqual(['data', 'event', 'id', 'resource_id', 'sequence', 'timestamp', 'type'])
+    expect(message).toEqual({
+      type: 'event',
+      id: row!.id,
+      event: 'product.created',
+      timestamp: expect.stringMatching(ISO_UTC),
+      resource_id: product.id,
+      sequence: 1,
+      data: row!.data,
+    })
     expect(message!.id).toMatch(UUID)
     expect(message!.timestamp).toBe(new Date(row!.created_at).toISOString())
     expect(message!.data).toMatchObject({ id: product.id, title: 'Desk lamp', price: 19.99 })

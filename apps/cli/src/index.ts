@@ -18,6 +18,8 @@ import OAuthClientsCreate from './commands/oauth-clients/create.js'
 import OAuthClientsList from './commands/oauth-clients/list.js'
 import OAuthClientsRevoke from './commands/oauth-clients/revoke.js'
 import UsersCreate from './commands/users/create.js'
+import WebhooksListen from './commands/webhooks/listen.js'
+import WebhooksVerify from './commands/webhooks/verify.js'
 import { operationCommand } from './operation-command.js'
 import type { Operation } from './operations.js'
 
@@ -28,6 +30,8 @@ export const COMMANDS: Record<string, Command.Class> = {
   login: Login,
   logout: Logout,
   'events:tail': EventsTail,
+  'webhooks:listen': WebhooksListen,
+  'webhooks:verify': WebhooksVerify,
   migrate: Migrate,
   'users:create': UsersCreate,
   'api-keys:create': ApiKeysCreate,

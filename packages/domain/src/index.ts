@@ -8,7 +8,16 @@ export {
   toMajorUnits,
   toMinorUnits,
 } from './money.js'
-export { sign, signedDelivery, signStandardWebhook, verify, type SignedDelivery } from './signature.js'
+export {
+  STANDARD_WEBHOOK_TOLERANCE_SECONDS,
+  sign,
+  signedDelivery,
+  signStandardWebhook,
+  verify,
+  verifyStandardWebhook,
+  type SignedDelivery,
+  type StandardWebhookVerdict,
+} from './signature.js'
 export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export { parseDuration, type DurationUnit } from './duration.js'

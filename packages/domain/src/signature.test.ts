@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Webhook } from 'standardwebhooks'
-import { sign, signStandardWebhook, verify } from './signature.js'
+import { sign, signedDelivery, signStandardWebhook, verify, verifyStandardWebhook } from './signature.js'
 
 /** Any UTF-16 string, lone surrogates included (the 'binary' unit takes a second to build under vitest). */
 const anyText = fc.oneof(
@@ -119,6 +119,125 @@ describe('signStandardWebhook', () => {
         expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(payload, headers)).toEqual(JSON.parse(payload))
       }),
       { numRuns: 50 },
+    )
+  })
+})
+
+describe('verifyStandardWebhook', () => {
+  const id = '0190a6f1-7c3a-7000-8000-00000000beef'
+  const payload = '{"id":"0190a6f1-7c3a-7000-8000-00000000beef","event":"order.paid","timestamp":"2026-11-23T00:00:00.000Z","data":{"total":19.99}}'
+  const whsec = `whsec_${Buffer.from('a key of thirty-two bytes exact!').toString('base64')}`
+  const now = 1_800_000_000
+
+  it('accepts what the standardwebhooks library signs with a whsec_ secret, and says which signature matched', () => {
+    const header = new Webhook(whsec).sign(id, new Date(now * 1000), payload)
+    expect(verifyStandardWebhook(id, String(now), payload, whsec, header, { nowSeconds: now })).toEqual({ valid: true, matched: 0, signatures: 1 })
+    // The timestamp as a number, the body as bytes: the same verdict.
+    expect(verifyStandardWebhook(id, now, Buffer.from(payload), whsec, header, { nowSeconds: now })).toEqual({ valid: true, matched: 0, signatures: 1 })
+  })
+
+  it('accepts what the library signs with the raw UTF-8 bytes of a secret that is not whsec_', () => {
+    const secret = 'a plain shared secret, ünïcode'
+    const header = new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).sign(id, new Date(now * 1000), payload)
+    expect(verifyStandardWebhook(id, now, payload, secret, header, { nowSeconds: now })).toMatchObject({ valid: true })
+    expect(verifyStandardWebhook(id, now, payload, `${secret}!`, header, { nowSeconds: now })).toMatchObject({ valid: false })
+  })
+
+  it('finds the matching one among several space-separated signatures (a rotation’s grace) and skips other versions', () => {
+    const { body, headers } = signedDelivery(
+      { id, kind: 'order.paid', createdAt: new Date('2026-11-23T00:00:00Z'), data: { total: 19.99 } },
+      ['whsec_bmV3IHNlY3JldCBuZXcgc2VjcmV0IG5ldyBzZWNyZXQhIQ==', whsec],
+      now,
+    )
+    const header = headers['webhook-signature']!
+    expect(header.split(' ')).toHaveLength(2)
+    expect(verifyStandardWebhook(id, now, body, whsec, header, { nowSeconds: now })).toEqual({ valid: true, matched: 1, signatures: 2 })
+    expect(verifyStandardWebhook(id, now, body, 'whsec_bmV3IHNlY3JldCBuZXcgc2VjcmV0IG5ldyBzZWNyZXQhIQ==', header, { nowSeconds: now })).toEqual({
+      valid: true,
+      matched: 0,
+      signatures: 2,
+    })
+    const mine = signStandardWebhook(id, now, body, whsec)
+    const withOthers = `v1a,${mine.slice(3)}  v2,${mine.slice(3)} ${mine}`
+    expect(verifyStandardWebhook(id, now, body, whsec, withOthers, { nowSeconds: now })).toEqual({ valid: true, matched: 2, signatures: 3 })
+    expect(verifyStandardWebhook(id, now, body, 'whsec_c29tZW9uZSBlbHNlJ3Mgc2VjcmV0', header, { nowSeconds: now })).toEqual({
+      valid: false,
+      reason: 'no_matching_signature',
+      signatures: 2,
+    })
+  })
+
+  it('rejects a tampered body, another id, another timestamp or another secret', () => {
+    const header = signStandardWebhook(id, now, payload, whsec)
+    const rejected = { valid: false, reason: 'no_matching_signature', signatures: 1 }
+    expect(verifyStandardWebhook(id, now, payload.replace('19.99', '1.99'), whsec, header, { nowSeconds: now })).toEqual(rejected)
+    expect(verifyStandardWebhook(id, now, `${payload}\n`, whsec, header, { nowSeconds: now })).toEqual(rejected)
+    expect(verifyStandardWebhook(`${id}0`, now, payload, whsec, header, { nowSeconds: now })).toEqual(rejected)
+    expect(verifyStandardWebhook(id, now + 1, payload, whsec, header, { nowSeconds: now })).toEqual(rejected)
+    expect(verifyStandardWebhook(id, now, payload, 'whsec_b3RoZXI=', header, { nowSeconds: now })).toEqual(rejected)
+  })
+
+  it('refuses a timestamp more than the tolerance (300 s by default) away from now, either way; Infinity skips the check', () => {
+    const at = (stamp: number) => signStandardWebhook(id, stamp, payload, whsec)
+    expect(verifyStandardWebhook(id, now - 300, payload, whsec, at(now - 300), { nowSeconds: now })).toMatchObject({ valid: true })
+    expect(verifyStandardWebhook(id, now - 301, payload, whsec, at(now - 301), { nowSeconds: now })).toEqual({
+      valid: false,
+      reason: 'timestamp_too_old',
+      ageSeconds: 301,
+    })
+    expect(verifyStandardWebhook(id, now + 300, payload, whsec, at(now + 300), { nowSeconds: now })).toMatchObject({ valid: true })
+    expect(verifyStandardWebhook(id, now + 301, payload, whsec, at(now + 301), { nowSeconds: now })).toEqual({
+      valid: false,
+      reason: 'timestamp_too_new',
+      ageSeconds: -301,
+    })
+    expect(verifyStandardWebhook(id, now - 60, payload, whsec, at(now - 60), { nowSeconds: now, toleranceSeconds: 30 })).toMatchObject({
+      reason: 'timestamp_too_old',
+    })
+    expect(verifyStandardWebhook(id, 1_000, payload, whsec, at(1_000), { nowSeconds: now, toleranceSeconds: Infinity })).toMatchObject({ valid: true })
+    // Without nowSeconds, the clock: a signature of a day ago is too old.
+    const dayAgo = Math.floor(Date.now() / 1000) - 86_400
+    expect(verifyStandardWebhook(id, dayAgo, payload, whsec, at(dayAgo))).toMatchObject({ reason: 'timestamp_too_old' })
+  })
+
+  it.each([[''], ['12a'], ['-5'], ['1.5'], [' 1800000000'], ['1e9'], ['0x6b49d200']])('refuses a malformed timestamp %j before any signature', (stamp) => {
+    expect(verifyStandardWebhook(id, stamp, payload, whsec, signStandardWebhook(id, now, payload, whsec), { nowSeconds: now, toleranceSeconds: Infinity })).toEqual({
+      valid: false,
+      reason: 'malformed_timestamp',
+    })
+  })
+
+  it.each([
+    ['empty', () => ''],
+    ['no version', (good: string) => good.slice(3)],
+    ['another version', (good: string) => `v2,${good.slice(3)}`],
+    ['no padding', (good: string) => good.slice(0, -1)],
+    ['hex of the same digest', (good: string) => `v1,${Buffer.from(good.slice(3), 'base64').toString('hex')}`],
+    ['a space after the comma', (good: string) => `v1, ${good.slice(3)}`],
+    ['upper-case version', (good: string) => `V1,${good.slice(3)}`],
+    ['half the digest', (good: string) => `v1,${Buffer.from(good.slice(3), 'base64').subarray(0, 16).toString('base64')}`],
+    ['comma-separated, not space-separated', (good: string) => `${good},${good}`],
+  ])('rejects a malformed signature: %s', (_, malformed) => {
+    const good = signStandardWebhook(id, now, payload, whsec)
+    const verdict = verifyStandardWebhook(id, now, payload, whsec, malformed(good), { nowSeconds: now })
+    expect(verdict).toMatchObject({ valid: false, reason: 'no_matching_signature' })
+  })
+
+  it('agrees with the standardwebhooks library on any body, id and secret, and on a flipped byte', () => {
+    fc.assert(
+      fc.property(anyText, fc.string({ minLength: 1, maxLength: 40 }).filter((text) => !text.includes(' ')), fc.uint8Array({ minLength: 1, maxLength: 64 }), (text, msgId, key) => {
+        const secret = `whsec_${Buffer.from(key).toString('base64')}`
+        const stamp = Math.floor(Date.now() / 1000)
+        const header = new Webhook(secret).sign(msgId, new Date(stamp * 1000), text)
+        // The library signs the UTF-8 of the text, lone surrogates as U+FFFD: verify those bytes.
+        const bytes = new TextEncoder().encode(text)
+        expect(verifyStandardWebhook(msgId, stamp, bytes, secret, header)).toEqual({ valid: true, matched: 0, signatures: 1 })
+        const ours = signStandardWebhook(msgId, stamp, text, secret)
+        expect(() => new Webhook(secret).verify(Buffer.from(bytes), { 'webhook-id': msgId, 'webhook-timestamp': String(stamp), 'webhook-signature': ours }, { jsonParse: false })).not.toThrow()
+        const tampered = Buffer.concat([Buffer.from(bytes), Buffer.from('x')])
+        expect(verifyStandardWebhook(msgId, stamp, tampered, secret, header)).toMatchObject({ valid: false })
+      }),
+      { numRuns: 100 },
     )
   })
 })

@@ -1,6 +1,7 @@
 /**
- * Webhook signatures: lowercase hex HMAC-SHA256 of the exact raw body, keyed with the UTF-8
- * bytes of the subscription secret (the X-Webhook-Signature header).
+ * Webhook signatures, both schemes a delivery carries: lowercase hex HMAC-SHA256 of the exact raw
+ * body, keyed with the UTF-8 bytes of the subscription secret (the X-Webhook-Signature header),
+ * and Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -25,10 +26,71 @@ const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/
  * `standardwebhooks` verifier does with `format: "raw"`.
  */
 export function signStandardWebhook(id: string, timestampSeconds: number, body: string, secret: string): string {
+  return `v1,${standardDigest(id, String(timestampSeconds), body, secret).toString('base64')}`
+}
+
+/** The HMAC key of a Standard Webhooks signature: a `whsec_…` secret's decoded bytes, else its UTF-8 bytes. */
+function standardKey(secret: string): Buffer {
   const whsec = WHSEC.exec(secret)
-  const key = whsec ? Buffer.from(whsec[1]!, 'base64') : Buffer.from(secret, 'utf8')
-  const digest = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64')
-  return `v1,${digest}`
+  return whsec ? Buffer.from(whsec[1]!, 'base64') : Buffer.from(secret, 'utf8')
+}
+
+function standardDigest(id: string, timestamp: string, body: string | Uint8Array, secret: string): Buffer {
+  return createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`).update(body).digest()
+}
+
+/** How far `webhook-timestamp` may be from now, either way, as in the Standard Webhooks libraries. */
+export const STANDARD_WEBHOOK_TOLERANCE_SECONDS = 300
+
+/** A `v1,` signature: base64 of a 32-byte HMAC-SHA256. */
+const V1_SIGNATURE = /^v1,([A-Za-z0-9+/]{43}=)$/
+
+/**
+ * What verifying a Standard Webhooks delivery found: the signature that matched (its position
+ * among the space-separated signatures of `webhook-signature`, from 0), or why none did.
+ */
+export type StandardWebhookVerdict =
+  | { valid: true; matched: number; signatures: number }
+  | { valid: false; reason: 'malformed_timestamp' }
+  | { valid: false; reason: 'timestamp_too_old' | 'timestamp_too_new'; ageSeconds: number }
+  | { valid: false; reason: 'no_matching_signature'; signatures: number }
+
+/**
+ * Verifies the `webhook-signature` header of a Standard Webhooks delivery: the timestamp must be
+ * whole seconds within `toleranceSeconds` of `nowSeconds` (either way; `Infinity` skips the check,
+ * which only suits re-checking a stored delivery), and one of its space-separated `v1,<base64>`
+ * signatures must be the HMAC of `<id>.<timestamp>.<body>` keyed as `signStandardWebhook` keys
+ * (a `whsec_…` secret's decoded bytes, else the secret's UTF-8 bytes). Other versions (`v1a,…`)
+ * are skipped. Each signature is compared in constant time. `body` must be the exact bytes
+ * received, before any parsing.
+ */
+export function verifyStandardWebhook(
+  id: string,
+  timestamp: string | number,
+  body: string | Uint8Array,
+  secret: string,
+  signatureHeader: string,
+  options: { toleranceSeconds?: number; nowSeconds?: number } = {},
+): StandardWebhookVerdict {
+  const stamp = String(timestamp)
+  if (!/^[0-9]{1,15}$/.test(stamp)) return { valid: false, reason: 'malformed_timestamp' }
+  const tolerance = options.toleranceSeconds ?? STANDARD_WEBHOOK_TOLERANCE_SECONDS
+  const ageSeconds = (options.nowSeconds ?? Math.floor(Date.now() / 1000)) - Number(stamp)
+  if (ageSeconds > tolerance) return { valid: false, reason: 'timestamp_too_old', ageSeconds }
+  if (-ageSeconds > tolerance) return { valid: false, reason: 'timestamp_too_new', ageSeconds }
+
+  const expected = standardDigest(id, stamp, body, secret)
+  const signatures = signatureHeader.split(' ').filter((entry) => entry !== '')
+  let matched = -1
+  // Every signature is compared, a match or not, so the time taken says nothing about which matched.
+  signatures.forEach((entry, index) => {
+    const wellFormed = V1_SIGNATURE.exec(entry)
+    const given = wellFormed ? Buffer.from(wellFormed[1]!, 'base64') : Buffer.alloc(expected.length)
+    if (timingSafeEqual(expected, given) && wellFormed && matched === -1) matched = index
+  })
+  return matched === -1
+    ? { valid: false, reason: 'no_matching_signature', signatures: signatures.length }
+    : { valid: true, matched, signatures: signatures.length }
 }
 
 /** What a delivery of an event is: its envelope (the body) and the headers that sign it. */

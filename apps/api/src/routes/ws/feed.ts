@@ -15,6 +15,8 @@ export interface FeedEvent {
   kind: string
   data: Record<string, unknown>
   customerId: string | null
+  resourceId: string
+  sequence: number
   /** created_at as ISO 8601 UTC. */
   timestamp: string
 }
@@ -63,7 +65,7 @@ export function createEventFeed(
   let loading = false
   let catchingUp: NodeJS.Timeout | undefined
 
-  const columns = () => sql`id, kind, data, customer_id as "customerId",
+  const columns = () => sql`id, kind, data, customer_id as "customerId", resource_id as "resourceId", sequence,
     to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
   // In the order notified, which is commit order.
   const loadNotified = (ids: string[]) => sql<FeedEvent[]>`

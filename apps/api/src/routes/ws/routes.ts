@@ -86,7 +86,15 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         continue
       }
       // Serialized once, for every client that gets it.
-      message ??= JSON.stringify({ type: 'event', id: event.id, event: event.kind, timestamp: event.timestamp, data: event.data })
+      message ??= JSON.stringify({
+        type: 'event',
+        id: event.id,
+        event: event.kind,
+        timestamp: event.timestamp,
+        resource_id: event.resourceId,
+        sequence: event.sequence,
+        data: event.data,
+      })
       socket.send(message)
       sent++
     }

@@ -1,15 +1,6 @@
-import { Errors, Flags } from '@oclif/core'
-import { WebSocket } from 'undici'
-import { apiUrl } from '../../api-client.js'
+import { Flags } from '@oclif/core'
 import { ApiCommand } from '../../base-command.js'
-
-interface EventMessage {
-  type: 'event'
-  id: string
-  event: string
-  timestamp: string
-  data: Record<string, unknown>
-}
+import { EventStream } from '../../event-stream.js'
 
 /** The record an event is about, for the one-line view: `order 1042`, `product 0190…`. */
 function subjectOf(data: Record<string, unknown>): string {
@@ -44,46 +35,15 @@ export default class EventsTail extends ApiCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(EventsTail)
-    const connection = await this.connection(flags)
-    const url = apiUrl(connection.baseUrl, '/api/v1/ws')
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:'
-    const socket = new WebSocket(url, { headers: connection.token ? { authorization: `Bearer ${connection.token}` } : {} })
     let received = 0
-    // With --events, nothing is printed until the server confirms the subscription, and only the
-    // kinds it confirmed: until then the channel sends every kind.
-    let kinds: Set<string> | undefined
-    const listening = (what: string) => this.logToStderr(`Listening on ${url.origin} for ${what}…`)
-    await new Promise<void>((resolve, reject) => {
-      const stop = () => socket.close(1000)
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-      socket.addEventListener('message', (message) => {
-        const parsed = JSON.parse(String(message.data)) as { type: string; message?: string; events?: string[] } | EventMessage
-        if (parsed.type === 'ready') {
-          if (flags.events) socket.send(JSON.stringify({ type: 'subscribe', events: flags.events }))
-          else listening('every event')
-        } else if (parsed.type === 'subscribed') {
-          kinds = new Set((parsed as { events: string[] }).events)
-          listening(flags.events!.join(', '))
-        } else if (parsed.type === 'error') {
-          reject(new Errors.CLIError(parsed.message ?? 'The channel refused a message', { exit: 1 }))
-          socket.close(1000)
-        } else if (parsed.type === 'event' && (!flags.events || kinds?.has((parsed as EventMessage).event))) {
-          const event = parsed as EventMessage
-          this.log(flags.json ? JSON.stringify(event) : `${event.timestamp}  ${event.event.padEnd(20)}  ${event.id}  ${subjectOf(event.data)}`.trimEnd())
-          if (flags.count !== undefined && ++received >= flags.count) socket.close(1000)
-        }
-      })
-      // The upgrade's 401 shows only as an error event; the close that follows carries no reason.
-      socket.addEventListener('error', () =>
-        reject(new Errors.CLIError(`Could not open the event stream at ${url.origin}: is the token valid and the API running?`, { exit: 1 })),
-      )
-      socket.addEventListener('close', (event) => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        if (event.code === 1000 || event.code === 1005) resolve()
-        else reject(new Errors.CLIError(`The event stream closed: ${event.reason || `code ${event.code}`}`, { exit: 1 }))
-      })
+    const stream: EventStream = new EventStream(await this.connection(flags), {
+      events: flags.events,
+      onListening: () => this.logToStderr(`Listening on ${stream.url.origin} for ${flags.events?.join(', ') ?? 'every event'}…`),
+      onEvent: (event) => {
+        this.log(flags.json ? JSON.stringify(event) : `${event.timestamp}  ${event.event.padEnd(20)}  ${event.id}  ${subjectOf(event.data)}`.trimEnd())
+        if (flags.count !== undefined && ++received >= flags.count) stream.close()
+      },
     })
+    await stream.run()
   }
 }
