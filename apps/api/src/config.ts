@@ -31,6 +31,8 @@ export interface Config {
   wsHeartbeatIntervalMs: number
   /** Open WebSocket connections one caller (user, API key, OAuth client) may hold on an instance. */
   wsMaxConnectionsPerCaller: number
+  /** The most events after a WebSocket client's resume point that a resume reads; beyond it the resume is refused. */
+  wsReplayMaxEvents: number
   /** Let webhook subscriptions target private, loopback and link-local addresses (local development and tests). */
   webhookAllowPrivateTargets: boolean
   /**
@@ -150,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
     wsHeartbeatIntervalMs: duration('WS_HEARTBEAT_INTERVAL', '30s', 's'),
     wsMaxConnectionsPerCaller: integer('WS_MAX_CONNECTIONS_PER_CALLER', 20, 1, 100_000),
+    wsReplayMaxEvents: integer('WS_REPLAY_MAX_EVENTS', 10_000, 0, 1_000_000),
     webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     corsOrigins: origins('CORS_ORIGINS'),
   }

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       trustProxy: false,
       webhookAllowPrivateTargets: false,
+      wsReplayMaxEvents: 10_000,
     })
   })
 

@@ -31,6 +31,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     scryptCost: TEST_SCRYPT_COST,
     wsHeartbeatIntervalMs: 30_000,
     wsMaxConnectionsPerCaller: 20,
+    wsReplayMaxEvents: 10_000,
     // Test receivers listen on 127.0.0.1; the SSRF tests turn this off.
     webhookAllowPrivateTargets: true,
     corsOrigins: undefined,

@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import WebSocket, { type ClientOptions } from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
@@ -383,8 +383,8 @@ describe('client messages', () => {
     expect(await client.next()).toEqual({ type: 'pong' })
     const refused = [
       ['{"type": "subscribe"', 'Messages must be JSON objects'],
-      ['42', "Field 'type' is required; expected subscribe, unsubscribe or ping"],
-      [{ type: 'shout' }, 'Unknown message type "shout"; expected subscribe, unsubscribe or ping'],
+      ['42', "Field 'type' is required; expected subscribe, unsubscribe, resume or ping"],
+      [{ type: 'shout' }, 'Unknown message type "shout"; expected subscribe, unsubscribe, resume or ping'],
       [{ type: 'subscribe' }, "Field 'events' must be a non-empty array"],
       [{ type: 'subscribe', events: [] }, "Field 'events' must be a non-empty array"],
       [{ type: 'subscribe', events: ['order.created', 'order.exploded'] }, 'Unknown event "order.exploded"'],
@@ -452,6 +452,298 @@ async function startProxy(target: URL) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+describe('resuming', () => {
+  // Every test here opens several connections of the admin: close them, within the per-caller limit.
+  afterEach(async () => {
+    const open = opened.filter((socket) => socket.readyState !== WebSocket.CLOSED)
+    for (const socket of open) socket.terminate()
+    await Promise.all(open.map((socket) => (socket.readyState === WebSocket.CLOSED ? undefined : once(socket, 'close'))))
+  })
+
+  /** Opens a connection with `?since=` and returns it with what it sent up to and including `resumed`. */
+  async function resumeAt(base: string, since: string, token = admin.token) {
+    const client = await connect(`${base}?since=${since}`, { token })
+    return { client, replay: await client.until((message) => message.type === 'resumed', 30_000) }
+  }
+  const resumed = (after: string, count: number) => ({ type: 'resumed', after, count })
+
+  test('?since= sends the events after it that the client missed, in id order and in the live envelope, then resumed, then live events', async () => {
+    const first = await connect(url, { token: admin.token })
+    const watcher = await connect(url, { token: admin.token })
+    await drain(first, watcher)
+    const [since] = await commitEvents(productEvent())
+    await first.eventsUntil(since!)
+    first.socket.close()
+    await first.closed
+
+    const missed = [...(await commitEvents(orderEvent(null), productEvent())), ...(await commitEvents(orderEvent(null, 'order.paid')))]
+    const live = await watcher.eventsUntil(missed.at(-1)!)
+    const { client, replay } = await resumeAt(url, since!)
+    // Exactly what a live client got for them, message for message.
+    expect(replay).toEqual([...live.filter((message) => message.id !== since), resumed(since!, 3)])
+    expect(idsOf(replay.slice(0, -1))).toEqual(missed)
+
+    const [next] = await commitEvents(productEvent())
+    expect(idsOf(await client.eventsUntil(next!))).toEqual([next])
+  })
+
+  test('events committed by parallel transactions while a replay runs arrive exactly once: the ids received are the ids written', async () => {
+    // Only customer.created: it would fall behind on the events below, and be dropped.
+    const watcher = await connect(url, { token: admin.token })
+    watcher.send({ type: 'subscribe', events: ['customer.created'] })
+    await watcher.next()
+    const [since] = await commitEvents(productEvent())
+    // 16 MB to replay, more than the sockets' buffers take: with the client not reading, the
+    // replay stops part-way, and the writes below land while it runs.
+    const padded = (event: NewEvent): NewEvent => ({ ...event, data: { ...event.data, padding: 'x'.repeat(8000) } })
+    const missed = await commitEvents(...Array.from({ length: 1950 }, (_, index) => padded(index % 2 ? productEvent() : orderEvent(null))))
+    // Written before the last missed events, committed while the replay is stopped: ids inside
+    // its range that it has not read yet, so the feed and the replay both carry them.
+    const held = await Promise.all([holdEvents(orderEvent(null)), holdEvents(productEvent(), orderEvent(null, 'order.paid'))])
+    missed.push(...(await commitEvents(...Array.from({ length: 50 }, () => padded(productEvent())))))
+    // Delivered by this instance before the connection opens (it delivers in commit order), so
+    // they are replayed; what it has not delivered yet comes live after `resumed`.
+    const [delivered] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: 'marker' } })
+    await watcher.eventsUntil(delivered!, 30_000)
+    // Committed but never announced: the feed finds it within two seconds, and it must not come twice.
+    const unannounced = newId()
+    await ctx.handle.sql`insert into events (id, kind, data, resource_id, sequence)
+      values (${unannounced}, 'product.updated', ${JSON.stringify({ id: 'unannounced' })}::json, ${newId()}, 1)`
+
+    const client = await connect(`${url}?since=${since}`, { token: admin.token })
+    client.socket.pause()
+    await expect.poll(() => [...ctx.app.websocketServer.clients].some((socket) => socket.bufferedAmount > 0), { timeout: 10_000 }).toBe(true)
+    // Parallel transactions while the replay waits, then while the client reads the rest, and after.
+    const written: string[] = []
+    const writeRound = async () => {
+      const batches = await Promise.all(Array.from({ length: 8 }, () => commitEvents(productEvent(), orderEvent(null, 'order.paid'))))
+      written.push(...batches.flat())
+    }
+    await Promise.all([writeRound(), ...held.map((transaction) => transaction.commit()), writeRound()])
+    let replayDone = false
+    const writers = (async () => {
+      for (let roundsAfter = 0; roundsAfter < 3; ) {
+        if (replayDone) roundsAfter++
+        await writeRound()
+      }
+    })()
+    client.socket.resume()
+    await client.until((message) => message.type === 'resumed', 60_000)
+    replayDone = true
+    await writers
+    // Past the feed's look for unannounced events.
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    const [marker] = await commitEvents(productEvent())
+    await client.eventsUntil(marker!, 15_000)
+
+    const received = client.messages.filter((message) => message.type === 'event').map((message) => message.id as string)
+    const expected = [...missed, ...held.flatMap((transaction) => transaction.ids), delivered!, unannounced, ...written, marker!]
+    expect(received.length - new Set(received).size).toBe(0)
+    expect(new Set(received)).toEqual(new Set(expected))
+    expect(received).toHaveLength(expected.length)
+    // The replay came in id order, before `resumed`.
+    const end = client.messages.findIndex((message) => message.type === 'resumed')
+    const replayed = idsOf(client.messages.slice(1, end)) as string[]
+    expect(replayed).toEqual([...replayed].sort())
+    expect(replayed.filter((id) => missed.includes(id))).toEqual(missed)
+    expect(client.messages[end]).toEqual(resumed(since!, replayed.length))
+  })
+
+  test('the resume message replays what was missed, skips what the connection was already sent live, and follows its filter', async () => {
+    const watcher = await connect(url, { token: admin.token })
+    await drain(watcher)
+    const [since] = await commitEvents(productEvent())
+    const [order] = await commitEvents(orderEvent(null), productEvent())
+    // Written before the next event and committed after the connection opens: sent live, with
+    // an id inside what a replay reads.
+    const held = await holdEvents(orderEvent(null, 'order.paid'))
+    const [newest] = await commitEvents(productEvent())
+    await watcher.eventsUntil(newest!)
+
+    const client = await connect(url, { token: admin.token })
+    await held.commit()
+    expect(idsOf(await client.eventsUntil(held.ids[0]!))).toEqual(held.ids)
+    client.send({ type: 'subscribe', events: ['order.*'] })
+    client.send({ type: 'resume', after: since })
+    const answers = await client.until((message) => message.type === 'resumed')
+    expect(answers).toEqual([
+      { type: 'subscribed', events: EVENT_KINDS.filter((kind) => kind.startsWith('order.')) },
+      expect.objectContaining({ type: 'event', id: order, event: 'order.created' }),
+      resumed(since!, 1),
+    ])
+
+    const [liveOrder] = await commitEvents(orderEvent(null), productEvent())
+    const [last] = await commitEvents(orderEvent(null, 'order.shipped'))
+    expect(idsOf(await client.eventsUntil(last!))).toEqual([liveOrder, last])
+  })
+
+  test("a customer's replay holds the product events and its own, never another customer's, like its live events", async () => {
+    const alice = await ctx.signIn('customer')
+    const bob = await ctx.signIn('customer')
+    const catalogKey = await ctx.createApiKey(['products:read'])
+    const [since] = await commitEvents(productEvent())
+    const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
+    const [anonymousOrder] = await commitEvents(orderEvent(null))
+    const [product] = await commitEvents(productEvent())
+    const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
+    const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
+
+    const forAlice = await resumeAt(url, since!, alice.token)
+    expect(idsOf(forAlice.replay.slice(0, -1))).toEqual([product, aliceOrder, alicePayment])
+    expect(forAlice.replay.at(-1)).toEqual(resumed(since!, 3))
+    const forKey = await resumeAt(url, since!, catalogKey.key)
+    expect(forKey.replay).toEqual([expect.objectContaining({ id: product }), resumed(since!, 1)])
+    const forAdmin = await resumeAt(url, since!)
+    expect(idsOf(forAdmin.replay.slice(0, -1))).toEqual([bobsOrder, anonymousOrder, product, aliceOrder, alicePayment, bobsAccount])
+  })
+
+  test('a malformed ?since= is refused with 400 before the upgrade; an id that is no event is a position in the log', async () => {
+    const headers = { authorization: `Bearer ${admin.token}` }
+    // Not a UUID, a UUIDv4 (no time in it), too long.
+    for (const since of ['nope', crypto.randomUUID(), `${newId()}0`]) {
+      const refused = await refusal(`${url}?since=${since}`, { headers })
+      expect(refused.status, since).toBe(400)
+      expect(refused.body.error.code, since).toBe('validation_error')
+      expect(refused.body.error.details, since).toContainEqual({ field: 'since', message: expect.stringContaining("Field 'since' must match pattern") })
+    }
+
+    const watcher = await connect(url, { token: admin.token })
+    const [before, after] = await commitEvents(productEvent(), productEvent())
+    // Delivered by this instance: a connection opened now replays up to it.
+    await watcher.eventsUntil(after!)
+    // The id right after `before`: no event has it, and `after` is larger.
+    const hex = (BigInt(`0x${before!.replaceAll('-', '')}`) + 1n).toString(16).padStart(32, '0')
+    const position = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+    expect(await ctx.handle.sql`select 1 from events where id = ${position}`).toHaveLength(0)
+    expect(position < after!).toBe(true)
+    // Upper case is the same id.
+    const { replay } = await resumeAt(url, position.toUpperCase())
+    expect(replay).toEqual([expect.objectContaining({ id: after }), resumed(position, 1)])
+  })
+
+  test('a bad resume message, or a second resume, is answered with an error and the socket stays open', async () => {
+    const client = await connect(url, { token: admin.token })
+    const refused = [
+      [{ type: 'resume' }, "Field 'after' is required"],
+      [{ type: 'resume', after: 'nope' }, "Field 'after' must be an event id (a UUIDv7)"],
+      [{ type: 'resume', after: crypto.randomUUID() }, "Field 'after' must be an event id (a UUIDv7)"],
+      [{ type: 'resume', after: 7 }, "Field 'after' must be an event id (a UUIDv7), not 7"],
+    ] as const
+    for (const [message, error] of refused) {
+      client.send(message)
+      expect(await client.next(), JSON.stringify(message)).toEqual({ type: 'error', message: expect.stringContaining(error) })
+    }
+    const [since] = await commitEvents(productEvent())
+    await client.eventsUntil(since!)
+    client.send({ type: 'resume', after: since })
+    expect(await client.next()).toEqual(resumed(since!, 0))
+    client.send({ type: 'resume', after: since })
+    expect(await client.next()).toEqual({ type: 'error', message: expect.stringContaining('resumed already') })
+
+    const { client: resumedAtConnect } = await resumeAt(url, since!)
+    resumedAtConnect.send({ type: 'resume', after: since })
+    expect(await resumedAtConnect.next()).toEqual({ type: 'error', message: expect.stringContaining('resumed already') })
+    client.send({ type: 'ping' })
+    expect(await client.next()).toEqual({ type: 'pong' })
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+  })
+
+  test('the resume point is a position: an event with a smaller id that commits after the resume is not sent', async () => {
+    const first = await connect(url, { token: admin.token })
+    await drain(first)
+    const held = await holdEvents(productEvent())
+    const [seen] = await commitEvents(productEvent())
+    await first.eventsUntil(seen!)
+    first.socket.close()
+
+    const { client, replay } = await resumeAt(url, seen!)
+    expect(replay).toEqual([resumed(seen!, 0)])
+    await held.commit()
+    const [next] = await commitEvents(productEvent())
+    expect(held.ids[0]! < seen!).toBe(true)
+    expect(idsOf(await client.eventsUntil(next!))).toEqual([next])
+  })
+
+  describe('limits', () => {
+    let capped: FastifyInstance
+    let cappedUrl: string
+    beforeAll(async () => {
+      capped = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 5 }), { logger: false })
+      await capped.listen({ host: '127.0.0.1', port: 0 })
+      cappedUrl = `ws://127.0.0.1:${(capped.server.address() as AddressInfo).port}${WS_PATH}`
+    })
+    afterAll(() => capped.close())
+
+    test('more than WS_REPLAY_MAX_EVENTS events after the resume point: an error, live events go on, and a later point can be resumed from', async () => {
+      const watcher = await connect(cappedUrl, { token: admin.token })
+      const [since] = await commitEvents(productEvent())
+      const five = await commitEvents(productEvent(), orderEvent(null), productEvent(), productEvent(), orderEvent(null))
+      // This instance has delivered them: a connection opened now replays up to them.
+      await watcher.eventsUntil(five[4]!)
+      const atLimit = await resumeAt(cappedUrl, since!)
+      expect(idsOf(atLimit.replay.slice(0, -1))).toEqual(five)
+      expect(atLimit.replay.at(-1)).toEqual(resumed(since!, 5))
+
+      const [sixth] = await commitEvents(productEvent())
+      await watcher.eventsUntil(sixth!)
+      const over = await connect(`${cappedUrl}?since=${since}`, { token: admin.token })
+      expect(await over.next()).toEqual({
+        type: 'error',
+        code: 'replay_limit_exceeded',
+        message: expect.stringContaining(`More than 5 events were written after ${since}: too many to replay`),
+      })
+      const [live] = await commitEvents(productEvent())
+      expect(idsOf(await over.eventsUntil(live!))).toEqual([live])
+      over.send({ type: 'resume', after: five[2] })
+      const replay = await over.until((message) => message.type === 'resumed')
+      expect(idsOf(replay.slice(0, -1))).toEqual([five[3], five[4], sixth])
+      expect(replay.at(-1)).toEqual(resumed(five[2]!, 3))
+    })
+  })
+
+  test('a long replay is read in pages and waits for a client that does not read, then sends it all', async () => {
+    const paced = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 1_000_000 }), { logger: false })
+    try {
+      await paced.listen({ host: '127.0.0.1', port: 0 })
+      const pacedUrl = `ws://127.0.0.1:${(paced.server.address() as AddressInfo).port}${WS_PATH}`
+      // 2,000 events of 8 KB (16 MB, more than the kernel's socket buffers hold), dated 2001 so no
+      // feed sends them live and every other event of the log comes after them.
+      const start = Date.UTC(2001, 0, 1)
+      const idAt = (ms: number) => {
+        const hex = ms.toString(16).padStart(12, '0')
+        return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-000000000000`
+      }
+      const big = Array.from({ length: 2000 }, (_, index) => idAt(start + 1 + index))
+      await ctx.handle.sql`
+        insert into events (id, kind, data, resource_id, sequence)
+        select id, 'product.updated', json_build_object('id', id, 'padding', repeat('x', 8000)), id, 1 from unnest(${big}::uuid[]) as id`
+      const since = idAt(start)
+
+      const client = await connect(`${pacedUrl}?since=${since}`, { token: admin.token })
+      client.socket.pause()
+      const [serverSide] = [...paced.websocketServer.clients]
+      // The socket stops taking data, and what waits in the process stays about one MiB.
+      await expect.poll(() => serverSide!.bufferedAmount, { timeout: 10_000 }).toBeGreaterThan(0)
+      for (let sample = 0; sample < 10; sample++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(serverSide!.bufferedAmount).toBeLessThan(2 * 1024 * 1024)
+      }
+      expect(serverSide!.readyState).toBe(WebSocket.OPEN)
+
+      client.socket.resume()
+      const replay = await client.until((message) => message.type === 'resumed', 60_000)
+      const events = replay.slice(0, -1)
+      expect(idsOf(events.slice(0, big.length))).toEqual(big)
+      expect((events[0]!.data as { padding: string }).padding).toHaveLength(8000)
+      expect(replay.at(-1)).toEqual(resumed(since, events.length))
+      const [total] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from events where id > ${since}`
+      expect(events.length).toBe(total!.n)
+    } finally {
+      await paced.close()
+    }
+  })
+})
 
 describe('a second API process', () => {
   test('a client connected to the built API process (dist/main.js) receives events caused through this one', async () => {
@@ -548,6 +840,36 @@ describe('a second API instance on the same database', () => {
 
     proxy.refuse(false)
     expect(idsOf(await client.eventsUntil(missed.at(-1)!, 15_000))).toEqual(missed)
+    const [after] = await commitEvents(productEvent())
+    expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
+  })
+
+  test('a client resuming while the LISTEN connection is down gets each missed event once: from the table, or live once it is back', async () => {
+    const watcher = await connect(otherUrl, { token: admin.token })
+    const [since] = await commitEvents(productEvent())
+    // Written before the next event and committed while the LISTEN connection is down: inside the
+    // replay's range, and replayed by the feed as well once the connection is back.
+    const held = await holdEvents(orderEvent(null))
+    const [delivered] = await commitEvents(productEvent())
+    await watcher.eventsUntil(delivered!)
+
+    proxy.refuse(true)
+    const [listener] = await ctx.handle.sql<{ pid: number }[]>`
+      select pid from pg_stat_activity
+      where datname = current_database() and query ilike 'listen%' and client_port = any(${proxy.ports()}::int[])`
+    expect(listener).toBeDefined()
+    await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
+    await held.commit()
+    // Later ids than any this instance delivered: they come live, once it hears of them.
+    const during = await commitEvents(productEvent(), orderEvent(null))
+
+    const client = await connect(`${otherUrl}?since=${since}`, { token: admin.token })
+    const replay = await client.until((message) => message.type === 'resumed')
+    expect(idsOf(replay.slice(0, -1))).toEqual([...held.ids, delivered])
+    expect(replay.at(-1)).toEqual({ type: 'resumed', after: since, count: 2 })
+
+    proxy.refuse(false)
+    expect(idsOf(await client.eventsUntil(during.at(-1)!, 15_000))).toEqual(during)
     const [after] = await commitEvents(productEvent())
     expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
   })

@@ -38,7 +38,7 @@ const now = () => Math.floor(Date.now() / 1000)
 
 function delivery(timestamp = now()) {
   return signedDelivery(
-    { id: '0190a6f1-7c3a-7000-8000-00000000beef', kind: 'order.paid', createdAt: new Date('2026-11-24T10:00:00.123Z'), data: { total: 19.99, note: 'crème' } },
+    { id: '0190a6f1-7c3a-7000-8000-00000000beef', kind: 'order.paid', createdAt: new Date('2026-11-24T10:00:00.123Z'), resourceId: '0190a6f1-7c3a-7000-8000-00000000f00d', sequence: 3, data: { total: 19.99, note: 'crème' } },
     [current, previous],
     timestamp,
   )

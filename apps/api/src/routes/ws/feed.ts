@@ -25,6 +25,18 @@ export interface EventFeed {
   /** Listens from the first call on; a failed start is tried again by the next call. */
   start(): Promise<void>
   stop(): void
+  /**
+   * The largest id among the events delivered so far and those already in the table when the feed
+   * started (null: none). An event committed now with a larger id has not been delivered yet, so
+   * it will be after this call (announced, or found by the look for missed events), never before:
+   * a client that joins now needs a replay up to this id only.
+   */
+  newestId(): string | null
+  /**
+   * Whether this id is still within the window in which the feed remembers what it delivered; one
+   * older than that is sent again only if it is announced again.
+   */
+  remembers(id: string): boolean
 }
 
 /**
@@ -32,7 +44,7 @@ export interface EventFeed {
  * it commits, so an event can commit after one with a later id: a replay reloads the whole
  * window and skips what was already delivered.
  */
-const REPLAY_WINDOW_MS = 60_000
+export const REPLAY_WINDOW_MS = 60_000
 
 /** How often the feed looks for events that were committed but not announced, and how far back. */
 const CATCH_UP_INTERVAL_MS = 2_000
@@ -47,6 +59,10 @@ function firstIdOf(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`
 }
 
+/** The columns of a FeedEvent, selected from `events`. */
+export const eventColumns = (sql: postgres.Sql) => sql`id, kind, data, customer_id as "customerId", resource_id as "resourceId", sequence,
+    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
+
 /** `sql` reads the events; `listener` holds the LISTEN connection (app.listenSql). */
 export function createEventFeed(
   sql: postgres.Sql,
@@ -55,18 +71,19 @@ export function createEventFeed(
   deliver: (events: FeedEvent[]) => void,
 ): EventFeed {
   let starting: Promise<void> | null = null
+  let listening: Promise<unknown> | null = null
   let stopped = false
   let listens = 0
   let listeningSince = 0
   /** The newest event time delivered, and every id delivered within the window before it. */
   let newest = 0
+  let newestId: string | null = null
   const delivered = new Set<string>()
   let notified: string[] = []
   let loading = false
   let catchingUp: NodeJS.Timeout | undefined
 
-  const columns = () => sql`id, kind, data, customer_id as "customerId", resource_id as "resourceId", sequence,
-    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
+  const columns = () => eventColumns(sql)
   // In the order notified, which is commit order.
   const loadNotified = (ids: string[]) => sql<FeedEvent[]>`
     select ${columns()} from unnest(${ids}::uuid[]) with ordinality as notified (id, position)
@@ -80,6 +97,7 @@ export function createEventFeed(
     for (const row of fresh) {
       delivered.add(row.id)
       newest = Math.max(newest, idTime(row.id))
+      if (newestId === null || row.id > newestId) newestId = row.id
     }
     // Ids were added in about time order: forget from the oldest until one is inside the window.
     for (const id of delivered) {
@@ -136,8 +154,18 @@ export function createEventFeed(
   return {
     start() {
       starting ??= (async () => {
-        listeningSince = newest = Date.now()
-        await listener.listen(EVENTS_CHANNEL, onNotify, onListen)
+        // Once: a second LISTEN on the channel would hear every announcement twice.
+        if (!listening) {
+          listeningSince = newest = Date.now()
+          listening = listener.listen(EVENTS_CHANNEL, onNotify, onListen).catch((error: unknown) => {
+            listening = null
+            throw error
+          })
+        }
+        await listening
+        // After LISTEN: an event committed from here on is announced to us, one committed before has an id up to this.
+        const [table] = await sql<{ id: string }[]>`select id from events order by id desc limit 1`
+        if (table && (newestId === null || table.id > newestId)) newestId = table.id
         catchingUp = setInterval(() => void catchUp(), CATCH_UP_INTERVAL_MS)
         catchingUp.unref()
       })().catch((error: unknown) => {
@@ -151,5 +179,7 @@ export function createEventFeed(
       stopped = true
       clearInterval(catchingUp)
     },
+    newestId: () => newestId,
+    remembers: (id) => idTime(id) >= newest - REPLAY_WINDOW_MS,
   }
 }

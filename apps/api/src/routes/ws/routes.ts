@@ -15,7 +15,9 @@ import { sendError } from '../../plugins/errors.js'
 import { METRIC_PREFIX } from '../../plugins/metrics.js'
 import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
 import { createEventFeed, type FeedEvent } from './feed.js'
-import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
+import { EVENT_ID_PATTERN, readClientMessage, type ServerMessage, type Viewer } from './protocol.js'
+import { createEventLog } from './replay.js'
+import { ClientStream, eventMessage } from './stream.js'
 
 /** One key per caller: a user, an API key or an OAuth client. */
 function callerOf(principal: Principal): string {
@@ -25,8 +27,8 @@ function callerOf(principal: Principal): string {
 
 interface Client {
   socket: WebSocket
-  viewer: Viewer
-  subscription: Subscription
+  /** What the connection is sent: its filter, the live events, a resume's replay. */
+  stream: ClientStream
   /** Answered the last heartbeat ping. */
   alive: boolean
   /** The API key the client connected with, checked for revocation at each heartbeat. */
@@ -40,8 +42,6 @@ const TOKEN_EXPIRED = 4001
 const CREDENTIAL_REVOKED = 4003
 /** setTimeout's longest delay (about 24.8 days); later expiries wait in several steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1
-/** A client that lets this much pile up unsent cannot keep up with the feed and is dropped. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 
 /** The handshake's token when there is no Authorization header: `?access_token=`, else the subprotocol pair. */
 function handshakeToken(request: FastifyRequest): string | undefined {
@@ -61,6 +61,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
   const feed = createEventFeed(app.sql, app.listenSql, app.log, (events) => {
     for (const event of events) broadcast(event)
   })
+  const eventLog = createEventLog(app.sql)
 
   new Gauge({
     name: `${METRIC_PREFIX}websocket_connections`,
@@ -78,27 +79,9 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
 
   function broadcast(event: FeedEvent) {
     let message: string | undefined
-    let sent = 0
-    for (const { socket, subscription, viewer } of clients) {
-      if (!subscription.wants(event.kind) || !mayView(viewer, event)) continue
-      if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-        socket.terminate()
-        continue
-      }
-      // Serialized once, for every client that gets it.
-      message ??= JSON.stringify({
-        type: 'event',
-        id: event.id,
-        event: event.kind,
-        timestamp: event.timestamp,
-        resource_id: event.resourceId,
-        sequence: event.sequence,
-        data: event.data,
-      })
-      socket.send(message)
-      sent++
-    }
-    if (sent > 0) eventsSent.inc(sent)
+    // Serialized once, for every client that gets it.
+    const serialized = () => (message ??= eventMessage(event))
+    for (const { stream } of clients) stream.offer(event, serialized)
   }
 
   // An API key has no expiry: one revoked while its client is connected ends that connection at
@@ -123,6 +106,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       }
       client.alive = false
       client.socket.ping()
+      client.stream.forgetReplayed()
     }
     closeRevokedKeys().catch((error: unknown) => app.log.warn({ err: error }, 'could not check the API keys of WebSocket clients'))
   }, config.wsHeartbeatIntervalMs).unref()
@@ -173,16 +157,33 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         'keys with events:read: all; customers: product events and their own orders, payments and account; other ' +
         'keys: product events). Client messages: ' +
         '`{"type":"subscribe"|"unsubscribe","events":["order.paid","order.*","*"]}` (answered with ' +
-        '`{"type":"subscribed","events":[...]}`) and `{"type":"ping"}` (answered `{"type":"pong"}`); a bad message ' +
-        `is answered \`{"type":"error","message"}\`. Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
+        '`{"type":"subscribed","events":[...]}`), `{"type":"ping"}` (answered `{"type":"pong"}`) and ' +
+        '`{"type":"resume","after":"<event id>"}` (as `?since=`; once per connection); a bad message is answered ' +
+        '`{"type":"error","message"}`. Resuming with `?since=` (the largest event id received; a malformed one is a 400) ' +
+        'or the resume message sends the events with a larger id that the caller may see and its filter wants, in id ' +
+        'order, then `{"type":"resumed","after","count"}`, then live events with a larger id, each event once. When more ' +
+        'than WS_REPLAY_MAX_EVENTS (10000) events follow it, nothing is replayed: ' +
+        '`{"type":"error","code":"replay_limit_exceeded"}`, and live events go on. ' +
+        `Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
         'the API key it connected with is revoked. A plain GET answers 426. One caller may hold WS_MAX_CONNECTIONS_PER_CALLER (20) ' +
         'connections per instance; the next handshake is refused with 429. When the server has an origin allowlist ' +
         '(CORS_ORIGINS), a browser handshake from another origin is refused with 403.',
-      querystring: Type.Object({ access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A JWT, for clients that cannot set headers' })) }),
+      querystring: Type.Object({
+        access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'A JWT, for clients that cannot set headers' })),
+        since: Type.Optional(
+          Type.String({
+            pattern: EVENT_ID_PATTERN,
+            maxLength: 36,
+            description:
+              'Resume: the largest event id received (a UUIDv7; one not found counts as a position). The events after it ' +
+              'come first, then `{"type":"resumed","after","count"}`, then live events.',
+          }),
+        ),
+      }),
       response: {
         101: { description: 'Switching Protocols: the WebSocket is open', type: 'null' },
-        ...errorResponses(401, 403, 426, 429, 503),
+        ...errorResponses(400, 401, 403, 426, 429, 503),
       },
     },
     // The auth plugin identifies the caller by this token when there is no Authorization header.
@@ -196,8 +197,15 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       const principal = request.principal!
       const client: Client = {
         socket,
-        viewer: viewers.get(request)!,
-        subscription: new Subscription(),
+        stream: new ClientStream({
+          socket,
+          viewer: viewers.get(request)!,
+          feed,
+          log: eventLog,
+          logger: request.log,
+          replayLimit: config.wsReplayMaxEvents,
+          onSent: () => eventsSent.inc(),
+        }),
         alive: true,
         apiKeyId: principal.kind === 'api_key' ? principal.keyId : undefined,
         caller: callerOf(principal),
@@ -214,7 +222,13 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       socket.on('pong', () => {
         client.alive = true
       })
-      socket.on('message', (data) => send(socket, client.subscription.answer(data.toString())))
+      socket.on('message', (data) => {
+        const message = readClientMessage(data.toString())
+        if (message.type === 'ping') send(socket, { type: 'pong' })
+        else if (message.type === 'resume') void client.stream.resume(message.after)
+        else if (message.type === 'error') send(socket, message)
+        else send(socket, client.stream.subscription.change(message.type, message.kinds))
+      })
       socket.on('close', () => {
         clients.delete(client)
         clearTimeout(client.expiry)
@@ -222,8 +236,12 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         if (left > 0) openByCaller.set(client.caller, left)
         else openByCaller.delete(client.caller)
       })
+      // In the same turn as the stream read the feed's newest id (what a resume replays up to).
       clients.add(client)
       send(socket, { type: 'ready' })
+      const since = (request.query as { since?: string }).since
+      // Lowercased as PostgreSQL writes ids, so that they compare as strings.
+      if (since !== undefined) void client.stream.resume(since.toLowerCase())
     },
   })
 }

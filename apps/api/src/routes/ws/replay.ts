@@ -1,0 +1,41 @@
+/** What a resume reads from the events table: how many events lie after a position, and those a viewer may see, a page at a time. */
+import type postgres from 'postgres'
+import { eventColumns, type FeedEvent } from './feed.js'
+import type { Viewer } from './protocol.js'
+
+/** Rows per query: a replay holds one page in memory, whatever its length. */
+const PAGE_SIZE = 500
+
+export interface EventLog {
+  /** The events with an id in (after, upTo], of every kind and customer, counted up to `atMost` (the primary key's index alone). */
+  countBetween(after: string, upTo: string, atMost: number): Promise<number>
+  /** The events with an id in (after, upTo] that the viewer may see, in id order, a page at a time. */
+  pagesBetween(after: string, upTo: string, viewer: Viewer): AsyncGenerator<FeedEvent[]>
+}
+
+export function createEventLog(sql: postgres.Sql): EventLog {
+  return {
+    async countBetween(after, upTo, atMost) {
+      const [row] = await sql<{ count: number }[]>`
+        select count(*)::int as count from (select 1 from events where id > ${after}::uuid and id <= ${upTo}::uuid limit ${atMost}) as range`
+      return row!.count
+    },
+
+    async *pagesBetween(after, upTo, viewer) {
+      // Keyset pages, each its own statement: an event committed before the first page is in the
+      // page that covers its id; one committed later may or may not be, and comes live anyway.
+      // The condition narrows the read to what `mayView` can accept (the caller still applies it).
+      let from = after
+      for (;;) {
+        const page = await sql<FeedEvent[]>`
+          select ${eventColumns(sql)} from events
+          where id > ${from}::uuid and id <= ${upTo}::uuid
+            and (${viewer.seesAll}::boolean or kind like 'product.%' or customer_id = ${viewer.customerId}::uuid)
+          order by id limit ${PAGE_SIZE}`
+        if (page.length > 0) yield page
+        if (page.length < PAGE_SIZE) return
+        from = page.at(-1)!.id
+      }
+    },
+  }
+}
