@@ -19,7 +19,18 @@ export interface StreamedEvent {
   data: Record<string, unknown>
 }
 
-type ServerMessage = StreamedEvent | { type: 'ready' | 'pong' } | { type: 'subscribed'; events: string[] } | { type: 'error'; message?: string }
+type ServerMessage =
+  | StreamedEvent
+  | { type: 'ready' | 'pong' }
+  | { type: 'subscribed'; events: string[] }
+  | { type: 'resumed'; count: number }
+  | { type: 'error'; message?: string; code?: string }
+
+/** The smallest UUIDv7 of this moment: a resume position before any event was received. */
+function idOfNow(): string {
+  const hex = Date.now().toString(16).padStart(12, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-000000000000`
+}
 
 export interface EventStreamOptions {
   /** Kinds (`order.paid`), families (`order.*`) or `*`; undefined: every kind the caller may see. */
@@ -34,6 +45,12 @@ export interface EventStreamOptions {
   onEvent(event: StreamedEvent): void
   /** With `reconnect`: the stream dropped or could not be opened again (`reason`, a sentence); the next try is in `delayMs`. */
   onDrop?(drop: { reason: string; delayMs: number }): void
+  /**
+   * After a reconnection the stream resumes after the newest event it had (or the moment it
+   * first listened): the server replayed `count` missed events, or (`refused`) would not because
+   * too many were missed.
+   */
+  onResumed?(resume: { after: string; count: number } | { after: string; refused: string }): void
 }
 
 /** The waits before reconnecting: 1 s, doubling after each failed try, at most 30 s. */
@@ -100,6 +117,11 @@ export class EventStream {
       this.finish = done
       /** Set once the stream was in place: later failures are drops, retried with `reconnect`. */
       let listened = false
+      /**
+       * Where a reconnection resumes: the largest event id received (events come in commit
+       * order, not id order), or the moment the stream first listened.
+       */
+      let after: string | undefined
       let failures = 0
 
       const retryAfter = (reason: string) => {
@@ -120,6 +142,9 @@ export class EventStream {
         const listening = (confirmed: string[] | undefined) => {
           failures = 0
           this.options.onListening({ kinds: confirmed, reconnected: listened })
+          // After the filter, so the replay is filtered too (README, Real-time events: Resuming).
+          if (listened && after) socket.send(JSON.stringify({ type: 'resume', after }))
+          after ??= idOfNow()
           listened = true
         }
 
@@ -135,11 +160,17 @@ export class EventStream {
           } else if (parsed.type === 'subscribed') {
             kinds = new Set(parsed.events)
             listening(parsed.events)
+          } else if (parsed.type === 'resumed') {
+            this.options.onResumed?.({ after: after!, count: parsed.count })
+          } else if (parsed.type === 'error' && parsed.code === 'replay_limit_exceeded') {
+            // Live events go on; the missed ones are for the event log.
+            this.options.onResumed?.({ after: after!, refused: parsed.message ?? 'too many events were missed' })
           } else if (parsed.type === 'error') {
             refused = new Errors.CLIError(parsed.message ?? 'The channel refused a message', { exit: 1 })
             socket.close(1000)
-          } else if (parsed.type === 'event' && (!this.options.events || kinds?.has(parsed.event))) {
-            this.options.onEvent(parsed)
+          } else if (parsed.type === 'event') {
+            if (!after || parsed.id > after) after = parsed.id
+            if (!this.options.events || kinds?.has(parsed.event)) this.options.onEvent(parsed)
           }
         })
         socket.addEventListener('close', (event) => {

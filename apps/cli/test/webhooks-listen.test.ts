@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createDb, newId, writeEvents } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { verify } from '@commerce/domain'
 import { PROCESS_JWT_SECRET, freePort, processEnv, startWorker, stopProcess } from '../../api/test/processes.js'
@@ -293,21 +294,28 @@ describe('commerce webhooks listen', () => {
     expect(await listening.interrupt()).toBe(0)
   })
 
-  it('opens the stream again when the API restarts, says so on standard error, and forwards what comes after', async () => {
+  it('opens the stream again when the API restarts, says so on standard error, and forwards what it missed first', async () => {
     const local = await startReceiver()
     const listening = await listen(['--forward-to', local.url, '--events', 'product.created'])
     await stopProcess(api)
     await until(() => listening.stderr.includes('reconnecting in'), 'the drop to be reported')
     expect(listening.stderr).toMatch(/^The event stream closed \((.+, )?code 1001\); reconnecting in 1 s…$/m)
+    // Committed while no API runs: the resumed stream replays it.
+    const handle = createDb({ url: database.url, poolMax: 1 })
+    const missedId = newId()
+    try {
+      await handle.db.transaction((tx) => writeEvents(tx, [{ kind: 'product.created', resourceId: missedId, data: { id: missedId } }]))
+    } finally {
+      await handle.close()
+    }
     api = await startApi()
-    await until(() => listening.stderr.includes('Reconnected to'), 'the reconnection')
-    expect(listening.stderr).toMatch(
-      new RegExp(`^Reconnected to ${baseUrl.replace('http', 'ws')}; events committed while disconnected were not forwarded \\(commerce events list --from \\S+Z lists them\\)\\.$`, 'm'),
-    )
+    await until(() => listening.stderr.includes('Resumed:'), 'the resume')
+    expect(listening.stderr).toMatch(new RegExp(`^Reconnected to ${baseUrl.replace('http', 'ws')}; resuming after the last event received\\.$`, 'm'))
+    expect(listening.stderr).toMatch(/^Resumed: 1 events missed while disconnected, forwarded first\.$/m)
 
     const product = await createProduct('After the restart')
-    await until(() => local.requests.length > 0, 'the forwarded request')
-    expect((JSON.parse(local.requests[0]!.body.toString('utf8')) as { data: { id: string } }).data.id).toBe(product.id)
+    await until(() => local.requests.length > 1, 'the forwarded requests')
+    expect(local.requests.map((request) => (JSON.parse(request.body.toString('utf8')) as { data: { id: string } }).data.id)).toEqual([missedId, product.id])
     expect(listening.process.exitCode).toBeNull()
     expect(await listening.interrupt()).toBe(0)
   })

@@ -43,7 +43,8 @@ export default class WebhooksListen extends ApiCommand {
     'One line per forwarded event on standard output: time, kind, event id and the status code your server answered, ' +
     'or why it did not (a server that is down or restarting is reported and listening goes on). Nothing is retried. ' +
     'Messages about the stream go to standard error. A dropped stream is opened again, after 1 s and then up to 30 s ' +
-    'between tries; events committed meanwhile are not forwarded (`events list --from` finds them). Ctrl-C stops it. ' +
+    'between tries, and resumes after the last event it had: events committed meanwhile are forwarded first (up to the ' +
+    "channel's replay limit; beyond it, `events list --from` finds them). Ctrl-C stops it. " +
     'Any http:// or https:// URL may be the target, localhost included: the request goes from this machine, not from ' +
     'the service.'
   static override examples = [
@@ -142,7 +143,6 @@ export default class WebhooksListen extends ApiCommand {
 
     // One at a time, in the order the events came: a receiver sees them as they committed.
     let queue: Promise<void> = Promise.resolve()
-    let droppedAt: string | undefined
     const stream: EventStream = new EventStream(connection, {
       events,
       reconnect: true,
@@ -150,17 +150,17 @@ export default class WebhooksListen extends ApiCommand {
         if (!reconnected) {
           this.logToStderr(`Ready: forwarding ${forwarding} from ${stream.url.origin} to ${target.href} (Ctrl-C to stop).`)
         } else {
-          this.logToStderr(
-            `Reconnected to ${stream.url.origin}; events committed while disconnected were not forwarded (commerce events list --from ${droppedAt} lists them).`,
-          )
-          droppedAt = undefined
+          this.logToStderr(`Reconnected to ${stream.url.origin}; resuming after the last event received.`)
         }
+      },
+      onResumed: (resume) => {
+        if ('count' in resume) this.logToStderr(`Resumed: ${resume.count} events missed while disconnected, forwarded first.`)
+        else this.logToStderr(`Could not resume after ${resume.after}: ${resume.refused}. Forwarding live events; commerce events list finds the missed ones.`)
       },
       onEvent: (event) => {
         queue = queue.then(() => forward(event)).then(report)
       },
       onDrop: ({ reason, delayMs }) => {
-        droppedAt ??= new Date().toISOString()
         this.logToStderr(`${reason}; reconnecting in ${delayMs / 1000} s…`)
       },
     })
