@@ -41,10 +41,13 @@ export {
 export {
   Amount,
   Currency,
+  CursorMeta,
+  CursorQuery,
   ErrorBody,
   IdParams,
   ListMeta,
   Nullable,
+  PageOrCursorMeta,
   PaginationQuery,
   Timestamp,
   Uuid,
