@@ -8,7 +8,8 @@
  * commerce_bench), BENCH_DURATION seconds per scenario (default 10), BENCH_ROUNDS rounds of the
  * fast scenarios (default 3), BENCH_CONNECTIONS (default 64), BENCH_API_MAIN (another API entry
  * point than apps/api/dist/main.js), BENCH_ONLY (scenario keys to run, comma-separated; pk and the
- * reference a target compares with always run, and only their targets are judged).
+ * reference a target compares with always run with them, and only their targets are judged; `export`
+ * is the catalog export walk of export.js, which needs neither).
  * Exits 0 when every target passes, 1 when one fails or the run breaks.
  */
 import { spawn, execFileSync } from 'node:child_process'
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { openDatabase } from '@commerce/db'
+import { walkCatalog } from './export.js'
 import { COMMON_WORD, EMBEDDED_DATABASE, RARE_COUNT, RARE_WORD, seed } from './seed.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -41,6 +43,13 @@ const CHECKOUT_PRODUCTS = 200
 const CHECKOUT_CONNECTIONS = 32
 const START_TIMEOUT_MS = 60_000
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter(Boolean)
+/** The export walks the catalog at the largest page size the API allows. */
+const EXPORT_PER_PAGE = 100
+/** What each scenario compares with, run whenever it runs. */
+const REFERENCES = { checkout: ['ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
+const WANTED = ONLY && new Set([...ONLY, ...ONLY.flatMap((key) => REFERENCES[key] ?? [])])
+/** Whether a scenario runs this time: all do without BENCH_ONLY. */
+const runs = (key) => !WANTED || WANTED.has(key)
 
 function positiveNumber(name, fallback) {
   const raw = process.env[name]
@@ -426,13 +435,18 @@ async function main() {
     console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
 
     const { category } = fixtures
-    const { cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids)
-    console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
-    const { checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids)
-    // What earlier runs left (dead rows, statistics of smaller tables) is cleared, so a run's
-    // figures do not depend on how many ran before it or on autovacuum (off on some CI servers).
-    await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
-    console.log(`bench: ${checkoutIds.length} open checkouts`)
+    let cartIds, lineProducts, checkoutIds, checkoutProducts
+    if (runs('cart_get') || runs('cart_add')) {
+      ;({ cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids))
+      console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
+    }
+    if (runs('checkout') || runs('ref_checkout')) {
+      ;({ checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids))
+      // What earlier runs left (dead rows, statistics of smaller tables) is cleared, so a run's
+      // figures do not depend on how many ran before it or on autovacuum (off on some CI servers).
+      await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
+      console.log(`bench: ${checkoutIds.length} open checkouts`)
+    }
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.
     const scenarios = [
@@ -513,14 +527,14 @@ async function main() {
         expect: { total: fixtures.common, word: COMMON_WORD },
       },
     ]
-    if (ONLY) {
-      const references = { checkout: ['ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
-      const wanted = new Set(['pk', ...ONLY, ...ONLY.flatMap((key) => references[key] ?? [])])
-      scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => wanted.has(s.key)))
+    if (WANTED) {
+      // pk is every ratio's baseline: it runs with any scenario measured by autocannon.
+      const measured = scenarios.filter((s) => WANTED.has(s.key))
+      scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => WANTED.has(s.key) || (s.key === 'pk' && measured.length > 0)))
     }
     if (fixtures.rare !== RARE_COUNT) console.log(`bench: warning: ${fixtures.rare} products carry '${RARE_WORD}', seeded ${RARE_COUNT}`)
 
-    console.log('\nbench: checking every endpoint once')
+    if (scenarios.length > 0) console.log('\nbench: checking every endpoint once')
     for (const s of scenarios) {
       const path = s.ids ? s.pathFor(s.ids[0]) : s.path
       s.issues = []
@@ -541,7 +555,7 @@ async function main() {
     if (load > os.cpus().length / 2) {
       console.log(`\nbench: warning: the machine is busy (load average ${load.toFixed(1)} on ${os.cpus().length} CPUs); numbers will be noisy`)
     }
-    console.log(`\nbench: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario, ${ROUNDS} rounds`)
+    if (scenarios.length > 0) console.log(`\nbench: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario, ${ROUNDS} rounds`)
     // Every fast scenario is measured ROUNDS times, in turns, so a burst of load on the shared
     // machine lands on all of them alike; ratios are per round (against that round's pk lookup),
     // then the median is taken. The naive references, the slowest, run once at the end.
@@ -574,13 +588,38 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) for (const s of repeated) await sample(s, round)
     for (const s of scenarios.filter((s) => s.key.startsWith('naive'))) await sample(s, 0)
 
+    // The export: one client walks the whole catalog by cursor and by page number, in turns.
+    const exportWalks = []
+    if (runs('export')) {
+      console.log(`\nbench: export, the whole catalog at per_page=${EXPORT_PER_PAGE}, by cursor and by page number, ${ROUNDS} rounds`)
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const mode of ['cursor', 'offset']) {
+          await settle(monitor, { wrote: previousWrote })
+          previousWrote = false
+          process.stdout.write(`  [${round}/${ROUNDS}] ${mode} ... `)
+          try {
+            const walk = await walkCatalog(apiBase, { mode, perPage: EXPORT_PER_PAGE, expectedRows: fixtures.active })
+            exportWalks.push({ round, ...walk })
+            console.log(
+              `${fmt(walk.rows)} rows in ${fmt(walk.seconds, 1)} s: ${fmt(walk.rowsPerSec)} rows/s; page p50 ${fmt(walk.pageMs.p50, 1)} ms, ` +
+                `p99 ${fmt(walk.pageMs.p99, 1)} ms; first/last tenth ${fmt(walk.pageMs.firstTenthMean, 1)}/${fmt(walk.pageMs.lastTenthMean, 1)} ms`,
+            )
+            for (const problem of walk.problems) console.log(`         BAD ${problem}`)
+          } catch (error) {
+            exportWalks.push({ round, mode, problems: [error.message] })
+            console.log(`error: ${error.message}`)
+          }
+        }
+      }
+    }
+
     const median = (values) => {
       const sorted = values.filter(Number.isFinite).sort((a, b) => a - b)
       if (sorted.length === 0) return NaN
       const mid = Math.floor(sorted.length / 2)
       return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
-    const pkByRound = new Map(samples.get('pk').map(({ round, r }) => [round, r.requests.average]))
+    const pkByRound = new Map((samples.get('pk') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const pkMedian = median([...pkByRound.values()])
     const refCheckoutByRound = new Map((samples.get('ref_checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const results = scenarios.map((s) => {
@@ -611,21 +650,53 @@ async function main() {
 
     const byKey = Object.fromEntries(results.map((r) => [r.key, r]))
 
-    console.log(`\n${table(
-      ['scenario', 'req/s', 'p99 ms', 'non-2xx', 'errors', 'vs pk'],
-      results.map((r) => [r.scenario, fmt(r.requestsPerSec), fmt(r.p99Ms), fmt(r.non2xx), fmt(r.errors), pct(r.ofPk)]),
-    )}`)
+    if (results.length > 0) {
+      console.log(`\n${table(
+        ['scenario', 'req/s', 'p99 ms', 'non-2xx', 'errors', 'vs pk'],
+        results.map((r) => [r.scenario, fmt(r.requestsPerSec), fmt(r.p99Ms), fmt(r.non2xx), fmt(r.errors), pct(r.ofPk)]),
+      )}`)
+    }
 
     const targets = evaluateTargets(byKey)
-    console.log(`\n${table(
-      ['target', 'actual', 'result'],
-      targets.map((t) => [t.target, t.actual, t.pass ? 'PASS' : t.note ? 'FAIL (see problems)' : 'FAIL']),
-    )}`)
+    if (targets.length > 0) {
+      console.log(`\n${table(
+        ['target', 'actual', 'result'],
+        targets.map((t) => [t.target, t.actual, t.pass ? 'PASS' : t.note ? 'FAIL (see problems)' : 'FAIL']),
+      )}`)
+    }
+
+    const exportSummary = ['cursor', 'offset'].map((mode) => {
+      const walks = exportWalks.filter((walk) => walk.mode === mode && walk.rowsPerSec !== undefined)
+      return {
+        mode,
+        rowsPerSec: median(walks.map((walk) => walk.rowsPerSec)),
+        seconds: median(walks.map((walk) => walk.seconds)),
+        pageP50Ms: median(walks.map((walk) => walk.pageMs.p50)),
+        pageP99Ms: Math.max(...walks.map((walk) => walk.pageMs.p99)),
+        firstTenthMs: median(walks.map((walk) => walk.pageMs.firstTenthMean)),
+        lastTenthMs: median(walks.map((walk) => walk.pageMs.lastTenthMean)),
+      }
+    })
+    if (exportWalks.length > 0) {
+      console.log(`\n${table(
+        ['export (medians of rounds)', 'rows/s', 'seconds', 'page p50 ms', 'page p99 ms', 'first/last tenth ms'],
+        exportSummary.map((e) => [
+          `${e.mode === 'cursor' ? '?after=' : '?page='} per_page=${EXPORT_PER_PAGE}`,
+          fmt(e.rowsPerSec),
+          fmt(e.seconds, 1),
+          fmt(e.pageP50Ms, 1),
+          fmt(e.pageP99Ms, 1),
+          `${fmt(e.firstTenthMs, 1)} / ${fmt(e.lastTenthMs, 1)}`,
+        ]),
+      )}`)
+    }
+    const exportProblems = exportWalks.flatMap((walk) => walk.problems.map((problem) => `export ${walk.mode} round ${walk.round}: ${problem}`))
 
     const problems = results.filter((r) => !r.clean)
-    if (problems.length > 0) {
+    if (problems.length > 0 || exportProblems.length > 0) {
       console.log('\nbench: problems')
       for (const r of problems) for (const issue of r.issues) console.log(`  ${r.scenario}: ${issue}`)
+      for (const problem of exportProblems) console.log(`  ${problem}`)
     }
     const apiLog = api.lines.filter((l) => l.trim() !== '')
     if (apiLog.length > 0) console.log(`\nbench: the API logged ${apiLog.length} line(s) at warn or above; last ones:\n${tail(api, 10)}`)
@@ -658,13 +729,14 @@ async function main() {
       },
       results,
       targets,
+      export: exportWalks.length > 0 ? { perPage: EXPORT_PER_PAGE, summary: exportSummary, walks: exportWalks } : undefined,
       apiLogTail: apiLog.slice(-50),
     }
     mkdirSync(RESULTS_DIR, { recursive: true })
     const file = join(RESULTS_DIR, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`)
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
     console.log(`\nbench: results written to ${file}`)
-    return targets.every((t) => t.pass) ? 0 : 1
+    return targets.every((t) => t.pass) && exportProblems.length === 0 ? 0 : 1
   } finally {
     await Promise.all(procs.map(stopChild))
     await monitor.end({ timeout: 5 })

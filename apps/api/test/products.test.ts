@@ -33,7 +33,10 @@ function getProduct(id: string): Promise<Product> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${id}` })
 }
 
-function listProducts(query = '', token?: string): Promise<ProductList> {
+/** A list answer in page mode (no `after`): its meta is the page envelope's, with a total. */
+type ProductPage = ProductList & { meta: { total: number } }
+
+function listProducts(query = '', token?: string): Promise<ProductPage> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}${query}`, token })
 }
 
@@ -960,7 +963,7 @@ describe('GET /api/v1/products pagination and order', () => {
   })
   afterAll(() => pages.close())
 
-  async function page(query: string): Promise<ProductList> {
+  async function page(query: string): Promise<ProductPage> {
     const response = await pages.request({ method: 'GET', url: `${PRODUCTS}${query}` })
     expect(response.statusCode, response.body).toBe(200)
     return response.json()

@@ -75,7 +75,7 @@ function deliveryAttempts(deliveries: readonly Row[]): string {
   return formatTable(['DELIVERY', 'EVENT', 'STATUS', 'ATTEMPT', 'HTTP', 'MS', 'ERROR', 'AT'], rows)
 }
 
-/** An API answer for people: lists as a table with their page, records as details, 204 as Done. */
+/** An API answer for people: lists as a table with their page (or next cursor), records as details, 204 as Done. */
 export function render(body: unknown, commandId?: string): string {
   if (body === undefined) return 'Done.'
   if (commandId === 'webhooks:deliveries' && isRecord(body) && Array.isArray(body.deliveries)) {
@@ -87,6 +87,11 @@ export function render(body: unknown, commandId?: string): string {
   const lists = Object.entries(body).filter(([, value]) => Array.isArray(value))
   if (isRecord(meta) && lists.length === 1) {
     const [, rows] = lists[0]!
+    // Cursor mode (`--after`) has no page number or total, only the cursor of the next page.
+    if ('next_cursor' in meta) {
+      const next = typeof meta.next_cursor === 'string' ? `Next page: --after ${meta.next_cursor}` : 'Last page'
+      return `${table(rows as Row[])}\n\n${next}`
+    }
     return `${table(rows as Row[])}\n\nPage ${String(meta.page)} of ${String(meta.total_pages)} (${String(meta.total)} in all)`
   }
   return details(body)

@@ -238,6 +238,17 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
 
     const product = await json<{ id: string }>(['products', 'create', '--title', 'Kettle', '--price', '40', '--currency', 'GBP', '--inventory-quantity', '10'])
     const spare = await json<{ id: string }>(['products', 'create', '--title', 'Toaster', '--price', '25', '--currency', 'GBP', '--inventory-quantity', '10'])
+    // Cursor mode: an empty --after starts it; the table ends with the flag for the next page, the last page says so.
+    const firstPage = await commerce(['products', 'list', '--after', '', '--per-page', '1'])
+    expect(firstPage.stdout).toMatch(/^ID\s+TITLE/m)
+    expect(firstPage.stdout).toContain('Toaster')
+    const next = /\n\nNext page: --after ([A-Za-z0-9_-]+)\n?$/.exec(firstPage.stdout)
+    expect(next, firstPage.stdout + firstPage.stderr).not.toBeNull()
+    const rest = await json<{ products: { id: string }[]; meta: unknown }>(['products', 'list', '--after', next![1]!, '--per-page', '100'])
+    expect(rest.products.map((listed) => listed.id)).toContain(product.id)
+    expect(rest.products.map((listed) => listed.id)).not.toContain(spare.id)
+    expect(rest.meta).toEqual({ per_page: 100, next_cursor: null })
+    expect((await commerce(['products', 'list', '--after', next![1]!, '--per-page', '100'])).stdout).toMatch(/\n\nLast page\n?$/)
 
     const customer = await json<{ id: string }>(['customers', 'create', '--email', 'grace@example.com', '--first-name', 'Grace'])
     await json(['customers', 'update', customer.id, '--last-name', 'Hopper'])

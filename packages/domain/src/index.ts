@@ -52,10 +52,13 @@ export {
 export {
   Amount,
   Currency,
+  CursorMeta,
+  CursorQuery,
   ErrorBody,
   IdParams,
   ListMeta,
   Nullable,
+  PageOrCursorMeta,
   PaginationQuery,
   Timestamp,
   Uuid,

@@ -145,7 +145,7 @@ describe('verifyStandardWebhook', () => {
 
   it('finds the matching one among several space-separated signatures (a rotation’s grace) and skips other versions', () => {
     const { body, headers } = signedDelivery(
-      { id, kind: 'order.paid', createdAt: new Date('2026-11-23T00:00:00Z'), data: { total: 19.99 } },
+      { id, kind: 'order.paid', createdAt: new Date('2026-11-23T00:00:00Z'), resourceId: id, sequence: 1, data: { total: 19.99 } },
       ['whsec_bmV3IHNlY3JldCBuZXcgc2VjcmV0IG5ldyBzZWNyZXQhIQ==', whsec],
       now,
     )

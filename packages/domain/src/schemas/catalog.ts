@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { WEIGHT_UNITS } from '../constants.js'
-import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Amount, Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })
 const Title = Type.String({ minLength: 1, maxLength: 500 })
@@ -144,7 +144,8 @@ export const ListProductsQuery = Type.Object({
   category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug' })),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'words matched against title and description' })),
   include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
+  after: CursorQuery.properties.after,
 })
 export type ListProductsQuery = Static<typeof ListProductsQuery>
-export const ProductList = Type.Object({ products: Type.Array(ProductListItem), meta: ListMeta })
+export const ProductList = Type.Object({ products: Type.Array(ProductListItem), meta: PageOrCursorMeta })
 export type ProductList = Static<typeof ProductList>

@@ -32,6 +32,35 @@ export const ListMeta = Type.Object({
   total_pages: Type.Integer(),
 })
 
+/**
+ * Cursor mode of the long lists (products, orders, events), for exports: keyset pages that stay
+ * exact while rows are added and removed, and no count of the whole list on every page.
+ */
+export const CursorQuery = Type.Object({
+  after: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description:
+        'Cursor mode, to walk a whole list: empty (`after=`) for the first page, then the previous page’s ' +
+        '`meta.next_cursor`, with the same filters. `meta` is then `{per_page, next_cursor}` (no total: nothing ' +
+        'is counted). Not with `page`.',
+    }),
+  ),
+})
+
+export const CursorMeta = Type.Object(
+  {
+    per_page: Type.Integer(),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as `after` for the next page; null on the last page (nothing after it).' }),
+    ),
+  },
+  { description: 'meta of cursor mode (`?after=`)' },
+)
+
+/** A list with cursor mode answers the page envelope's meta, or in cursor mode CursorMeta. */
+export const PageOrCursorMeta = Type.Union([ListMeta, CursorMeta])
+
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({

@@ -10,7 +10,7 @@ import {
 } from '../constants.js'
 import { Address, AddressInput } from './addresses.js'
 import { CartCoupon, CartItem, Totals } from './carts.js'
-import { Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { ShippingRate } from './pricing.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -229,7 +229,7 @@ export const Order = Type.Object({
   updated_at: Timestamp,
 })
 export type Order = Static<typeof Order>
-export const OrderList = Type.Object({ orders: Type.Array(Order), meta: ListMeta })
+export const OrderList = Type.Object({ orders: Type.Array(Order), meta: PageOrCursorMeta })
 export type OrderList = Static<typeof OrderList>
 
 export const ListOrdersQuery = Type.Object({
@@ -239,6 +239,7 @@ export const ListOrdersQuery = Type.Object({
   customer_id: Type.Optional(Uuid),
   created_from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
   created_to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
+  after: CursorQuery.properties.after,
 })
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>
 

@@ -1,7 +1,7 @@
 /** Webhook subscriptions, their deliveries and attempt logs, and the event log, as the API shows and takes them. */
 import { Type, type Static } from 'typebox'
 import { DELIVERY_STATUSES, EVENT_KINDS, MAX_REPLAY_DELIVERIES, MAX_SECRET_GRACE_SECONDS } from '../constants.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
@@ -222,8 +222,9 @@ export const ListEventsQuery = Type.Object({
   event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'A kind (`order.paid`) or a family (`order.*`)' })),
   from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
   to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
+  after: CursorQuery.properties.after,
 })
 export type ListEventsQuery = Static<typeof ListEventsQuery>
 
-export const EventList = Type.Object({ events: Type.Array(Event), meta: ListMeta })
+export const EventList = Type.Object({ events: Type.Array(Event), meta: PageOrCursorMeta })
 export type EventList = Static<typeof EventList>

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Event, EventList, IdParams, ListEventsQuery } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
+import { refusePageWithCursor } from '../../list-cursor.js'
 import { createEventService } from './service.js'
 
 
@@ -20,6 +21,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListEventsQuery,
         response: { 200: EventList, ...errorResponses(400, 401, 403, 429) },
       },
+      preValidation: refusePageWithCursor,
     },
     async (request) => eventService.list(request.query),
   )

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreateOrder, hasScope, IdParams, ListOrdersQuery, Order, OrderList, UpdateOrder } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
+import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderService, type OrderViewer } from './service.js'
 
@@ -27,6 +28,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListOrdersQuery,
         response: { 200: OrderList, ...errorResponses(400, 401, 429) },
       },
+      preValidation: refusePageWithCursor,
     },
     async (request) => orderService.list(request.query, await viewerOf(request, 'orders:read')),
   )

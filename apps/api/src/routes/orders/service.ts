@@ -27,6 +27,7 @@ import {
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { instant, knownCurrency } from '../../fields.js'
+import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
 import { orderItemRows, returnStock, takeStockOfLines } from './lines.js'
@@ -82,6 +83,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
 
   return {
     async list(query: ListOrdersQuery, viewer: OrderViewer): Promise<OrderList> {
+      const [after] = query.after ? decodeCursor('orders', query.after) : []
       const page = query.page ?? 1
       const perPage = query.per_page ?? 20
       const conditions: (SQL | undefined)[] = [isNull(orders.archivedAt)]
@@ -90,6 +92,18 @@ export function createOrderService(db: Database, paymentService: PaymentService)
       if (query.status) conditions.push(eq(orders.status, query.status))
       if (query.created_from) conditions.push(gte(orders.createdAt, instant('created_from', query.created_from)!))
       if (query.created_to) conditions.push(lt(orders.createdAt, instant('created_to', query.created_to)!))
+      if (query.after !== undefined) {
+        // Cursor mode: newest first by id as in page mode, from the cursor's id on, one row more
+        // than the page to tell whether another follows; nothing counted.
+        const rows = await db
+          .select(orderSelection)
+          .from(orders)
+          .where(and(...conditions, after === undefined ? undefined : lt(orders.id, after)))
+          .orderBy(desc(orders.id))
+          .limit(perPage + 1)
+        const found = cursorPage('orders', rows, perPage, (read) => [read.row.id])
+        return { orders: found.rows.map(toOrder), meta: found.meta }
+      }
       const where = and(...conditions)
       const [rows, [counted]] = await Promise.all([
         db

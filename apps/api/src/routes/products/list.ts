@@ -1,10 +1,12 @@
 /**
  * The public product list: one prepared statement per shape of query (filters present or not),
  * exact totals cached per catalog revision, and a plan per search chosen by its match count.
+ * Cursor mode (`after`) walks the same order by keyset and counts nothing.
  */
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
 import { productCategories, products, type Database } from '@commerce/db'
+import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 import { productColumns, toListItem } from './rows.js'
 
@@ -16,6 +18,8 @@ interface Shape {
   category: boolean
   /** 'few': read matches through the GIN index; 'many': walk ids newest first and filter. */
   search: 'none' | 'few' | 'many'
+  /** Rows after a cursor's id only (cursor mode past its first page); the offset is then 0. */
+  keyset: boolean
 }
 
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
@@ -31,10 +35,11 @@ const inCategory = and(
   eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
 )
 
-function filters(shape: Pick<Shape, 'includeInactive'> & { search: SQL | undefined }): SQL | undefined {
+function filters(shape: Pick<Shape, 'includeInactive'> & { search: SQL | undefined; after?: SQL }): SQL | undefined {
   const conditions: SQL[] = []
   if (!shape.includeInactive) conditions.push(eq(products.isActive, true))
   if (shape.search) conditions.push(shape.search)
+  if (shape.after) conditions.push(shape.after)
   return and(...conditions)
 }
 
@@ -44,7 +49,11 @@ function pageStatement(db: Database, shape: Shape, name: string) {
     .from(products)
     .$dynamic()
   const search = { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
-  const where = filters({ includeInactive: shape.includeInactive, search })
+  // The keyset is on the column the order walks: the link's product_id for a category (so the
+  // scan of its primary key starts at the cursor), else the product's id.
+  const keyColumn = shape.category ? productCategories.productId : products.id
+  const after = shape.keyset ? lt(keyColumn, sql.placeholder('after')) : undefined
+  const where = filters({ includeInactive: shape.includeInactive, search, after })
   const limit = sql.placeholder('limit')
   const offset = sql.placeholder('offset')
   if (shape.category) {
@@ -80,24 +89,36 @@ export function createProductLister(db: Database) {
   const pages = new Map<string, ReturnType<typeof pageStatement>>()
   const counts = new Map<string, ReturnType<typeof countStatement>>()
   const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
-    const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}`
+    const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}${shape.keyset ? '_after' : ''}`
     let found = cache.get(key)
     if (!found) cache.set(key, (found = build(key)))
     return found
   }
 
   return async function listProducts(query: ListProductsQuery, includeInactive: boolean): Promise<ProductList> {
+    const byCursor = query.after !== undefined
+    // Checked before any query: a bad cursor is a 400, never a statement that fails.
+    const [after] = query.after ? decodeCursor('products', query.after) : []
     const page = query.page ?? 1
     const perPage = query.per_page ?? 20
     // An empty `search=` is no search; text without letters or digits matches nothing.
     const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : undefined
-    const base = { includeInactive, category: query.category !== undefined }
+    const base = { includeInactive, category: query.category !== undefined, keyset: after !== undefined }
     const cacheKey = JSON.stringify([includeInactive, query.category ?? null, tsQuery ?? null])
-    const params = { search: tsQuery ?? '', category: query.category ?? '', limit: perPage, offset: (page - 1) * perPage }
-    if (tsQuery === null) return { products: [], meta: pageMeta(page, perPage, 0) }
+    const params = {
+      search: tsQuery ?? '',
+      category: query.category ?? '',
+      // A cursor page reads one row more, to know whether a next page exists without counting.
+      limit: byCursor ? perPage + 1 : perPage,
+      offset: byCursor ? 0 : (page - 1) * perPage,
+      after: after ?? '',
+    }
+    if (tsQuery === null) {
+      return { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0) }
+    }
 
     const count = async () => {
-      const shape: Shape = { ...base, search: tsQuery ? 'many' : 'none' }
+      const shape: Shape = { ...base, keyset: false, search: tsQuery ? 'many' : 'none' }
       const [counted] = await statement(counts, 'product_count', shape, (name) => countStatement(db, shape, name)).execute(params)
       totals.set(cacheKey, counted!.revision, counted!.total)
       return counted!.total
@@ -105,12 +126,17 @@ export function createProductLister(db: Database) {
 
     let search: Shape['search'] = 'none'
     if (tsQuery) {
-      // A total counted earlier (even at an older revision) is good enough to choose the plan.
+      // A total counted earlier (even at an older revision) is good enough to choose the plan;
+      // so a walk by cursor counts a search's matches at most once, not on every page.
       const matches = totals.latest(cacheKey) ?? (await count())
       search = !base.category && matches <= FEW_MATCHES ? 'few' : 'many'
     }
     const shape: Shape = { ...base, search }
     const rows = await statement(pages, 'product_page', shape, (name) => pageStatement(db, shape, name)).execute(params)
+    if (byCursor) {
+      const found = cursorPage('products', rows, perPage, (row) => [row.id])
+      return { products: found.rows.map(toListItem), meta: found.meta }
+    }
 
     // Totals are exact: used only while the catalog revision they were counted at is current.
     const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())

@@ -18,6 +18,7 @@ import {
   VariantParams,
 } from '@commerce/domain'
 import { errorResponses, forbidden, unauthorized } from '../../errors.js'
+import { refusePageWithCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createProductService } from './service.js'
@@ -42,6 +43,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListProductsQuery,
         response: { 200: ProductList, ...errorResponses(400, 401, 403, 429) },
       },
+      preValidation: refusePageWithCursor,
     },
     async (request) => {
       const includeInactive = request.query.include_inactive === true
