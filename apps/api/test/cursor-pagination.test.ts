@@ -282,8 +282,9 @@ describe('events by cursor', () => {
 
   beforeAll(async () => {
     await ctx.handle.sql`
-      insert into events (id, kind, data, created_at)
-      select gen_random_uuid(), 'order.refunded', json_build_object('n', n), ${at(400)}::timestamptz + (n % 3) * interval '1 microsecond'
+      insert into events (id, kind, data, created_at, resource_id, sequence)
+      select gen_random_uuid(), 'order.refunded', json_build_object('n', n), ${at(400)}::timestamptz + (n % 3) * interval '1 microsecond',
+        gen_random_uuid(), 1
       from generate_series(1, 12) as n`
   })
 
@@ -322,7 +323,8 @@ describe('events by cursor', () => {
     const [cursorRow] = await ctx.handle.sql<{ t: string }[]>`
       select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t from events where id = ${first.ids[4]!}`
     const insert = async (id: string, time: string) => {
-      await ctx.handle.sql`insert into events (id, kind, data, created_at) values (${id}, 'order.refunded', '{}', ${time}::timestamptz)`
+      await ctx.handle.sql`insert into events (id, kind, data, created_at, resource_id, sequence)
+        values (${id}, 'order.refunded', '{}', ${time}::timestamptz, gen_random_uuid(), 1)`
       return id
     }
     // Same time as the cursor's event: a larger id sorts before it (already passed), a smaller after it.
