@@ -798,6 +798,16 @@ describe('a second API instance on the same database', () => {
     await proxy.close()
   })
 
+  /** Ends the other instance's LISTEN connection and keeps it from coming back until proxy.refuse(false). */
+  async function dropListener() {
+    proxy.refuse(true)
+    const [listener] = await ctx.handle.sql<{ pid: number }[]>`
+      select pid from pg_stat_activity
+      where datname = current_database() and query ilike 'listen%' and client_port = any(${proxy.ports()}::int[])`
+    expect(listener).toBeDefined()
+    await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
+  }
+
   test('a client on one instance receives events caused through the other', async () => {
     const here = await connect(url, { token: admin.token })
     const there = await connect(otherUrl, { token: admin.token })
@@ -822,12 +832,7 @@ describe('a second API instance on the same database', () => {
     await client.eventsUntil(before!)
 
     // Drop this instance's LISTEN connection and keep it from coming back until the events are written.
-    proxy.refuse(true)
-    const [listener] = await ctx.handle.sql<{ pid: number }[]>`
-      select pid from pg_stat_activity
-      where datname = current_database() and query ilike 'listen%' and client_port = any(${proxy.ports()}::int[])`
-    expect(listener).toBeDefined()
-    await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
+    await dropListener()
     await held.commit()
     const missed = [
       ...held.ids,
@@ -853,12 +858,7 @@ describe('a second API instance on the same database', () => {
     const [delivered] = await commitEvents(productEvent())
     await watcher.eventsUntil(delivered!)
 
-    proxy.refuse(true)
-    const [listener] = await ctx.handle.sql<{ pid: number }[]>`
-      select pid from pg_stat_activity
-      where datname = current_database() and query ilike 'listen%' and client_port = any(${proxy.ports()}::int[])`
-    expect(listener).toBeDefined()
-    await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
+    await dropListener()
     await held.commit()
     // Later ids than any this instance delivered: they come live, once it hears of them.
     const during = await commitEvents(productEvent(), orderEvent(null))

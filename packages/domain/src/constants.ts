@@ -23,6 +23,13 @@ export const EVENT_KINDS = [
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 
+/** The kinds a pattern names: a kind (`order.paid`), a family (`order.*`) or `*`; none when it names nothing known. */
+export function eventKindsOf(pattern: string): readonly EventKind[] {
+  if (pattern === '*') return EVENT_KINDS
+  if (pattern.endsWith('.*')) return EVENT_KINDS.filter((kind) => kind.startsWith(pattern.slice(0, -1)))
+  return EVENT_KINDS.filter((kind) => kind === pattern)
+}
+
 /** A webhook delivery: `pending` until an attempt succeeds or the retries run out. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

@@ -1,6 +1,6 @@
 /** The event log as admins read it: newest first, by kind or family of kinds and by time. */
 import { and, count, desc, eq, getTableColumns, gte, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm'
-import { EVENT_KINDS, type Event, type EventList, type ListEventsQuery } from '@commerce/domain'
+import { eventKindsOf, type Event, type EventList, type ListEventsQuery } from '@commerce/domain'
 import { events, type Database } from '@commerce/db'
 import { notFound } from '../../errors.js'
 import { instant } from '../../fields.js'
@@ -34,8 +34,7 @@ function toEvent(row: typeof events.$inferSelect): Event {
 /** `order.paid` matches itself; `order.*` every kind of its family (listed, so the kind index serves it). */
 function kindCondition(filter: string): SQL {
   if (!filter.endsWith('.*')) return eq(events.kind, filter)
-  const family = filter.slice(0, -1)
-  return inArray(events.kind, EVENT_KINDS.filter((kind) => kind.startsWith(family)))
+  return inArray(events.kind, [...eventKindsOf(filter)])
 }
 
 export function createEventService(db: Database) {

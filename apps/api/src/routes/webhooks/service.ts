@@ -5,7 +5,7 @@ import { isIP } from 'node:net'
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Static } from 'typebox'
 import {
-  EVENT_KINDS,
+  eventKindsOf,
   isPublicAddress,
   MAX_REPLAY_DELIVERIES,
   WEBHOOK_URL_MAX_LENGTH,
@@ -71,10 +71,6 @@ function toWebhook(row: WebhookRow): Webhook {
     updated_at: row.updatedAt.toISOString(),
   }
 }
-
-/** Kinds (`order.paid`) and families (`order.*`) as the kinds they name. */
-const kindsOf = (filters: readonly string[]) =>
-  EVENT_KINDS.filter((kind) => filters.some((filter) => filter === kind || (filter.endsWith('.*') && kind.startsWith(filter.slice(0, -1)))))
 
 /**
  * What a replay selects, over $1 webhook, $2 from, $3 to, $4 kinds (null: any), $5 delivery
@@ -338,7 +334,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
         id,
         from.toISOString(),
         to.toISOString(),
-        body.events ? kindsOf(body.events) : null,
+        body.events ? [...new Set(body.events.flatMap(eventKindsOf))] : null,
         statuses.filter((status) => status !== 'missing'),
         statuses.includes('missing'),
       ]

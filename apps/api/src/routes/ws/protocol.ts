@@ -1,5 +1,5 @@
 /** The WebSocket channel's protocol: which events a connection may see, its filter, its messages. */
-import { EVENT_KINDS, type EventKind } from '@commerce/domain'
+import { EVENT_KINDS, eventKindsOf, type EventKind } from '@commerce/domain'
 
 /** Who is connected: one who sees every event, or a caller who sees product events and its own. */
 export interface Viewer {
@@ -39,19 +39,12 @@ export type ClientMessage =
 const PATTERN_HELP = "an event kind such as 'order.paid', a group such as 'order.*', or '*'"
 const MESSAGE_TYPES = 'subscribe, unsubscribe, resume or ping'
 
-/** The kinds a pattern names (a kind, `<group>.*` or `*`); none when it names nothing known. */
-function kindsOf(pattern: string): readonly EventKind[] {
-  if (pattern === '*') return EVENT_KINDS
-  if (pattern.endsWith('.*')) return EVENT_KINDS.filter((kind) => kind.startsWith(pattern.slice(0, -1)))
-  return EVENT_KINDS.filter((kind) => kind === pattern)
-}
-
 /** The kinds a subscribe or unsubscribe message names, or why it names none. */
 function kindsOfList(events: unknown): EventKind[] | string {
   if (!Array.isArray(events) || events.length === 0) return `Field 'events' must be a non-empty array of ${PATTERN_HELP}`
   const kinds: EventKind[] = []
   for (const pattern of events) {
-    const named = typeof pattern === 'string' ? kindsOf(pattern) : []
+    const named = typeof pattern === 'string' ? eventKindsOf(pattern) : []
     if (named.length === 0) return `Unknown event ${JSON.stringify(pattern)} in 'events'; expected ${PATTERN_HELP}`
     kinds.push(...named)
   }
