@@ -1,6 +1,8 @@
 /** Starts the job runner: our migrations first, then Graphile Worker (which applies its own). */
 import { run, type Runner } from 'graphile-worker'
 import { migrate } from '@commerce/db'
+import { createBackground } from './delivery.js'
+import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
@@ -84,6 +86,16 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       logger.warn('could not look for the jobs of stopped workers', { error })
     }
   }
+  const background = createBackground(logger)
+  const delivery = {
+    ...webhooks,
+    disableAfterMs: webhooks.disableAfterMs ?? null,
+    dispatcher,
+    logger,
+    metrics,
+    endpoints: createEndpointLimits(webhooks.timeoutMs),
+    background,
+  }
   let runner: Runner
   let relay: OutboxRelay | undefined
   try {
@@ -100,7 +112,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
-      taskList: createTaskList(pgPool, { ...webhooks, disableAfterMs: webhooks.disableAfterMs ?? null, dispatcher, logger, metrics }),
+      taskList: createTaskList(pgPool, delivery),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -121,6 +133,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       // The relay first: jobs it adds while the runner stops would wait for the next worker.
       await relay?.stop()
       await runner.stop()
+      // Attempts that outlived their jobs end within the time limit; then they are recorded.
+      await background.drain()
     } finally {
       await Promise.all([pgPool.end(), dispatcher.close()])
     }
