@@ -7,8 +7,9 @@
  *   run on in the background and are recorded when they end.
  * - **Slowed down**: an endpoint whose latest attempt timed out. It gets one attempt in flight
  *   at a time (per worker); an attempt that finds it busy is not made but deferred, by the time
- *   limit times its timeouts in a row (at most MAX_DEFERRAL_MS, plus up to a quarter of jitter
- *   so deferred attempts do not all come back together). An attempt that ends without timing
+ *   limit times its timeouts in a row (attempts in flight together count once; at most
+ *   MAX_DEFERRAL_MS, plus up to a quarter of jitter so deferred attempts do not all come back
+ *   together). An attempt that ends without timing
  *   out (any answer, even an error) lifts it. A subscription that keeps failing is disabled later
  *   by WEBHOOK_DISABLE_AFTER (endpoint-health.ts).
  *
@@ -23,7 +24,10 @@ interface Endpoint {
   inFlight: number
   /** Attempts in flight that a job stopped waiting for. */
   lingering: number
-  /** Timeouts in a row of the attempts that ended. */
+  /**
+   * Timeouts in a row: the first, then one more for each attempt started while slowed down (a
+   * burst of attempts that were in flight together counts once).
+   */
   timeouts: number
 }
 
@@ -41,7 +45,7 @@ export interface EndpointLimits {
   admit(webhookId: string): Permit | Date
 }
 
-export function createEndpointLimits(timeoutMs: number, random: () => number = Math.random): EndpointLimits {
+export function createEndpointLimits(timeoutMs: number): EndpointLimits {
   const endpoints = new Map<string, Endpoint>()
   const forget = (webhookId: string, endpoint: Endpoint) => {
     if (endpoint.inFlight === 0 && endpoint.timeouts === 0) endpoints.delete(webhookId)
@@ -52,13 +56,14 @@ export function createEndpointLimits(timeoutMs: number, random: () => number = M
       if (!endpoint) endpoints.set(webhookId, (endpoint = { inFlight: 0, lingering: 0, timeouts: 0 }))
       if (endpoint.timeouts > 0 && endpoint.inFlight > 0) {
         const wait = Math.min(timeoutMs * endpoint.timeouts, MAX_DEFERRAL_MS)
-        return new Date(Date.now() + Math.round(wait * (1 + random() / 4)))
+        return new Date(Date.now() + Math.round(wait * (1 + Math.random() / 4)))
       }
       const state = endpoint
       state.inFlight += 1
+      const slowed = state.timeouts > 0
       let lingering = false
       return {
-        handOffAtOnce: state.lingering > 0 || state.timeouts > 0,
+        handOffAtOnce: state.lingering > 0 || slowed,
         handedOff() {
           if (lingering) return
           lingering = true
@@ -67,7 +72,8 @@ export function createEndpointLimits(timeoutMs: number, random: () => number = M
         done(outcome) {
           state.inFlight -= 1
           if (lingering) state.lingering -= 1
-          state.timeouts = timedOut(outcome) ? state.timeouts + 1 : 0
+          if (!timedOut(outcome)) state.timeouts = 0
+          else state.timeouts = slowed ? state.timeouts + 1 : Math.max(state.timeouts, 1)
           forget(webhookId, state)
         },
       }

@@ -5,7 +5,7 @@
  * origin, as receivers are), written to by a worker running in this process.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { createDb, newId, writeEvents, type DatabaseHandle } from '@commerce/db'
+import { createDb, newId, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { createLogger } from '../src/logger.js'
 import { startWorker, type StartedWorker } from '../src/worker.js'
@@ -64,7 +64,7 @@ async function subscribe(receiver: Receiver, kind: string) {
 }
 
 /** Writes EVENTS events of `kind`, one per transaction, EVENT_GAP_MS apart; answers each one's commit time. */
-async function emitEvents(kind: string): Promise<Map<string, number>> {
+async function emitEvents(kind: NewEvent['kind']): Promise<Map<string, number>> {
   const committed = new Map<string, number>()
   for (let n = 0; n < EVENTS; n++) {
     const [id] = await handle.db.transaction((tx) => writeEvents(tx, [{ kind, resourceId: newId(), data: { n } }]))

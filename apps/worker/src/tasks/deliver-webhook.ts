@@ -46,10 +46,11 @@ const LOAD = `select d.id as "deliveryId", d.attempts, w.id as "webhookId", w.ur
 // statement. Deliveries deleted with their subscription since they were loaded are left out and
 // answered as `gone`: their subscription is locked first, then the delivery, so a delete either
 // came before (nothing here) or waits for this statement. add_jobs runs only when there is a
-// job: even with none it would NOTIFY every worker.
+// job: even with none it would NOTIFY every worker. The lease of an attempt that outlived its
+// job is removed ($15), whether the attempt is recorded or dropped.
 const RECORD = `with recorded as (
-  select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], ${stepParameters(5)})
-    as r(id, delivery_id, attempt, webhook_id, ${STEP_NAMES})),
+  select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], ${stepParameters(5)}, $15::bool[])
+    as r(id, delivery_id, attempt, webhook_id, ${STEP_NAMES}, leased)),
 ${lockedSubscriptions('select webhook_id from recorded')},
 live as materialized (
   select d.id from webhook_deliveries d
@@ -65,12 +66,13 @@ updated as (
     last_status_code = case when r.succeeded is null then d.last_status_code else r.status_code end,
     status = r.status, next_attempt_at = r.next_attempt_at, updated_at = now()
   from kept_rows r where d.id = r.delivery_id),
-${healthCtes('select webhook_id, succeeded from kept_rows where succeeded is not null', 15)}
+${healthCtes('select webhook_id, succeeded from kept_rows where succeeded is not null', 16)}
 select case when exists (select from kept_rows where job_run_at is not null) then (
   select count(*) from graphile_worker.add_jobs(array(
     select ${deliveryJobSpec({ deliveryId: 'r.delivery_id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
     from kept_rows r where r.job_run_at is not null))) end as "jobs",
   array(select delivery_id from recorded where delivery_id not in (select id from live)) as "gone",
+  (select count(*) from recorded r, graphile_worker.remove_job('deliver:' || r.delivery_id || ':' || r.attempt) where r.leased) as "released",
   ${DISABLED_COLUMNS}`
 
 /** One delivery's step after its attempt number `attempt`, to record. */
@@ -79,6 +81,8 @@ export interface DeliveryStep {
   attempt: number
   webhookId: string
   step: Step
+  /** The attempt outlived its job: its lease job is removed. */
+  leased?: boolean
 }
 
 export interface DeliveryStore {
@@ -102,6 +106,7 @@ export function createDeliveryStore(pool: pg.Pool, settings: DeliverySettings): 
       steps.map((s) => s.attempt),
       webhookIds,
       ...stepColumns(steps.map((s) => s.step)),
+      steps.map((s) => s.leased ?? false),
       ...healthParams(webhookIds, settings.disableAfterMs),
     ])
     reportDisabled(settings, rows[0]!.disabled)
@@ -124,7 +129,7 @@ export function recordWhenDone(
   settings.background.run(
     handed.inFlight.then(async (outcome) => {
       const step = stepOf({ outcome }, attempt, retry, settings)
-      if (await store.record({ deliveryId, attempt, webhookId: target.webhookId, step })) {
+      if (await store.record({ deliveryId, attempt, webhookId: target.webhookId, step, leased: true })) {
         reportAttempt(settings, { deliveryId, target, attempt, outcome, next: step })
       } else reportGone(settings, { deliveryId, webhookId: target.webhookId, attempt })
     }),
