@@ -4,9 +4,10 @@
  * active subscription that wants it — made here, all at once, and recorded with the delivery in
  * one statement; only failures queue a job (their retry). It does not wait for slow endpoints
  * (attemptAll): an attempt still in flight is recorded as a pending delivery with a lease job,
- * and recorded again when it ends; one put off gets a pending delivery and its job. A fan-out wider than FIRST_ATTEMPTS_PER_JOB
- * is split into jobs of that many pairs first, so no job runs much longer than one attempt's time
- * limit (the dead-worker unlock must never see a live job as stale). Run again after a crash, it
+ * and recorded again when it ends; one put off gets a pending delivery and its job. A fan-out
+ * wider than FIRST_ATTEMPTS_PER_JOB is split into jobs of that many pairs first, so no job runs
+ * much longer than one attempt's time limit (the dead-worker unlock must never see a live job as
+ * stale). Run again after a crash, it
  * sends only what was not recorded (at least once).
  */
 import type { Task } from 'graphile-worker'
