@@ -1,10 +1,13 @@
 /**
  * One delivery attempt: the signed POST of an event's envelope to a subscription, and what its
  * outcome means (done, retry when, or failed). The fan-out makes first attempts, the
- * deliver-webhook task retries and redeliveries.
+ * deliver-webhook task retries and redeliveries; both start them with attemptAll, which waits
+ * for them only as long as HAND_OFF allows and lets each endpoint's limits (endpoints.ts) put
+ * some off.
  */
 import { signedDelivery } from '@commerce/domain'
 import { request, type Dispatcher } from 'undici'
+import type { EndpointLimits } from './endpoints.js'
 import type { Logger } from './logger.js'
 import { attemptOutcome, type WorkerMetrics } from './metrics.js'
 import { RefusedTarget, refusedLiteral } from './ssrf.js'
@@ -23,6 +26,10 @@ export interface DeliverySettings {
   disableAfterMs: number | null
   logger: Logger
   metrics: WorkerMetrics
+  /** Which endpoints are slowed down or lagging (per worker). */
+  endpoints: EndpointLimits
+  /** Attempts that outlived the job that started them, recorded when they end. */
+  background: Background
 }
 
 /**
@@ -70,18 +77,112 @@ export function nextStep(outcome: Outcome, retry: number, settings: DeliverySett
   return wait === undefined ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + wait) }
 }
 
-/** The outcome parameters of the statements that record attempts, in their order there. */
-export function outcomeColumns(attempts: readonly (NextStep & { outcome: Outcome })[]): unknown[][] {
-  const column = (of: (attempt: NextStep & { outcome: Outcome }) => unknown) => attempts.map(of)
+/**
+ * How long a job waits for its attempts: a tenth of the time limit, at most a second. Attempts
+ * still in flight then are handed off: the job records their deliveries as pending with a lease
+ * (this attempt's job again, due after the time limit and LEASE_MARGIN_MS, run only if this
+ * worker dies before recording the outcome) and ends, freeing its slot for other endpoints.
+ */
+export function handOffAfterMs(timeoutMs: number): number {
+  return Math.min(1_000, Math.ceil(timeoutMs / 10))
+}
+const LEASE_MARGIN_MS = 5_000
+
+/** What became of an attempt a job started (attemptAll). */
+export type Started =
+  /** It ended while the job waited. */
+  | { outcome: Outcome }
+  /** Not made: its endpoint is slowed down and busy (endpoints.ts); made at this time instead. */
+  | { deferredUntil: Date }
+  /** Still in flight when the job stopped waiting; recorded when it ends, else sent again at leaseUntil. */
+  | { inFlight: Promise<Outcome>; leaseUntil: Date }
+
+/**
+ * Starts an attempt to each target as its endpoint allows, and waits for them, but not beyond
+ * handOffAfterMs, and not at all for endpoints known to be lagging or slowed down: one slow
+ * receiver never holds a job (and its worker slot) for its whole time limit.
+ */
+export async function attemptAll(targets: readonly Target[], settings: DeliverySettings): Promise<Started[]> {
+  const leaseUntil = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS)
+  const runs = targets.map((target) => {
+    const permit = settings.endpoints.admit(target.webhookId)
+    if (permit instanceof Date) return { deferredUntil: permit }
+    const run: { permit: typeof permit; outcome?: Outcome; finished: Promise<Outcome> } = { permit, finished: undefined! }
+    run.finished = post(target, settings).then((outcome) => {
+      permit.done(outcome)
+      run.outcome = outcome
+      return outcome
+    })
+    return run
+  })
+  const awaited = runs.flatMap((run) => ('permit' in run && !run.permit.handOffAtOnce ? [run.finished] : []))
+  if (awaited.length > 0) {
+    let timer: NodeJS.Timeout | undefined
+    const patience = new Promise((resolve) => (timer = setTimeout(resolve, handOffAfterMs(settings.timeoutMs))))
+    await Promise.race([Promise.all(awaited), patience])
+    clearTimeout(timer)
+  }
+  return runs.map((run): Started => {
+    if ('deferredUntil' in run) return run
+    if (run.outcome) return { outcome: run.outcome }
+    run.permit.handedOff()
+    return { inFlight: run.finished, leaseUntil }
+  })
+}
+
+/** What a recording statement writes of one delivery after a job's attempt. */
+export interface Step extends NextStep {
+  /** null: no attempt to log (put off, or still in flight). */
+  outcome: Outcome | null
+  /** The job to add: the next attempt's, or this attempt's again (put off, or the lease of one in flight). */
+  job: { runAt: Date; attempt: number; retry: number } | null
+}
+
+/** The step after attempt number `attempt` (retry number `retry`) started as `started`. */
+export function stepOf(started: Started, attempt: number, retry: number, settings: DeliverySettings): Step {
+  if ('outcome' in started) {
+    const next = nextStep(started.outcome, retry, settings)
+    const job = next.nextAttemptAt && { runAt: next.nextAttemptAt, attempt: attempt + 1, retry: retry + 1 }
+    return { outcome: started.outcome, ...next, job }
+  }
+  if ('deferredUntil' in started) {
+    return { outcome: null, status: 'pending', nextAttemptAt: started.deferredUntil, job: { runAt: started.deferredUntil, attempt, retry } }
+  }
+  return { outcome: null, status: 'pending', nextAttemptAt: null, job: { runAt: started.leaseUntil, attempt, retry } }
+}
+
+/**
+ * The step columns of the statements that record attempts: their SQL (parameters from $first,
+ * named as `STEP_NAMES`) and their values (stepColumns), in that order.
+ */
+export const STEP_NAMES = 'succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, job_run_at, job_attempt, job_retry'
+export function stepParameters(first: number): string {
+  const types = ['bool', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'int', 'int']
+  return types.map((type, n) => `$${first + n}::${type}[]`).join(', ')
+}
+export function stepColumns(steps: readonly Step[]): unknown[][] {
+  const column = (of: (step: Step) => unknown) => steps.map(of)
   return [
-    column((a) => a.outcome.succeeded),
-    column((a) => a.outcome.statusCode),
-    column((a) => a.outcome.durationMs),
-    column((a) => a.outcome.error),
-    column((a) => a.outcome.responseBody),
-    column((a) => a.status),
-    column((a) => a.nextAttemptAt),
+    column((s) => s.outcome?.succeeded ?? null),
+    column((s) => s.outcome?.statusCode ?? null),
+    column((s) => s.outcome?.durationMs ?? null),
+    column((s) => s.outcome?.error ?? null),
+    column((s) => s.outcome?.responseBody ?? null),
+    column((s) => s.status),
+    column((s) => s.nextAttemptAt),
+    column((s) => s.job?.runAt ?? null),
+    column((s) => s.job?.attempt ?? null),
+    column((s) => s.job?.retry ?? null),
   ]
+}
+
+/**
+ * The subscriptions of a recording statement's rows (`source`: a query of their ids), locked
+ * first and in id order, as deleting one locks it before its deliveries: a statement that then
+ * locks or inserts deliveries cannot deadlock with a delete, and sees whether it came first.
+ */
+export function lockedSubscriptions(source: string): string {
+  return `subscriptions as materialized (select id from webhooks where id in (${source}) order by id for no key update)`
 }
 
 /**
@@ -110,6 +211,49 @@ export function reportAttempt(settings: DeliverySettings, fields: { deliveryId: 
 /** The final row of a statement that records attempts (endpoint-health.ts). */
 export interface Recorded {
   disabled: string[]
+  /** The deliveries not recorded: their subscription was deleted meanwhile. */
+  gone: string[]
+}
+
+/** Counts and logs (info: nothing is wrong) what a job skipped because its subscription was deleted. */
+export function reportGone(settings: DeliverySettings, fields: { deliveryId: string; webhookId?: string; attempt: number }) {
+  settings.metrics.skipped('deleted')
+  settings.logger.info('webhook delivery dropped: its subscription was deleted', {
+    delivery_id: fields.deliveryId,
+    webhook_id: fields.webhookId,
+    attempt: fields.attempt,
+  })
+}
+
+/** Counts a step that was not an attempt's end: put off, or handed off. */
+export function reportStarted(settings: DeliverySettings, started: Started) {
+  if ('deferredUntil' in started) settings.metrics.deferred()
+  else if ('inFlight' in started) settings.metrics.handedOff()
+}
+
+/** Attempts that outlive their job; the worker waits for them when it stops. */
+export interface Background {
+  run(work: Promise<unknown>): void
+  drain(): Promise<void>
+}
+
+export function createBackground(logger: Logger): Background {
+  const running = new Set<Promise<void>>()
+  return {
+    run(work) {
+      const tracked: Promise<void> = work.then(
+        () => undefined,
+        (error: unknown) =>
+          // Its lease job sends the attempt again.
+          logger.warn('could not record a webhook attempt that outlived its job', { error: error instanceof Error ? error.message : String(error) }),
+      )
+      running.add(tracked)
+      void tracked.finally(() => running.delete(tracked))
+    },
+    async drain() {
+      while (running.size > 0) await Promise.all(running)
+    },
+  }
 }
 
 /** Logs the subscriptions a recording statement disabled for failing too long. */
@@ -132,10 +276,17 @@ async function readStart(body: Dispatcher.ResponseData['body']): Promise<string>
   return Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES).toString('utf8').replaceAll('\0', '')
 }
 
+const TIMED_OUT = 'timed out after'
+
+/** Whether the attempt ran out of its time limit (connecting, waiting, or reading the answer). */
+export function timedOut(outcome: Outcome): boolean {
+  return outcome.error?.startsWith(TIMED_OUT) ?? false
+}
+
 function describeError(error: unknown, timeoutMs: number): string {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof RefusedTarget) return cause.message
-    if (cause.name === 'TimeoutError' || cause.name === 'AbortError') return `timed out after ${timeoutMs} ms`
+    if (cause.name === 'TimeoutError' || cause.name === 'AbortError') return `${TIMED_OUT} ${timeoutMs} ms`
   }
   if (!(error instanceof Error)) return String(error)
   const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code

@@ -5,7 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'
-import type { NextStep, Outcome } from './delivery.js'
+import { timedOut, type NextStep, type Outcome } from './delivery.js'
 
 const PREFIX = 'commerce_'
 
@@ -20,7 +20,7 @@ export function attemptOutcome(next: NextStep): AttemptOutcome {
 export function failureReason(outcome: Outcome): string {
   if (outcome.statusCode !== null) return `http_${Math.floor(outcome.statusCode / 100)}xx`
   const error = outcome.error ?? ''
-  if (error.startsWith('timed out')) return 'timeout'
+  if (timedOut(outcome)) return 'timeout'
   if (error.startsWith('refused:')) return 'refused'
   return 'connection'
 }
@@ -29,6 +29,12 @@ export interface WorkerMetrics {
   registry: Registry
   /** Counts one delivery attempt (recorded) and observes its duration. */
   attempt(outcome: Outcome, next: NextStep): void
+  /** Counts a delivery a job ended without recording an attempt (deleted: its subscription was deleted). */
+  skipped(reason: 'deleted'): void
+  /** Counts an attempt put off because its endpoint is slowed down and busy. */
+  deferred(): void
+  /** Counts an attempt its job stopped waiting for (recorded when it ends). */
+  handedOff(): void
   /** Counts a job run of a task and observes its duration. */
   job(task: string, result: 'completed' | 'error', seconds: number): void
   /** Counts transactions whose events the outbox relay turned into fan-out jobs. */
@@ -57,6 +63,22 @@ export function createWorkerMetrics(): WorkerMetrics {
     help: "Webhook delivery attempts' duration, from sending the request to the end of the answer read, by whether it succeeded",
     labelNames: ['succeeded'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const skipped = new Counter({
+    name: `${PREFIX}webhook_deliveries_skipped_total`,
+    help: 'Deliveries a job ended without recording an attempt, by reason: deleted (the subscription was deleted meanwhile; an attempt made is dropped)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  })
+  const deferred = new Counter({
+    name: `${PREFIX}webhook_attempts_deferred_total`,
+    help: 'Webhook delivery attempts put off because their endpoint is slowed down (its latest attempt timed out) and has one in flight',
+    registers: [registry],
+  })
+  const handedOff = new Counter({
+    name: `${PREFIX}webhook_attempts_handed_off_total`,
+    help: 'Webhook delivery attempts still in flight when their job stopped waiting; recorded when they end',
     registers: [registry],
   })
   const jobs = new Counter({
@@ -110,6 +132,15 @@ export function createWorkerMetrics(): WorkerMetrics {
       attempts.inc({ outcome: attemptOutcome(next) })
       if (!outcome.succeeded) failures.inc({ reason: failureReason(outcome) })
       ;(outcome.succeeded ? succeeded : failed).observe(outcome.durationMs / 1000)
+    },
+    skipped(reason) {
+      skipped.inc({ reason })
+    },
+    deferred() {
+      deferred.inc()
+    },
+    handedOff() {
+      handedOff.inc()
     },
     job(task, result, seconds) {
       jobs.inc({ task, result })

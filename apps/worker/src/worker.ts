@@ -1,6 +1,8 @@
 /** Starts the job runner: our migrations first, then Graphile Worker (which applies its own). */
 import { run, type Runner } from 'graphile-worker'
 import { migrate } from '@commerce/db'
+import { createBackground } from './delivery.js'
+import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
@@ -24,7 +26,7 @@ export interface WorkerSettings {
   databasePoolMax: number
   /**
    * How often an idle worker looks for jobs whose time has come (retries scheduled for later);
-   * new jobs are announced at once. Graphile's default (2 s) unless set.
+   * new jobs are announced at once. POLL_INTERVAL_MS unless set.
    */
   pollIntervalMs?: number
   webhooks: WebhookSettings
@@ -44,6 +46,11 @@ export interface StartedWorker {
   stop(): Promise<void>
 }
 
+/**
+ * An idle worker looks for due jobs this often, so a retry starts within half a second of its
+ * time (Graphile's default, 2 s, could make it up to 2 s late). Two small queries a second.
+ */
+const POLL_INTERVAL_MS = 500
 /** A delivery connects within this, out of its whole time limit. */
 const CONNECT_TIMEOUT_MS = 3_000
 /** How often a worker looks for jobs left locked by dead workers. */
@@ -84,6 +91,16 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       logger.warn('could not look for the jobs of stopped workers', { error })
     }
   }
+  const background = createBackground(logger)
+  const delivery = {
+    ...webhooks,
+    disableAfterMs: webhooks.disableAfterMs ?? null,
+    dispatcher,
+    logger,
+    metrics,
+    endpoints: createEndpointLimits(webhooks.timeoutMs),
+    background,
+  }
   let runner: Runner
   let relay: OutboxRelay | undefined
   try {
@@ -99,8 +116,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       pgPool,
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
-      ...(settings.pollIntervalMs === undefined ? {} : { pollInterval: settings.pollIntervalMs }),
-      taskList: createTaskList(pgPool, { ...webhooks, disableAfterMs: webhooks.disableAfterMs ?? null, dispatcher, logger, metrics }),
+      pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
+      taskList: createTaskList(pgPool, delivery),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -121,6 +138,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       // The relay first: jobs it adds while the runner stops would wait for the next worker.
       await relay?.stop()
       await runner.stop()
+      // Attempts that outlived their jobs end within the time limit; then they are recorded.
+      await background.drain()
     } finally {
       await Promise.all([pgPool.end(), dispatcher.close()])
     }

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { addDeliveryJob, createDb, newId, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
+import { addDeliveryJob, createDb, newId, sqlOf, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { createLogger } from '../src/logger.js'
 import { startWorker, type StartedWorker, type WebhookSettings } from '../src/worker.js'
@@ -17,7 +17,14 @@ let handle: DatabaseHandle
 let receiver: Receiver
 let worker: StartedWorker
 
-async function startTestWorker(webhooks: Partial<WebhookSettings> = {}) {
+/** The log lines of the running worker, when started with `logs`. */
+interface LogLine {
+  level: string
+  msg: string
+  [field: string]: unknown
+}
+
+async function startTestWorker(webhooks: Partial<WebhookSettings> = {}, logs?: LogLine[]) {
   return startWorker({
     databaseUrl: database.url,
     concurrency: 4,
@@ -25,7 +32,7 @@ async function startTestWorker(webhooks: Partial<WebhookSettings> = {}) {
     // Retries are due within a second here: look for them often.
     pollIntervalMs: 50,
     webhooks: { timeoutMs: 1000, retrySchedule: RETRIES, allowPrivateTargets: true, ...webhooks },
-    logger: createLogger('silent'),
+    logger: logs ? createLogger('debug', (line) => void logs.push(JSON.parse(line) as LogLine)) : createLogger('silent'),
   })
 }
 
@@ -388,5 +395,126 @@ describe('endpoint health', () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(receiver.received('/broken')).toHaveLength(sent)
     expect(receiver.received('/watcher')).toHaveLength(1)
+  })
+})
+
+describe('a subscription deleted during a delivery', () => {
+  const logs: LogLine[] = []
+  beforeAll(async () => {
+    await worker.stop()
+    worker = await startTestWorker({}, logs)
+  })
+  afterAll(async () => {
+    await worker.stop()
+    worker = await startTestWorker()
+  })
+
+  const deleteSubscription = (id: string) => handle.sql`delete from webhooks where id = ${id}`
+  /** A promise and the function that resolves it. */
+  function signal() {
+    let resolve!: () => void
+    const promise = new Promise<void>((done) => (resolve = done))
+    return { promise, resolve }
+  }
+  async function deliveryMade(webhookId: string, eventId: string) {
+    return vi.waitFor(
+      async () => {
+        const delivery = await deliveryOf(webhookId, eventId)
+        expect(delivery).toBeDefined()
+        return delivery!
+      },
+      { timeout: 10_000 },
+    )
+  }
+  async function skippedDeleted() {
+    const metric = await worker.metrics.registry.getSingleMetric('commerce_webhook_deliveries_skipped_total')?.get()
+    return metric?.values.find((value) => value.labels.reason === 'deleted')?.value ?? 0
+  }
+  /** Waits for the job to end, quietly or not, and checks it was quiet: no error logged, none counted. */
+  async function expectQuietEnd(skippedBefore: number) {
+    await vi.waitFor(async () => expect((await skippedDeleted()) > skippedBefore || (await jobErrors()) > 0).toBe(true), { timeout: 10_000 })
+    expect(logs.filter((line) => line.level === 'error')).toEqual([])
+    expect(await jobErrors()).toBe(0)
+    expect(await skippedDeleted()).toBe(skippedBefore + 1)
+  }
+  async function jobErrors() {
+    const metric = await worker.metrics.registry.getSingleMetric('commerce_worker_jobs_total')!.get()
+    return metric.values.filter((value) => value.labels.result === 'error').reduce((sum, value) => sum + value.value, 0)
+  }
+
+  /**
+   * A subscription whose receiver fails the first attempt and holds the retry's request: `during`
+   * runs while it is held (the attempt is under way), then the receiver answers 500.
+   */
+  async function holdRetry(path: string, during: (id: string) => Promise<unknown>) {
+    const { id } = await subscribe(path, ['order.paid'])
+    const held = signal()
+    receiver.answer(path, (response, n) => {
+      if (n === 0) return void response.writeHead(500).end()
+      void during(id)
+        .then(() => response.writeHead(500).end())
+        .finally(() => held.resolve())
+    })
+    const [eventId] = await emit(paid(30))
+    const deliveryId = (await deliveryMade(id, eventId!)).id
+    await held.promise
+    return { id, deliveryId }
+  }
+
+  async function expectEndedQuietly(deliveryId: string, skippedBefore: number) {
+    await expectQuietEnd(skippedBefore)
+    expect(logs.filter((line) => line.msg === 'webhook delivery dropped: its subscription was deleted').at(-1)).toMatchObject({
+      level: 'info',
+      delivery_id: deliveryId,
+    })
+    expect(await handle.sql`select from webhook_attempts where delivery_id = ${deliveryId}`).toHaveLength(0)
+    // Nothing left to run for it.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await handle.sql`select from graphile_worker._private_jobs where key like ${`deliver:${deliveryId}:%`}`).toHaveLength(0)
+  }
+
+  it('ends a retry quietly when its subscription is deleted while the retry is being sent', async () => {
+    const before = await skippedDeleted()
+    const { deliveryId } = await holdRetry('/deleted-while-sent', deleteSubscription)
+    await expectEndedQuietly(deliveryId, before)
+  })
+
+  it('ends quietly when the subscription is deleted after the job stopped waiting for the attempt', async () => {
+    const before = await skippedDeleted()
+    // Held longer than the job waits (a tenth of the 1 s limit): the attempt outlives its job.
+    const { deliveryId } = await holdRetry('/deleted-after-hand-off', async (id) => {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      await deleteSubscription(id)
+    })
+    await expectEndedQuietly(deliveryId, before)
+    expect(logs.filter((line) => line.msg === 'webhook delivery dropped: its subscription was deleted' && line.delivery_id === deliveryId)).toHaveLength(1)
+  })
+
+  it("ends a fan-out's first attempt quietly when the subscription is deleted while it is being sent", async () => {
+    const before = await skippedDeleted()
+    const { id } = await subscribe('/deleted-first', ['order.paid'])
+    const deleted = signal()
+    receiver.answer('/deleted-first', (response) =>
+      void deleteSubscription(id)
+        .then(() => response.writeHead(200).end())
+        .finally(() => deleted.resolve()),
+    )
+    await emit(paid(31))
+    await deleted.promise
+    await expectQuietEnd(before)
+    expect(await handle.sql`select from webhook_deliveries where webhook_id = ${id}`).toHaveLength(0)
+  })
+
+  it('ends a redelivery quietly when its subscription was deleted before it ran', async () => {
+    const { id } = await subscribe('/deleted-redelivery', ['order.paid'])
+    const [eventId] = await emit(paid(32))
+    const delivery = await deliveryMade(id, eventId!)
+    const before = await skippedDeleted()
+    await handle.db.transaction(async (tx) => {
+      await addDeliveryJob(tx, { delivery_id: delivery.id, attempt: 2, retry: 0 }, new Date(Date.now() + 300))
+      await sqlOf(tx).unsafe('delete from webhooks where id = $1', [id])
+    })
+    await expectQuietEnd(before)
+    expect(receiver.received('/deleted-redelivery')).toHaveLength(1)
   })
 })

@@ -28,11 +28,13 @@ export interface DeliveryJob {
  * queue_name, run_at, max_attempts, job_key, priority, flags), from SQL expressions of its
  * values. Jobs are keyed `deliver:<delivery id>:<attempt>`, so an attempt number of a delivery
  * is one job however often it is asked for (a redelivery asked twice, or while a retry waits).
+ * Priority 1, after fan-outs (0): retries that came due together, or a bulk replay, do not hold
+ * up the first attempts of new events.
  */
 export function deliveryJobSpec(values: { deliveryId: string; attempt: string; retry: string; runAt: string }): string {
   const { deliveryId, attempt, retry, runAt } = values
   return `row('${TASKS.deliverWebhook}', json_build_object('delivery_id', ${deliveryId}, 'attempt', ${attempt}, 'retry', ${retry}),
-    null, ${runAt}, null, 'deliver:' || ${deliveryId} || ':' || ${attempt}, null, null)::graphile_worker.job_spec`
+    null, ${runAt}, null, 'deliver:' || ${deliveryId} || ':' || ${attempt}, 1, null)::graphile_worker.job_spec`
 }
 
 const ADD_DELIVERY = `select count(*) as "added" from graphile_worker.add_jobs(array[

@@ -6,15 +6,16 @@ import type pg from 'pg'
 import { TASKS } from '@commerce/db'
 import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
-import { createDeliverWebhook } from './deliver-webhook.js'
+import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { expireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
 
 export function createTaskList(pool: pg.Pool, delivery: DeliverySettings): TaskList {
   const counted = (task: string, run: Task) => countRuns(delivery.metrics, task, run)
+  const store = createDeliveryStore(pool, delivery)
   return {
-    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(pool, delivery)),
-    [TASKS.deliverWebhook]: counted(TASKS.deliverWebhook, createDeliverWebhook(pool, delivery)),
+    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(pool, store, delivery)),
+    [TASKS.deliverWebhook]: counted(TASKS.deliverWebhook, createDeliverWebhook(store, delivery)),
     [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, expireIdempotencyKeys),
   }
 }
