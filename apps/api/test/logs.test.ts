@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
+import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { hashPassword } from '@commerce/domain'
 import { createDb, createUser } from '@commerce/db'
@@ -49,6 +50,7 @@ const sent = {
   read: 'logs-read',
   unknown: 'logs-unknown',
   websocketToken: 'logs-ws-token',
+  websocket: 'logs-ws',
 }
 
 beforeAll(async () => {
@@ -92,8 +94,12 @@ beforeAll(async () => {
   productId = created.body.id!
   expect((await call(sent.read, `/api/v1/products/${productId}`)).status).toBe(200)
   expect((await call(sent.unknown, '/api/v1/nothing-here?page=2')).status).toBe(404)
-  // A WebSocket URL with its token in the query, sent as a plain GET (426).
+  // A WebSocket URL with its token in the query, sent as a plain GET (426), then connected.
   expect((await call(sent.websocketToken, `/api/v1/ws?access_token=${token}`)).status).toBe(426)
+  const socket = new WebSocket(`${api.baseUrl.replace('http', 'ws')}/api/v1/ws?access_token=${token}`, { headers: { 'x-request-id': sent.websocket } })
+  await new Promise((resolve, reject) => socket.once('message', resolve).once('error', reject))
+  socket.close(1000)
+  await new Promise((resolve) => socket.once('close', resolve))
 
   await waitFor(() => deliveries.length > 0 && workerOutput.includes('"webhook delivered"'), 'the delivery of product.created')
   // Stopped, so that every line is written out.
@@ -130,6 +136,8 @@ describe('the API and worker processes', () => {
       [sent.create]: { method: 'POST', route: '/api/v1/products', path: '/api/v1/products', status_code: 201 },
       [sent.read]: { method: 'GET', route: '/api/v1/products/:id', path: `/api/v1/products/${productId}`, status_code: 200 },
       [sent.websocketToken]: { method: 'GET', route: '/api/v1/ws', path: '/api/v1/ws', status_code: 426 },
+      // A WebSocket's line comes when it closes: how long it was open, and the close code.
+      [sent.websocket]: { method: 'GET', route: '/api/v1/ws', path: '/api/v1/ws', status_code: 101, close_code: 1000 },
     }
     for (const [requestId, fields] of Object.entries(expected)) {
       expect(of(requestId)).toEqual([
