@@ -4,10 +4,13 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { openDatabase } from '@commerce/db'
+import { LOG_LEVELS, createLogger } from '@commerce/db/logger'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
+// The children validate LOG_LEVEL and refuse a bad one; these few lines fall back to info.
+const log = createLogger('start', LOG_LEVELS.includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info')
 const database = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR })
-if (database.startedHere) console.log(JSON.stringify({ level: 'info', msg: 'embedded PostgreSQL started', dataDir: '.data/postgres' }))
+if (database.startedHere) log.info({ dataDir: '.data/postgres' }, 'embedded PostgreSQL started')
 
 const env = { ...process.env, DATABASE_URL: database.url }
 const apps = ['api', 'worker'].map((name) => {
@@ -29,7 +32,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stop(0
 for (const { name, exited } of apps) {
   exited.then(({ code, signal }) => {
     if (stopping) return
-    console.error(JSON.stringify({ level: 'error', msg: `${name} exited unexpectedly`, code, signal }))
+    log.error({ code, signal }, `${name} exited unexpectedly`)
     void stop(1)
   })
 }

@@ -5,6 +5,7 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
+import { logDestination, logOptions, type LogDestination, type LogLevel } from '@commerce/db/logger'
 import { ACCESS, CORS_PREFLIGHT_ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
@@ -20,6 +21,7 @@ import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
 import securityHeadersPlugin from './plugins/security-headers.js'
 import websocketPlugin from './plugins/websocket.js'
+import { RequestLog } from './request-log.js'
 import { registerRoutes } from './routes/index.js'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -52,23 +54,30 @@ function createValidators() {
 }
 
 export interface BuildOptions {
-  /** Pino logger options over the defaults (level, redaction, serializers); false silences logging. */
-  logger?: false | Record<string, unknown>
+  /**
+   * Pino logger options over the shared shape (@commerce/db/logger) and ours (redaction,
+   * serializers), e.g. a `stream` to capture the lines; false silences logging.
+   */
+  logger?: false | { level?: LogLevel; stream?: LogDestination }
   /** Where charges and refunds go; the built-in `test` provider by default. */
   paymentProvider?: PaymentProvider
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const shared = logOptions('api', config.logLevel)
   const app = Fastify({
     logger: options.logger !== false && {
-      level: config.logLevel,
+      ...shared,
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["sec-websocket-protocol"]', '*.password', '*.secret', '*.token'],
         censor: '[redacted]',
       },
-      serializers: LOG_SERIALIZERS,
+      serializers: { ...shared.serializers, ...LOG_SERIALIZERS },
       ...options.logger,
+      stream: options.logger?.stream ?? logDestination(),
     },
+    // Without a logger Fastify's own controller calls no-op methods (ours asks pino for its level).
+    ...(options.logger !== false && { logController: new RequestLog() }),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     requestIdHeader: false,

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DEFAULT_SCRYPT_COST, parseDuration, type DurationUnit } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
+import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test'
@@ -25,7 +26,7 @@ export interface Config {
   rateLimitApiKeyMax: number
   redisUrl: string | undefined
   trustProxy: boolean
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  logLevel: LogLevel
   scryptCost: number
   /** How often WebSocket clients are pinged; one that has not answered the previous ping is dropped. */
   wsHeartbeatIntervalMs: number
@@ -46,7 +47,6 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const NODE_ENVS = ['development', 'production', 'test'] as const
 
 /**

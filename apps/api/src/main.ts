@@ -1,6 +1,7 @@
 /** Starts the API: config, database (embedded when DATABASE_URL is unset), migrations, listen. */
 import closeWithGrace from 'close-with-grace'
 import { migrate, openDatabase } from '@commerce/db'
+import { createLogger } from '@commerce/db/logger'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 
@@ -30,7 +31,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
+  // A bad configuration is a message for the person who set it; any other failure a log line.
   if (error instanceof ConfigError) console.error(error.message)
-  else console.error('The API could not start:', error)
+  else createLogger('api', 'fatal').fatal({ err: error }, 'the API could not start')
   process.exit(1)
 })

@@ -1,5 +1,5 @@
 /** Real API and worker processes (their built dist/main.js) on a test database, for multi-process tests. */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -16,10 +16,19 @@ export async function freePort(): Promise<number> {
   return port
 }
 
+/** Its standard output to `stdout` when given (in chunks, not lines), else ignored. */
+const stdioOf = (stdout?: (text: string) => void): StdioOptions => ['ignore', stdout ? 'pipe' : 'ignore', 'ignore']
+
+function pipeStdout(child: ChildProcess, stdout?: (text: string) => void) {
+  if (stdout) child.stdout!.on('data', (chunk: Buffer) => stdout(chunk.toString()))
+  return child
+}
+
 /** Starts a worker process. */
-export function startWorker(databaseUrl: string, env: Record<string, string> = {}): ChildProcess {
+export function startWorker(databaseUrl: string, env: Record<string, string> = {}, stdout?: (text: string) => void): ChildProcess {
   if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: run pnpm build`)
-  return spawn(process.execPath, [WORKER_MAIN], { env: { ...processEnv(databaseUrl), ...env }, stdio: 'ignore' })
+  const child = spawn(process.execPath, [WORKER_MAIN], { env: { ...processEnv(databaseUrl), ...env }, stdio: stdioOf(stdout) })
+  return pipeStdout(child, stdout)
 }
 
 /** SIGTERM, and wait for the exit. */
@@ -41,7 +50,11 @@ export function processEnv(databaseUrl: string): NodeJS.ProcessEnv {
 export const PROCESS_JWT_SECRET = 'process-test-secret-process-test-secret-0123456789'
 
 /** Starts an API process and resolves once /health answers; `env` adds to or overrides its environment. */
-export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; process: ChildProcess }> {
+export async function startApi(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  stdout?: (text: string) => void,
+): Promise<{ baseUrl: string; process: ChildProcess }> {
   if (!existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run pnpm build`)
   const port = await freePort()
   const baseUrl = `http://127.0.0.1:${port}`
@@ -55,8 +68,9 @@ export async function startApi(databaseUrl: string, env: Record<string, string> 
       SCRYPT_COST: '1024',
       ...env,
     },
-    stdio: 'ignore',
+    stdio: stdioOf(stdout),
   })
+  pipeStdout(child, stdout)
   for (let tries = 0; ; tries++) {
     if (await fetch(`${baseUrl}/health`).then((response) => response.ok, () => false)) return { baseUrl, process: child }
     if (tries > 150 || child.exitCode !== null) throw new Error('the API did not start')

@@ -55,7 +55,8 @@ describe('secrets never reach the logs', () => {
     })
 
     const log = lines.join('')
-    expect(lines.length).toBeGreaterThan(10)
+    // At least the line of each of the 10 requests.
+    expect(lines.length).toBeGreaterThanOrEqual(10)
     // The requests were logged (their URLs and ids), only without the secrets.
     expect(log).toContain('/api/v1/auth/login')
     for (const secret of [password, jwt, jwt.split('.')[2]!, key, webhookSecret, clientSecret, basic]) {

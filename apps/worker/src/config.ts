@@ -2,9 +2,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { parseDuration } from '@commerce/domain'
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
+import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`. */
@@ -22,8 +20,10 @@ export interface Config {
   webhookDisableAfterMs: number | null
   /** Lets deliveries reach private, loopback and link-local addresses (development, tests). */
   webhookAllowPrivateTargets: boolean
-  /** Serves GET /health on this port when set. */
+  /** Serves GET /health and GET /metrics on this port when set, */
   healthPort: number | undefined
+  /** on this address: WORKER_HEALTH_HOST, else HOST (where the API listens), else every interface. */
+  healthHost: string
 }
 
 const DURATION = /^(\d+)(ms|s|m|h)$/
@@ -74,6 +74,14 @@ const VARIABLES = {
     schema: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     problem: 'must be a port number (0 to 65535)',
   },
+  WORKER_HEALTH_HOST: {
+    schema: Type.Optional(Type.String({ minLength: 1 })),
+    problem: 'must be a host name or IP address',
+  },
+  HOST: {
+    schema: Type.Optional(Type.String({ minLength: 1 })),
+    problem: 'must be a host name or IP address',
+  },
   LOG_LEVEL: {
     schema: Type.Union(
       LOG_LEVELS.map((level) => Type.Literal(level)),
@@ -96,6 +104,8 @@ const Environment = Type.Object({
   WEBHOOK_DISABLE_AFTER: VARIABLES.WEBHOOK_DISABLE_AFTER.schema,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: VARIABLES.WEBHOOK_ALLOW_PRIVATE_TARGETS.schema,
   WORKER_HEALTH_PORT: VARIABLES.WORKER_HEALTH_PORT.schema,
+  WORKER_HEALTH_HOST: VARIABLES.WORKER_HEALTH_HOST.schema,
+  HOST: VARIABLES.HOST.schema,
 })
 type Environment = Static<typeof Environment>
 
@@ -149,5 +159,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDisableAfterMs: valid.WEBHOOK_DISABLE_AFTER === 'never' ? null : parseDuration(valid.WEBHOOK_DISABLE_AFTER)!,
     webhookAllowPrivateTargets: valid.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     healthPort: valid.WORKER_HEALTH_PORT,
+    healthHost: valid.WORKER_HEALTH_HOST ?? valid.HOST ?? '0.0.0.0',
   }
 }

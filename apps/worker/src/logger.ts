@@ -1,6 +1,9 @@
-/** Structured logs: one JSON object per line on stdout, and the adapter Graphile Worker logs through. */
+/**
+ * The worker's logs: the shared shape of @commerce/db/logger (pino), and the adapter Graphile
+ * Worker logs through. The worker calls its logger message first (`logger.warn('msg', fields)`).
+ */
 import { Logger as GraphileLogger, type LogFunctionFactory } from 'graphile-worker'
-import type { LogLevel } from './config.js'
+import { createLogger as createProcessLogger, type LogLevel } from '@commerce/db/logger'
 
 export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void
@@ -9,23 +12,18 @@ export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void
 }
 
-const SEVERITY: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 }
-
-function serialise(value: unknown): unknown {
-  return value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value
-}
-
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
-  const at = (entryLevel: 'error' | 'warn' | 'info' | 'debug') => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (SEVERITY[entryLevel] < SEVERITY[level]) return
-    const entry: Record<string, unknown> = { level: entryLevel, time: new Date().toISOString(), msg }
-    for (const [key, value] of Object.entries(fields)) entry[key] = serialise(value)
-    write(`${JSON.stringify(entry)}\n`)
+/** Standard output, unless `write` is given (tests): it then receives each line. */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const log = createProcessLogger('worker', level, write && { write })
+  return {
+    error: (msg, fields) => log.error(fields, msg),
+    warn: (msg, fields) => log.warn(fields, msg),
+    info: (msg, fields) => log.info(fields, msg),
+    debug: (msg, fields) => log.debug(fields, msg),
   }
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }
 }
 
-/** Routes Graphile Worker's own messages (connections, jobs, failures) into our JSON lines. */
+/** Routes Graphile Worker's own messages (connections, jobs, failures) into our lines. */
 export function graphileLogger(logger: Logger): GraphileLogger {
   const factory: LogFunctionFactory = (scope) => (level, message, meta) => {
     const fields = { component: 'graphile-worker', ...scope, ...meta }

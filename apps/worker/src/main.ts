@@ -49,7 +49,7 @@ async function main(): Promise<void> {
       },
       logger,
     })
-    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, () => !stopping, worker.metrics.registry)
+    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, config.healthHost, () => !stopping, worker.metrics.registry)
     logger.info('worker started', {
       concurrency: config.concurrency,
       database: redactUrl(database.url),
@@ -82,6 +82,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`The worker could not start: ${error instanceof Error ? error.stack : String(error)}\n`)
+  createLogger('error').error('the worker could not start', { error })
   process.exit(1)
 })

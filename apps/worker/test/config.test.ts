@@ -14,7 +14,14 @@ describe('loadConfig', () => {
       webhookDisableAfterMs: 5 * 86_400_000,
       webhookAllowPrivateTargets: false,
       healthPort: undefined,
+      healthHost: '0.0.0.0',
     })
+  })
+
+  it('binds the health port where HOST says, as the API does, unless WORKER_HEALTH_HOST says otherwise', () => {
+    expect(loadConfig({ HOST: '127.0.0.1' }).healthHost).toBe('127.0.0.1')
+    expect(loadConfig({ HOST: '127.0.0.1', WORKER_HEALTH_HOST: '0.0.0.0' }).healthHost).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: ' ', WORKER_HEALTH_HOST: '' }).healthHost).toBe('0.0.0.0')
   })
 
   it('reads every variable and treats empty values as unset', () => {
@@ -29,6 +36,7 @@ describe('loadConfig', () => {
       WEBHOOK_DISABLE_AFTER: '36h',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WORKER_HEALTH_PORT: '9464',
+      WORKER_HEALTH_HOST: '10.0.0.5',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -41,6 +49,7 @@ describe('loadConfig', () => {
       webhookDisableAfterMs: 36 * 3_600_000,
       webhookAllowPrivateTargets: true,
       healthPort: 9464,
+      healthHost: '10.0.0.5',
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })
     expect(loadConfig({ WEBHOOK_DISABLE_AFTER: 'never' }).webhookDisableAfterMs).toBeNull()

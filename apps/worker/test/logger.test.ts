@@ -8,11 +8,14 @@ function capture(level: Parameters<typeof createLogger>[0]) {
   return { logger, lines }
 }
 
+/** The fields pino adds to every line of the worker (@commerce/db/logger). */
+const BASE = { time: expect.any(String), pid: process.pid, hostname: expect.any(String), name: 'worker' }
+
 describe('logger', () => {
-  it('writes one JSON object per line with level, time, msg and the fields', () => {
+  it('writes one JSON object per line in the shared shape: level by name, ISO time, name, msg and the fields', () => {
     const { logger, lines } = capture('info')
     logger.info('worker started', { concurrency: 5 })
-    expect(lines).toEqual([{ level: 'info', time: expect.any(String), msg: 'worker started', concurrency: 5 }])
+    expect(lines).toEqual([{ ...BASE, level: 'info', msg: 'worker started', concurrency: 5 }])
     expect(new Date(lines[0]!.time as string).toISOString()).toBe(lines[0]!.time)
   })
 
@@ -31,7 +34,7 @@ describe('logger', () => {
   it('serialises errors with their message and stack', () => {
     const { logger, lines } = capture('info')
     logger.error('worker failed', { error: new Error('connection refused') })
-    expect(lines[0]!.error).toMatchObject({ name: 'Error', message: 'connection refused', stack: expect.stringContaining('Error: connection refused') })
+    expect(lines[0]!.error).toMatchObject({ type: 'Error', message: 'connection refused', stack: expect.stringContaining('Error: connection refused') })
   })
 
   it("maps Graphile Worker's levels and scope onto our lines", () => {
@@ -40,8 +43,8 @@ describe('logger', () => {
     graphile.warn('job failed', { attempts: 2 })
     graphile.debug('polling')
     expect(lines).toEqual([
-      { level: 'warn', time: expect.any(String), msg: 'job failed', component: 'graphile-worker', taskIdentifier: 'deliver-webhook', attempts: 2 },
-      { level: 'debug', time: expect.any(String), msg: 'polling', component: 'graphile-worker', taskIdentifier: 'deliver-webhook' },
+      { ...BASE, level: 'warn', msg: 'job failed', component: 'graphile-worker', taskIdentifier: 'deliver-webhook', attempts: 2 },
+      { ...BASE, level: 'debug', msg: 'polling', component: 'graphile-worker', taskIdentifier: 'deliver-webhook' },
     ])
   })
 

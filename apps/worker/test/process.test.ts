@@ -118,16 +118,17 @@ describe('the worker process', () => {
     }
   })
 
-  it('serves GET /health while it runs', async () => {
+  it('serves GET /health while it runs, on the address HOST names (as the API does)', async () => {
     let answer: { status: number; body: unknown } | undefined
+    let health: { address: string; port: number } | undefined
     const exit = await runWorker(
-      { DATABASE_URL: database.url, WORKER_HEALTH_PORT: '0' },
+      { DATABASE_URL: database.url, WORKER_HEALTH_PORT: '0', HOST: '127.0.0.1' },
       {
         text: 'worker started',
         then: (pid) => {
           void (async () => {
-            const started = jsonLines(currentStdout()).find((line) => line.msg === 'worker started') as { health: { port: number } }
-            const response = await fetch(`http://127.0.0.1:${started.health.port}/health`)
+            health = (jsonLines(currentStdout()).find((line) => line.msg === 'worker started') as { health: typeof health }).health!
+            const response = await fetch(`http://127.0.0.1:${health.port}/health`)
             answer = { status: response.status, body: await response.json() }
             process.kill(pid, 'SIGTERM')
           })()
@@ -136,6 +137,8 @@ describe('the worker process', () => {
     )
     expect(exit.code).toBe(0)
     expect(answer).toEqual({ status: 200, body: { status: 'ok' } })
+    // Loopback only: not every interface ('::' or '0.0.0.0').
+    expect(health?.address).toBe('127.0.0.1')
   })
 
   it('loses no event when killed with SIGKILL in the middle of 1,000 deliveries: started again, it delivers every one', async () => {

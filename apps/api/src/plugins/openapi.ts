@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { ErrorBody } from '@commerce/domain'
+import { SYSTEM_PATHS } from '../routes/system/routes.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -55,8 +56,6 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'system', description: 'Liveness, readiness and metrics, outside /api/v1' },
 ]
 
-/** Paths the rate limiter never counts (plugins/rate-limit.ts): no rate-limit headers, no 429. */
-const UNCOUNTED_PATHS = new Set(['/health', '/ready', '/metrics'])
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 
 const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647 } })
@@ -130,7 +129,8 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
     Record<string, { operationId?: string; deprecated?: boolean; responses?: Record<string, ResponseObject> }>
   >
   for (const [path, item] of Object.entries(paths)) {
-    const counted = !UNCOUNTED_PATHS.has(path)
+    // The rate limiter never counts the system paths: no rate-limit headers, no 429.
+    const counted = !SYSTEM_PATHS.has(path)
     for (const [method, operation] of Object.entries(item)) {
       if (!HTTP_METHODS.has(method)) continue
       operation.operationId ??= operationIdOf(method, path)

@@ -15,6 +15,7 @@ import fp from 'fastify-plugin'
 import rateLimit from '@fastify/rate-limit'
 import { Redis } from 'ioredis'
 import { ApiError } from '../errors.js'
+import { SYSTEM_PATHS } from '../routes/system/routes.js'
 
 export interface RateLimitOptions {
   max: number
@@ -23,8 +24,6 @@ export interface RateLimitOptions {
   /** redis:// or rediss:// URL of the shared store; unset: in-memory. */
   redisUrl?: string
 }
-
-const UNCOUNTED = new Set(['/health', '/ready', '/metrics'])
 
 export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
@@ -66,7 +65,7 @@ export default fp<RateLimitOptions>(
         if (principal?.kind === 'api_key') return `api_key:${principal.keyId}`
         return principal?.kind === 'oauth_client' ? `oauth_client:${principal.clientId}` : `ip:${request.ip}`
       },
-      allowList: (request: FastifyRequest) => UNCOUNTED.has(request.routeOptions.url ?? ''),
+      allowList: (request: FastifyRequest) => SYSTEM_PATHS.has(request.routeOptions.url ?? ''),
       errorResponseBuilder: (_request, context) =>
         new ApiError('rate_limited', `Rate limit of ${context.max} requests per ${context.after} exceeded; retry later`),
     })

@@ -5,6 +5,9 @@ import { ApiError, errorResponses } from '../../errors.js'
 
 const Status = Type.Object({ status: Type.String() })
 
+/** What the platform calls (probes, the metrics scrape): never rate limited, logged at debug. */
+export const SYSTEM_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics'])
+
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', { schema: { tags: ['system'], response: { 200: Status } } }, async () => ({ status: 'ok' }))
 

@@ -18,6 +18,7 @@ import { createEventFeed, type FeedEvent } from './feed.js'
 import { EVENT_ID_PATTERN, readClientMessage, type ServerMessage, type Viewer } from './protocol.js'
 import { createEventLog } from './replay.js'
 import { ClientStream, eventMessage } from './stream.js'
+import { logWebSocketClosed } from '../../request-log.js'
 
 /** One key per caller: a user, an API key or an OAuth client. */
 function callerOf(principal: Principal): string {
@@ -229,7 +230,9 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         else if (message.type === 'error') send(socket, message)
         else send(socket, client.stream.subscription.change(message.type, message.kinds))
       })
-      socket.on('close', () => {
+      const openedAt = performance.now()
+      socket.on('close', (code) => {
+        logWebSocketClosed(request, openedAt, code)
         clients.delete(client)
         clearTimeout(client.expiry)
         const left = openByCaller.get(client.caller)! - 1

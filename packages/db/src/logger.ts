@@ -1,0 +1,44 @@
+/**
+ * The one log shape of every process — the API, the worker and `pnpm start`: pino JSON lines on
+ * standard output with `level` as its name ("info"), `time` in ISO 8601, `name` the process
+ * ("api", "worker", "start") and, on a request's lines, its id as `request_id` (the name the error
+ * body and the event log use). When standard output is a terminal the same entries are printed
+ * for a person instead (pino-pretty, in the process: nothing to lose at exit, no thread to start);
+ * a deployment's standard output is a pipe or a file, so it always gets JSON.
+ */
+import { createRequire } from 'node:module'
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+
+export type { DestinationStream as LogDestination, Logger as ProcessLogger } from 'pino'
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** The field that carries a request's id on each of its log lines. */
+export const REQUEST_ID_LOG_FIELD = 'request_id'
+
+/** pino options of the shared shape; a process adds its own (redaction, serializers) over them. */
+export function logOptions(name: string, level: LogLevel): LoggerOptions {
+  return {
+    name,
+    level,
+    formatters: { level: (label: string) => ({ level: label }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Errors are logged as `err` (pino's and Fastify's name) or `error` (the worker's).
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+  }
+}
+
+const require = createRequire(import.meta.url)
+
+/** Standard output: JSON lines, or lines for people when it is a terminal. */
+export function logDestination(): DestinationStream | undefined {
+  if (!process.stdout.isTTY) return undefined // pino's own asynchronous stdout, flushed at exit
+  // Loaded only here: a deployment never needs it.
+  const pretty = require('pino-pretty') as typeof import('pino-pretty')
+  return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
+}
+
+export function createLogger(name: string, level: LogLevel, destination: DestinationStream | undefined = logDestination()): Logger {
+  return pino(logOptions(name, level), destination)
+}
