@@ -44,7 +44,7 @@ async function call(base: string, method: 'GET' | 'POST', path: string, token?: 
     body: body ? JSON.stringify(body) : undefined,
   })
   const text = await response.body.text()
-  return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> & { error?: { code: string } } }
+  return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> & { error?: { code: string; request_id?: string } } }
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The WebSocket channel /api/v1/ws over real sockets: handshake, protocol, visibility, delivery across instances. */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { createConnection } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
