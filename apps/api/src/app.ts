@@ -111,12 +111,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     url: config.databaseUrl,
     poolMax: config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
     transactionPooler: config.databasePgbouncer,
   }
   const main = createDb({ ...pool, applicationName: 'commerce-api' })
   const catalog = createDb({ ...pool, applicationName: 'commerce-api-catalog', genericPlans: true })
   // LISTEN needs a session: behind a transaction pooler it goes to PostgreSQL directly.
-  const listen = config.databaseDirectUrl ? createDb({ url: config.databaseDirectUrl, poolMax: 1, applicationName: 'commerce-api-listen' }) : main
+  const listen = config.databaseDirectUrl ? createDb({ url: config.databaseDirectUrl, poolMax: 1, connectTimeoutMs: config.databaseConnectTimeoutMs, applicationName: 'commerce-api-listen' }) : main
 
   await app.register(errorsPlugin)
   // Its onRequest hook first, so that a request refused by a later hook (401, 429) still carries

@@ -16,6 +16,8 @@ export interface Config {
   databasePgbouncer: boolean
   databasePoolMax: number
   databaseStatementTimeoutMs: number
+  /** How long a request waits for a database connection (to be made or to come free) before it answers 503. */
+  databaseConnectTimeoutMs: number
   dataDir: string
   host: string
   port: number
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePgbouncer: boolean('DATABASE_PGBOUNCER', false),
     databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: duration('DATABASE_STATEMENT_TIMEOUT', '30s', 'ms'),
+    databaseConnectTimeoutMs: duration('DATABASE_CONNECT_TIMEOUT', '5s', 'ms'),
     dataDir,
     host: text('HOST') ?? '0.0.0.0',
     port: integer('PORT', 3000, 0, 65535),

@@ -1,6 +1,7 @@
 /**
- * Fault injection: PostgreSQL stopped and started again under a running API (503 meanwhile, then
- * it recovers by itself), and an API process killed (SIGKILL) in the middle of checkouts (no half
+ * Fault injection: PostgreSQL stopped and started again under a running API, and a database host
+ * that goes silent (writes, reads and /ready answer 503 at once meanwhile, then the API recovers
+ * by itself), and an API process killed (SIGKILL) in the middle of checkouts (no half
  * order: every order whole, with its payment and events, and the stock matching the orders).
  */
 import { randomUUID } from 'node:crypto'
@@ -15,6 +16,7 @@ import { createDb, createUser, EMBEDDED_DEFAULT_PORT, migrate, openDatabase } fr
 import { createTestDatabase } from '@commerce/db/testing'
 import { hashPassword } from '@commerce/domain'
 import { buildApp } from '../src/app.js'
+import { startDatabaseProxy } from './database-proxy.js'
 import { testConfig, TEST_SCRYPT_COST } from './helpers.js'
 import { startApi, stopProcess } from './processes.js'
 
@@ -42,11 +44,85 @@ async function call(base: string, method: 'GET' | 'POST', path: string, token?: 
     body: body ? JSON.stringify(body) : undefined,
   })
   const text = await response.body.text()
-  return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> & { error?: { code: string } } }
+  return { status: response.statusCode, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> & { error?: { code: string; request_id?: string } } }
+}
+
+/**
+ * The longest a request may take to answer 503 while the database is away, and the database's
+ * return may take to reach the API: a functional bound (fail fast, recover by itself), far above
+ * what it takes (README, Operations), far below the time a request hung before.
+ */
+const ANSWER_BOUND_MS = 2_000
+
+/** Sends a request and times its answer; one that has not answered well past the bound fails here. */
+async function timed(...args: Parameters<typeof call>) {
+  const start = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${args[1]} ${args[2]} did not answer within ${2 * ANSWER_BOUND_MS} ms`)), 2 * ANSWER_BOUND_MS)
+  })
+  try {
+    const answer = await Promise.race([call(...args), hung])
+    return { ...answer, ms: performance.now() - start }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The writes and reads of a store, all at once: each must answer 503 while the database is away. */
+function sendDuringOutage(base: string, token: string, cartId: string, productId: string, title: string) {
+  return Promise.all([
+    timed(base, 'GET', '/ready'),
+    timed(base, 'GET', '/api/v1/products'),
+    timed(base, 'POST', '/api/v1/products', token, { title, price: 1, currency: 'USD' }),
+    timed(base, 'POST', `/api/v1/carts/${cartId}/items`, undefined, { product_id: productId, quantity: 1 }),
+  ])
+}
+
+/** Every answer is our 503 `service_unavailable`, within the bound. */
+function expectUnavailable(answers: Awaited<ReturnType<typeof timed>>[]) {
+  for (const answer of answers) {
+    expect([answer.status, answer.body.error?.code, typeof answer.body.error?.request_id]).toEqual([503, 'service_unavailable', 'string'])
+    expect(answer.ms).toBeLessThan(ANSWER_BOUND_MS)
+  }
+}
+
+/** Once the database is back: milliseconds until `/ready` and a write both succeed (within the bound). */
+async function recovery(base: string, token: string): Promise<number> {
+  const start = performance.now()
+  const elapsed = () => performance.now() - start
+  while ((await timed(base, 'GET', '/ready')).status !== 200 && elapsed() < ANSWER_BOUND_MS) await sleep(20)
+  while ((await timed(base, 'POST', '/api/v1/products', token, { title: 'After', price: 1, currency: 'USD' })).status !== 201 && elapsed() < ANSWER_BOUND_MS) {
+    await sleep(20)
+  }
+  return elapsed()
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Nothing that was refused is in the database: no product with that title, no line in the cart. */
+async function expectNothingWritten(databaseUrl: string, title: string, cartId: string) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  try {
+    const [written] = await sql<{ products: number; lines: number }[]>`
+      select (select count(*)::int from products where title = ${title}) as products,
+        (select count(*)::int from cart_items where cart_id = ${cartId}) as lines`
+    expect(written).toEqual({ products: 0, lines: 0 })
+  } finally {
+    await sql.end()
+  }
+}
+
+/** A product to put in carts and an empty cart, made before the outage. */
+async function productAndCart(base: string, token: string) {
+  const product = await call(base, 'POST', '/api/v1/products', token, { title: 'Kettle', price: 20, currency: 'USD', inventory_quantity: 10 })
+  const cart = await call(base, 'POST', '/api/v1/carts', undefined, { currency: 'USD' })
+  expect([product.status, cart.status]).toEqual([201, 201])
+  return { productId: String(product.body.id), cartId: String(cart.body.id) }
 }
 
 describe('PostgreSQL restarted under a running API', () => {
-  it('answers 503 service_unavailable while it is down and recovers by itself when it is back', { timeout: 120_000 }, async () => {
+  it('answers writes, reads and /ready with 503 service_unavailable at once while it is down, and recovers by itself when it is back', { timeout: 120_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'commerce-faults-'))
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
     // A cluster of its own, on a port of its own: the shared test server is not touched.
@@ -59,32 +135,49 @@ describe('PostgreSQL restarted under a running API', () => {
     await app.listen({ port: 0, host: '127.0.0.1' })
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
     const token = await adminToken(cluster.url, base)
+    const { productId, cartId } = await productAndCart(base, token)
     expect((await call(base, 'GET', '/ready')).status).toBe(200)
 
     await cluster.stop()
-    const down = await Promise.all([
-      call(base, 'GET', '/ready'),
-      call(base, 'GET', '/api/v1/products'),
-      call(base, 'POST', '/api/v1/products', token, { title: 'While down', price: 1, currency: 'USD' }),
-    ])
-    expect(down.map((answer) => [answer.status, answer.body.error?.code])).toEqual([
-      [503, 'service_unavailable'],
-      [503, 'service_unavailable'],
-      [503, 'service_unavailable'],
-    ])
+    // Rounds over two seconds: refused transactions once kept their pool reconnecting for them,
+    // and from the second or third round on every write and /ready waited for the database.
+    for (let round = 0; round < 4; round++) {
+      expectUnavailable(await sendDuringOutage(base, token, cartId, productId, 'While down'))
+      await sleep(500)
+    }
 
     const url = cluster.url
     cluster = await openDatabase({ dataDir, port })
     // The same address again, so the API's pools reconnect to it unchanged.
     expect(cluster.url).toBe(url)
-    let products = await call(base, 'GET', '/api/v1/products')
-    for (let tries = 0; tries < 100 && products.status !== 200; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      products = await call(base, 'GET', '/api/v1/products')
-    }
-    expect(products.status).toBe(200)
-    expect((await call(base, 'GET', '/ready')).status).toBe(200)
-    expect((await call(base, 'POST', '/api/v1/products', token, { title: 'After', price: 1, currency: 'USD' })).status).toBe(201)
+    expect(await recovery(base, token)).toBeLessThan(ANSWER_BOUND_MS)
+    expect((await call(base, 'GET', '/api/v1/products')).status).toBe(200)
+    await expectNothingWritten(cluster.url, 'While down', cartId)
+  })
+})
+
+describe('a database host that accepts connections and never answers', () => {
+  it('answers 503 service_unavailable within the connect timeout, queued requests too, and recovers when it answers again', { timeout: 60_000 }, async () => {
+    const database = await createTestDatabase(inject('adminUrl'), inject('template'))
+    cleanups.push(() => database.drop())
+    const proxy = await startDatabaseProxy(new URL(database.url))
+    cleanups.push(() => proxy.close())
+    // Two connections per pool, so that most requests of a burst wait for one.
+    const app = await buildApp(testConfig(proxy.url, { databasePoolMax: 2, databaseConnectTimeoutMs: 1_000 }), { logger: false })
+    cleanups.push(() => app.close())
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+    const token = await adminToken(database.url, base)
+    const { productId, cartId } = await productAndCart(base, token)
+
+    proxy.silence(true)
+    proxy.cut()
+    const bursts = await Promise.all([0, 1, 2, 3].map(() => sendDuringOutage(base, token, cartId, productId, 'While silent')))
+    expectUnavailable(bursts.flat())
+
+    proxy.silence(false)
+    expect(await recovery(base, token)).toBeLessThan(ANSWER_BOUND_MS)
+    await expectNothingWritten(database.url, 'While silent', cartId)
   })
 })
 

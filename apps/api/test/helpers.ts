@@ -17,6 +17,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     databasePgbouncer: false,
     databasePoolMax: 5,
     databaseStatementTimeoutMs: 30_000,
+    databaseConnectTimeoutMs: 5_000,
     dataDir: '.data/test',
     host: '127.0.0.1',
     port: 0,

@@ -1,7 +1,7 @@
 /** The WebSocket channel /api/v1/ws over real sockets: handshake, protocol, visibility, delivery across instances. */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createConnection, createServer, type Server, type Socket } from 'node:net'
+import { createConnection } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -10,6 +10,7 @@ import WebSocket, { type ClientOptions } from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
 import { createApiKey, newId, writeEvents, type NewEvent } from '@commerce/db'
 import { buildApp } from '../src/app.js'
+import { startDatabaseProxy, type DatabaseProxy } from './database-proxy.js'
 import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
 
 const WS_PATH = '/api/v1/ws'
@@ -422,37 +423,6 @@ describe('token expiry', () => {
   })
 })
 
-/** A TCP proxy in front of PostgreSQL that can refuse new connections, to keep a dropped LISTEN from reconnecting. */
-async function startProxy(target: URL) {
-  const upstreams = new Set<Socket>()
-  let refusing = false
-  const server: Server = createServer((downstream) => {
-    if (refusing) return downstream.destroy()
-    const upstream = createConnection(Number(target.port), target.hostname)
-    upstreams.add(upstream)
-    downstream.pipe(upstream).pipe(downstream)
-    const drop = () => {
-      upstreams.delete(upstream)
-      upstream.destroy()
-      downstream.destroy()
-    }
-    upstream.on('error', drop).on('close', drop)
-    downstream.on('error', drop).on('close', drop)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const proxied = new URL(target)
-  proxied.port = String((server.address() as AddressInfo).port)
-  return {
-    url: proxied.toString(),
-    /** The local ports of the proxy's connections to PostgreSQL (pg_stat_activity.client_port). */
-    ports: () => [...upstreams].map((socket) => socket.localPort!),
-    refuse(value: boolean) {
-      refusing = value
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
-}
-
 describe('resuming', () => {
   // Every test here opens several connections of the admin: close them, within the per-caller limit.
   afterEach(async () => {
@@ -782,11 +752,11 @@ describe('a second API process', () => {
 describe('a second API instance on the same database', () => {
   let other: FastifyInstance
   let otherUrl: string
-  let proxy: Awaited<ReturnType<typeof startProxy>>
+  let proxy: DatabaseProxy
   const logLines: string[] = []
 
   beforeAll(async () => {
-    proxy = await startProxy(new URL(ctx.database.url))
+    proxy = await startDatabaseProxy(new URL(ctx.database.url))
     other = await buildApp(testConfig(proxy.url, { wsHeartbeatIntervalMs: 200 }), {
       logger: { level: 'info', stream: { write: (line: string) => logLines.push(line) } },
     })

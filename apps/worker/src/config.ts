@@ -10,6 +10,8 @@ export interface Config {
   /** COMMERCE_DATA_DIR, as the API reads it; unset: the workspace's `.data/`. */
   dataDir: string | undefined
   databasePoolMax: number
+  /** The longest a query waits for a connection, to be made or to come free (as the API's). */
+  databaseConnectTimeoutMs: number
   concurrency: number
   logLevel: LogLevel
   /** A delivery attempt's whole time limit (connect, send, answer). */
@@ -53,6 +55,11 @@ const VARIABLES = {
   DATABASE_POOL_MAX: {
     schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
     problem: 'must be an integer >= 1 (at most 1000)',
+  },
+  DATABASE_CONNECT_TIMEOUT: {
+    // As the API reads it: a bare number is milliseconds.
+    schema: Type.String({ pattern: '^0*[1-9]\\d*\\s*(ms|s|m|h|d)?$', default: '5s' }),
+    problem: 'must be a duration such as 5s or 1500ms, more than zero',
   },
   WEBHOOK_TIMEOUT_MS: {
     schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
@@ -98,6 +105,7 @@ const Environment = Type.Object({
   COMMERCE_DATA_DIR: VARIABLES.COMMERCE_DATA_DIR.schema,
   WORKER_CONCURRENCY: VARIABLES.WORKER_CONCURRENCY.schema,
   DATABASE_POOL_MAX: VARIABLES.DATABASE_POOL_MAX.schema,
+  DATABASE_CONNECT_TIMEOUT: VARIABLES.DATABASE_CONNECT_TIMEOUT.schema,
   LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
   WEBHOOK_TIMEOUT_MS: VARIABLES.WEBHOOK_TIMEOUT_MS.schema,
   WEBHOOK_RETRY_SCHEDULE: VARIABLES.WEBHOOK_RETRY_SCHEDULE.schema,
@@ -113,6 +121,7 @@ type Environment = Static<typeof Environment>
 const ECHOED: ReadonlySet<Name> = new Set([
   'WORKER_CONCURRENCY',
   'DATABASE_POOL_MAX',
+  'DATABASE_CONNECT_TIMEOUT',
   'LOG_LEVEL',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_RETRY_SCHEDULE',
@@ -152,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: valid.DATABASE_URL,
     dataDir: valid.COMMERCE_DATA_DIR,
     databasePoolMax: valid.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: parseDuration(valid.DATABASE_CONNECT_TIMEOUT, 'ms')!,
     concurrency: valid.WORKER_CONCURRENCY,
     logLevel: valid.LOG_LEVEL,
     webhookTimeoutMs: valid.WEBHOOK_TIMEOUT_MS,

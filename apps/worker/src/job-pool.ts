@@ -8,8 +8,10 @@
 import pg from 'pg'
 import type { Logger } from './logger.js'
 
-export function createJobPool(connectionString: string, max: number, logger: Logger): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'commerce-worker' })
+export function createJobPool(connectionString: string, max: number, connectTimeoutMs: number, logger: Logger): pg.Pool {
+  // connectionTimeoutMillis bounds both a connection being made and the wait for a free one
+  // (pg's default waits for ever: a database host that stops answering would hang every job).
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectTimeoutMs, application_name: 'commerce-worker' })
   // Idle and checked-out clients both report server-side disconnects here; pg replaces them.
   pool.on('error', (error: Error) => logger.warn('database connection lost', { error: error.message }))
   pool.on('connect', (client) => {

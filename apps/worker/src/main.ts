@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       databaseUrl: database.url,
       concurrency: config.concurrency,
       databasePoolMax: config.databasePoolMax,
+      databaseConnectTimeoutMs: config.databaseConnectTimeoutMs,
       webhooks: {
         timeoutMs: config.webhookTimeoutMs,
         retrySchedule: config.webhookRetrySchedule,

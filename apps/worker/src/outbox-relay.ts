@@ -23,6 +23,8 @@ from moved`
 
 export interface OutboxRelaySettings {
   databaseUrl: string
+  /** How long the LISTEN connection may take to be made. */
+  connectTimeoutMs: number
   pool: pg.Pool
   logger: Logger
   /** How often the relay sweeps without being woken. */
@@ -77,7 +79,11 @@ export async function startOutboxRelay(settings: OutboxRelaySettings): Promise<O
   let listener: pg.Client | undefined
   let reconnect: NodeJS.Timeout | undefined
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: settings.databaseUrl, application_name: 'commerce-worker-relay' })
+    const client = new pg.Client({
+      connectionString: settings.databaseUrl,
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      application_name: 'commerce-worker-relay',
+    })
     const lost = (error?: Error) => {
       if (listener !== client) return
       listener = undefined

@@ -24,6 +24,8 @@ export interface WorkerSettings {
   databaseUrl: string
   concurrency: number
   databasePoolMax: number
+  /** The longest a query waits for a connection (DATABASE_CONNECT_TIMEOUT); 5 s unless set. */
+  databaseConnectTimeoutMs?: number
   /**
    * How often an idle worker looks for jobs whose time has come (retries scheduled for later);
    * new jobs are announced at once. POLL_INTERVAL_MS unless set.
@@ -77,7 +79,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const { logger, webhooks } = settings
   const metrics = settings.metrics ?? createWorkerMetrics()
   await migrate(settings.databaseUrl)
-  const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, logger)
+  const connectTimeoutMs = settings.databaseConnectTimeoutMs ?? 5_000
+  const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, connectTimeoutMs, logger)
   metrics.watchPool(pgPool)
   const dispatcher = createDeliveryAgent({
     allowPrivateTargets: webhooks.allowPrivateTargets,
@@ -107,6 +110,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     await recover()
     relay = await startOutboxRelay({
       databaseUrl: settings.databaseUrl,
+      connectTimeoutMs,
       pool: pgPool,
       logger,
       sweepIntervalMs: OUTBOX_SWEEP_INTERVAL_MS,

@@ -111,6 +111,7 @@ describe('startOutboxRelay', () => {
     const relayed: number[] = []
     const relay = await startOutboxRelay({
       databaseUrl: database.url,
+      connectTimeoutMs: 5_000,
       pool,
       logger: createLogger('silent'),
       // Far beyond the test: only the NOTIFY can wake it.
@@ -138,6 +139,7 @@ describe('startOutboxRelay', () => {
     const lines: Record<string, unknown>[] = []
     const relay = await startOutboxRelay({
       databaseUrl: database.url,
+      connectTimeoutMs: 5_000,
       pool,
       logger: createLogger('warn', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
       sweepIntervalMs: 600_000,
