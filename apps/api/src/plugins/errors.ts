@@ -4,6 +4,9 @@
  * { error: { code, message, details?, request_id } }. 5xx never carry internals.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { maxHeaderSize, STATUS_CODES as HTTP_REASONS } from 'node:http'
+import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import { DomainError, type ErrorDetail } from '@commerce/domain'
 import { pgErrorCode } from '@commerce/db'
@@ -114,6 +117,39 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id)
   return sendError(reply, request, toApiError(error) ?? new ApiError('internal_error', 'Internal server error'))
+}
+
+/** Node's HTTP parser errors by code; any other is a request that is not valid HTTP. */
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    'request_header_fields_too_large',
+    `The request line and headers are larger than the limit of ${maxHeaderSize / 1024} KiB (a URL that long: send fewer or shorter query parameters)`,
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time'],
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (a URL or headers over 16 KiB,
+ * malformed syntax, a request sent too slowly); buildApp's `clientErrorHandler` answers them here
+ * in our error body with a request id (Fastify's default wrote its own body without either),
+ * then closes the connection, whose stream can no longer be read.
+ */
+export function sendClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['validation_error', 'The request is not valid HTTP']
+  const apiError = new ApiError(code, message)
+  const requestId = randomUUID()
+  // Not the error itself: its rawPacket holds the request's bytes, credentials included.
+  this.log.debug({ reqId: requestId, code: error.code }, message)
+  if (socket.writable) {
+    const body = JSON.stringify(errorBody(apiError, requestId))
+    socket.write(
+      `HTTP/1.1 ${apiError.statusCode} ${HTTP_REASONS[apiError.statusCode]}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy(error)
 }
 
 export default fp(
