@@ -14,7 +14,7 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
-import errorsPlugin, { sendClientError, sendError, sendFrameworkError } from './plugins/errors.js'
+import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
@@ -86,6 +86,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: sendFrameworkError,
     // Requests Node's HTTP parser refuses (a URL or headers over 16 KiB, bad syntax, too slow).
     clientErrorHandler: sendClientError,
+    // A request without Host reaches the onRequest hook below, to be refused in our error body.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
@@ -99,8 +101,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // RFC 9112 §3.2; Node's own refusal of it had no body.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new ApiError('validation_error', 'An HTTP/1.1 request needs a Host header'))
+      return
+    }
     done()
   })
+  app.server.on('checkExpectation', sendExpectationFailed)
 
   if (!config.databaseUrl) throw new Error('buildApp needs config.databaseUrl')
   const pool = {

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   idempotency_key_mismatch: 422,
   upgrade_required: 426,
   rate_limited: 429,

@@ -145,12 +145,12 @@ describe('query strings', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(text, text), { maxLength: 6 }), (pairs) => {
         const query = pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value).replace(/%20/g, '+')}`).join('&')
-        const expected: Record<string, string | string[]> = {}
+        const expected: Record<string, string | string[]> = Object.create(null)
         for (const [name, value] of new URLSearchParams(query)) {
           const seen = expected[name]
           expected[name] = seen === undefined ? value : [seen, value].flat()
         }
-        expect({ ...parseQueryString(query) }).toEqual(expected)
+        expect({ ...parseQueryString(query) }).toEqual({ ...expected })
       }),
     )
     expect({ ...parseQueryString('a=100%&b=%zz%C3%A9&c&&d=') }).toEqual({ a: '100%', b: '%zzé', c: '', d: '' })
@@ -205,6 +205,13 @@ describe('requests Node refuses before Fastify sees them', () => {
         request_id: requestId,
       },
     })
+
+    // The contract says so: every operation may answer it, and the Error schema names every code.
+    const document = await ctx.expectStatus<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: { Error: { properties: { error: { properties: { code: { description: string } } } } } } } }>(200, { method: 'GET', url: '/api/v1/openapi.json' })
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ key: `${method} ${path}`, operation })))
+    expect(operations.filter(({ operation }) => !operation.responses['431']).map(({ key }) => key)).toEqual([])
+    const codes = document.components.schemas.Error.properties.error.properties.code.description
+    for (const code of ['request_header_fields_too_large (431)', 'request_timeout (408)', 'expectation_failed (417)', 'unsupported_media_type (415)']) expect(codes).toContain(code)
   })
 
   test('a request that is not HTTP answers 400 validation_error in our format', async () => {
@@ -214,5 +221,20 @@ describe('requests Node refuses before Fastify sees them', () => {
       expect(answer.body.error).toEqual({ code: 'validation_error', message: 'The request is not valid HTTP', request_id: answer.headers['x-request-id'] })
       expect(answer.headers.connection).toBe('close')
     }
+  })
+
+  test('an HTTP/1.1 request without Host, and an Expect other than 100-continue, answer in our format', async () => {
+    const hostless = parseAnswer(await exchange(port, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'))
+    expect(hostless.status).toBe(400)
+    expect(hostless.body.error).toEqual({ code: 'validation_error', message: 'An HTTP/1.1 request needs a Host header', request_id: hostless.headers['x-request-id'] })
+    const expecting = parseAnswer(await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n'))
+    expect(expecting.status).toBe(417)
+    expect(expecting.body.error).toEqual({
+      code: 'expectation_failed',
+      message: "The expectation '200-ok' is not supported; only 100-continue is",
+      request_id: expecting.headers['x-request-id'],
+    })
+    // HTTP/1.0 needs no Host.
+    expect(parseAnswer(await exchange(port, 'GET /health HTTP/1.0\r\n\r\n')).status).toBe(200)
   })
 })
