@@ -364,15 +364,21 @@ describe('live prices', () => {
 describe('a line repriced past the total limit', () => {
   const MAX = 'more than 9999999999999.99 CHF, the most an amount can be'
 
-  test('the cart still reads (200) with the line marked and left out of the totals; adding units is refused, fixing it is not; checkout refuses it', async () => {
-    const mug = await createProduct({ title: 'Mug', price: 10, currency: 'CHF' })
-    const yacht = await createProduct({ title: 'Yacht', price: 1000, currency: 'CHF' })
+  /** A CHF cart with a line per [title, price, quantity], in order; then the last product is repriced to `price`. */
+  async function repricedCart(lines: [string, number, number][], price: number) {
     const cart = await createCart({ currency: 'CHF' })
-    await addItem(cart.id, { product_id: mug.id, quantity: 1 })
-    await addItem(cart.id, { product_id: yacht.id, quantity: 5 })
-    // 5 × 5,000,000,000,000 is past the most an amount can be (15 digits).
-    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${yacht.id}`, payload: { price: 5_000_000_000_000 }, token: admin })
+    const products: Product[] = []
+    for (const [title, unitPrice, quantity] of lines) {
+      products.push(await createProduct({ title, price: unitPrice, currency: 'CHF' }))
+      await addItem(cart.id, { product_id: products.at(-1)!.id, quantity })
+    }
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${products.at(-1)!.id}`, payload: { price }, token: admin })
+    return { cart, products }
+  }
 
+  test('the cart still reads (200) with the line marked and left out of the totals; adding units is refused, fixing it is not; checkout refuses it', async () => {
+    // 5 × 5,000,000,000,000 is past the most an amount can be (15 digits).
+    const { cart, products: [mug] } = await repricedCart([['Mug', 10, 1], ['Yacht', 1000, 5]], 5_000_000_000_000)
     const marked = await getCart(cart.id)
     expect(marked.items.map((item) => [item.title, item.available, item.line_total, item.problem])).toEqual([
       ['Mug', true, 10, null],
@@ -385,7 +391,7 @@ describe('a line repriced past the total limit', () => {
     // Adding units, a new line or more of one (the PATCH reads the quantity it replaces), is refused.
     const mugLine = marked.items[0]!.id
     const yachtLine = marked.items[1]!.id
-    const more = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${CARTS}/${cart.id}/items`, payload: { product_id: mug.id, quantity: 1 } })
+    const more = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${CARTS}/${cart.id}/items`, payload: { product_id: mug!.id, quantity: 1 } })
     expect(more.details).toEqual([{ field: 'quantity', message: `With this quantity the cart's total would be ${MAX}` }])
     await ctx.expectError(400, 'validation_error', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${mugLine}`, payload: { quantity: 2 } })
     expect((await getCart(cart.id)).items.map((item) => item.quantity)).toEqual([1, 5])
@@ -415,12 +421,7 @@ describe('a line repriced past the total limit', () => {
   })
 
   test('the line added last is the one set aside; removing it clears the cart', async () => {
-    const first = await createProduct({ title: 'First', price: 6_000_000_000_000, currency: 'CHF' })
-    const second = await createProduct({ title: 'Second', price: 1, currency: 'CHF' })
-    const cart = await createCart({ currency: 'CHF' })
-    await addItem(cart.id, { product_id: first.id, quantity: 1 })
-    await addItem(cart.id, { product_id: second.id, quantity: 1 })
-    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${second.id}`, payload: { price: 5_000_000_000_000 }, token: admin })
+    const { cart } = await repricedCart([['First', 6_000_000_000_000, 1], ['Second', 1, 1]], 5_000_000_000_000)
     const marked = await getCart(cart.id)
     expect(marked.items.map((item) => item.problem?.code ?? null)).toEqual([null, 'total_too_large'])
     expect(marked.totals.total).toBe(6_000_000_000_000)
