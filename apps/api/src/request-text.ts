@@ -87,17 +87,27 @@ function validSequenceLength(bytes: Uint8Array, at: number): number {
  * surrogates that the validators refuse.
  */
 export function parseQueryString(query: string): Record<string, string | string[]> {
-  const result: Record<string, string | string[]> = Object.create(null)
-  for (const pair of query.split('&')) {
-    if (pair === '') continue
-    const equals = pair.indexOf('=')
-    const name = decodeQueryComponent(equals < 0 ? pair : pair.slice(0, equals))
-    const value = equals < 0 ? '' : decodeQueryComponent(pair.slice(equals + 1))
-    const seen = result[name]
-    result[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+  const result = new QueryObject()
+  // On the hot path of every request: indexOf over the text rather than split's arrays.
+  for (let start = 0; start < query.length; ) {
+    let end = query.indexOf('&', start)
+    if (end < 0) end = query.length
+    if (end > start) {
+      const equals = query.indexOf('=', start)
+      const hasValue = equals >= 0 && equals < end
+      const name = decodeQueryComponent(query.slice(start, hasValue ? equals : end))
+      const value = hasValue ? decodeQueryComponent(query.slice(equals + 1, end)) : ''
+      const seen = result[name]
+      result[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+    }
+    start = end + 1
   }
   return result
 }
+
+/** An object without a prototype (a parameter named `__proto__` or `constructor` is just a name), made fast. */
+const QueryObject = function () {} as unknown as new () => Record<string, string | string[]>
+QueryObject.prototype = Object.create(null)
 
 function decodeQueryComponent(text: string): string {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text
