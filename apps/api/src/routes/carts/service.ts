@@ -54,7 +54,7 @@ function insufficientInventory(available: number, requested: number, line: { pro
   )
 }
 
-/** Pricing that fails (a total beyond what amounts can hold) refuses the change that caused it. */
+/** Pricing that fails on data it cannot price refuses the request (a total past the limit does not fail: priceCart marks the line). */
 export function priceOrRefuse(row: CartRow): PricedCart {
   try {
     return priceCart(row)
