@@ -15,13 +15,14 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
-import errorsPlugin, { sendError, sendFrameworkError } from './plugins/errors.js'
+import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
 import securityHeadersPlugin from './plugins/security-headers.js'
 import websocketPlugin from './plugins/websocket.js'
 import { RequestLog } from './request-log.js'
+import { jsonBodyParser, parseQueryString, withWellFormedText } from './request-text.js'
 import { registerRoutes } from './routes/index.js'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -86,25 +87,37 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID()
     },
     ajv: { customOptions: { strict: false } },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     // While closing, a request that arrives on an open keep-alive connection is still served (with
     // Connection: close) instead of Fastify's own 503 body: nothing sent to this instance is lost.
     return503OnClosing: false,
     // Malformed percent-encoding and over-long path parameters, refused by the router itself.
     frameworkErrors: sendFrameworkError,
+    // Requests Node's HTTP parser refuses (a URL or headers over 16 KiB, bad syntax, too slow).
+    clientErrorHandler: sendClientError,
+    // A request without Host reaches the onRequest hook below, to be refused in our error body.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   const validators = createValidators()
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? validators.body : validators.text).compile(schema),
-  )
-  // JSON only: Fastify's built-in text/plain parser would let text reach the validators.
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? validators.body : validators.text).compile(schema)
+    return httpPart === 'headers' ? validate : withWellFormedText(validate)
+  })
+  // JSON only, in UTF-8: Fastify's built-in text/plain parser would let text reach the validators.
   app.removeContentTypeParser('text/plain')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(app.getDefaultJsonParser('error', 'error')))
   // Hooks on every request are callback-style: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // RFC 9112 §3.2; Node's own refusal of it had no body.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new ApiError('validation_error', 'An HTTP/1.1 request needs a Host header'))
+      return
+    }
     done()
   })
+  app.server.on('checkExpectation', sendExpectationFailed)
 
   if (!config.databaseUrl) throw new Error('buildApp needs config.databaseUrl')
   const pool = {

@@ -149,6 +149,7 @@ describe('POST /api/v1/carts/:id/items', () => {
         discount: 0,
         tax: 0,
         available: true,
+        problem: null,
       },
     ])
     expect(updated.totals).toEqual({ subtotal: 37.5, discount: 0, tax: 0, shipping: 0, total: 37.5 })
@@ -352,11 +353,80 @@ describe('live prices', () => {
     await addItem(cart.id, { product_id: dropped.id, quantity: 1 })
     await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/products/${dropped.id}`, token: admin })
     const after = await getCart(cart.id)
-    expect(after.items.map((item) => [item.title, item.available, item.line_total])).toEqual([
-      ['Kept', true, 5],
-      ['Dropped', false, 0],
+    expect(after.items.map((item) => [item.title, item.available, item.line_total, item.problem])).toEqual([
+      ['Kept', true, 5, null],
+      ['Dropped', false, 0, { code: 'not_sold', message: 'This product is no longer sold; remove it from the cart' }],
     ])
     expect(after.totals.subtotal).toBe(5)
+  })
+})
+
+describe('a line repriced past the total limit', () => {
+  const MAX = 'more than 9999999999999.99 CHF, the most an amount can be'
+
+  /** A CHF cart with a line per [title, price, quantity], in order; then the last product is repriced to `price`. */
+  async function repricedCart(lines: [string, number, number][], price: number) {
+    const cart = await createCart({ currency: 'CHF' })
+    const products: Product[] = []
+    for (const [title, unitPrice, quantity] of lines) {
+      products.push(await createProduct({ title, price: unitPrice, currency: 'CHF' }))
+      await addItem(cart.id, { product_id: products.at(-1)!.id, quantity })
+    }
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${products.at(-1)!.id}`, payload: { price }, token: admin })
+    return { cart, products }
+  }
+
+  test('the cart still reads (200) with the line marked and left out of the totals; adding units is refused, fixing it is not; checkout refuses it', async () => {
+    // 5 × 5,000,000,000,000 is past the most an amount can be (15 digits).
+    const { cart, products: [mug] } = await repricedCart([['Mug', 10, 1], ['Yacht', 1000, 5]], 5_000_000_000_000)
+    const marked = await getCart(cart.id)
+    expect(marked.items.map((item) => [item.title, item.available, item.line_total, item.problem])).toEqual([
+      ['Mug', true, 10, null],
+      ['Yacht', false, 0, { code: 'total_too_large', message: `With this line the cart's total would be ${MAX}; lower its quantity or remove it` }],
+    ])
+    expect(marked.totals).toEqual({ subtotal: 10, discount: 0, tax: 0, shipping: 0, total: 10 })
+    expect(marked.items[1]).toMatchObject({ quantity: 5, unit_price: 5_000_000_000_000 })
+    await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${cart.id}` })
+
+    // Adding units, a new line or more of one (the PATCH reads the quantity it replaces), is refused.
+    const mugLine = marked.items[0]!.id
+    const yachtLine = marked.items[1]!.id
+    const more = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${CARTS}/${cart.id}/items`, payload: { product_id: mug!.id, quantity: 1 } })
+    expect(more.details).toEqual([{ field: 'quantity', message: `With this quantity the cart's total would be ${MAX}` }])
+    await ctx.expectError(400, 'validation_error', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${mugLine}`, payload: { quantity: 2 } })
+    expect((await getCart(cart.id)).items.map((item) => item.quantity)).toEqual([1, 5])
+
+    // Checkout completion refuses the cart, naming the line.
+    const checkout = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/checkouts',
+      payload: { cart_id: cart.id, email: 'buyer@example.com', shipping_address: { line1: '1 Bahnhofstrasse', city: 'Zürich', postal_code: '8001', country: 'CH' } },
+    })
+    const refused = await ctx.expectError(409, 'conflict', {
+      method: 'POST',
+      url: `/api/v1/checkouts/${checkout.id}/complete`,
+      headers: { 'idempotency-key': `limit-${cart.id}` },
+      payload: { payment: { method: 'card', token: 'tok_visa' } },
+    })
+    expect(refused.message).toBe(`'Yacht': With this line the cart's total would be ${MAX}; lower its quantity or remove it`)
+    expect(refused.details).toEqual([{ field: 'items', message: yachtLine }])
+    expect(await ctx.countRows('orders')).toBe(0)
+
+    // Lowering the quantity is allowed even while the line is still past the limit, then it fits.
+    const lower = await ctx.expectStatus<Cart>(200, { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${yachtLine}`, payload: { quantity: 2 } })
+    expect(lower.items[1]!.problem?.code).toBe('total_too_large')
+    const fixed = await ctx.expectStatus<Cart>(200, { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${yachtLine}`, payload: { quantity: 1 } })
+    expect(fixed.items.map((item) => item.problem)).toEqual([null, null])
+    expect(fixed.totals.total).toBe(5_000_000_000_010)
+  })
+
+  test('the line added last is the one set aside; removing it clears the cart', async () => {
+    const { cart } = await repricedCart([['First', 6_000_000_000_000, 1], ['Second', 1, 1]], 5_000_000_000_000)
+    const marked = await getCart(cart.id)
+    expect(marked.items.map((item) => item.problem?.code ?? null)).toEqual([null, 'total_too_large'])
+    expect(marked.totals.total).toBe(6_000_000_000_000)
+    await ctx.expectStatus(204, { method: 'DELETE', url: `${CARTS}/${cart.id}/items/${marked.items[1]!.id}` })
+    expect((await getCart(cart.id)).items.map((item) => item.available)).toEqual([true])
   })
 })
 

@@ -292,9 +292,12 @@ describe('POST /api/v1/payments/:id/refunds', () => {
       select data from events where data->>'order_id' = ${order.id} order by id desc limit 1`
     expect(last!.data).toMatchObject({ status: 'refunded', refund: rest.json() })
 
-    const again = await refund(payment!.id)
-    expect(again.statusCode).toBe(409)
-    expect(again.json().error.code).toBe('invalid_state_transition')
+    // Refunding the fully refunded order again is 409, with or without an amount (README, Refunds).
+    for (const body of [{}, { amount: 1 }]) {
+      const again = await refund(payment!.id, body)
+      expect(again.statusCode).toBe(409)
+      expect(again.json().error.code).toBe('invalid_state_transition')
+    }
     expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 3000, refunded: 3000 }])
   })
 
@@ -313,6 +316,12 @@ describe('POST /api/v1/payments/:id/refunds', () => {
     const second = (await pay(order.id, VISA)).json<Payment>()
     expect((await refund(first.id)).statusCode).toBe(201)
     expect(await orderRow(ctx, order.id)).toMatchObject({ status: 'paid', paymentStatus: 'partially_refunded', refundedMinor: 400 })
+    // The payment refunded in full refuses another refund by its state: 409 conflict, not 400.
+    for (const body of [{}, { amount: 0.01 }]) {
+      const again = await refund(first.id, body)
+      expect(again.statusCode).toBe(409)
+      expect(again.json().error).toMatchObject({ code: 'conflict', message: 'This payment is already refunded in full' })
+    }
     expect((await refund(second.id)).statusCode).toBe(201)
     expect(await orderRow(ctx, order.id)).toMatchObject({ status: 'refunded', paymentStatus: 'refunded', refundedMinor: 1000 })
   })

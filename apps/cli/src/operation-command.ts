@@ -20,14 +20,22 @@ function flagFor(field: Field) {
   return Flags.string({ summary: `${summary}${hint}`, helpGroup, ...(options ? { options } : {}) })
 }
 
-/** A flag's text as the API wants it: numbers as numbers, JSON parsed, `null` for nullable fields. */
+/**
+ * A flag's text as the API wants it: numbers as numbers, JSON parsed, `null` for nullable fields.
+ * What is plainly wrong (text for a number, a value not among the options) is a usage error, exit
+ * 2, before anything is sent.
+ */
 function valueOf(field: Field, raw: unknown): unknown {
   if (typeof raw !== 'string') return raw
   if (field.nullable && raw === 'null') return null
+  // oclif checks the short option lists itself; the long ones (country codes) are checked here.
+  if (field.options && !field.options.includes(raw)) {
+    throw new Errors.CLIError(`Expected --${field.flag}=${raw} to be one of ${field.options.length} codes such as ${field.options.slice(0, 3).join(', ')}`, { exit: 2 })
+  }
   if (field.kind === 'number' || field.kind === 'integer') {
     const number = Number(raw)
     if (raw.trim() === '' || !Number.isFinite(number) || (field.kind === 'integer' && !Number.isInteger(number))) {
-      throw new Errors.CLIError(`--${field.flag} must be ${field.kind === 'integer' ? 'a whole number' : 'a number'} (got '${raw}')`)
+      throw new Errors.CLIError(`--${field.flag} must be ${field.kind === 'integer' ? 'a whole number' : 'a number'} (got '${raw}')`, { exit: 2 })
     }
     return number
   }
@@ -35,10 +43,28 @@ function valueOf(field: Field, raw: unknown): unknown {
     try {
       return JSON.parse(raw)
     } catch {
-      throw new Errors.CLIError(`--${field.flag} must be JSON (got '${raw}')`)
+      throw new Errors.CLIError(`--${field.flag} must be JSON (got '${raw}')`, { exit: 2 })
     }
   }
   return raw
+}
+
+function valueAt(source: unknown, path: readonly string[]): unknown {
+  let node = source
+  for (const key of path) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined
+  return node
+}
+
+/**
+ * The required fields a request lacks once `--data` and the flags are merged: those the operation
+ * requires, and those an object that is sent requires (an optional billing address needs its city).
+ */
+function missingFields(fields: readonly Field[], request: Record<string, unknown>): Field[] {
+  return fields.filter((field) => {
+    if (valueAt(request, field.path) !== undefined) return false
+    const objectSent = field.path.length > 1 && valueAt(request, field.path.slice(0, -1)) !== undefined
+    return field.required || (field.requiredInObject === true && objectSent)
+  })
 }
 
 function setAt(target: Record<string, unknown>, path: readonly string[], value: unknown) {
@@ -112,7 +138,7 @@ export function operationCommand(operation: Operation): Command.Class {
       const query: Record<string, string | string[]> = {}
       for (const field of operation.query) {
         const value = values[field.flag]
-        if (value !== undefined) query[field.path[0]!] = Array.isArray(value) ? value.map(String) : String(value)
+        if (value !== undefined) query[field.path[0]!] = Array.isArray(value) ? value.map(String) : String(valueOf(field, value))
       }
       let body: Record<string, unknown> | undefined
       if (operation.body) {
@@ -120,6 +146,13 @@ export function operationCommand(operation: Operation): Command.Class {
         for (const field of operation.body) {
           if (values[field.flag] !== undefined) setAt(body, field.path, valueOf(field, values[field.flag]))
         }
+      }
+      // Checked here, not by oclif: a required field may come in --data instead of its flag.
+      const missing = [...missingFields(operation.query, query), ...missingFields(operation.body ?? [], body ?? {})]
+      if (missing.length > 0) {
+        const names = missing.map((field) => `--${field.flag}`).join(', ')
+        const data = operation.body ? ` (or ${missing.length > 1 ? 'their fields' : 'its field'} in --data)` : ''
+        throw new Errors.CLIError(`Missing required flag${missing.length > 1 ? 's' : ''} ${names}${data}\nSee more help with --help`, { exit: 2 })
       }
       const headers: Record<string, string> = {}
       if (operation.idempotent) headers['idempotency-key'] = (values['idempotency-key'] as string | undefined) ?? `cli-${randomUUID()}`

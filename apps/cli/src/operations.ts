@@ -15,6 +15,8 @@ export interface Field {
   kind: FieldKind
   description: string
   required: boolean
+  /** A property its object requires: needed whenever the object is sent, even if the object is optional. */
+  requiredInObject?: boolean
   /** The field also takes `null` (sent for the flag value `null`). */
   nullable: boolean
   options?: string[]
@@ -150,7 +152,9 @@ function fieldsOf(document: OpenApiDocument, name: string, schema: Schema, requi
     if (flat) {
       const requiredProperties = new Set((inner.required as string[] | undefined) ?? [])
       return Object.entries(properties).flatMap(([property, propertySchema]) =>
-        fieldsOf(document, property, propertySchema, required && requiredProperties.has(property), path),
+        fieldsOf(document, property, propertySchema, required && requiredProperties.has(property), path).map((field) =>
+          requiredProperties.has(property) ? { ...field, requiredInObject: true } : field,
+        ),
       )
     }
   }

@@ -203,11 +203,15 @@ describe('catalog: categories, products, variants, images', () => {
 
   it('turns bad flags into clear errors before calling, and API refusals into the API message', async () => {
     const number = await commerce(['products', 'create', '--title', 'x', '--price', 'cheap'])
-    expect(number.code).not.toBe(0)
+    expect(number.code).toBe(2)
     expect(errorText(number.stderr)).toContain("--price must be a number (got 'cheap')")
+    // A missing required flag is a usage error (usage-errors.test.ts); what only the API can judge is its refusal.
     const missing = await commerce(['products', 'create', '--price', '1'])
-    expect(missing.code).toBe(1)
-    expect(errorText(missing.stderr)).toContain('(validation_error, HTTP 400)')
+    expect(missing.code).toBe(2)
+    expect(errorText(missing.stderr)).toContain('Missing required flag --title')
+    const refused = await commerce(['products', 'create', '--title', 'x', '--price', '-1'])
+    expect(refused.code).toBe(1)
+    expect(errorText(refused.stderr)).toContain('(validation_error, HTTP 400)')
     const missingJson = await commerce(['products', 'get', randomUUID(), '--json'])
     expect(missingJson.code).toBe(1)
     expect(JSON.parse(missingJson.stdout)).toMatchObject({ error: { code: 'not_found', message: 'Product not found' } })

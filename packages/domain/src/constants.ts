@@ -7,6 +7,10 @@ export type WeightUnitCode = (typeof WEIGHT_UNITS)[number]
 export const COUPON_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
 
+/** Why a cart line cannot be bought now (and counts 0): its product is no longer sold, is sold in another currency, or takes the total past the most an amount can be. */
+export const CART_LINE_PROBLEMS = ['not_sold', 'other_currency', 'total_too_large'] as const
+export type CartLineProblem = (typeof CART_LINE_PROBLEMS)[number]
+
 export const EVENT_KINDS = [
   'order.created',
   'order.paid',

@@ -25,3 +25,13 @@ export class DomainError extends Error {
     super(message)
   }
 }
+
+/**
+ * A figure past MAX_MINOR_UNITS (a cart total, a shipping price): beyond it a JSON number no
+ * longer holds every digit. Its own class so that pricing can tell it from malformed input.
+ */
+export class AmountTooLargeError extends DomainError {
+  constructor(message: string) {
+    super('validation_error', message)
+  }
+}

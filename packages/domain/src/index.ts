@@ -1,4 +1,4 @@
-export { DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode, type ErrorDetail } from './errors.js'
+export { AmountTooLargeError, DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode, type ErrorDetail } from './errors.js'
 export {
   CURRENCY_EXPONENTS,
   MAX_MINOR_UNITS,
@@ -22,6 +22,7 @@ export { isPublicAddress } from './addresses.js'
 export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.js'
 export { parseDuration, type DurationUnit } from './duration.js'
 export {
+  CART_LINE_PROBLEMS,
   CHARGE_STATUSES,
   CHECKOUT_STATUSES,
   COUPON_TYPES,
@@ -40,6 +41,7 @@ export {
   PAYMENT_STATUSES,
   ROLES,
   WEIGHT_UNITS,
+  type CartLineProblem,
   type ChargeStatus,
   type CheckoutStatus,
   type CouponType,
@@ -170,6 +172,7 @@ export { selectTaxRate, TAX_ROUNDINGS, type TaxRateRule, type TaxRounding } from
 export { shippingRate, type ShippingMethodRule } from './shipping.js'
 export {
   computeCartTotals,
+  priceWithinLimit,
   type CartTotals,
   type CouponDiscount,
   type LineTotals,

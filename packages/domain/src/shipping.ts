@@ -1,5 +1,5 @@
 /** What one shipping method charges for a cart, or that it cannot ship it. */
-import { DomainError } from './errors.js'
+import { AmountTooLargeError } from './errors.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { divideRounded } from './rounding.js'
 import { MASS_PER_KG, massOfKilograms } from './weight.js'
@@ -40,6 +40,6 @@ export function shippingRate(
   if (method.freeOverMinor !== null && cart.merchandiseMinor >= method.freeOverMinor) return 0
   const price =
     BigInt(method.basePriceMinor) + divideRounded(BigInt(method.pricePerKgMinor) * cart.mass, MASS_PER_KG)
-  if (price > BigInt(MAX_MINOR_UNITS)) throw new DomainError('validation_error', 'Shipping price is too large')
+  if (price > BigInt(MAX_MINOR_UNITS)) throw new AmountTooLargeError('Shipping price is too large')
   return Number(price)
 }

@@ -5,7 +5,7 @@ import type { CouponRule } from './coupons.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { divideRounded } from './rounding.js'
 import type { TaxRounding } from './tax.js'
-import { type CartTotals, type TotalsInput, type TotalsLine, computeCartTotals } from './totals.js'
+import { type CartTotals, type TotalsInput, type TotalsLine, computeCartTotals, priceWithinLimit } from './totals.js'
 
 const coupon = (id: string, code: string, rule: Partial<CouponRule>): CouponRule => ({
   id,
@@ -214,6 +214,22 @@ describe('computeCartTotals by hand', () => {
     expect(() =>
       computeCartTotals(cart({ lines: [line('a', 500_000_000_000_000), line('b', 500_000_000_000_000)] })),
     ).toThrow(tooLarge)
+  })
+
+  it('priceWithinLimit sets aside, in order, each line that would take a figure past the limit, and prices the rest', () => {
+    const half = 500_000_000_000_000
+    const lines = [line('a', half), line('b', 1), line('c', half), line('d', 2)]
+    const price = (kept: readonly TotalsLine[]) => computeCartTotals(cart({ lines: kept }))
+    const { priced, over } = priceWithinLimit(lines, price)
+    expect(over.map((entry) => entry.id)).toEqual(['c'])
+    expect(priced.total).toBe(half + 3)
+    // Tax can be what passes the limit too.
+    const taxed = priceWithinLimit([line('a', MAX_MINOR_UNITS - 10), line('b', 5)], (kept) => computeCartTotals(cart({ lines: kept, taxRatePpm: 1 })))
+    expect(taxed.over.map((entry) => entry.id)).toEqual(['a'])
+    expect(taxed.priced.total).toBe(5)
+    // Within the limit nothing is set aside; other errors are not swallowed.
+    expect(priceWithinLimit(lines.slice(0, 2), price).over).toEqual([])
+    expect(() => priceWithinLimit([line('a', -1)], price)).toThrow(domainError('validation_error'))
   })
 
   it('refuses malformed input rather than pricing it', () => {

@@ -5,7 +5,7 @@
  * sum of its per-line figures, so what a shopper sees on the lines always adds up.
  */
 import type { CouponRule } from './coupons.js'
-import { DomainError } from './errors.js'
+import { AmountTooLargeError, DomainError } from './errors.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { MAX_PPM } from './percent.js'
 import { allocateByLargestRemainder, divideRounded } from './rounding.js'
@@ -131,6 +131,36 @@ export function computeCartTotals(input: TotalsInput): CartTotals {
   }
 }
 
+/**
+ * Prices the lines that fit: `price` over every line, or, when a figure would pass
+ * MAX_MINOR_UNITS (a product repriced after it was put in the cart), over the lines that fit
+ * taken in order, each line that would take a figure past the limit set aside as `over`. A cart
+ * therefore always prices; what it sets aside is for the caller to show and refuse to sell.
+ */
+export function priceWithinLimit<L, T>(lines: readonly L[], price: (lines: readonly L[]) => T): { priced: T; over: L[] } {
+  const fits = (candidate: readonly L[]) => {
+    try {
+      return { priced: price(candidate) }
+    } catch (error) {
+      if (error instanceof AmountTooLargeError) return undefined
+      throw error
+    }
+  }
+  const all = fits(lines)
+  if (all) return { priced: all.priced, over: [] }
+  const kept: L[] = []
+  const over: L[] = []
+  let priced: T | undefined
+  for (const line of lines) {
+    const attempt = fits([...kept, line])
+    if (attempt) {
+      kept.push(line)
+      priced = attempt.priced
+    } else over.push(line)
+  }
+  return { priced: priced ?? price(kept), over }
+}
+
 /** The rounded tax of everything taxable, shared out by each line's taxable amount (ties by line id). */
 function orderTaxShares(taxable: readonly bigint[], taxRatePpm: bigint, tieOrder: readonly number[]): bigint[] {
   const tax = divideRounded(sum(taxable) * taxRatePpm, BigInt(MAX_PPM))
@@ -200,7 +230,7 @@ function ppmOf(value: number, what: string): bigint {
 }
 
 function totalOf(value: bigint): number {
-  if (value > BigInt(MAX_MINOR_UNITS)) throw new DomainError('validation_error', 'Cart total is too large')
+  if (value > BigInt(MAX_MINOR_UNITS)) throw new AmountTooLargeError('Cart total is too large')
   return Number(value)
 }
 

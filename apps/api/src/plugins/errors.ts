@@ -4,6 +4,9 @@
  * { error: { code, message, details?, request_id } }. 5xx never carry internals.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import { maxHeaderSize, STATUS_CODES as HTTP_REASONS, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import { DomainError, type ErrorDetail } from '@commerce/domain'
 import { pgErrorCode } from '@commerce/db'
@@ -114,6 +117,58 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply.header('x-request-id', request.id)
   return sendError(reply, request, toApiError(error) ?? new ApiError('internal_error', 'Internal server error'))
+}
+
+/** Node's HTTP parser errors by code; any other is a request that is not valid HTTP. */
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: [
+    'request_header_fields_too_large',
+    `The request line and headers are larger than the limit of ${maxHeaderSize / 1024} KiB (a URL that long: send fewer or shorter query parameters)`,
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time'],
+}
+
+/** An error answer written without Fastify (no request object): its status, headers and body. */
+function rawErrorAnswer(code: ErrorCode, message: string) {
+  const error = new ApiError(code, message)
+  const requestId = randomUUID()
+  const body = JSON.stringify(errorBody(error, requestId))
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    'x-content-type-options': 'nosniff',
+    connection: 'close',
+  }
+  return { status: error.statusCode, headers, body, requestId }
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (a URL or headers over 16 KiB,
+ * malformed syntax, a request sent too slowly); buildApp's `clientErrorHandler` answers them here
+ * in our error body with a request id (Fastify's default wrote its own body without either),
+ * then closes the connection, whose stream can no longer be read.
+ */
+export function sendClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['validation_error', 'The request is not valid HTTP']
+  const answer = rawErrorAnswer(code, message)
+  // Not the error itself: its rawPacket holds the request's bytes, credentials included.
+  this.log.debug({ reqId: answer.requestId, code: error.code }, message)
+  if (socket.writable) {
+    const head = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}\r\n`)
+    socket.write(`HTTP/1.1 ${answer.status} ${HTTP_REASONS[answer.status]}\r\n${head.join('')}\r\n${answer.body}`)
+  }
+  socket.destroy(error)
+}
+
+/**
+ * An `Expect` other than 100-continue, which Node answers itself (417, no body) before Fastify
+ * sees the request unless the server has a `checkExpectation` listener: this one.
+ */
+export function sendExpectationFailed(request: IncomingMessage, response: ServerResponse) {
+  const answer = rawErrorAnswer('expectation_failed', `The expectation '${String(request.headers.expect)}' is not supported; only 100-continue is`)
+  response.writeHead(answer.status, answer.headers).end(answer.body)
 }
 
 export default fp(

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { ErrorBody } from '@commerce/domain'
 import { SYSTEM_PATHS } from '../routes/system/routes.js'
+import { ERROR_STATUS } from '../errors.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -113,7 +114,8 @@ interface ResponseObject {
 
 /**
  * What every operation has in common and the routes do not repeat, written into the document:
- * a 500 (any operation may answer internal_error), the Deprecation, Sunset and Link headers of
+ * a 500 (any operation may answer internal_error) and a 431 (nor is any safe from a URL over
+ * 16 KiB), the Deprecation, Sunset and Link headers of
  * every answer of a deprecated operation, and on every rate-limited operation the 429
  * with Retry-After and the X-RateLimit-*, RateLimit and RateLimit-Policy (and, when CORS is on,
  * Access-Control-Allow-Origin) headers of its 2xx and 4xx answers; an operationId
@@ -136,6 +138,7 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
       operation.operationId ??= operationIdOf(method, path)
       const responses = (operation.responses ??= {})
       responses['500'] ??= { description: 'internal_error: an unexpected failure (never with internals)', content: ERROR_CONTENT }
+      responses['431'] ??= { description: 'request_header_fields_too_large: the URL and headers exceed 16 KiB', content: ERROR_CONTENT }
       // A deprecated operation says so on every answer (deprecation.ts).
       if (operation.deprecated) {
         for (const response of Object.values(responses)) response.headers = { ...DEPRECATION_HEADERS, ...response.headers }
@@ -143,12 +146,21 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
       if (!counted) continue
       responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
       for (const [status, response] of Object.entries(responses)) {
-        if (!/^[24]/.test(status)) continue
+        // A 431 is answered before the rate limit counts the request.
+        if (!/^[24]/.test(status) || status === '431') continue
         response.headers = { ...ANSWER_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
       }
     }
   }
   return document
+}
+
+/** The Error schema, its `code` described with every code and its status (errors.ts's table). */
+function errorSchema() {
+  const error = ErrorBody.properties.error
+  const codes = Object.entries(ERROR_STATUS).map(([code, status]) => `${code} (${status})`)
+  const code = { ...error.properties.code, description: `One of ${codes.join(', ')}; more may be added within v1.` }
+  return { ...ErrorBody, $id: 'Error', properties: { error: { ...error, properties: { ...error.properties, code } } } }
 }
 
 /** `get /api/v1/products/{id}/variants` -> `getProductsIdVariants`. */
@@ -162,7 +174,7 @@ function operationIdOf(method: string, path: string): string {
 
 export default fp(
   async function openapiPlugin(app: FastifyInstance) {
-    app.addSchema({ ...ErrorBody, $id: 'Error' })
+    app.addSchema(errorSchema())
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { COUPON_TYPES, MAX_LINE_QUANTITY } from '../constants.js'
+import { CART_LINE_PROBLEMS, COUPON_TYPES, MAX_LINE_QUANTITY } from '../constants.js'
 import { Address } from './addresses.js'
 import { Currency, Nullable, Timestamp, Uuid } from './common.js'
 
@@ -44,8 +44,23 @@ export const CartItem = Type.Object({
   discount: Type.Number({ description: "This line's share of the coupon discounts" }),
   tax: Type.Number({ description: 'Tax on the discounted line amount' }),
   available: Type.Boolean({
-    description: 'false when the product is no longer sold or changed currency; such a line counts 0 in the totals',
+    description: 'false when the line cannot be bought now (`problem` says why); such a line counts 0 in the totals',
   }),
+  problem: Nullable(
+    Type.Object(
+      {
+        code: Type.Enum(CART_LINE_PROBLEMS),
+        message: Type.String({ description: 'What is wrong and what the customer can do about it' }),
+      },
+      {
+        description:
+          'null on a line that can be bought. not_sold: the product was deactivated or deleted; other_currency: it is ' +
+          "now sold in another currency than the cart's; total_too_large: with it the cart's total (or tax, or " +
+          'shipping) would pass the most an amount can be (15 digits), as when its product is repriced after it ' +
+          'was added: lower its quantity or remove it. Checkout completion refuses a cart with such a line (409).',
+      },
+    ),
+  ),
 })
 export type CartItem = Static<typeof CartItem>
 

@@ -3,13 +3,17 @@ import {
   computeCartTotals,
   couponRejection,
   couponRejectionMessage,
+  formatMinorUnits,
   massOf,
+  MAX_MINOR_UNITS,
   ppmToPercent,
+  priceWithinLimit,
   selectTaxRate,
   shippingRate,
   toMajorUnits,
   type Cart,
   type CartCoupon,
+  type CartLineProblem,
   type CartTotals,
   type CouponRule,
   type ShippingMethodRule,
@@ -45,9 +49,19 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
   return row
 }
 
-/** A line counts only while its product is sold in the cart's currency. */
-function isAvailable(line: LineRow, currency: string): boolean {
-  return line.isActive && line.currency === currency
+/** What keeps a line from being sold now, the total limit aside (priceWithinLimit finds that). */
+function availabilityProblem(line: LineRow, currency: string): CartLineProblem | null {
+  if (!line.isActive) return 'not_sold'
+  return line.currency === currency ? null : 'other_currency'
+}
+
+function problemMessage(problem: CartLineProblem, line: LineRow, currency: string): string {
+  if (problem === 'not_sold') return 'This product is no longer sold; remove it from the cart'
+  if (problem === 'other_currency') return `This product is now sold in ${line.currency}, not in the cart's ${currency}; remove it from the cart`
+  return (
+    `With this line the cart's total would be more than ${formatMinorUnits(MAX_MINOR_UNITS, currency)} ${currency}, ` +
+    'the most an amount can be; lower its quantity or remove it'
+  )
 }
 
 function couponValue(coupon: CouponRow): number | null {
@@ -56,9 +70,9 @@ function couponValue(coupon: CouponRow): number | null {
   return null
 }
 
-export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
+/** The figures of a cart over `lines` (the coupons that apply depend on the subtotal, the shipping on the mass). */
+function priceLines(row: CartRow, available: readonly LineRow[], now: Date) {
   const { currency } = row
-  const available = row.lines.filter((line) => isAvailable(line, currency))
   const lines: TotalsLine[] = available.map((line) => ({ id: line.id, unitPriceMinor: line.priceMinor, quantity: line.quantity }))
   const subtotalMinor = computeCartTotals({ currency, lines, coupons: [], taxRatePpm: 0, shippingMinor: null }).subtotal
 
@@ -83,6 +97,22 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     })
     if (shippingMinor !== null) totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, taxRounding, shippingMinor })
   }
+  return { available, subtotalMinor, rejections, coupons, mass, merchandiseMinor, totals }
+}
+
+/**
+ * Prices a cart at today's prices. It always prices: a line that cannot be sold now (no longer
+ * sold, another currency, or taking the total past the most an amount can be) is shown with its
+ * `problem` and counts 0, for the customer to act on.
+ */
+export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
+  const { currency } = row
+  const sold = row.lines.filter((line) => availabilityProblem(line, currency) === null)
+  const { priced, over } = priceWithinLimit(sold, (lines) => priceLines(row, lines, now))
+  const { available, subtotalMinor, rejections, coupons, mass, merchandiseMinor, totals } = priced
+  const problemOf = (line: LineRow): CartLineProblem | null =>
+    availabilityProblem(line, currency) ?? (over.includes(line) ? 'total_too_large' : null)
+  const address = row.shippingAddress
 
   const major = (minor: number) => toMajorUnits(minor, currency)
   const lineTotals = new Map(totals.lines.map((line) => [line.id, line]))
@@ -96,6 +126,7 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     email: row.email,
     items: row.lines.map((line) => {
       const priced = lineTotals.get(line.id)
+      const problem = problemOf(line)
       return {
         id: line.id,
         product_id: line.productId,
@@ -109,7 +140,8 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
         line_total: major(priced?.subtotal ?? 0),
         discount: major(priced?.discount ?? 0),
         tax: major(priced?.tax ?? 0),
-        available: priced !== undefined,
+        available: problem === null,
+        problem: problem === null ? null : { code: problem, message: problemMessage(problem, line, currency) },
       }
     }),
     coupons: row.coupons.map((coupon): CartCoupon => {
@@ -144,7 +176,7 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     merchandiseMinor,
     subtotalMinor,
     totals,
-    availableLines: available,
+    availableLines: [...available],
     applicableCoupons: coupons,
   }
 }

@@ -6,8 +6,10 @@ import {
   MAX_CART_COUPONS,
   MAX_CART_LINES,
   MAX_LINE_QUANTITY,
+  MAX_MINOR_UNITS,
   couponRejection,
   couponRejectionMessage,
+  formatMinorUnits,
   hasScope,
   normalizeCouponCode,
   toAddress,
@@ -52,7 +54,7 @@ function insufficientInventory(available: number, requested: number, line: { pro
   )
 }
 
-/** Pricing that fails (a total beyond what amounts can hold) refuses the change that caused it. */
+/** Pricing that fails on data it cannot price refuses the request (a total past the limit does not fail: priceCart marks the line). */
 export function priceOrRefuse(row: CartRow): PricedCart {
   try {
     return priceCart(row)
@@ -81,12 +83,23 @@ export function createCartService(db: Database) {
     throw conflict('This cart was checked out and can no longer change')
   }
 
-  /** Runs a change to one cart and answers the cart as that transaction left it. */
-  function change(id: string, viewer: CartViewer, work: (tx: Executor, cart: Awaited<ReturnType<typeof lockCart>>) => Promise<void>) {
+  /**
+   * Runs a change to one cart and answers the cart as that transaction left it. `work` resolves
+   * true when it adds units: such a change is refused when a line would then be past the total
+   * limit. Any other change (a removal, a lower quantity, an email) goes through and the line
+   * stays marked, so that the customer can always fix the cart.
+   */
+  function change(id: string, viewer: CartViewer, work: (tx: Executor, cart: Awaited<ReturnType<typeof lockCart>>) => Promise<boolean | void>) {
     return db.transaction(async (tx) => {
       const cart = await lockCart(tx, id, viewer)
-      await work(tx, cart)
-      return priceOrRefuse((await readCart(tx, id))!).view
+      const addsUnits = await work(tx, cart)
+      const { view } = priceOrRefuse((await readCart(tx, id))!)
+      const over = view.items.find((item) => item.problem?.code === 'total_too_large')
+      if (addsUnits && over) {
+        const max = `${formatMinorUnits(MAX_MINOR_UNITS, view.currency)} ${view.currency}`
+        throw invalidField('quantity', `With this quantity the cart's total would be more than ${max}, the most an amount can be`)
+      }
+      return view
     })
   }
 
@@ -167,6 +180,7 @@ export function createCartService(db: Database) {
             target: [cartItems.cartId, cartItems.productId, cartItems.variantId],
             set: { quantity, updatedAt: new Date() },
           })
+        return true
       })
     },
 
@@ -176,10 +190,16 @@ export function createCartService(db: Database) {
           .update(cartItems)
           .set({ quantity })
           .where(and(eq(cartItems.id, itemId), eq(cartItems.cartId, id)))
-          .returning({ productId: cartItems.productId, variantId: cartItems.variantId })
+          .returning({
+            productId: cartItems.productId,
+            variantId: cartItems.variantId,
+            // A subquery sees the statement's snapshot: the quantity before this update.
+            before: sql<number>`(select i.quantity from cart_items i where i.id = ${itemId})`,
+          })
         if (!line) throw notFound('Cart item')
         const { inventory } = await lineFacts(tx, id, line.productId, line.variantId)
         if (quantity > inventory) throw insufficientInventory(inventory, quantity, line)
+        return quantity > line.before
       })
     },
 

@@ -271,9 +271,9 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     const priced = priceOrRefuse({ ...locked, completedAt: null, createdAt: new Date(locked.createdAt), updatedAt: new Date(locked.updatedAt) })
     const cart = priced.view
     if (cart.items.length === 0) throw conflict('The cart is empty')
-    const unavailable = cart.items.find((item) => !item.available)
-    if (unavailable) {
-      throw new ApiError('conflict', `'${unavailable.title}' is no longer sold; remove it from the cart`, [
+    const unavailable = cart.items.find((item) => item.problem !== null)
+    if (unavailable?.problem) {
+      throw new ApiError('conflict', `'${unavailable.title}': ${unavailable.problem.message}`, [
         { field: 'items', message: unavailable.id },
       ])
     }

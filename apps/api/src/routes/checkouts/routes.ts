@@ -64,7 +64,9 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['checkout'],
         summary: 'Pay and place the order (Idempotency-Key required)',
         description:
-          'One transaction: re-price the cart, take the stock (409 insufficient_inventory naming the line when ' +
+          'One transaction: re-price the cart (a line with a `problem`, such as a product no longer sold or one ' +
+          'taking the total past the most an amount can be, is 409 conflict naming the line), take the stock ' +
+          '(409 insufficient_inventory naming the line when ' +
           'short; stock never goes below zero), use up the coupons, create the order (order_number from a ' +
           'sequence), charge it and write order.created, payment.succeeded and order.paid. A declined payment ' +
           'is 402 payment_declined: only the failed payment record is kept and the checkout stays open. The ' +

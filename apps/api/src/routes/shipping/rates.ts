@@ -1,18 +1,29 @@
 /** `GET /shipping/rates?cart_id=`: the shipping methods that can carry a cart, cheapest first. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { eq } from 'drizzle-orm'
-import { shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from '@commerce/domain'
+import { AmountTooLargeError, shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from '@commerce/domain'
 import { shippingMethods, type Executor } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
 import type { PricedCart } from '../carts/pricing.js'
 import type { ShippingMethodRow } from '../carts/rows.js'
 import { cartViewerOf, createCartService } from '../carts/service.js'
 
+/** The method's price for the cart, or null when it cannot carry it (a price past the most an amount can be included). */
+function rateOf(method: ShippingMethodRow, priced: PricedCart, currency: string): number | null {
+  if (method.currency !== currency) return null
+  try {
+    return shippingRate(method, { ...priced, currency })
+  } catch (error) {
+    if (error instanceof AmountTooLargeError) return null
+    throw error
+  }
+}
+
 /** Of `methods`, those that can carry a priced cart, cheapest first, with their price in minor units. */
 export function ratesFor(methods: readonly ShippingMethodRow[], priced: PricedCart) {
   const { currency } = priced.view
   const rates = methods.flatMap((method) => {
-    const amount = method.currency === currency ? shippingRate(method, { ...priced, currency }) : null
+    const amount = rateOf(method, priced, currency)
     return amount === null ? [] : [{ method, amount }]
   })
   rates.sort((a, b) => a.amount - b.amount || a.method.name.localeCompare(b.method.name) || a.method.id.localeCompare(b.method.id))

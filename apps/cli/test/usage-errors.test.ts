@@ -1,0 +1,74 @@
+/**
+ * Bad flags are the user's to fix before anything is sent: the real `commerce` binary, pointed at
+ * a listener that counts connections, exits 2 with a usage error naming the flag and never
+ * connects (the README: "bad flags exit 2"; a refused request exits 1).
+ */
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type AddressInfo, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const CART_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
+const CHECKOUT = ['checkout', 'create', '--cart-id', CART_ID, '--email', 'a@example.com', '--shipping-address-line1', '1 Main St', '--shipping-address-city', 'Springfield']
+
+let listener: Server
+let baseUrl: string
+let configHome: string
+let connections = 0
+
+beforeAll(async () => {
+  configHome = await mkdtemp(join(tmpdir(), 'commerce-usage-'))
+  // Anything that connects is counted and dropped: no command here may get that far.
+  listener = createServer((socket) => {
+    connections++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+  baseUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  await new Promise((resolve) => listener.close(resolve))
+  await rm(configHome, { recursive: true, force: true })
+})
+
+function commerce(args: string[]): Promise<{ code: number; stderr: string }> {
+  const { COMMERCE_TOKEN: _token, ...inherited } = process.env
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl }, timeout: 30_000 }, (error, _stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr: stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim() }),
+    )
+  })
+}
+
+describe('usage errors exit 2 without calling the API', () => {
+  it.each([
+    [['products', 'create'], 'Missing required flag --title (or its field in --data)'],
+    [['products', 'create', '--data', '{"price":1}'], 'Missing required flag --title (or its field in --data)'],
+    [['products', 'create', '--price', '5', '--currency', 'USD'], 'Missing required flag --title'],
+    [['shipping', 'rates'], 'Missing required flag --cart-id'],
+    [[...CHECKOUT], 'Missing required flag --shipping-address-country'],
+    // An optional object that is sent needs what it requires.
+    [[...CHECKOUT, '--shipping-address-country', 'US', '--billing-address-city', 'Shelbyville'], 'Missing required flags --billing-address-line1, --billing-address-country (or their fields in --data)'],
+    [['products', 'get'], 'Missing 1 required arg'],
+    [['orders', 'list', '--status', 'lost'], 'Expected --status=lost to be one of'],
+    [[...CHECKOUT, '--shipping-address-country', 'ZZ'], 'Expected --shipping-address-country=ZZ to be one of 249 codes'],
+    [['products', 'create', '--title', 'Mug', '--price', 'cheap'], "--price must be a number (got 'cheap')"],
+    [['products', 'list', '--page', 'two'], "--page must be a whole number (got 'two')"],
+    [['products', 'create', '--title', 'Mug', '--bogus', '1'], 'Nonexistent flag: --bogus'],
+  ])('commerce %j', async (args, message) => {
+    const run = await commerce(args)
+    expect(run.stderr).toContain(message)
+    expect(run.code, run.stderr).toBe(2)
+    expect(connections).toBe(0)
+  })
+
+  it('a complete command does call the API (the listener is reachable), and a failure there exits 1', async () => {
+    const run = await commerce(['products', 'create', '--data', '{"title":"Mug"}'])
+    expect(run.code, run.stderr).toBe(1)
+    expect(connections).toBe(1)
+  })
+})
