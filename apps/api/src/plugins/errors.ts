@@ -154,7 +154,7 @@ export function sendClientError(this: FastifyInstance, error: NodeJS.ErrnoExcept
   const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['validation_error', 'The request is not valid HTTP']
   const answer = rawErrorAnswer(code, message)
   // Not the error itself: its rawPacket holds the request's bytes, credentials included.
-  this.log.debug({ reqId: answer.requestId, code: error.code }, message)
+  this.log.debug({ request_id: answer.requestId, code: error.code }, message)
   if (socket.writable) {
     const head = Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}\r\n`)
     socket.write(`HTTP/1.1 ${answer.status} ${HTTP_REASONS[answer.status]}\r\n${head.join('')}\r\n${answer.body}`)
