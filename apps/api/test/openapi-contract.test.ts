@@ -61,11 +61,13 @@ describe('what every operation may answer', () => {
     }
   })
 
-  test('every answer of every operation declares X-Request-Id, as the server sends it', async () => {
+  test('every answer of every operation declares X-Request-Id (and Access-Control-Allow-Origin), as the server sends it', async () => {
     expect(document.components.headers['X-Request-Id']).toMatchObject({ schema: { type: 'string' } })
     for (const { name, operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        expect(response.headers?.['X-Request-Id'], `${name} ${status}`).toEqual(headerRef('X-Request-Id'))
+        for (const header of ['X-Request-Id', 'Access-Control-Allow-Origin']) {
+          expect(response.headers?.[header], `${name} ${status} ${header}`).toEqual(headerRef(header))
+        }
       }
     }
     for (const url of ['/health', '/api/v1/products', '/api/v1/orders', '/api/v1/nothing-here']) {

@@ -152,16 +152,16 @@ const HEADERS = {
   },
 }
 const headerRef = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } })
-const ANSWER_HEADERS = {
+/** On every answer: set by the first onRequest hooks (app.ts, plugins/cors.ts), so refusals and 5xx carry them too. */
+const EVERY_ANSWER_HEADERS = { ...headerRef('X-Request-Id'), ...headerRef('Access-Control-Allow-Origin') }
+const RATE_LIMIT_HEADERS = {
   ...headerRef('X-RateLimit-Limit'),
   ...headerRef('X-RateLimit-Remaining'),
   ...headerRef('X-RateLimit-Reset'),
   ...headerRef('RateLimit'),
   ...headerRef('RateLimit-Policy'),
-  ...headerRef('Access-Control-Allow-Origin'),
 }
-// Access-Control-Allow-Origin too: on a 5xx these are the only headers declared, and CORS goes on every answer.
-const DEPRECATION_HEADERS = { ...headerRef('Deprecation'), ...headerRef('Sunset'), ...headerRef('Link'), ...headerRef('Access-Control-Allow-Origin') }
+const DEPRECATION_HEADERS = { ...headerRef('Deprecation'), ...headerRef('Sunset'), ...headerRef('Link') }
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
 /** What any operation that takes a body may answer before its route runs (plugins/errors.ts, app.ts bodyLimit). */
 const BODY_REFUSALS: Record<string, ResponseObject> = {
@@ -185,11 +185,11 @@ interface OperationObject {
 /**
  * What every operation has in common and the routes do not repeat, written into the document:
  * a 500 (any operation may answer internal_error); 413 and 415 on every operation that takes a
- * body; X-Request-Id on every answer; Idempotent-Replayed on the answers an Idempotency-Key
- * stores (idempotency.ts); the Deprecation, Sunset and Link headers of every answer of a
- * deprecated operation, and on every rate-limited operation the 429 with Retry-After and the
- * X-RateLimit-*, RateLimit and RateLimit-Policy (and, when CORS is on, Access-Control-Allow-Origin)
- * headers of its 2xx and 4xx answers; an operationId (method and path, for code generators) where
+ * body; X-Request-Id (and, when CORS is on, Access-Control-Allow-Origin) on every answer;
+ * Idempotent-Replayed on the answers an Idempotency-Key stores (idempotency.ts); the
+ * Deprecation, Sunset and Link headers of every answer of a deprecated operation, and on every
+ * rate-limited operation the 429 with Retry-After and the X-RateLimit-*, RateLimit and
+ * RateLimit-Policy headers of its 2xx and 4xx answers; an operationId (method and path, for code generators) where
  * a route has none; the servers marked public (`x-internal: false`: an operator's API for its
  * storefronts, not an internal one).
  */
@@ -220,10 +220,10 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
         responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
         for (const [status, response] of Object.entries(responses)) {
           if (!/^[24]/.test(status)) continue
-          response.headers = { ...ANSWER_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
+          response.headers = { ...RATE_LIMIT_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
         }
       }
-      for (const response of Object.values(responses)) response.headers = { ...headerRef('X-Request-Id'), ...response.headers }
+      for (const response of Object.values(responses)) response.headers = { ...EVERY_ANSWER_HEADERS, ...response.headers }
     }
   }
   return document
