@@ -21,7 +21,6 @@ import { sendCommit, sqlOf, type Database, type Executor } from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
-const KEY = /^[\x21-\x7e]{16,255}$/
 const RETENTION_SECONDS = 24 * 60 * 60
 const NOT_STORED = new Set([400, 401, 403, 429])
 
@@ -89,15 +88,41 @@ export class RefusalWithRecord extends ApiError {
   }
 }
 
-/** The OpenAPI description of the header, for the routes that take it. */
-export const IdempotencyKeyHeader = {
-  type: 'object',
-  properties: { 'idempotency-key': { type: 'string', description: '16–255 printable ASCII characters; kept 24 h per caller' } },
-} as const
+const KEY_HEADER = 'idempotency-key'
+
+/**
+ * The Idempotency-Key header as a route's `headers` schema, the one definition of what the header
+ * may be and whether it is required: Fastify enforces it before the handler (400
+ * validation_error naming the header) and the OpenAPI document states it (`required: true` on the
+ * routes that need it). Every route that runs `idempotency.run` declares one of the two.
+ */
+function idempotencyKeyHeader(required: boolean) {
+  return {
+    type: 'object',
+    properties: {
+      [KEY_HEADER]: {
+        type: 'string',
+        minLength: 16,
+        maxLength: 255,
+        // Printable ASCII, U+0021 to U+007E.
+        pattern: '^[!-~]+$',
+        description: '16–255 printable ASCII characters; kept 24 h per caller',
+      },
+    },
+    required: required ? [KEY_HEADER] : [],
+  } as const
+}
+/** Checkout completion, payments and refunds: refused without a key. */
+export const IdempotencyKeyRequired = idempotencyKeyHeader(true)
+/** Order and fulfillment creation: honoured when sent. */
+export const IdempotencyKeyOptional = idempotencyKeyHeader(false)
+
+/** Whether an answer with this status is stored, and so replayed with Idempotent-Replayed: true. */
+export const isStoredStatus = (status: number) => status < 500 && !NOT_STORED.has(status)
 
 /** The request's Idempotency-Key ('' without one), to derive the key sent on to a payment provider. */
 export function idempotencyKeyOf(request: FastifyRequest): string {
-  const header = request.headers['idempotency-key']
+  const header = request.headers[KEY_HEADER]
   return (Array.isArray(header) ? header[0] : header) ?? ''
 }
 
@@ -120,8 +145,6 @@ export interface Remember {
 export type Work<F = undefined> = (tx: Executor, remember: Remember, first: F) => Promise<Outcome>
 
 export interface IdempotencyOptions<F = undefined> {
-  /** Without a key the request is refused (checkout completion, payments, refunds). */
-  required: boolean
   /**
    * The work writes only with its last writes (sent with remember): a refusal then has nothing
    * to undo, so no savepoint is taken (a savepoint makes every later write a subtransaction's).
@@ -206,20 +229,13 @@ export function createIdempotency(db: Database) {
     options: IdempotencyOptions<F>,
     work: Work<F>,
   ): Promise<FastifyReply> {
+    // The route's headers schema (IdempotencyKeyRequired or IdempotencyKeyOptional) checked the key.
+    const declared = (request.routeOptions.schema?.headers as { properties?: object } | undefined)?.properties ?? {}
+    if (!(KEY_HEADER in declared)) {
+      throw new Error(`${request.routeOptions.url}: a route that runs idempotency.run declares IdempotencyKeyRequired or IdempotencyKeyOptional`)
+    }
     const header = idempotencyKeyOf(request)
-    if (header === '') {
-      if (options.required) {
-        throw new ApiError('validation_error', "Header 'Idempotency-Key' is required", [
-          { field: 'Idempotency-Key', message: "Header 'Idempotency-Key' is required" },
-        ])
-      }
-      return runOnce(reply, options, work)
-    }
-    if (!KEY.test(header)) {
-      throw new ApiError('validation_error', 'Idempotency-Key must be 16 to 255 printable ASCII characters', [
-        { field: 'Idempotency-Key', message: 'must be 16 to 255 printable ASCII characters' },
-      ])
-    }
+    if (header === '') return runOnce(reply, options, work)
     const key: StoredKey = { principal: principalOf(request), key: header, fingerprint: fingerprintOf(request) }
     let replayed = false
     const answer = await db.transaction(async (tx): Promise<Answer> => {
@@ -247,7 +263,7 @@ export function createIdempotency(db: Database) {
       } catch (error) {
         const apiError = toApiError(error as never)
         // Once COMMIT went out with the last writes, the transaction is over: nothing more to store.
-        if (remembered || !apiError || apiError.statusCode >= 500 || NOT_STORED.has(apiError.statusCode)) throw error
+        if (remembered || !apiError || !isStoredStatus(apiError.statusCode)) throw error
         const refusal = answerOf({ status: apiError.statusCode, body: errorBody(apiError, String(request.id)) })
         if (!options.writesLast) await sql.unsafe('rollback to savepoint work')
         if (error instanceof RefusalWithRecord) await error.record(tx)

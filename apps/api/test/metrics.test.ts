@@ -1,4 +1,8 @@
-/** GET /metrics over real HTTP: requests by route pattern, WebSocket connections, database connections, queue depth, outbox rows. */
+/**
+ * GET /metrics over real HTTP: requests by route pattern, WebSocket connections, database
+ * connections, queue depth, outbox rows; and the whole text as Prometheus' own linter reads it.
+ */
+import { spawnSync } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
@@ -150,5 +154,19 @@ describe('database', () => {
     expect(await waiting()).toBe(before + 2)
     await ctx.handle.sql`delete from event_outbox`
     expect(await waiting()).toBe(0)
+  })
+})
+
+describe('the exposition', () => {
+  test('passes promtool check metrics (Prometheus: the text format, and names, types and help as Prometheus wants them)', async () => {
+    // Every kind of series there: requests of several routes and statuses, the database's figures.
+    await fetch(`http://${base}/api/v1/products`)
+    await fetch(`http://${base}/api/v1/orders`)
+    const text = await scrape()
+    expect(text).toContain('nodejs_active_handles{')
+    expect(text).toContain('commerce_db_connections{')
+    // promtool, from Debian's prometheus package (.ci/run installs it when it is missing).
+    const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    expect({ missing: promtool.error?.message, status: promtool.status, says: promtool.stdout + promtool.stderr }).toEqual({ missing: undefined, status: 0, says: '' })
   })
 })

@@ -46,6 +46,12 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(): WorkerMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters,
+  // which promtool check metrics refuses: dropped, as each is the sum of the labelled gauge kept
+  // beside it (nodejs_active_handles{type}, …).
+  for (const metric of registry.getMetricsAsArray()) {
+    if (metric instanceof Gauge && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name)
+  }
   const attempts = new Counter({
     name: `${PREFIX}webhook_attempts_total`,
     help: 'Webhook delivery attempts by outcome: succeeded, retrying (failed, another attempt scheduled), failed (failed, no attempt left or 410 Gone)',

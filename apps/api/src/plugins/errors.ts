@@ -25,21 +25,29 @@ function fieldName(instancePath: string, child?: unknown): string {
   return parts.join('.')
 }
 
-/** Turns Ajv's errors into our details; a missing field reads exactly "Field 'x' is required". */
+/** `idempotency-key` -> `Idempotency-Key`: Fastify's header schemas are lower-case, the names people read are not. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+
+/**
+ * Turns Ajv's errors into our details; a missing field reads exactly "Field 'x' is required", a
+ * missing header "Header 'X-Y' is required".
+ */
 export function validationDetails(errors: AjvError[], context: string): ErrorDetail[] {
+  const headers = context === 'headers'
+  const detail = (field: string, says: string): ErrorDetail => {
+    const name = headers ? headerName(field) : field
+    return { field: name, message: `${headers ? 'Header' : 'Field'} '${name}' ${says}` }
+  }
   const details: ErrorDetail[] = []
   for (const error of errors) {
     // anyOf/oneOf repeat their branches' errors; the branch errors already say what is wrong.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue
     if (error.keyword === 'required') {
-      const field = fieldName(error.instancePath, error.params.missingProperty)
-      details.push({ field, message: `Field '${field}' is required` })
+      details.push(detail(fieldName(error.instancePath, error.params.missingProperty), 'is required'))
     } else if (error.keyword === 'additionalProperties') {
-      const field = fieldName(error.instancePath, error.params.additionalProperty)
-      details.push({ field, message: `Field '${field}' is not allowed` })
+      details.push(detail(fieldName(error.instancePath, error.params.additionalProperty), 'is not allowed'))
     } else {
-      const field = fieldName(error.instancePath) || context
-      details.push({ field, message: `Field '${field}' ${error.message ?? 'is invalid'}` })
+      details.push(detail(fieldName(error.instancePath) || context, error.message ?? 'is invalid'))
     }
   }
   const unique = new Map(details.map((detail) => [`${detail.field}\u0000${detail.message}`, detail]))

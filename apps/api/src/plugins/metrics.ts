@@ -67,6 +67,12 @@ export default fp(
   async function metricsPlugin(app: FastifyInstance) {
     const registry = new Registry()
     collectDefaultMetrics({ register: registry })
+    // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named like counters,
+    // which promtool check metrics refuses: dropped, as each is the sum of the labelled gauge kept
+    // beside it (nodejs_active_handles{type}, …).
+    for (const metric of registry.getMetricsAsArray()) {
+      if (metric instanceof Gauge && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name)
+    }
     app.decorate('metrics', registry)
 
     const requests = new Counter({

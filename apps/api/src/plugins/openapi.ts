@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { ErrorBody } from '@commerce/domain'
 import { SYSTEM_PATHS } from '../routes/system/routes.js'
 import { ERROR_STATUS } from '../errors.js'
+import { isStoredStatus } from '../idempotency.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -34,6 +35,51 @@ export function referencePagePolicy(swaggerUiPolicy: string): string {
   directives.set('form-action', ["'self'"])
   directives.set('frame-ancestors', ["'none'"])
   return [...directives].map(([name, values]) => [name, ...values].join(' ')).join('; ')
+}
+
+/** The little of swagger-ui's plugin interface the reference page's plugin uses (Immutable.js values). */
+interface SecurityRequirements {
+  some(test: (requirement: { isEmpty(): boolean }) => boolean): boolean
+}
+interface OperationProps {
+  get(key: 'security'): SecurityRequirements | undefined
+  set(key: 'isAuthorized', value: boolean): OperationProps
+}
+interface SwaggerUiSystem {
+  React: { createElement(type: unknown, props: object | null, ...children: unknown[]): unknown }
+}
+
+/**
+ * The reference page's swagger-ui plugin. It runs in the browser: @fastify/swagger-ui sends it as
+ * its source text (the function's toString), so it may use only its argument.
+ * - The padlock of an operation says who may call it: closed when a credential is required, open
+ *   when anyone may (`security` lists `{}`; a credential, when sent, may show more). swagger-ui's
+ *   own padlock shows whether the request would carry a credential, and counts an operation open
+ *   to anyone as authorized: the public ones showed a closed lock, the others an open one.
+ * - The top bar names the API instead of showing swagger-ui's logo, an SVG with an inline
+ *   `<style>` that the page's Content-Security-Policy (no 'unsafe-inline') refuses.
+ */
+export function referencePagePlugin(system: SwaggerUiSystem) {
+  const { createElement } = system.React
+  return {
+    components: {
+      Logo: () => createElement('span', { className: 'commerce-reference-title' }, 'Commerce Service API'),
+    },
+    wrapComponents: {
+      OperationSummary:
+        (Original: unknown) =>
+        (props: { operationProps: OperationProps }) => {
+          const security = props.operationProps.get('security')
+          const open = !security || security.some((requirement) => requirement.isEmpty())
+          return createElement(Original, { ...props, operationProps: props.operationProps.set('isAuthorized', !open) })
+        },
+    },
+  }
+}
+
+/** swagger-ui's DownloadUrl plugin, the page's default (loads the document); in the browser, as referencePagePlugin. */
+function downloadUrlPlugin(system: SwaggerUiSystem) {
+  return (globalThis as unknown as { SwaggerUIBundle: { plugins: { DownloadUrl(system: SwaggerUiSystem): object } } }).SwaggerUIBundle.plugins.DownloadUrl(system)
 }
 
 /** The areas of the API, in the reference page's order (every operation has one of these tags). */
@@ -92,44 +138,67 @@ const HEADERS = {
     description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
     schema: { type: 'string', maxLength: 2048 },
   },
+  'X-Request-Id': {
+    description:
+      'The request’s id, as in the logs and in an error’s `request_id`: the X-Request-Id the request sent when it is 1–128 ' +
+      'letters, digits, `_`, `.`, `:` or `-`, else a new UUID',
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'Idempotent-Replayed': {
+    description:
+      'On an operation that takes an Idempotency-Key: `true` when this answer is the stored answer of an earlier request ' +
+      'with the same key (replayed, nothing done again); absent otherwise',
+    schema: { type: 'string', const: 'true' },
+  },
 }
 const headerRef = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } })
-const ANSWER_HEADERS = {
+/** On every answer: set by the first onRequest hooks (app.ts, plugins/cors.ts), so refusals and 5xx carry them too. */
+const EVERY_ANSWER_HEADERS = { ...headerRef('X-Request-Id'), ...headerRef('Access-Control-Allow-Origin') }
+const RATE_LIMIT_HEADERS = {
   ...headerRef('X-RateLimit-Limit'),
   ...headerRef('X-RateLimit-Remaining'),
   ...headerRef('X-RateLimit-Reset'),
   ...headerRef('RateLimit'),
   ...headerRef('RateLimit-Policy'),
-  ...headerRef('Access-Control-Allow-Origin'),
 }
-// Access-Control-Allow-Origin too: on a 5xx these are the only headers declared, and CORS goes on every answer.
-const DEPRECATION_HEADERS = { ...headerRef('Deprecation'), ...headerRef('Sunset'), ...headerRef('Link'), ...headerRef('Access-Control-Allow-Origin') }
+const DEPRECATION_HEADERS = { ...headerRef('Deprecation'), ...headerRef('Sunset'), ...headerRef('Link') }
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+/** What any operation that takes a body may answer before its route runs (plugins/errors.ts, app.ts bodyLimit). */
+const BODY_REFUSALS: Record<string, ResponseObject> = {
+  '413': { description: 'payload_too_large: the body is larger than 1 MiB', content: ERROR_CONTENT },
+  '415': { description: 'unsupported_media_type: the body is not application/json', content: ERROR_CONTENT },
+}
 
 interface ResponseObject {
   description?: string
   headers?: Record<string, unknown>
   content?: unknown
 }
+interface OperationObject {
+  operationId?: string
+  deprecated?: boolean
+  parameters?: { in: string; name: string }[]
+  requestBody?: unknown
+  responses?: Record<string, ResponseObject>
+}
 
 /**
  * What every operation has in common and the routes do not repeat, written into the document:
  * a 500 (any operation may answer internal_error) and a 431 (nor is any safe from a URL over
- * 16 KiB), the Deprecation, Sunset and Link headers of
- * every answer of a deprecated operation, and on every rate-limited operation the 429
- * with Retry-After and the X-RateLimit-*, RateLimit and RateLimit-Policy (and, when CORS is on,
- * Access-Control-Allow-Origin) headers of its 2xx and 4xx answers; an operationId
- * (method and path, for code generators) where a route has none; the servers marked public
- * (`x-internal: false`: an operator's API for its storefronts, not an internal one).
+ * 16 KiB); 413 and 415 on every operation that takes a
+ * body; X-Request-Id (and, when CORS is on, Access-Control-Allow-Origin) on every answer;
+ * Idempotent-Replayed on the answers an Idempotency-Key stores (idempotency.ts); the
+ * Deprecation, Sunset and Link headers of every answer of a deprecated operation, and on every
+ * rate-limited operation the 429 with Retry-After and the X-RateLimit-*, RateLimit and
+ * RateLimit-Policy headers of its 2xx and 4xx answers; an operationId (method and path, for code generators) where
+ * a route has none; the servers marked public (`x-internal: false`: an operator's API for its
+ * storefronts, not an internal one).
  */
 export function withCommonResponses(document: Record<string, unknown>): Record<string, unknown> {
   for (const server of (document.servers ?? []) as Record<string, unknown>[]) server['x-internal'] ??= false
   const components = (document.components ??= {}) as Record<string, unknown>
   components.headers = { ...HEADERS, ...(components.headers as object | undefined) }
-  const paths = (document.paths ?? {}) as Record<
-    string,
-    Record<string, { operationId?: string; deprecated?: boolean; responses?: Record<string, ResponseObject> }>
-  >
+  const paths = (document.paths ?? {}) as Record<string, Record<string, OperationObject>>
   for (const [path, item] of Object.entries(paths)) {
     // The rate limiter never counts the system paths: no rate-limit headers, no 429.
     const counted = !SYSTEM_PATHS.has(path)
@@ -137,19 +206,28 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
       if (!HTTP_METHODS.has(method)) continue
       operation.operationId ??= operationIdOf(method, path)
       const responses = (operation.responses ??= {})
+      // The route's own answers that an Idempotency-Key stores may be replays (idempotency.ts).
+      if ((operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')) {
+        for (const [status, response] of Object.entries(responses)) {
+          if (isStoredStatus(Number(status))) response.headers = { ...headerRef('Idempotent-Replayed'), ...response.headers }
+        }
+      }
       responses['500'] ??= { description: 'internal_error: an unexpected failure (never with internals)', content: ERROR_CONTENT }
       responses['431'] ??= { description: 'request_header_fields_too_large: the URL and headers exceed 16 KiB', content: ERROR_CONTENT }
+      if (operation.requestBody) for (const [status, response] of Object.entries(BODY_REFUSALS)) responses[status] ??= { ...response }
       // A deprecated operation says so on every answer (deprecation.ts).
       if (operation.deprecated) {
         for (const response of Object.values(responses)) response.headers = { ...DEPRECATION_HEADERS, ...response.headers }
       }
-      if (!counted) continue
-      responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
-      for (const [status, response] of Object.entries(responses)) {
-        // A 431 is answered before the rate limit counts the request.
-        if (!/^[24]/.test(status) || status === '431') continue
-        response.headers = { ...ANSWER_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
+      if (counted) {
+        responses['429'] ??= { description: 'rate_limited: too many requests in the window', content: ERROR_CONTENT }
+        for (const [status, response] of Object.entries(responses)) {
+          // A 431 is answered before the rate limit counts the request.
+          if (!/^[24]/.test(status) || status === '431') continue
+          response.headers = { ...RATE_LIMIT_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
+        }
       }
+      for (const response of Object.values(responses)) response.headers = { ...EVERY_ANSWER_HEADERS, ...response.headers }
     }
   }
   return document
@@ -183,8 +261,9 @@ export default fp(
           version: '1.0.0',
           description:
             'Online-store back end. Money is sent and returned as decimal numbers in major units (19.99) and ' +
-            'kept exactly as integer minor units. Lists answer { <items>, meta: { page, per_page, total, total_pages } }. ' +
-            'Errors answer { error: { code, message, details?, request_id } }.',
+            'kept exactly as integer minor units. Lists answer `{ <items>: [...], meta: { page, per_page, total, total_pages } }`. ' +
+            'Errors answer `{ error: { code, message, details?, request_id } }`. On the reference page (/docs) a closed ' +
+            'padlock marks an operation that needs a credential, an open one an operation anyone may call.',
         },
         servers: [{ url: '/', description: 'The deployment serving this document (production, staging or local)' }],
         tags: TAGS,
@@ -208,7 +287,11 @@ export default fp(
     await app.register(swaggerUi, {
       routePrefix: '/docs',
       // Otherwise the page sends the document's URL to validator.swagger.io for a badge.
-      uiConfig: { validatorUrl: null },
+      // Our plugin, and the page's default one (DownloadUrl) that a list of plugins replaces.
+      uiConfig: { validatorUrl: null, plugins: [downloadUrlPlugin, referencePagePlugin] },
+      // No logo put over the top bar's (Fastify's by default), which then shows our plugin's title.
+      // Its types allow only a logo object; the plugin itself takes null for none.
+      logo: null as unknown as undefined,
       staticCSP: true,
       transformStaticCSP: referencePagePolicy,
     })

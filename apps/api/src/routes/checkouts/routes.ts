@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
 import type { Executor } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
-import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
+import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
 import { createCheckoutCompletion, lockCheckout } from './complete.js'
 import { createCheckoutService } from './service.js'
@@ -73,7 +73,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'test provider takes tok_visa (succeeds), tok_declined (declined) and tok_error (502, nothing ' +
           'charged). The same Idempotency-Key replays the stored answer with Idempotent-Replayed: true.',
         params: IdParams,
-        headers: IdempotencyKeyHeader,
+        headers: IdempotencyKeyRequired,
         body: CompleteCheckout,
         response: { 201: Order, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
       },
@@ -82,7 +82,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
       const { id } = request.params
       const first = (tx: Executor, claim: readonly (string | null)[]) => lockCheckout(tx, id, claim)
-      return app.idempotency.run(request, reply, { required: true, writesLast: true, first }, async (tx, remember, locked) => ({
+      return app.idempotency.run(request, reply, { writesLast: true, first }, async (tx, remember, locked) => ({
         status: 201,
         body: await completeCheckout(tx, id, locked, request.body, viewer, String(request.id), idempotencyKeyOf(request), remember),
       }))

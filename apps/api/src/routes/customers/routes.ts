@@ -85,7 +85,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['customers'],
         summary: 'Delete a customer: anonymise personal data, delete addresses and login, keep the record for orders',
         description:
-          'The email becomes deleted-<id>@anonymized.invalid, names and phone are cleared, addresses and the ' +
+          'The email becomes `deleted-<id>@anonymized.invalid`, names and phone are cleared, addresses and the ' +
           'user account are deleted. The customer then answers 404 and is not listed; the old email is free again.',
         params: IdParams,
         response: { 204: deleted, ...errorResponses(400, 401, 403, 404, 409, 429) },

@@ -12,7 +12,7 @@ import {
   TrackingParams,
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { IdempotencyKeyHeader } from '../../idempotency.js'
+import { IdempotencyKeyOptional } from '../../idempotency.js'
 import { createFulfillmentService } from './service.js'
 
 
@@ -31,13 +31,13 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'moves a paid order to shipped. fulfillment_status becomes partial or fulfilled. Other statuses are 409 ' +
           'invalid_state_transition; an order with nothing left to send is 409. An Idempotency-Key is honoured when sent.',
         params: IdParams,
-        headers: IdempotencyKeyHeader,
+        headers: IdempotencyKeyOptional,
         body: CreateFulfillment,
         response: { 201: Fulfillment, ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, { required: false }, async (tx) => ({
+      app.idempotency.run(request, reply, {}, async (tx) => ({
         status: 201,
         body: await fulfillmentService.create(tx, request.params.id, request.body, String(request.id)),
       })),

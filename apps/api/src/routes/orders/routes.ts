@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreateOrder, hasScope, IdParams, ListOrdersQuery, Order, OrderList, UpdateOrder } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
+import { IdempotencyKeyOptional } from '../../idempotency.js'
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderService, type OrderViewer } from './service.js'
@@ -57,12 +58,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Current prices, tax from the shipping address, the shipping method’s rate; the stock is taken now ' +
           '(409 insufficient_inventory when short) and put back if the order is cancelled. Emits order.created. ' +
           'An Idempotency-Key is honoured when sent.',
+        headers: IdempotencyKeyOptional,
         body: CreateOrder,
         response: { 201: Order, ...errorResponses(400, 401, 403, 409, 422, 429) },
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, { required: false }, async (tx) => ({
+      app.idempotency.run(request, reply, {}, async (tx) => ({
         status: 201,
         body: await orderService.create(tx, request.body, String(request.id)),
       })),

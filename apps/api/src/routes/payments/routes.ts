@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import { CreatePayment, CreateRefund, hasScope, IdParams, PaginationQuery, Payment, PaymentList, Refund } from '@commerce/domain'
 import { deprecatedRoute } from '../../deprecation.js'
 import { errorResponses } from '../../errors.js'
-import { IdempotencyKeyHeader, idempotencyKeyOf } from '../../idempotency.js'
+import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
 import { createPaymentService } from './service.js'
 
@@ -30,14 +30,14 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'payment (payment.failed); a provider failure is 502 and keeps nothing. Orders past pending are 409 ' +
           'invalid_state_transition.',
         params: IdParams,
-        headers: IdempotencyKeyHeader,
+        headers: IdempotencyKeyRequired,
         body: CreatePayment,
         response: { 201: Payment, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
       },
     },
     async (request, reply) => {
       const viewer = await viewerOf(request, 'payments:write')
-      return app.idempotency.run(request, reply, { required: true }, async (tx) => ({
+      return app.idempotency.run(request, reply, {}, async (tx) => ({
         status: 201,
         body: await paymentService.pay(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
       }))
@@ -75,7 +75,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'payment_status partially_refunded. Declined or refunded payments are 409; refunds of a cancelled or ' +
       'refunded order are 409 invalid_state_transition.',
     params: IdParams,
-    headers: IdempotencyKeyHeader,
+    headers: IdempotencyKeyRequired,
     body: CreateRefund,
     response: { 201: Refund, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
   }
@@ -97,7 +97,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   ]
   for (const { url, schema, onSend } of refundRoutes) {
     app.post(url, { schema, ...(onSend ? { onSend } : {}) }, async (request, reply) =>
-      app.idempotency.run(request, reply, { required: true }, async (tx) => ({
+      app.idempotency.run(request, reply, {}, async (tx) => ({
         status: 201,
         body: await paymentService.refund(tx, request.params.id, request.body, String(request.id), idempotencyKeyOf(request)),
       })),

@@ -1,0 +1,170 @@
+/**
+ * The OpenAPI document tells the truth: what every operation may answer, which headers its
+ * answers carry, where Idempotency-Key is required, and descriptions a Markdown renderer shows whole.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { newId } from '@commerce/db'
+import { createTestContext, type ApiErrorBody, type TestContext } from './helpers.js'
+
+interface Parameter {
+  in: string
+  name: string
+  required?: boolean
+  schema?: Record<string, unknown>
+}
+interface Response {
+  headers?: Record<string, { $ref: string }>
+  content?: Record<string, { schema: unknown }>
+}
+interface Operation {
+  parameters?: Parameter[]
+  requestBody?: unknown
+  responses: Record<string, Response>
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>
+  components: { headers: Record<string, unknown> }
+}
+
+let ctx: TestContext
+let document: Document
+let admin: string
+
+beforeAll(async () => {
+  ctx = await createTestContext()
+  document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+  admin = (await ctx.signIn('admin')).token
+})
+afterAll(() => ctx.close())
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
+const operations = () =>
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.has(method))
+      .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, operation })),
+  )
+const idempotencyKeyOf = (operation: Operation) =>
+  operation.parameters?.find((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+describe('what every operation may answer', () => {
+  test('every operation that takes a body lists 413 payload_too_large and 415 unsupported_media_type, in the error format', () => {
+    const withBody = operations().filter(({ operation }) => operation.requestBody)
+    expect(withBody.length).toBeGreaterThanOrEqual(40)
+    for (const { name, operation } of withBody) {
+      for (const status of ['413', '415']) {
+        expect(operation.responses[status], `${name} ${status}`).toMatchObject({
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        })
+      }
+    }
+  })
+
+  test('every answer of every operation declares X-Request-Id (and Access-Control-Allow-Origin), as the server sends it', async () => {
+    expect(document.components.headers['X-Request-Id']).toMatchObject({ schema: { type: 'string' } })
+    for (const { name, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const header of ['X-Request-Id', 'Access-Control-Allow-Origin']) {
+          expect(response.headers?.[header], `${name} ${status} ${header}`).toEqual(headerRef(header))
+        }
+      }
+    }
+    for (const url of ['/health', '/api/v1/products', '/api/v1/orders', '/api/v1/nothing-here']) {
+      expect((await ctx.request({ method: 'GET', url })).headers['x-request-id'], url).toMatch(/^[\w.:-]{1,128}$/)
+    }
+  })
+
+  test('the answers a replay can give declare Idempotent-Replayed: the 2xx and the stored refusals of operations taking an Idempotency-Key, and no other', () => {
+    expect(document.components.headers['Idempotent-Replayed']).toMatchObject({ schema: { type: 'string', const: 'true' } })
+    let replayable = 0
+    for (const { name, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const stored = Boolean(idempotencyKeyOf(operation)) && ['201', '402', '404', '409', '422'].includes(status)
+        expect(response.headers?.['Idempotent-Replayed'], `${name} ${status}`).toEqual(stored ? headerRef('Idempotent-Replayed') : undefined)
+        if (stored && status === '201') replayable++
+      }
+    }
+    expect(replayable).toBe(6)
+  })
+})
+
+describe('Idempotency-Key', () => {
+  const address = { line1: '1 Main St', city: 'Springfield', country: 'US' }
+  /** A body each operation taking the header accepts, so that only the header can be what is refused. */
+  const VALID_BODIES: Record<string, unknown> = {
+    'POST /api/v1/checkouts/{id}/complete': { payment: { method: 'card', token: 'tok_visa' } },
+    'POST /api/v1/orders/{id}/payments': { method: 'card', token: 'tok_visa' },
+    'POST /api/v1/payments/{id}/refunds': {},
+    'POST /api/v1/payments/{id}/refund': {},
+    'POST /api/v1/orders': { email: 'keyless@example.com', currency: 'USD', items: [{ product_id: newId(), quantity: 1 }], shipping_address: address },
+    'POST /api/v1/orders/{id}/fulfillments': { carrier: 'UPS', tracking_number: '1Z999' },
+  }
+  const taking = () => operations().filter(({ operation }) => idempotencyKeyOf(operation))
+
+  test('is required in the document exactly where the server refuses a request without it (and generated clients then demand it)', async () => {
+    expect(taking().map(({ name }) => name).sort()).toEqual(Object.keys(VALID_BODIES).sort())
+    const required = taking().filter(({ operation }) => idempotencyKeyOf(operation)!.required)
+    expect(required.map(({ name }) => name).sort()).toEqual([
+      'POST /api/v1/checkouts/{id}/complete',
+      'POST /api/v1/orders/{id}/payments',
+      'POST /api/v1/payments/{id}/refund',
+      'POST /api/v1/payments/{id}/refunds',
+    ])
+    for (const { name, path, operation } of taking()) {
+      const response = await ctx.request({ method: 'POST', url: path.replace('{id}', newId()), token: admin, payload: VALID_BODIES[name] as object })
+      const refusal = (response.json() as Partial<ApiErrorBody>).error
+      if (idempotencyKeyOf(operation)!.required) {
+        expect(response.statusCode, name).toBe(400)
+        expect(refusal, name).toMatchObject({
+          code: 'validation_error',
+          message: "Header 'Idempotency-Key' is required",
+          details: [{ field: 'Idempotency-Key', message: "Header 'Idempotency-Key' is required" }],
+        })
+      } else {
+        // Done without a key: the work runs (and finds no such order or product).
+        expect(refusal?.message, name).toBeDefined()
+        expect(refusal?.message, name).not.toMatch(/Idempotency-Key/)
+        expect(refusal?.details ?? [], name).not.toContainEqual(expect.objectContaining({ field: 'Idempotency-Key' }))
+      }
+    }
+  })
+
+  test('its format is in the document and refused by every operation that takes it: 16–255 printable ASCII characters', async () => {
+    for (const { name, path, operation } of taking()) {
+      expect(idempotencyKeyOf(operation)!.schema, name).toEqual({ type: 'string', minLength: 16, maxLength: 255, pattern: '^[!-~]+$' })
+      for (const key of ['short', 'x'.repeat(256), 'sixteen chars with spaces']) {
+        const response = await ctx.request({
+          method: 'POST',
+          url: path.replace('{id}', newId()),
+          token: admin,
+          headers: { 'idempotency-key': key },
+          payload: VALID_BODIES[name] as object,
+        })
+        expect(response.statusCode, `${name} ${key}`).toBe(400)
+        expect((response.json() as ApiErrorBody).error.details, `${name} ${key}`).toContainEqual(
+          expect.objectContaining({ field: 'Idempotency-Key', message: expect.stringMatching(/^Header 'Idempotency-Key' must /) }),
+        )
+      }
+    }
+  })
+})
+
+describe('descriptions', () => {
+  test('no text a Markdown renderer (the reference page) would take for an HTML tag and drop: placeholders are in code spans', () => {
+    const found: string[] = []
+    const walk = (value: unknown, at: string) => {
+      if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}/${index}`))
+      else if (value && typeof value === 'object') {
+        for (const [key, child] of Object.entries(value)) {
+          if ((key === 'description' || key === 'summary') && typeof child === 'string') {
+            if (/<[A-Za-z/!?]/.test(child.replace(/`[^`]*`/g, ''))) found.push(`${at}/${key}: ${child}`)
+          } else walk(child, `${at}/${key}`)
+        }
+      }
+    }
+    walk(document, '')
+    expect(found).toEqual([])
+    expect((document as unknown as { info: { description: string } }).info.description).toContain('`{ <items>: [...], meta:')
+  })
+})
