@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import type { Outcome } from '../src/delivery.js'
@@ -25,7 +24,7 @@ describe('metric labels', () => {
 })
 
 describe('GET /metrics', () => {
-  it('passes promtool check metrics (Prometheus: the text format, and names, types and help as Prometheus wants them)', async () => {
+  it('types every series, and only counters end in _total (promtool checks the rest: metrics.debian.test.ts)', async () => {
     const metrics = createWorkerMetrics()
     // Every series of ours there, by recording what the worker records.
     const delivered: Outcome = { succeeded: true, statusCode: 200, durationMs: 12, error: null, responseBody: null }
@@ -33,16 +32,16 @@ describe('GET /metrics', () => {
     metrics.attempt(failed(503, 'HTTP 503'), { status: 'pending', nextAttemptAt: new Date() })
     metrics.job('fanout-event', 'completed', 0.02)
     metrics.relayed(2)
-    const server = await startHealthServer(0, () => true, metrics.registry)
+    const server = await startHealthServer(0, '127.0.0.1', () => true, metrics.registry)
     try {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)
       expect(response.status).toBe(200)
       const text = await response.text()
       expect(text).toContain('nodejs_active_handles{')
       expect(text).toContain('commerce_webhook_attempts_total{outcome="retrying"} 1')
-      // promtool, from Debian's prometheus package (.ci/run installs it when it is missing).
-      const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' })
-      expect({ missing: promtool.error?.message, status: promtool.status, says: promtool.stdout + promtool.stderr }).toEqual({ missing: undefined, status: 0, says: '' })
+      const types = new Map([...text.matchAll(/^# TYPE (\w+) (\w+)$/gm)].map((match) => [match[1]!, match[2]!]))
+      expect(types.get('commerce_webhook_attempts_total')).toBe('counter')
+      expect([...types].filter(([name, type]) => name.endsWith('_total') !== (type === 'counter'))).toEqual([])
     } finally {
       await new Promise((resolve) => server.close(resolve))
     }
