@@ -26,6 +26,13 @@ export interface RateLimitOptions {
 
 const UNCOUNTED = new Set(['/health', '/ready', '/metrics'])
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The shared store of counts (REDIS_URL), for the sign-in throttle too; null: each instance counts in memory. */
+    redis: Redis | null
+  }
+}
+
 export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
     let redis: Redis | undefined
@@ -45,6 +52,7 @@ export default fp<RateLimitOptions>(
         await redis!.quit().catch(() => redis!.disconnect())
       })
     }
+    app.decorate('redis', redis ?? null)
     await app.register(rateLimit, {
       ...(redis ? { redis, nameSpace: 'commerce:rate-limit:' } : {}),
       // Fail open: when the shared store is unreachable the API keeps serving, unlimited, rather

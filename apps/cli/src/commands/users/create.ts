@@ -37,7 +37,7 @@ export default class UsersCreate extends BaseCommand {
   async run(): Promise<CreatedUser> {
     const { flags } = await this.parse(UsersCreate)
     const { DomainError, hashPassword } = await import('@commerce/domain')
-    const { createUser, customerSnapshot, migrate } = await import('@commerce/db')
+    const { createUser, customerSnapshot, migrate, userSnapshot } = await import('@commerce/db')
     const { withDatabase } = await import('../../database.js')
     const email = flags.email.trim()
     if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) {
@@ -57,12 +57,7 @@ export default class UsersCreate extends BaseCommand {
       return createUser(db, { email, passwordHash, role: flags.role })
     })
     const result: CreatedUser = {
-      user: {
-        id: created.user.id,
-        email: created.user.email,
-        role: created.user.role,
-        created_at: created.user.createdAt.toISOString(),
-      },
+      user: userSnapshot(created.user),
       customer: created.customer ? customerSnapshot(created.customer) : null,
     }
 
