@@ -1,16 +1,15 @@
 import { Flags } from '@oclif/core'
-import type { Customer, Role, User } from '@commerce/domain'
+import type { Customer, User } from '@commerce/domain'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
 import { formatDetails } from '../../output.js'
+import { COMMAND_ROLES } from '../../users.js'
 
 // The same bounds as the API's register body (RegisterBody in @commerce/domain).
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_EMAIL_LENGTH = 254
 const MIN_PASSWORD_LENGTH = 8
 const MAX_PASSWORD_LENGTH = 200
-// ROLES of @commerce/domain, spelt out: the domain package is loaded only when a command runs.
-const COMMAND_ROLES = ['customer', 'admin'] as const satisfies readonly Role[]
 
 export interface CreatedUser {
   user: User
