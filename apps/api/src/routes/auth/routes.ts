@@ -49,8 +49,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         tags: ['auth'],
         summary: 'Exchange email and password for a token',
         description:
-          `Failed sign-ins are counted per account and client address (LOGIN_MAX_FAILURES, ${config.loginMaxFailures}, per ` +
-          'LOGIN_FAILURE_WINDOW); past that, that address is refused for that account with 429 and Retry-After until the ' +
+          'Failed sign-ins are counted per account and client address (LOGIN_MAX_FAILURES, default 10, per ' +
+          'LOGIN_FAILURE_WINDOW, default 15 minutes); past that, that address is refused for that account with 429 and Retry-After until the ' +
           'window ends, whatever the password, while other addresses are not. A successful sign-in clears its address’s ' +
           'count. When an account has LOGIN_SLOWDOWN_AFTER failures from all addresses in the window, every attempt on it ' +
           'is answered LOGIN_SLOWDOWN_DELAY later, but not refused. A disabled account answers 401 "This account is ' +
