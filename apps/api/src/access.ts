@@ -51,6 +51,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/auth/login': PUBLIC,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
   'GET /api/v1/auth/me': SIGNED_IN,
+  // Accounts; making an admin also needs `*`, which the handler checks (403).
+  'GET /api/v1/users': scope('users:read'),
+  'GET /api/v1/users/:id': scope('users:read'),
+  'PATCH /api/v1/users/:id': scope('users:write'),
   // The client authenticates itself with HTTP Basic or body credentials, checked by the handler.
   'POST /api/v1/oauth/token': PUBLIC,
 

@@ -27,6 +27,14 @@ export interface Config {
   rateLimitWindowMs: number
   rateLimitApiKeyMax: number
   redisUrl: string | undefined
+  /** Failed sign-ins of one account from one client address before that address is refused for it (429). */
+  loginMaxFailures: number
+  /** How long failed sign-ins count, from the first. */
+  loginFailureWindowMs: number
+  /** Failed sign-ins of one account from all addresses before every attempt on it is slowed. */
+  loginSlowdownAfter: number
+  /** How much later a slowed sign-in attempt is answered. */
+  loginSlowdownDelayMs: number
   trustProxy: boolean
   logLevel: LogLevel
   scryptCost: number
@@ -150,6 +158,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitWindowMs: duration('RATE_LIMIT_WINDOW', '1m', 'ms'),
     rateLimitApiKeyMax: integer('RATE_LIMIT_API_KEY_MAX', 600, 1),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    loginMaxFailures: integer('LOGIN_MAX_FAILURES', 10, 1),
+    loginFailureWindowMs: duration('LOGIN_FAILURE_WINDOW', '15m', 'ms'),
+    loginSlowdownAfter: integer('LOGIN_SLOWDOWN_AFTER', 100, 1),
+    loginSlowdownDelayMs: duration('LOGIN_SLOWDOWN_DELAY', '1s', 'ms'),
     trustProxy: boolean('TRUST_PROXY', false),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),

@@ -149,7 +149,7 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
     expect(await ctx.countRows('customer_addresses')).toBe(before)
   })
 
-  test("401 anonymous; 404 for an admin's /me, another customer's id, an unknown or deleted customer; nothing saved", async () => {
+  test("401 anonymous and for a deleted customer's token; 404 for an admin's /me, another customer's id, an unknown or deleted customer; nothing saved", async () => {
     const me = await newCustomer()
     const other = await newCustomer()
     const before = await ctx.countRows('customer_addresses')
@@ -163,12 +163,14 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
       [`${CUSTOMERS}/${other.customerId}/addresses`, me.token],
       [`${CUSTOMERS}/${UNKNOWN_ID}/addresses`, admin],
       [`${CUSTOMERS}/${doomed.customerId}/addresses`, admin],
-      [MINE, doomed.token],
     ] as const) {
       const response = await ctx.request({ method: 'POST', url, token, payload: HOME })
       expect(response.statusCode, url).toBe(404)
       expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Customer not found' })
     }
+    const gone = await ctx.request({ method: 'POST', url: MINE, token: doomed.token, payload: HOME })
+    expect(gone.statusCode).toBe(401)
+    expect(gone.json().error.message).toBe('The account of this token no longer exists')
     expect(await ctx.countRows('customer_addresses')).toBe(before)
   })
 

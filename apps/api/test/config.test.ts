@@ -22,7 +22,25 @@ describe('loadConfig', () => {
       trustProxy: false,
       webhookAllowPrivateTargets: false,
       wsReplayMaxEvents: 10_000,
+      loginMaxFailures: 10,
+      loginFailureWindowMs: 900_000,
+      loginSlowdownAfter: 100,
+      loginSlowdownDelayMs: 1000,
     })
+  })
+
+  test('reads the sign-in throttle settings and names bad ones', () => {
+    const config = loadConfig({
+      LOGIN_MAX_FAILURES: '5',
+      LOGIN_FAILURE_WINDOW: '1h',
+      LOGIN_SLOWDOWN_AFTER: '50',
+      LOGIN_SLOWDOWN_DELAY: '2s',
+      COMMERCE_DATA_DIR: dataDir(),
+    })
+    expect(config).toMatchObject({ loginMaxFailures: 5, loginFailureWindowMs: 3_600_000, loginSlowdownAfter: 50, loginSlowdownDelayMs: 2000 })
+    const bad = () => loadConfig({ LOGIN_MAX_FAILURES: '0', LOGIN_SLOWDOWN_DELAY: 'later', COMMERCE_DATA_DIR: dataDir() })
+    expect(bad).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/)
+    expect(bad).toThrow(/LOGIN_SLOWDOWN_DELAY must be a duration/)
   })
 
   test('names every bad variable in one error', () => {

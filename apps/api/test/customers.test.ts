@@ -521,21 +521,27 @@ describe('DELETE /api/v1/customers/:id', () => {
     expect(loginAfter.json().error).toMatchObject({ code: 'unauthorized', message: 'Invalid email or password' })
   })
 
-  test('a deleted customer answers 404 everywhere, to admins and to its own old token; deleting twice answers 404', async () => {
+  test('a deleted customer answers 404 everywhere to admins, deleting twice too; its own old token is 401, its login gone', async () => {
     const me = await signInCustomer()
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}`, token: admin })
-    for (const [method, url, token, payload] of [
-      ['GET', `${CUSTOMERS}/${me.customerId}`, admin, undefined],
-      ['PATCH', `${CUSTOMERS}/${me.customerId}`, admin, { first_name: 'Back' }],
-      ['GET', `${CUSTOMERS}/${me.customerId}/addresses`, admin, undefined],
-      ['DELETE', `${CUSTOMERS}/${me.customerId}`, admin, undefined],
-      ['GET', `${CUSTOMERS}/me`, me.token, undefined],
-      ['PATCH', `${CUSTOMERS}/me`, me.token, { first_name: 'Back' }],
-      ['GET', `${CUSTOMERS}/${me.customerId}`, me.token, undefined],
+    for (const [method, url, payload] of [
+      ['GET', `${CUSTOMERS}/${me.customerId}`, undefined],
+      ['PATCH', `${CUSTOMERS}/${me.customerId}`, { first_name: 'Back' }],
+      ['GET', `${CUSTOMERS}/${me.customerId}/addresses`, undefined],
+      ['DELETE', `${CUSTOMERS}/${me.customerId}`, undefined],
     ] as const) {
-      const response = await ctx.request({ method, url, token, ...(payload ? { payload } : {}) })
+      const response = await ctx.request({ method, url, token: admin, ...(payload ? { payload } : {}) })
       expect(response.statusCode, `${method} ${url}`).toBe(404)
       expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Customer not found' })
+    }
+    for (const [method, url, payload] of [
+      ['GET', `${CUSTOMERS}/me`, undefined],
+      ['PATCH', `${CUSTOMERS}/me`, { first_name: 'Back' }],
+      ['GET', `${CUSTOMERS}/${me.customerId}`, undefined],
+    ] as const) {
+      const response = await ctx.request({ method, url, token: me.token, ...(payload ? { payload } : {}) })
+      expect(response.statusCode, `${method} ${url}`).toBe(401)
+      expect(response.json().error).toMatchObject({ code: 'unauthorized', message: 'The account of this token no longer exists' })
     }
   })
 

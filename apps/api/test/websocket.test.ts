@@ -864,6 +864,25 @@ describe('a second API instance on the same database', () => {
     bystander.socket.close()
   })
 
+  test('a user’s connection ends (4003) at the heartbeat after its account is disabled or demoted; a new handshake is refused at once', async () => {
+    const customer = await ctx.signIn('customer')
+    const demoted = await ctx.signIn('admin')
+    const clients = [await connect(otherUrl, { token: customer.token }), await connect(otherUrl, { token: demoted.token })]
+    const bystander = await connect(otherUrl, { token: admin.token })
+    // Changed through the other instance: this one hears of it from the database, not from a message.
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${customer.userId}`, payload: { disabled: true }, token: admin.token })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${demoted.userId}`, payload: { role: 'customer' }, token: admin.token })
+    for (const client of clients) expect(await client.closed).toEqual({ code: 4003, reason: 'Credential revoked' })
+    expect(bystander.socket.readyState).toBe(WebSocket.OPEN)
+    bystander.socket.close()
+
+    const refused = await refusal(otherUrl, { headers: { authorization: `Bearer ${customer.token}` } })
+    expect(refused).toMatchObject({ status: 401, body: { error: { code: 'unauthorized', message: 'The account of this token is disabled' } } })
+    // The demoted one may still listen, as the customer it now is.
+    const again = await connect(otherUrl, { token: demoted.token })
+    again.socket.close()
+  })
+
   test('the heartbeat drops a client that does not answer pings and keeps one that does', async () => {
     const silent = await connect(otherUrl, { token: admin.token, client: { autoPong: false } })
     const answering = await connect(otherUrl, { token: admin.token })

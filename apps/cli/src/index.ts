@@ -18,6 +18,9 @@ import OAuthClientsCreate from './commands/oauth-clients/create.js'
 import OAuthClientsList from './commands/oauth-clients/list.js'
 import OAuthClientsRevoke from './commands/oauth-clients/revoke.js'
 import UsersCreate from './commands/users/create.js'
+import UsersDisable from './commands/users/disable.js'
+import UsersEnable from './commands/users/enable.js'
+import UsersUpdate from './commands/users/update.js'
 import WebhooksListen from './commands/webhooks/listen.js'
 import WebhooksVerify from './commands/webhooks/verify.js'
 import { operationCommand } from './operation-command.js'
@@ -34,6 +37,9 @@ export const COMMANDS: Record<string, Command.Class> = {
   'webhooks:verify': WebhooksVerify,
   migrate: Migrate,
   'users:create': UsersCreate,
+  'users:update': UsersUpdate,
+  'users:disable': UsersDisable,
+  'users:enable': UsersEnable,
   'api-keys:create': ApiKeysCreate,
   'api-keys:list': ApiKeysList,
   'api-keys:revoke': ApiKeysRevoke,

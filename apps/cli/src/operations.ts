@@ -59,6 +59,10 @@ const NAMES: Record<string, string> = {
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',
+  // `users …` are the database commands (no token needed); the same over the API is `accounts …`.
+  'GET /users': 'accounts:list',
+  'GET /users/{id}': 'accounts:get',
+  'PATCH /users/{id}': 'accounts:update',
 }
 const TOPIC_NAMES: Record<string, string> = { checkouts: 'checkout' }
 

@@ -357,6 +357,40 @@ describe('accounts: register, a customer’s own records, OAuth tokens', () => {
     expect(errorText((await commerce(['customers', 'list'], { env: asCustomer })).stderr)).toContain('HTTP 403')
   })
 
+  it('disables, enables and demotes accounts over the API (accounts …) and in the database (users …); each counts at once', async () => {
+    const registered = await json<{ token: string; user: { id: string } }>(['auth', 'register', '--email', 'sam@example.com', '--password', 'a long password'])
+    const asSam = { env: { COMMERCE_TOKEN: registered.token } }
+    const onDatabase = { env: { DATABASE_URL: database.url } }
+    const listed = await json<{ users: { id: string }[] }>(['accounts', 'list', '--email', 'SAM@example.com'])
+    expect(listed.users.map((user) => user.id)).toEqual([registered.user.id])
+
+    expect((await json<{ disabled_at: string | null }>(['accounts', 'update', registered.user.id, '--disabled'])).disabled_at).not.toBeNull()
+    expect(errorText((await commerce(['customers', 'me', 'get'], asSam)).stderr)).toContain('The account of this token is disabled (unauthorized, HTTP 401)')
+    expect((await json<{ disabled_at: string | null }>(['accounts', 'get', registered.user.id])).disabled_at).not.toBeNull()
+
+    const enabled = await commerce(['users', 'enable', 'sam@example.com'], onDatabase)
+    expect(enabled).toMatchObject({ code: 0, stderr: '' })
+    expect(enabled.stdout).toContain('Enabled sam@example.com')
+    expect((await commerce(['customers', 'me', 'get'], asSam)).code).toBe(0)
+
+    // Promoted and demoted with the token Sam already holds.
+    expect((await commerce(['users', 'update', registered.user.id, '--role', 'admin'], onDatabase)).stdout).toContain('sam@example.com is now admin')
+    expect((await commerce(['customers', 'list'], asSam)).code).toBe(0)
+    await json(['users', 'update', 'sam@example.com', '--role', 'customer'], onDatabase.env)
+    expect(errorText((await commerce(['customers', 'list'], asSam)).stderr)).toContain('HTTP 403')
+
+    const disabled = await json<{ email: string; disabled_at: string | null }>(['users', 'disable', 'sam@example.com'], onDatabase.env)
+    expect(disabled.disabled_at).not.toBeNull()
+    expect(errorText((await commerce(['customers', 'me', 'get'], asSam)).stderr)).toContain('HTTP 401')
+
+    const unknown = await commerce(['users', 'disable', 'nobody@example.com'], onDatabase)
+    expect(unknown.code).toBe(1)
+    expect(errorText(unknown.stderr)).toBe("Error: No user with id or email 'nobody@example.com'")
+    const lastAdmin = await commerce(['users', 'update', ADMIN.email, '--role', 'customer'], onDatabase)
+    expect(lastAdmin.code).toBe(1)
+    expect(errorText(lastAdmin.stderr)).toBe('Error: This is the last enabled admin: make another admin before demoting or disabling it')
+  })
+
   it('gets an OAuth access token for a client and uses it', async () => {
     const client = await json<{ client_id: string; client_secret: string }>(
       ['oauth-clients', 'create', '--name', 'erp', '--scopes', 'orders:read'],

@@ -184,7 +184,7 @@ describe('commerce users create', () => {
       customer: Record<string, unknown>
     }
     expect(output).toEqual({
-      user: { id: expect.any(String), email: 'jo@example.com', role: 'customer', created_at: expect.any(String) },
+      user: { id: expect.any(String), email: 'jo@example.com', role: 'customer', disabled_at: null, created_at: expect.any(String) },
       customer: {
         id: expect.any(String),
         user_id: output.user.id,
@@ -475,6 +475,7 @@ describe('commerce (help and version)', () => {
     const users = await commerce(['users', '--help'])
     expect(users.code).toBe(0)
     expect(users.stdout).toMatch(/^\s+users create\s+Create a user account/m)
+    expect(users.stdout).toMatch(/^\s+users disable\s+Disable a user/m)
   })
 
   it('every command has a summary and --help examples', async () => {

@@ -1,7 +1,11 @@
-/** Creating accounts, shared by `POST /auth/register` and `commerce users create`. */
+/**
+ * Accounts: creating them (`POST /auth/register`, `commerce users create`), changing their role or
+ * disabling them (`PATCH /users/:id`, `commerce users update|disable|enable`), and the state every
+ * request of a user token is checked against.
+ */
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { DomainError, type Customer, type Role } from '@commerce/domain'
-import type { Database } from './client.js'
+import { DomainError, type Customer, type Role, type User } from '@commerce/domain'
+import { sqlOf, type Database } from './client.js'
 import { writeEvent } from './outbox.js'
 import { customers, users } from './schema/accounts.js'
 
@@ -28,6 +32,17 @@ export function customerSnapshot(row: CustomerRow): Customer {
     phone: row.phone,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+/** A user row as the API shows it: never the password hash. */
+export function userSnapshot(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
   }
 }
 
@@ -84,5 +99,69 @@ export async function createUser(db: Database, input: NewUser): Promise<{ user: 
 
 export async function findCustomerByUser(db: Database, userId: string): Promise<CustomerRow | undefined> {
   const [row] = await db.select().from(customers).where(eq(customers.userId, userId))
+  return row
+}
+
+/** What a user token may do now: read on every request it makes, so a change counts at once. */
+export interface AccountState {
+  role: Role
+  disabled: boolean
+  /** The customer record of a customer account; null for admins and accounts without one. */
+  customerId: string | null
+}
+
+// Fixed text, prepared once per connection: a primary-key read and a unique-index read.
+const ACCOUNT_STATE = `select u.role, u.disabled_at is not null as disabled, c.id as customer_id
+  from users u left join customers c on c.user_id = u.id and c.deleted_at is null
+  where u.id = $1`
+
+/** The account's current state; undefined when it no longer exists. */
+export async function findAccountState(db: Database, userId: string): Promise<AccountState | undefined> {
+  const rows = await sqlOf(db).unsafe<{ role: Role; disabled: boolean; customer_id: string | null }[]>(ACCOUNT_STATE, [userId], {
+    prepare: true,
+  })
+  const row = rows[0]
+  return row && { role: row.role, disabled: row.disabled, customerId: row.role === 'customer' ? row.customer_id : null }
+}
+
+export interface AccountChange {
+  role?: Role | undefined
+  /** true disables (keeping the first time), false enables. */
+  disabled?: boolean | undefined
+}
+
+/**
+ * Changes an account's role or disables/enables it; undefined for an unknown id. Refused
+ * (conflict) when it would leave no enabled admin: the enabled admins are locked first, so two
+ * admins demoting each other at once cannot both succeed.
+ */
+export async function updateUser(db: Database, userId: string, change: AccountChange): Promise<UserRow | undefined> {
+  return db.transaction(async (tx) => {
+    const admins = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.role, 'admin'), isNull(users.disabledAt)))
+      .orderBy(users.id)
+      .for('update')
+    const removesAdmin = change.role === 'customer' || change.disabled === true
+    if (removesAdmin && admins.length === 1 && admins[0]!.id === userId) {
+      throw new DomainError('conflict', 'This is the last enabled admin: make another admin before demoting or disabling it')
+    }
+    const [row] = await tx
+      .update(users)
+      .set({
+        ...(change.role === undefined ? {} : { role: change.role }),
+        ...(change.disabled === undefined
+          ? {}
+          : { disabledAt: change.disabled ? sql`coalesce(${users.disabledAt}, now())` : null }),
+      })
+      .where(eq(users.id, userId))
+      .returning()
+    return row
+  })
+}
+
+export async function findUserById(db: Database, userId: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, userId))
   return row
 }

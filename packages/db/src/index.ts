@@ -13,7 +13,19 @@ export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './
 export { EVENTS_CHANNEL } from './announce.js'
 export { TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
-export { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, type NewUser } from './accounts.js'
+export {
+  createUser,
+  customerSnapshot,
+  findAccountState,
+  findCustomerByUser,
+  findUserByEmail,
+  findUserById,
+  updateUser,
+  userSnapshot,
+  type AccountChange,
+  type AccountState,
+  type NewUser,
+} from './accounts.js'
 export {
   createApiKey,
   findApiKeyByPrefix,

@@ -59,6 +59,7 @@ export {
   CursorQuery,
   ErrorBody,
   IdParams,
+  isUuid,
   ListMeta,
   Nullable,
   PageOrCursorMeta,
@@ -90,7 +91,18 @@ export {
   VariantParams,
   WeightUnit,
 } from './schemas/catalog.js'
-export { AuthResponse, Customer, LoginBody, Me, RegisterBody, Role, User } from './schemas/auth.js'
+export {
+  AuthResponse,
+  Customer,
+  ListUsersQuery,
+  LoginBody,
+  Me,
+  RegisterBody,
+  Role,
+  UpdateUser,
+  User,
+  UserList,
+} from './schemas/auth.js'
 export { SCOPE_ACTIONS, SCOPE_RESOURCES, hasScope, isScope } from './scopes.js'
 export {
   apiKeyLookupPrefix,

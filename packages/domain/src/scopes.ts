@@ -2,7 +2,10 @@
  * Scopes are `<resource>:<action>` (read, write); `write` implies `read` of the same resource,
  * a bare `read` grants every `:read`, and `*` grants everything.
  */
-/** DESIGN §4's resources, plus coupons and tax-rates, which the API guards with their own scopes. */
+/**
+ * DESIGN §4's resources, plus coupons, tax-rates and users (accounts: roles and disabling), which
+ * the API guards with their own scopes.
+ */
 export const SCOPE_RESOURCES = [
   'products',
   'categories',
@@ -16,6 +19,7 @@ export const SCOPE_RESOURCES = [
   'events',
   'coupons',
   'tax-rates',
+  'users',
 ] as const
 export const SCOPE_ACTIONS = ['read', 'write'] as const
 

@@ -2,13 +2,18 @@
  * Authentication: every request's credential is identified up front without rejecting (so the
  * rate limit can count by credential); what each route needs is the access table's business
  * (src/access.ts, applied by plugins/access.ts).
+ *
+ * A user token is checked against its account on every request (one primary-key read, which also
+ * finds a customer's customer record): a deleted or disabled account is refused and a changed
+ * role counts from the next request, on every API instance at once, with no cache to invalidate.
+ * The token's `role` claim is informative only.
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import jwt from '@fastify/jwt'
-import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isScope, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
-import { findApiKeyByPrefix, findCustomerByUser, touchApiKey } from '@commerce/db'
+import { apiKeyLookupPrefix, apiKeyMatchesHash, hasScope, isScope, isUuid, isWellFormedApiKey, ROLES, type Role } from '@commerce/domain'
+import { findAccountState, findApiKeyByPrefix, touchApiKey } from '@commerce/db'
 
 interface Credential {
   scopes: readonly string[]
@@ -19,7 +24,10 @@ interface Credential {
 export interface UserPrincipal extends Credential {
   kind: 'user'
   userId: string
+  /** The account's role now, not the one the token was issued with. */
   role: Role
+  /** A customer account's customer record; null for admins. */
+  customerId: string | null
 }
 
 /** An API key: never a customer, and allowed only what its scopes say. */
@@ -75,10 +83,10 @@ declare module 'fastify' {
     issueUserToken(user: { id: string; role: Role }): string
     issueClientToken(client: { id: string; scopes: readonly string[] }, expiresInSeconds: number): string
     /**
-     * The customer record of a signed-in customer (read once per request); null for anonymous
-     * callers and for accounts without one (admins, API keys).
+     * The customer record of a signed-in customer (read with its account when the request came
+     * in); null for anonymous callers and for accounts without one (admins, API keys).
      */
-    customerIdOf(request: FastifyRequest): Promise<string | null>
+    customerIdOf(request: FastifyRequest): string | null
   }
 }
 
@@ -92,6 +100,7 @@ function isUserClaims(claims: unknown): claims is UserClaims & { exp: number } {
   const value = claims as Partial<UserClaims & { exp: number }> | null
   return (
     typeof value?.sub === 'string' &&
+    isUuid(value.sub) &&
     value.typ === 'user' &&
     ROLES.includes(value.role as Role) &&
     typeof value.exp === 'number'
@@ -135,15 +144,8 @@ export default fp<AuthOptions>(
       try {
         const claims: unknown = app.jwt.verify(token)
         // `typ` decides the kind: a client token's other claims (a `role`, say) are never read.
-        if (isUserClaims(claims)) {
-          request.principal = {
-            kind: 'user',
-            userId: claims.sub,
-            role: claims.role,
-            scopes: SCOPES_BY_ROLE[claims.role],
-            expiresAt: claims.exp * 1000,
-          }
-        } else if (isClientClaims(claims)) {
+        if (isUserClaims(claims)) return identifyUser(request, claims.sub, claims.exp * 1000)
+        if (isClientClaims(claims)) {
           // Not checked against the database: a revoked client's tokens live out their short lifetime.
           request.principal = {
             kind: 'oauth_client',
@@ -155,6 +157,20 @@ export default fp<AuthOptions>(
       } catch {
         request.credentialError = 'The access token is malformed, expired or invalid'
       }
+    }
+
+    async function identifyUser(request: FastifyRequest, userId: string, expiresAt: number) {
+      const account = await findAccountState(app.db, userId)
+      if (!account) {
+        request.credentialError = 'The account of this token no longer exists'
+        return
+      }
+      if (account.disabled) {
+        request.credentialError = 'The account of this token is disabled'
+        return
+      }
+      const { role, customerId } = account
+      request.principal = { kind: 'user', userId, role, customerId, scopes: SCOPES_BY_ROLE[role], expiresAt }
     }
 
     // No cache: a key revoked by another process is refused on its next request.
@@ -182,7 +198,7 @@ export default fp<AuthOptions>(
       }
     }
 
-    /** A promise when the token is an API key (looked up in the database); `done` waits for it. */
+    /** A promise when the credential is looked up in the database (a user token, an API key); `done` waits for it. */
     function identifyCaller(request: FastifyRequest) {
       const header = request.headers.authorization
       const { config } = request.routeOptions
@@ -206,17 +222,9 @@ export default fp<AuthOptions>(
       ),
     )
 
-    const customerIds = new WeakMap<FastifyRequest, Promise<string | null>>()
-    app.decorate('customerIdOf', (request: FastifyRequest) => {
-      const principal = request.principal
-      if (principal?.kind !== 'user' || principal.role !== 'customer') return Promise.resolve(null)
-      let customerId = customerIds.get(request)
-      if (!customerId) {
-        customerId = findCustomerByUser(app.db, principal.userId).then((row) => (row && !row.deletedAt ? row.id : null))
-        customerIds.set(request, customerId)
-      }
-      return customerId
-    })
+    app.decorate('customerIdOf', (request: FastifyRequest) =>
+      request.principal?.kind === 'user' ? request.principal.customerId : null,
+    )
   },
   { name: 'auth', dependencies: ['database'] },
 )

@@ -85,6 +85,7 @@ function downloadUrlPlugin(system: SwaggerUiSystem) {
 /** The areas of the API, in the reference page's order (every operation has one of these tags). */
 const TAGS: { name: string; description: string }[] = [
   { name: 'auth', description: 'Registration, sign-in and the signed-in user' },
+  { name: 'users', description: 'User accounts: roles, disabling (admin)' },
   { name: 'products', description: 'The catalogue: products (public reads, admin writes)' },
   { name: 'variants', description: 'Variants of a product' },
   { name: 'images', description: 'Images of a product' },

@@ -25,6 +25,13 @@ export interface RateLimitOptions {
   redisUrl?: string
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The shared store of counts (REDIS_URL), for the sign-in throttle too; null: each instance counts in memory. */
+    redis: Redis | null
+  }
+}
+
 export default fp<RateLimitOptions>(
   async function rateLimitPlugin(app: FastifyInstance, options) {
     let redis: Redis | undefined
@@ -44,6 +51,7 @@ export default fp<RateLimitOptions>(
         await redis!.quit().catch(() => redis!.disconnect())
       })
     }
+    app.decorate('redis', redis ?? null)
     await app.register(rateLimit, {
       ...(redis ? { redis, nameSpace: 'commerce:rate-limit:' } : {}),
       // Fail open: when the shared store is unreachable the API keeps serving, unlimited, rather

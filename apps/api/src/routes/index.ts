@@ -17,12 +17,14 @@ import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
+import { userRoutes } from './users/routes.js'
 import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
+  await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
   await app.register(productRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })

@@ -13,6 +13,8 @@ export const users = pgTable(
     /** scrypt$N$r$p$salt$hash, never the password. */
     passwordHash: text('password_hash').notNull(),
     role: role('role').notNull().default('customer'),
+    /** Set while the account is disabled: no sign-in, and its tokens are refused (users disable). */
+    disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

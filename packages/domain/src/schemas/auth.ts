@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ROLES } from '../constants.js'
-import { Nullable, Timestamp, Uuid } from './common.js'
+import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
@@ -11,9 +11,36 @@ export const User = Type.Object({
   id: Uuid,
   email: Type.String(),
   role: Role,
+  disabled_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the account was disabled (it cannot sign in and its tokens are refused); null: enabled',
+    }),
+  ),
   created_at: Timestamp,
 })
 export type User = Static<typeof User>
+
+export const ListUsersQuery = Type.Object({
+  page: PaginationQuery.properties.page,
+  per_page: PaginationQuery.properties.per_page,
+  role: Type.Optional(Role),
+  email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact email, case-insensitive' })),
+})
+export type ListUsersQuery = Static<typeof ListUsersQuery>
+
+export const UserList = Type.Object({ users: Type.Array(User), meta: ListMeta })
+export type UserList = Static<typeof UserList>
+
+/** What an admin may change of an account: its role, and whether it is disabled. */
+export const UpdateUser = Type.Object(
+  {
+    role: Type.Optional(Role),
+    disabled: Type.Optional(Type.Boolean({ description: 'true disables the account, false enables it again' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateUser = Static<typeof UpdateUser>
 
 export const Customer = Type.Object({
   id: Uuid,

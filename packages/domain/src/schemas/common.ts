@@ -4,6 +4,8 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../constants.js'
 // maxLength 36 narrows Ajv's `uuid` format, which also accepts a `urn:uuid:` prefix that
 // PostgreSQL's uuid type refuses (a 500 instead of a 400).
 export const Uuid = Type.String({ format: 'uuid', maxLength: 36, description: 'UUID' })
+/** The text PostgreSQL's uuid type takes, checked before a query that would fail on anything else. */
+export const isUuid = (text: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)
 // maxLength: an ISO 8601 date-time is at most 35 characters with nanoseconds and an offset.
 export const Timestamp = Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC' })
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])

@@ -1,21 +1,24 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import { setTimeout } from 'node:timers/promises'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { AuthResponse, LoginBody, Me, RegisterBody } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
-import { createAccountService } from './service.js'
-
-/**
- * Sign-in attempts per account, on top of the per-IP limit: password guessing spread over many
- * addresses still meets a wall (OWASP API4). Counted in the rate limiter's store (Redis with
- * REDIS_URL) before the password is checked, every attempt alike: a locked account answers 429
- * whether the password is right or wrong, so the lock reveals nothing.
- */
-export const LOGIN_ATTEMPTS = { max: 10, windowMs: 15 * 60_000 }
+import { createAccountService, type Session } from './service.js'
+import { createLoginThrottle } from './throttle.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const accounts = createAccountService(app.db, { scryptCost: config.scryptCost })
-  const tokenResponse = (session: Awaited<ReturnType<typeof accounts.login>>) => ({
+  const throttle = createLoginThrottle(
+    {
+      maxFailures: config.loginMaxFailures,
+      windowMs: config.loginFailureWindowMs,
+      slowdownAfter: config.loginSlowdownAfter,
+      slowdownDelayMs: config.loginSlowdownDelayMs,
+    },
+    app.redis,
+    app.log,
+  )
+  const tokenResponse = (session: Session) => ({
     user: session.user,
     customer: session.customer,
     token: app.issueUserToken(session.user),
@@ -39,34 +42,41 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     },
   )
 
-  // createRateLimit, not rateLimit: the per-IP limiter has already run on this request, and a
-  // second rateLimit() hook would see that and step aside.
-  const loginAttempts = app.createRateLimit({
-    max: LOGIN_ATTEMPTS.max,
-    timeWindow: LOGIN_ATTEMPTS.windowMs,
-    keyGenerator: (request) => `login:${(request.body as { email: string }).email.trim().toLowerCase()}`,
-  })
-  // A preHandler: after validation, so the body's email is there and well-formed.
-  const throttleLogin = async (request: FastifyRequest, reply: FastifyReply) => {
-    const attempt = await loginAttempts(request)
-    if (!attempt.isAllowed && attempt.isExceeded) {
-      void reply.header('retry-after', String(attempt.ttlInSeconds))
-      throw new ApiError('rate_limited', 'Too many sign-in attempts for this account; retry later')
-    }
-  }
-
   app.post(
     '/login',
     {
-      preHandler: throttleLogin,
       schema: {
         tags: ['auth'],
         summary: 'Exchange email and password for a token',
+        description:
+          'Failed sign-ins are counted per account and client address (LOGIN_MAX_FAILURES, default 10, per ' +
+          'LOGIN_FAILURE_WINDOW, default 15 minutes); past that, that address is refused for that account with 429 and Retry-After until the ' +
+          'window ends, whatever the password, while other addresses are not. A successful sign-in clears its address’s ' +
+          'count. When an account has LOGIN_SLOWDOWN_AFTER failures from all addresses in the window, every attempt on it ' +
+          'is answered LOGIN_SLOWDOWN_DELAY later, but not refused. A disabled account answers 401 "This account is ' +
+          'disabled" to the right password only.',
         body: LoginBody,
         response: { 200: AuthResponse, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) => tokenResponse(await accounts.login(request.body)),
+    async (request, reply) => {
+      const { email } = request.body
+      const verdict = await throttle.attempt(email, request.ip)
+      if (verdict.refused) {
+        void reply.header('retry-after', String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))))
+        throw new ApiError('rate_limited', 'Too many failed sign-ins to this account from this address; retry later')
+      }
+      if (verdict.delayMs > 0) await setTimeout(verdict.delayMs)
+      let session: Session
+      try {
+        session = await accounts.login(request.body)
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'unauthorized') await throttle.failed(email)
+        throw error
+      }
+      await throttle.succeeded(email, request.ip)
+      return tokenResponse(session)
+    },
   )
 
   app.get(

@@ -1,13 +1,6 @@
-import { eq } from 'drizzle-orm'
 import { hashPassword, verifyPassword, type Customer, type LoginBody, type RegisterBody, type User } from '@commerce/domain'
-import { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, users, type Database } from '@commerce/db'
+import { createUser, customerSnapshot, findCustomerByUser, findUserByEmail, findUserById, userSnapshot, type Database } from '@commerce/db'
 import { unauthorized } from '../../errors.js'
-
-type UserRow = typeof users.$inferSelect
-
-function toUser(row: UserRow): User {
-  return { id: row.id, email: row.email, role: row.role, created_at: row.createdAt.toISOString() }
-}
 
 export interface Session {
   user: User
@@ -30,22 +23,24 @@ export function createAccountService(db: Database, options: { scryptCost: number
         lastName: body.last_name,
         requestId,
       })
-      return { user: toUser(user), customer: customer && customerSnapshot(customer) }
+      return { user: userSnapshot(user), customer: customer && customerSnapshot(customer) }
     },
 
     async login(body: LoginBody): Promise<Session> {
       const row = await findUserByEmail(db, body.email)
       const valid = await verifyPassword(body.password, row?.passwordHash ?? (await decoy()))
       if (!row || !valid) throw unauthorized('Invalid email or password')
+      // Said only to whoever knows the password (as Auth0's "user is blocked"): a guesser learns nothing.
+      if (row.disabledAt) throw unauthorized('This account is disabled')
       const customer = await findCustomerByUser(db, row.id)
-      return { user: toUser(row), customer: customer ? customerSnapshot(customer) : null }
+      return { user: userSnapshot(row), customer: customer ? customerSnapshot(customer) : null }
     },
 
     async me(userId: string): Promise<Session> {
-      const [row] = await db.select().from(users).where(eq(users.id, userId))
+      const row = await findUserById(db, userId)
       if (!row) throw unauthorized('The account of this token no longer exists')
       const customer = await findCustomerByUser(db, row.id)
-      return { user: toUser(row), customer: customer ? customerSnapshot(customer) : null }
+      return { user: userSnapshot(row), customer: customer ? customerSnapshot(customer) : null }
     },
   }
 }

@@ -39,7 +39,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const cart = await cartService.create(request.body, await app.customerIdOf(request))
+      const cart = await cartService.create(request.body, app.customerIdOf(request))
       return reply.code(201).send(cart)
     },
   )

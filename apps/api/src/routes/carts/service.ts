@@ -36,7 +36,7 @@ export async function cartViewerOf(
   scope: 'carts:read' | 'carts:write',
 ): Promise<CartViewer> {
   return {
-    customerId: await app.customerIdOf(request),
+    customerId: app.customerIdOf(request),
     canSeeAll: request.principal !== null && hasScope(request.principal.scopes, scope),
   }
 }

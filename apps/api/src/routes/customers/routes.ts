@@ -35,13 +35,13 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
    */
   async function customerIdFor(request: FastifyRequest, id: string, access: 'read' | 'write'): Promise<string> {
     if (hasScope(request.principal!.scopes, `customers:${access}`)) return id
-    if ((await app.customerIdOf(request)) === id) return id
+    if (app.customerIdOf(request) === id) return id
     throw notFound('Customer')
   }
 
   /** The signed-in customer's own record; accounts without one (admins) get 404. */
   async function ownCustomerId(request: FastifyRequest): Promise<string> {
-    const id = await app.customerIdOf(request)
+    const id = app.customerIdOf(request)
     if (!id) throw notFound('Customer')
     return id
   }

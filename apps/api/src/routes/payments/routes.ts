@@ -14,7 +14,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** The order's owner, or anyone with the payments scope; a signed-in caller without either gets 404. */
   async function viewerOf(request: FastifyRequest, scope: 'payments:read' | 'payments:write'): Promise<OrderViewer> {
-    return { customerId: await app.customerIdOf(request), canSeeAll: hasScope(request.principal!.scopes, scope) }
+    return { customerId: app.customerIdOf(request), canSeeAll: hasScope(request.principal!.scopes, scope) }
   }
 
   app.post(

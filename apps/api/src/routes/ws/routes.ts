@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } fr
 import { Type } from 'typebox'
 import { Counter, Gauge } from 'prom-client'
 import type { WebSocket } from 'ws'
-import { hasScope } from '@commerce/domain'
+import { hasScope, type Role } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { isOriginAllowed } from '../../plugins/cors.js'
@@ -32,8 +32,11 @@ interface Client {
   stream: ClientStream
   /** Answered the last heartbeat ping. */
   alive: boolean
-  /** The API key the client connected with, checked for revocation at each heartbeat. */
-  apiKeyId: string | undefined
+  /**
+   * The API key or user account the client connected with, checked at each heartbeat: a revoked
+   * key, or an account deleted, disabled or given another role since, ends the connection.
+   */
+  checked: { kind: 'api_key'; id: string } | { kind: 'user'; id: string; role: Role } | undefined
   /** Who holds the connection, for the per-caller limit. */
   caller: string
   expiry: NodeJS.Timeout | undefined
@@ -85,16 +88,26 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     for (const { stream } of clients) stream.offer(event, serialized)
   }
 
-  // An API key has no expiry: one revoked while its client is connected ends that connection at
-  // the next heartbeat.
-  async function closeRevokedKeys() {
-    const keyIds = [...new Set([...clients].flatMap((client) => (client.apiKeyId ? [client.apiKeyId] : [])))]
-    if (keyIds.length === 0) return
-    const revoked = new Set(
-      (await app.sql<{ id: string }[]>`select id from api_keys where id = any(${keyIds}::uuid[]) and revoked_at is not null`).map((row) => row.id),
-    )
-    for (const client of clients) {
-      if (client.apiKeyId && revoked.has(client.apiKeyId)) client.socket.close(CREDENTIAL_REVOKED, 'Credential revoked')
+  // An API key has no expiry, and a user token outlives a change of its account: a connection whose
+  // credential no longer holds ends at the next heartbeat (new handshakes are refused at once).
+  async function closeRevokedCredentials() {
+    const idsOf = (kind: 'api_key' | 'user') => [...new Set([...clients].flatMap(({ checked }) => (checked?.kind === kind ? [checked.id] : [])))]
+    const keyIds = idsOf('api_key')
+    const userIds = idsOf('user')
+    const [revokedKeys, accounts] = await Promise.all([
+      keyIds.length === 0
+        ? []
+        : app.sql<{ id: string }[]>`select id from api_keys where id = any(${keyIds}::uuid[]) and revoked_at is not null`,
+      userIds.length === 0
+        ? []
+        : app.sql<{ id: string; role: Role }[]>`select id, role from users where id = any(${userIds}::uuid[]) and disabled_at is null`,
+    ])
+    const revoked = new Set(revokedKeys.map((row) => row.id))
+    const roles = new Map(accounts.map((row) => [row.id, row.role]))
+    for (const { checked, socket } of clients) {
+      if (!checked) continue
+      const gone = checked.kind === 'api_key' ? revoked.has(checked.id) : roles.get(checked.id) !== checked.role
+      if (gone) socket.close(CREDENTIAL_REVOKED, 'Credential revoked')
     }
   }
 
@@ -109,7 +122,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
       client.socket.ping()
       client.stream.forgetReplayed()
     }
-    closeRevokedKeys().catch((error: unknown) => app.log.warn({ err: error }, 'could not check the API keys of WebSocket clients'))
+    closeRevokedCredentials().catch((error: unknown) => app.log.warn({ err: error }, 'could not check the credentials of WebSocket clients'))
   }, config.wsHeartbeatIntervalMs).unref()
 
   app.addHook('onClose', async () => {
@@ -139,7 +152,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     if ((openByCaller.get(callerOf(principal)) ?? 0) >= config.wsMaxConnectionsPerCaller) {
       throw new ApiError('rate_limited', `At most ${config.wsMaxConnectionsPerCaller} open WebSocket connections per caller; close one first`)
     }
-    viewers.set(request, { seesAll: hasScope(principal.scopes, 'events:read'), customerId: await app.customerIdOf(request) })
+    viewers.set(request, { seesAll: hasScope(principal.scopes, 'events:read'), customerId: app.customerIdOf(request) })
     // Listening before the socket opens: a client gets every event committed after `ready`.
     await feed.start()
   }
@@ -167,7 +180,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         '`{"type":"error","code":"replay_limit_exceeded"}`, and live events go on. ' +
         `Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
-        'the API key it connected with is revoked. A plain GET answers 426. One caller may hold WS_MAX_CONNECTIONS_PER_CALLER (20) ' +
+        'the API key it connected with is revoked, or its user account is deleted, disabled or given another role. A plain GET answers 426. One caller may hold WS_MAX_CONNECTIONS_PER_CALLER (20) ' +
         'connections per instance; the next handshake is refused with 429. When the server has an origin allowlist ' +
         '(CORS_ORIGINS), a browser handshake from another origin is refused with 403.',
       querystring: Type.Object({
@@ -208,7 +221,12 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
           onSent: () => eventsSent.inc(),
         }),
         alive: true,
-        apiKeyId: principal.kind === 'api_key' ? principal.keyId : undefined,
+        checked:
+          principal.kind === 'api_key'
+            ? { kind: 'api_key', id: principal.keyId }
+            : principal.kind === 'user'
+              ? { kind: 'user', id: principal.userId, role: principal.role }
+              : undefined,
         caller: callerOf(principal),
         expiry: undefined,
       }

@@ -1,16 +1,15 @@
 import { Flags } from '@oclif/core'
-import type { Customer, Role, User } from '@commerce/domain'
+import type { Customer, User } from '@commerce/domain'
 import { BaseCommand } from '../../base-command.js'
 import { loadConfig } from '../../config.js'
 import { formatDetails } from '../../output.js'
+import { COMMAND_ROLES } from '../../users.js'
 
 // The same bounds as the API's register body (RegisterBody in @commerce/domain).
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_EMAIL_LENGTH = 254
 const MIN_PASSWORD_LENGTH = 8
 const MAX_PASSWORD_LENGTH = 200
-// ROLES of @commerce/domain, spelt out: the domain package is loaded only when a command runs.
-const COMMAND_ROLES = ['customer', 'admin'] as const satisfies readonly Role[]
 
 export interface CreatedUser {
   user: User
@@ -37,7 +36,7 @@ export default class UsersCreate extends BaseCommand {
   async run(): Promise<CreatedUser> {
     const { flags } = await this.parse(UsersCreate)
     const { DomainError, hashPassword } = await import('@commerce/domain')
-    const { createUser, customerSnapshot, migrate } = await import('@commerce/db')
+    const { createUser, customerSnapshot, migrate, userSnapshot } = await import('@commerce/db')
     const { withDatabase } = await import('../../database.js')
     const email = flags.email.trim()
     if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) {
@@ -57,12 +56,7 @@ export default class UsersCreate extends BaseCommand {
       return createUser(db, { email, passwordHash, role: flags.role })
     })
     const result: CreatedUser = {
-      user: {
-        id: created.user.id,
-        email: created.user.email,
-        role: created.user.role,
-        created_at: created.user.createdAt.toISOString(),
-      },
+      user: userSnapshot(created.user),
       customer: created.customer ? customerSnapshot(created.customer) : null,
     }
 
