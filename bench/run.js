@@ -35,7 +35,8 @@ const ROUNDS = positiveNumber('BENCH_ROUNDS', 3)
 const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 64)
 const WARMUP = 2
 const DETAIL_IDS = 2_000
-const BENCH_CARTS = 200
+/** Carts for the cart scenarios: many more than connections (see createBenchCarts). */
+const BENCH_CARTS = 2_000
 const CART_LINES = 20
 /** Checkouts are used up, one per completed request: more than any run completes. */
 const BENCH_CHECKOUTS = 60_000
@@ -219,33 +220,25 @@ function checkDetail(body, id) {
 }
 
 /**
- * Carts of CART_LINES lines each, built through the API: the cart scenarios read them and add to
- * their lines. Their products get ample stock so the adds never run out during a run.
+ * Carts of CART_LINES lines each (the same CART_LINES products, with ample stock so the adds never
+ * run out), written straight into the database: far more carts than connections, so that two
+ * requests in flight almost never want the same cart's lock and the scenarios measure the work of
+ * a request, not the wait for another connection's.
  */
-async function createBenchCarts(monitor, apiBase, productIds) {
+async function createBenchCarts(monitor, productIds) {
   const lineProducts = productIds.slice(0, CART_LINES)
   await monitor`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
-  const post = async (path, body) => {
-    const response = await fetch(`${apiBase}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    })
-    const json = await response.json()
-    if (response.status !== 201) throw new Error(`POST ${path} -> ${response.status} ${JSON.stringify(json).slice(0, 300)}`)
-    return json
-  }
-  const cartIds = []
-  const buildOne = async () => {
-    const cart = await post('/api/v1/carts', { currency: 'USD' })
-    for (const productId of lineProducts) await post(`/api/v1/carts/${cart.id}/items`, { product_id: productId, quantity: 1 })
-    cartIds.push(cart.id)
-  }
-  for (let made = 0; made < BENCH_CARTS; made += 16) {
-    await Promise.all(Array.from({ length: Math.min(16, BENCH_CARTS - made) }, buildOne))
-  }
-  return { cartIds, lineProducts }
+  const rows = await monitor`
+    with made as (
+      insert into carts (id, currency)
+      select gen_random_uuid(), 'USD' from generate_series(1, ${BENCH_CARTS})
+      returning id),
+    lines as (
+      insert into cart_items (id, cart_id, product_id, quantity)
+      select gen_random_uuid(), made.id, product_id, 1 from made, unnest(${lineProducts}::uuid[]) as product_id)
+    select id from made`
+  await monitor`vacuum (analyze) carts, cart_items`
+  return { cartIds: rows.map((row) => row.id), lineProducts }
 }
 
 /** The tables a checkout reads or writes. */
@@ -437,7 +430,7 @@ async function main() {
     const { category } = fixtures
     let cartIds, lineProducts, checkoutIds, checkoutProducts
     if (runs('cart_get') || runs('cart_add')) {
-      ;({ cartIds, lineProducts } = await createBenchCarts(monitor, apiBase, fixtures.ids))
+      ;({ cartIds, lineProducts } = await createBenchCarts(monitor, fixtures.ids))
       console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
     }
     if (runs('checkout') || runs('ref_checkout')) {

@@ -79,13 +79,15 @@ export default fp<RateLimitOptions>(
     })
     app.addHook('onRequest', app.rateLimit())
     const windowSeconds = Math.ceil(options.windowMs / 1000)
-    app.addHook('onSend', async (request, reply, payload) => {
+    // Callback-style: an async hook costs a promise per request.
+    app.addHook('onSend', (request, reply, payload, done) => {
       const limit = reply.getHeader('x-ratelimit-limit')
-      if (limit === undefined) return payload
-      const policy = `"${request.principal?.kind ?? 'ip'}"`
-      reply.header('ratelimit-policy', `${policy};q=${limit};w=${windowSeconds}`)
-      reply.header('ratelimit', `${policy};r=${reply.getHeader('x-ratelimit-remaining')};t=${reply.getHeader('x-ratelimit-reset')}`)
-      return payload
+      if (limit !== undefined) {
+        const policy = `"${request.principal?.kind ?? 'ip'}"`
+        reply.header('ratelimit-policy', `${policy};q=${limit};w=${windowSeconds}`)
+        reply.header('ratelimit', `${policy};r=${reply.getHeader('x-ratelimit-remaining')};t=${reply.getHeader('x-ratelimit-reset')}`)
+      }
+      done(null, payload)
     })
   },
   { name: 'rate-limit', dependencies: ['auth'] },

@@ -1,0 +1,142 @@
+/**
+ * CPU per request, for comparing builds on a busy machine: starts an API build, sends a fixed
+ * number of requests of one scenario with autocannon, and reports the CPU time the API process
+ * and this database's PostgreSQL backends spent per request (from /proc, so Linux only), with the
+ * throughput. Throughput on a shared machine moves with everyone else's load; CPU per request
+ * moves much less, so two builds run in turns compare on it (bench/README.md, 2026-11-26).
+ *
+ *   DATABASE_URL=postgres://…/bench_catalog node bench/cpu.js detail,list,category
+ *
+ * The database must be seeded (run.js seeds it). Scenarios: pk (the reference app instead of the
+ * API), detail, list, category, cart_get, cart_add. Environment: BENCH_API_MAIN (another build),
+ * BENCH_REQUESTS (per repetition, 10,000), BENCH_REPEAT (3), BENCH_CONNECTIONS (64), BENCH_CARTS
+ * (2,000, written straight into the database as run.js does), BENCH_NODE_ARGS (e.g. --cpu-prof).
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import postgres from 'postgres'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const url = process.env.DATABASE_URL
+if (!url) throw new Error('DATABASE_URL is required (a database seeded by bench/run.js)')
+const database = new URL(url).pathname.slice(1)
+const scenarios = (process.argv[2] ?? 'detail').split(',')
+const number = (name, fallback) => Number(process.env[name] ?? fallback)
+const REQUESTS = number('BENCH_REQUESTS', 10_000)
+const REPEAT = number('BENCH_REPEAT', 3)
+const CONNECTIONS = number('BENCH_CONNECTIONS', 64)
+const CARTS = number('BENCH_CARTS', 2_000)
+const CART_LINES = 20
+const TICKS_PER_SECOND = 100
+
+/** CPU milliseconds a process has used (user + system). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000
+}
+
+/** CPU milliseconds used by the PostgreSQL backends connected to this database. */
+function databaseCpuMs() {
+  let total = 0
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      if (command.startsWith('postgres:') && command.includes(` ${database} `)) total += cpuMs(pid)
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total
+}
+
+const reference = scenarios.includes('pk')
+if (reference && scenarios.length > 1) throw new Error('pk runs the reference app: measure it on its own')
+const port = 30_000 + Math.floor(Math.random() * 20_000)
+const script = reference ? join(ROOT, 'bench/reference-app.js') : (process.env.BENCH_API_MAIN ?? join(ROOT, 'apps/api/dist/main.js'))
+const server = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), script], {
+  cwd: ROOT,
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '100000000',
+    JWT_SECRET: 'cpu-bench-'.repeat(4),
+  },
+  stdio: ['ignore', 'inherit', 'inherit'],
+})
+const base = `http://127.0.0.1:${port}`
+const sql = postgres(url, { max: 1, onnotice: () => {} })
+try {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 300) throw new Error(`${script} did not answer /health`)
+    const healthy = await fetch(`${base}/health`).then((response) => response.ok, () => false)
+    if (healthy) break
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  const ids = (await sql`select id from products where is_active order by md5(id::text) limit 2000`).map((row) => row.id)
+  const [{ slug }] = await sql`
+    select c.slug from categories c join product_categories pc on pc.category_id = c.id
+    where not exists (select 1 from categories child where child.parent_id = c.id)
+    group by c.slug order by count(*) desc, c.slug limit 1`
+  const lineProducts = ids.slice(0, CART_LINES)
+  let carts = []
+  if (scenarios.some((key) => key.startsWith('cart'))) {
+    await sql`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
+    carts = (
+      await sql`
+        with made as (insert into carts (id, currency) select gen_random_uuid(), 'USD' from generate_series(1, ${CARTS}) returning id),
+        lines as (
+          insert into cart_items (id, cart_id, product_id, quantity)
+          select gen_random_uuid(), made.id, product_id, 1 from made, unnest(${lineProducts}::uuid[]) as product_id)
+        select id from made`
+    ).map((row) => row.id)
+    await sql`vacuum (analyze) carts, cart_items`
+  }
+  const paths = {
+    pk: { ids, path: (id) => `/pk/products/${id}` },
+    detail: { ids, path: (id) => `/api/v1/products/${id}` },
+    list: { path: () => '/api/v1/products' },
+    category: { path: () => `/api/v1/products?category=${encodeURIComponent(slug)}` },
+    cart_get: { ids: carts, path: (id) => `/api/v1/carts/${id}` },
+    cart_add: { ids: carts, path: (id) => `/api/v1/carts/${id}/items`, body: (n) => ({ product_id: lineProducts[n % CART_LINES], quantity: 1 }) },
+  }
+  let cursor = 0
+  const load = (key, amount) => {
+    const scenario = paths[key]
+    if (!scenario) throw new Error(`unknown scenario ${key}`)
+    const setupRequest = (request) => {
+      const n = cursor++
+      request.path = scenario.path(scenario.ids?.[n % scenario.ids.length])
+      if (scenario.body) {
+        request.method = 'POST'
+        request.headers = { ...request.headers, 'content-type': 'application/json' }
+        request.body = JSON.stringify(scenario.body(n))
+      }
+      return request
+    }
+    return autocannon({ url: base, connections: CONNECTIONS, amount, timeout: 10, requests: [{ setupRequest }] })
+  }
+  for (const key of scenarios) {
+    await load(key, Math.min(REQUESTS, 3_000)) // warm-up
+    for (let round = 1; round <= REPEAT; round++) {
+      const [api, db] = [cpuMs(server.pid), databaseCpuMs()]
+      const result = await load(key, REQUESTS)
+      const n = result.requests.total
+      const perRequest = (ms) => ((1000 * ms) / n).toFixed(1)
+      console.log(
+        `${key}\t${reference ? 'reference' : 'api'} ${perRequest(cpuMs(server.pid) - api)} µs/req\tpostgres ${perRequest(databaseCpuMs() - db)} µs/req` +
+          `\t${Math.round(result.requests.average)} req/s\tp99 ${result.latency.p99} ms\tnon-2xx ${result.non2xx}, errors ${result.errors}` +
+          `\tload ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+      )
+    }
+  }
+} finally {
+  await sql.end({ timeout: 5 })
+  server.kill('SIGTERM')
+}
