@@ -269,6 +269,7 @@ describe('events', () => {
 
     const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
     const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
+    await watcher.eventsUntil(bobsAccount!)
     const [anonymousOrder] = await commitEvents(orderEvent(null))
     const [product] = await commitEvents(productEvent())
     const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
@@ -552,12 +553,16 @@ describe('resuming', () => {
     const alice = await ctx.signIn('customer')
     const bob = await ctx.signIn('customer')
     const catalogKey = await ctx.createApiKey(['products:read'])
+    // A replay reads up to the newest event this instance has been told of: wait until all are.
+    const watcher = await connect(url, { token: admin.token })
+    await drain(watcher)
     const [since] = await commitEvents(productEvent())
     const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
     const [anonymousOrder] = await commitEvents(orderEvent(null))
     const [product] = await commitEvents(productEvent())
     const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
     const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
+    await watcher.eventsUntil(bobsAccount!)
 
     const forAlice = await resumeAt(url, since!, alice.token)
     expect(idsOf(forAlice.replay.slice(0, -1))).toEqual([product, aliceOrder, alicePayment])

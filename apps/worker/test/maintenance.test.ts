@@ -45,3 +45,20 @@ describe('expire-idempotency-keys', () => {
     }, { timeout: 10_000 })
   })
 })
+
+describe('jobs of stopped workers', () => {
+  it('are unlocked once locked longer than any of our jobs runs (a SIGKILLed worker), and only then', async () => {
+    // A task no worker knows, so that nothing runs the jobs once they are unlocked.
+    const lock = async (worker: string, lockedFor: string) => {
+      const [job] = await sql<{ id: string }[]>`select id from graphile_worker.add_job('no-such-task')`
+      await sql`update graphile_worker._private_jobs set locked_by = ${worker}, locked_at = now() - ${lockedFor}::interval where id = ${job!.id}`
+      return job!.id
+    }
+    const stale = await lock('worker-gone', '1 hour')
+    const fresh = await lock('worker-busy', '1 second')
+    const lockedBy = async (id: string) => (await sql<{ locked_by: string | null }[]>`select locked_by from graphile_worker._private_jobs where id = ${id}`)[0]!.locked_by
+    // The worker looks every 5 s; stale is past 2 × the delivery time limit (1 s) + 5 s.
+    await vi.waitFor(async () => expect(await lockedBy(stale)).toBeNull(), { timeout: 8_000, interval: 200 })
+    expect(await lockedBy(fresh)).toBe('worker-busy')
+  })
+})
