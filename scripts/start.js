@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 // The children validate LOG_LEVEL and refuse a bad one; these few lines fall back to info.
 const log = createLogger('start', LOG_LEVELS.includes(process.env.LOG_LEVEL) ? process.env.LOG_LEVEL : 'info')
 const database = await openDatabase({ url: process.env.DATABASE_URL, dataDir: process.env.COMMERCE_DATA_DIR })
-if (database.startedHere) log.info({ dataDir: '.data/postgres' }, 'embedded PostgreSQL started')
+if (database.startedHere) log.info({ dataDir: database.clusterDir }, 'embedded PostgreSQL started')
 
 const env = { ...process.env, DATABASE_URL: database.url }
 const apps = ['api', 'worker'].map((name) => {

