@@ -162,12 +162,18 @@ describe('the worker process', () => {
         WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       }
-      const waitThen = (done: () => boolean, pid: number, signal: NodeJS.Signals) => {
-        const timer = setInterval(() => {
-          if (!done()) return
-          clearInterval(timer)
+      const waitThen = (done: () => boolean | Promise<boolean>, pid: number, signal: NodeJS.Signals) => {
+        void (async () => {
+          while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20))
           process.kill(pid, signal)
-        }, 5)
+        })()
+      }
+      // Received is not finished: what the killed worker sent but never recorded is sent again
+      // once its jobs are unlocked as stale, so the restarted worker runs until no job is left.
+      const finished = async () => {
+        if (delivered().size < 1000) return false
+        const [{ jobs }] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
+        return jobs === '0'
       }
 
       const killed = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size >= 300, pid, 'SIGKILL') })
@@ -178,7 +184,7 @@ describe('the worker process', () => {
 
       // What the killed worker was sending comes back through the fallback jobs of its handed-off
       // attempts, or through its own jobs once they are unlocked as stale (maintenance.test.ts).
-      const restarted = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size === 1000, pid, 'SIGTERM') })
+      const restarted = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(finished, pid, 'SIGTERM') })
       expect(restarted.code).toBe(0)
       expect(await handle.sql`select id from graphile_worker._private_jobs`).toEqual([])
       expect([...delivered()].sort()).toEqual([...written].sort())
