@@ -241,3 +241,20 @@ export {
   WebhookReplay,
   WebhookWithSecret,
 } from './schemas/webhooks.js'
+export {
+  PAYMENT_STATES,
+  ProviderUnavailableError,
+  WebhookSignatureError,
+  type AuthorizeRequest,
+  type CancelRequest,
+  type CaptureMode,
+  type CaptureRequest,
+  type NextAction,
+  type PaymentFacts,
+  type PaymentProvider,
+  type PaymentState,
+  type ProviderPayment,
+  type ProviderWebhook,
+  type RefundRequest,
+  type RetrieveRequest,
+} from './payments.js'
