@@ -106,6 +106,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),
   'POST /api/v1/payments/:id/refunds': scope('payments:write'),
   'POST /api/v1/payments/:id/refund': scope('payments:write'),
+  'POST /api/v1/payments/:id/capture': scope('payments:write'),
+  'POST /api/v1/payments/:id/cancel': scope('payments:write'),
+  // The provider's notifications: no credential, their own signature (checked on the raw body).
+  'POST /api/v1/payments/webhooks/:provider': PUBLIC,
   'POST /api/v1/orders/:id/fulfillments': scope('orders:write'),
   'GET /api/v1/orders/:id/fulfillments': scopeOrOwner('orders:read'),
   'POST /api/v1/fulfillments/:id/tracking-events': scope('shipping:write'),

@@ -46,6 +46,10 @@ export interface Config {
   wsReplayMaxEvents: number
   /** Let webhook subscriptions target private, loopback and link-local addresses (local development and tests). */
   webhookAllowPrivateTargets: boolean
+  /** automatic: a checkout's payment is taken at once; manual: only authorized, and captured at fulfillment (or by POST /payments/:id/capture). */
+  paymentCapture: 'automatic' | 'manual'
+  /** How long a checkout holds its stock and coupons while its payment waits (3-D Secure); later the worker releases them. */
+  checkoutReservationTtlMs: number
   /**
    * Browser origins allowed to call the API (CORS) and to open its WebSocket: exact origins, or
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
@@ -169,6 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wsMaxConnectionsPerCaller: integer('WS_MAX_CONNECTIONS_PER_CALLER', 20, 1, 100_000),
     wsReplayMaxEvents: integer('WS_REPLAY_MAX_EVENTS', 10_000, 0, 1_000_000),
     webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    paymentCapture: oneOf('PAYMENT_CAPTURE', ['automatic', 'manual'] as const, 'automatic'),
+    checkoutReservationTtlMs: duration('CHECKOUT_RESERVATION_TTL', '15m', 'ms'),
     corsOrigins: origins('CORS_ORIGINS'),
   }
   if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')

@@ -17,55 +17,12 @@
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sendCommit, sqlOf, type Database, type Executor } from '@commerce/db'
+import { CLAIM_COLUMNS, claimCte, sendCommit, sendLast, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
 const RETENTION_SECONDS = 24 * 60 * 60
 const NOT_STORED = new Set([400, 401, 403, 429])
-
-/**
- * The key's claim as a CTE named `claim`, over three parameters from `$first` on (the lock's
- * text, the principal, the key; all null without a key, which claims nothing and runs). The lock
- * is on a 64-bit hash of the principal and key: two different keys sharing a hash only make one
- * of them wait its turn (409).
- */
-export function claimCte(first: number): string {
-  const [lock, principal, key] = [first, first + 1, first + 2].map((n) => `$${n}`)
-  return `claim as materialized (
-  select coalesce(pg_try_advisory_xact_lock(hashtextextended(${lock}::text, 0)), true) as "free",
-    (select json_build_object('fingerprint', fingerprint, 'status', response_status, 'body', response_body::text)
-     from idempotency_keys where principal = ${principal}::text and key = ${key}::text and completed_at is not null
-       and expires_at > now()) as "stored")`
-}
-
-/** In a statement with claimCte: true when this request runs its work (the guard of what it locks and reads). */
-export const WORK_RUNS = `(select "free" and "stored" is null from claim)`
-
-/** In a statement with claimCte: the claim, as the columns the runner reads (see Claim). */
-export const CLAIM_COLUMNS = `(select "free" from claim) as "keyFree", (select "stored" from claim) as "keyStored"`
-
-/** What the claim answers. */
-export interface Claim {
-  keyFree: boolean
-  keyStored: { fingerprint: string; status: number; body: string } | null
-}
-
-/**
- * Storing the answer as a CTE named `stored`, over six parameters from `$first` on (the
- * principal, the key, the request's fingerprint, the status, the body's JSON, the retention in
- * seconds); nothing is stored when the principal is null (no key).
- */
-export function storeCte(first: number): string {
-  const [principal, key, fingerprint, status, body, retention] = Array.from({ length: 6 }, (_, i) => `$${first + i}`)
-  return `stored as (
-  insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
-  select ${principal}::text, ${key}::text, ${fingerprint}::text, ${status}::int, ${body}::json, now(), now() + make_interval(secs => ${retention}::int)
-  where ${principal}::text is not null
-  on conflict (principal, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
-    response_body = excluded.response_body, completed_at = excluded.completed_at, expires_at = excluded.expires_at,
-    created_at = now())`
-}
 
 // Fixed statement text, prepared once per connection.
 const LOOK_UP = `with ${claimCte(1)} select ${CLAIM_COLUMNS}`
@@ -182,16 +139,23 @@ function fingerprintOf(request: FastifyRequest): string {
 }
 
 /** Whose key, and the request it was used with. */
-interface StoredKey {
+export interface StoredKey {
   principal: string
   key: string
   fingerprint: string
 }
 
 /** An outcome as it is stored and sent: its body serialized once, so a replay sends the same bytes. */
-interface Answer {
+export interface Answer {
   status: number
   json: string
+}
+
+/** Sends an answer (stored or to be stored) as it is; `replayed` marks a replay. */
+function sendAnswer(reply: FastifyReply, answer: Answer, replayed = false): FastifyReply {
+  if (replayed) reply.header('idempotent-replayed', 'true')
+  // Already JSON: Fastify sends a string with a JSON content type as it is.
+  return reply.code(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.json)
 }
 
 const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: outcome.json ?? JSON.stringify(outcome.body) })
@@ -271,9 +235,7 @@ export function createIdempotency(db: Database) {
         return refusal
       }
     }, transactionConfig(options))
-    if (replayed) reply.header('idempotent-replayed', 'true')
-    // Already JSON: Fastify sends a string with a JSON content type as it is.
-    return reply.code(answer.status).header('content-type', 'application/json; charset=utf-8').send(answer.json)
+    return sendAnswer(reply, answer, replayed)
   }
 
   /** Without a key: the same transaction and refusal records, nothing stored. */
@@ -290,7 +252,41 @@ export function createIdempotency(db: Database) {
     }
   }
 
-  return { run }
+  /**
+   * For a work of several transactions (the checkout completion: its payment is with the
+   * provider between them): the request's key, the claim's parameters for claimCte, what a claim
+   * answers (a replay, or a refusal), and the stored answer's parameters for storeCte.
+   */
+  const steps = {
+    keyOf(request: FastifyRequest): StoredKey | undefined {
+      const header = idempotencyKeyOf(request)
+      return header === '' ? undefined : { principal: principalOf(request), key: header, fingerprint: fingerprintOf(request) }
+    },
+    claimParams(key: StoredKey | undefined): [string | null, string | null, string | null] {
+      return key ? [`${key.principal} ${key.key}`, key.principal, key.key] : [null, null, null]
+    },
+    /** The stored answer to replay, or undefined when the work runs; throws when the key is busy or was used otherwise. */
+    replayOf(key: StoredKey | undefined, claim: Claim): Answer | undefined {
+      if (!key) return undefined
+      if (!claim.keyFree) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
+      if (!claim.keyStored) return undefined
+      if (claim.keyStored.fingerprint !== key.fingerprint) {
+        throw new ApiError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request')
+      }
+      return { status: claim.keyStored.status, json: claim.keyStored.body }
+    },
+    /** storeCte's parameters for an answer; a null `json` stores what the statement names instead (storeCte's bodyOtherwise). */
+    storeParams: (key: StoredKey | undefined, answer: { status: number; json: string | null }) => storeParams(key, answer as Answer),
+    isStored: isStoredStatus,
+    /** Stores the answer as the transaction's last statement, which commits it (sendLast); without a key the transaction just ends. */
+    async storeLast(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
+      if (!key) return
+      await Promise.all(sendLast(sql, () => sql.unsafe(STORE, storeParams(key, answer), { prepare: true })))
+    },
+    send: sendAnswer,
+  }
+
+  return { run, steps }
 }
 
 export type Idempotency = ReturnType<typeof createIdempotency>

@@ -47,3 +47,17 @@ export {
 } from './oauth-clients.js'
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'
+export { CLAIM_COLUMNS, WORK_RUNS, claimCte, storeCte, type Claim } from './sql/idempotency-keys.js'
+export {
+  placeReservedOrder,
+  placementRow,
+  reacquireReservation,
+  recordReturnedPayment,
+  releaseReservation,
+  settlementOf,
+  type Placement,
+  type Release,
+  type SettledPayment,
+  type Settlement,
+  type StoredAnswer,
+} from './sql/checkout-settlement.js'

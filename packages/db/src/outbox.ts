@@ -29,8 +29,9 @@ export async function writeEvent(tx: Executor, event: NewEvent): Promise<string>
 }
 
 /**
- * Writing events as CTEs (`incoming`, `numbered`, `written`, `queued`) of a statement, over one parameter, `$param`: the
- * JSON array eventRows makes. The events travel as one JSON array (parsed once, where an array of
+ * Writing events as CTEs (`incoming`, `numbered`, `written`, `queued`) of a statement, over the
+ * JSON array eventRows makes: the parameter numbered `source`, or an SQL expression (events kept
+ * in a row, such as a checkout reservation's). The events travel as one JSON array (parsed once, where an array of
  * JSON texts would be unescaped and then parsed again element by element); their data is stored
  * as `json`, the text as written, only checked: building `jsonb` (a tree, sorted keys, numerics)
  * cost about a twentieth of a checkout's database time, and nothing queries inside it. One outbox row per
@@ -39,9 +40,10 @@ export async function writeEvent(tx: Executor, event: NewEvent): Promise<string>
  * indexed job row and a NOTIFY of its own), is what the change's transaction pays for. Each
  * event takes the next number of its resource's sequence (eventSequences).
  */
-export function eventsCte(param: number): string {
+export function eventsCte(source: number | string): string {
+  const events = typeof source === 'number' ? `$${source}::json` : source
   return `incoming as (
-  select * from json_to_recordset($${param}::json)
+  select * from json_to_recordset(${events})
     as e(id uuid, kind text, data json, customer_id uuid, request_id text, resource_id uuid)),
 numbered as (
   insert into event_sequences as s (resource_id, last_sequence)
@@ -55,7 +57,7 @@ written as (
     n.last_sequence - count(*) over (partition by e.resource_id) + row_number() over (partition by e.resource_id order by e.id)
   from incoming e join numbered n using (resource_id)
   returning id),
-queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written)`
+queued as (insert into event_outbox (event_ids) select array_agg(id order by id) from written having count(*) > 0)`
 }
 
 // One statement text for any number of events, so PostgreSQL prepares it once per connection.

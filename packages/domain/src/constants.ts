@@ -18,8 +18,11 @@ export const EVENT_KINDS = [
   'order.completed',
   'order.cancelled',
   'order.refunded',
+  'payment.authorized',
   'payment.succeeded',
   'payment.failed',
+  'payment.canceled',
+  'payment.refunded',
   'product.created',
   'product.updated',
   'customer.created',
@@ -58,8 +61,8 @@ export const PAYMENT_STATUSES = ['unpaid', 'paid', 'partially_refunded', 'refund
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const
 export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number]
-/** A charge's outcome: `failed` was declined by the provider, `error` never reached a decision. */
-export const CHARGE_STATUSES = ['succeeded', 'failed', 'error'] as const
-export type ChargeStatus = (typeof CHARGE_STATUSES)[number]
 export const CHECKOUT_STATUSES = ['open', 'completed'] as const
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
+/** A checkout's hold on stock and coupons while its payment is with the provider. */
+export const RESERVATION_STATUSES = ['held', 'converted', 'released'] as const
+export type ReservationStatus = (typeof RESERVATION_STATUSES)[number]

@@ -23,7 +23,6 @@ export { DEFAULT_SCRYPT_COST, hashPassword, verifyPassword } from './passwords.j
 export { parseDuration, type DurationUnit } from './duration.js'
 export {
   CART_LINE_PROBLEMS,
-  CHARGE_STATUSES,
   CHECKOUT_STATUSES,
   COUPON_TYPES,
   DEFAULT_PER_PAGE,
@@ -39,10 +38,10 @@ export {
   FULFILLMENT_STATUSES,
   ORDER_STATUSES,
   PAYMENT_STATUSES,
+  RESERVATION_STATUSES,
   ROLES,
   WEIGHT_UNITS,
   type CartLineProblem,
-  type ChargeStatus,
   type CheckoutStatus,
   type CouponType,
   type DeliveryStatus,
@@ -50,6 +49,7 @@ export {
   type FulfillmentStatus,
   type OrderStatus,
   type PaymentStatus,
+  type ReservationStatus,
   type WeightUnitCode,
 } from './constants.js'
 export {
@@ -193,7 +193,10 @@ export {
 } from './totals.js'
 export { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 export {
+  CapturePayment,
   Checkout,
+  CheckoutPaymentPending,
+  NextActionSchema,
   CompleteCheckout,
   CreateCheckout,
   CreateFulfillment,

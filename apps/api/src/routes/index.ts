@@ -29,10 +29,10 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(productRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
-  await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts' })
+  await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
   await app.register(orderRoutes, { prefix: '/api/v1/orders' })
   // Payments and fulfillments span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
-  await app.register(paymentRoutes, { prefix: '/api/v1' })
+  await app.register(paymentRoutes, { prefix: '/api/v1', config })
   await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })

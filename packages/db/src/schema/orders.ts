@@ -21,11 +21,12 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core'
 import {
-  CHARGE_STATUSES,
   CHECKOUT_STATUSES,
   FULFILLMENT_STATUSES,
   ORDER_STATUSES,
+  PAYMENT_STATES,
   PAYMENT_STATUSES,
+  RESERVATION_STATUSES,
   type Address,
 } from '@commerce/domain'
 import { customers } from './accounts.js'
@@ -35,7 +36,9 @@ import { createdAt, id, updatedAt } from './columns.js'
 export const orderStatus = pgEnum('order_status', ORDER_STATUSES)
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES)
 export const fulfillmentStatus = pgEnum('fulfillment_status', FULFILLMENT_STATUSES)
-export const chargeStatus = pgEnum('charge_status', CHARGE_STATUSES)
+export const paymentState = pgEnum('payment_state', PAYMENT_STATES)
+export const captureMode = pgEnum('capture_mode', ['automatic', 'manual'])
+export const reservationStatus = pgEnum('reservation_status', RESERVATION_STATUSES)
 export const checkoutStatus = pgEnum('checkout_status', CHECKOUT_STATUSES)
 
 /** Order numbers "1001", "1002", …: gaps are possible (a rolled-back checkout), repeats never. */
@@ -90,8 +93,9 @@ export const orders = pgTable(
     taxMinor: money('tax_minor').notNull(),
     shippingMinor: money('shipping_minor').notNull(),
     totalMinor: money('total_minor').notNull(),
-    /** Sums of the succeeded payments and of the refunds, kept with every payment and refund. */
+    /** Sums of what payments captured, hold (authorized, not captured) and refunded, kept with every change of a payment. */
     paidMinor: money('paid_minor').notNull().default(0),
+    authorizedMinor: money('authorized_minor').notNull().default(0),
     refundedMinor: money('refunded_minor').notNull().default(0),
     shippingAddress: jsonb('shipping_address').$type<Address>(),
     billingAddress: jsonb('billing_address').$type<Address>(),
@@ -111,6 +115,7 @@ export const orders = pgTable(
     check('orders_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor} + ${t.shippingMinor}`),
     check('orders_amounts_nonnegative', sql`${t.subtotalMinor} >= 0 and ${t.discountMinor} >= 0 and ${t.taxMinor} >= 0 and ${t.shippingMinor} >= 0 and ${t.totalMinor} >= 0`),
     check('orders_refunds_within_payments', sql`${t.refundedMinor} >= 0 and ${t.refundedMinor} <= ${t.paidMinor}`),
+    check('orders_authorized_nonnegative', sql`${t.authorizedMinor} >= 0`),
   ],
 )
 
@@ -147,15 +152,19 @@ export const payments = pgTable(
   'payments',
   {
     id: id(),
-    /** Null for a declined checkout payment: no order was created, the attempt is kept. */
+    /** Null until the payment's order exists (a checkout payment in progress, or declined: the attempt is kept). */
     orderId: uuid('order_id').references(() => orders.id, { onDelete: 'cascade' }),
     checkoutId: uuid('checkout_id').references(() => checkouts.id, { onDelete: 'set null' }),
     provider: text('provider').notNull(),
     method: text('method').notNull(),
-    status: chargeStatus('status').notNull(),
+    status: paymentState('status').notNull(),
+    captureMode: captureMode('capture_mode').notNull().default('automatic'),
+    /** What the payment is for: asked, then held once authorized. */
     amountMinor: money('amount_minor').notNull(),
+    capturedMinor: money('captured_minor').notNull().default(0),
     currency: text('currency').notNull(),
     refundedMinor: money('refunded_minor').notNull().default(0),
+    /** The provider's id of the payment (a Stripe PaymentIntent); null until it answered. */
     providerReference: text('provider_reference'),
     failureCode: text('failure_code'),
     failureMessage: text('failure_message'),
@@ -165,8 +174,62 @@ export const payments = pgTable(
   (t) => [
     index('payments_order_idx').on(t.orderId),
     index('payments_checkout_idx').on(t.checkoutId),
-    check('payments_refunds_within_amount', sql`${t.refundedMinor} >= 0 and ${t.refundedMinor} <= ${t.amountMinor}`),
+    index('payments_provider_reference_idx').on(t.provider, t.providerReference),
+    // What the reconciliation sweep looks for: payments the provider has not settled.
+    index('payments_unsettled_idx').on(t.updatedAt).where(sql`${t.status} in ('pending', 'requires_action')`),
+    check('payments_captured_within_amount', sql`${t.capturedMinor} >= 0 and ${t.capturedMinor} <= ${t.amountMinor}`),
+    check('payments_refunds_within_captured', sql`${t.refundedMinor} >= 0 and ${t.refundedMinor} <= ${t.capturedMinor}`),
   ],
+)
+
+/**
+ * What a checkout holds while its payment is with the provider (issue 20): the stock and coupon
+ * uses it took (already out of inventory_quantity and into times_used, so nothing else can sell
+ * them), and the order to place once the payment succeeds, made when the cart was priced. `held`
+ * until the order is placed (`converted`) or the stock and coupons are given back (`released`:
+ * declined, cancelled, expired).
+ */
+export const checkoutReservations = pgTable(
+  'checkout_reservations',
+  {
+    paymentId: uuid('payment_id')
+      .primaryKey()
+      .references(() => payments.id, { onDelete: 'cascade' }),
+    checkoutId: uuid('checkout_id')
+      .notNull()
+      .references(() => checkouts.id, { onDelete: 'cascade' }),
+    status: reservationStatus('status').notNull().default('held'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** [{ id, quantity, variant }]: the stock rows taken (a variant's, or the product's). */
+    stock: jsonb('stock').$type<ReservedStock[]>().notNull(),
+    couponIds: uuid('coupon_ids').array().notNull(),
+    /** The order to place: its row's columns, its items, its events and its answer (see checkouts/reserve.ts). */
+    placement: json('placement').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // One payment in progress per checkout.
+    uniqueIndex('checkout_reservations_held_key').on(t.checkoutId).where(sql`${t.status} = 'held'`),
+    index('checkout_reservations_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'held'`),
+  ],
+)
+
+export interface ReservedStock {
+  id: string
+  quantity: number
+  variant: boolean
+}
+
+/** Provider notifications already handled, by the provider's event id: each is handled once. */
+export const providerEvents = pgTable(
+  'provider_events',
+  {
+    provider: text('provider').notNull(),
+    eventId: text('event_id').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 )
 
 export const refunds = pgTable(

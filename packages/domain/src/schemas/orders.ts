@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox'
 import {
-  CHARGE_STATUSES,
   COUPON_TYPES,
   FULFILLMENT_STATUSES,
   MAX_CART_LINES,
@@ -8,6 +7,7 @@ import {
   ORDER_STATUSES,
   PAYMENT_STATUSES,
 } from '../constants.js'
+import { PAYMENT_STATES } from '../payments.js'
 import { Address, AddressInput } from './addresses.js'
 import { CartCoupon, CartItem, Totals } from './carts.js'
 import { Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
@@ -37,6 +37,9 @@ export const PaymentInput = Type.Object(
   {
     method: Text(50),
     token: Text(200),
+    return_url: Type.Optional(
+      Type.String({ format: 'uri', maxLength: 2000, description: 'Where a redirect-based confirmation (3-D Secure) brings the customer back to' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -84,8 +87,14 @@ export const Payment = Type.Object({
   checkout_id: Nullable(Uuid),
   provider: Type.String(),
   method: Type.String(),
-  status: Type.Enum(CHARGE_STATUSES),
+  status: Type.Enum(PAYMENT_STATES, {
+    description:
+      'pending (the provider has not answered), requires_action (the customer must confirm), authorized (held, not ' +
+      'taken), captured, partially_captured, partially_refunded, refunded, failed, canceled (the hold voided)',
+  }),
+  capture_mode: Type.Enum(['automatic', 'manual'] as const, { description: 'automatic: taken at checkout; manual: held at checkout, taken at fulfillment or by POST /payments/{id}/capture' }),
   amount: Money,
+  amount_captured: Money,
   amount_refunded: Money,
   currency: Type.String(),
   failure_code: Nullable(Type.String()),
@@ -94,6 +103,23 @@ export const Payment = Type.Object({
   created_at: Timestamp,
 })
 export type Payment = Static<typeof Payment>
+
+export const NextActionSchema = Type.Object({
+  type: Type.Enum(['use_sdk', 'redirect'] as const, {
+    description: "use_sdk: confirm with the provider's client library (Stripe.js handleNextAction) and client_secret; redirect: send the customer to redirect_url",
+  }),
+  client_secret: Nullable(Type.String()),
+  redirect_url: Nullable(Type.String()),
+})
+
+/** The 202 answer of a checkout completion whose payment waits for the customer or the provider. */
+export const CheckoutPaymentPending = Type.Object({
+  checkout_id: Uuid,
+  payment: Payment,
+  next_action: Nullable(NextActionSchema),
+  reserved_until: Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC. The stock and coupons stay held until then; later, the checkout is released' }),
+})
+export type CheckoutPaymentPending = Static<typeof CheckoutPaymentPending>
 export const PaymentList = Type.Object({ payments: Type.Array(Payment), meta: ListMeta })
 export type PaymentList = Static<typeof PaymentList>
 
@@ -106,6 +132,12 @@ export const CreatePayment = Type.Object(
   { additionalProperties: false },
 )
 export type CreatePayment = Static<typeof CreatePayment>
+
+export const CapturePayment = Type.Object(
+  { amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to everything authorized; less releases the rest' })) },
+  { additionalProperties: false },
+)
+export type CapturePayment = Static<typeof CapturePayment>
 
 export const CreateRefund = Type.Object(
   {
@@ -221,6 +253,7 @@ export const Order = Type.Object({
   ),
   totals: Totals,
   amount_paid: Money,
+  amount_authorized: Type.Number({ description: 'Held by authorized payments and not captured yet, in major units (captured at fulfillment)' }),
   amount_refunded: Money,
   payments: Type.Array(Payment),
   fulfillments: Type.Array(Fulfillment),

@@ -1,46 +1,95 @@
 /**
- * Checkout completion, the hot path of every sale: one transaction that locks the cart, re-prices
- * it, uses up the coupons, takes the stock (never below zero), creates the order, charges it and
- * writes the events — or changes nothing. It costs two round trips and two statements. The first
- * locks and reads everything the price and the stock depend on, with the Idempotency-Key's lookup,
- * and opens the transaction itself (BEGIN deferred: an implicit block, @commerce/db
- * transaction.ts); it writes nothing, so a refusal has nothing to undo. After the charge, the
- * second writes the stock, the order, its payment, its events and the stored answer, and commits
- * them (sendLast: no COMMIT statement either). The
- * statements are fixed SQL text (prepared once per connection): building them with Drizzle cost
- * more CPU than the database spent running them (bench/README.md, Checkout).
+ * Checkout completion, the hot path of every sale, built around a payment provider that may take
+ * seconds (or, with 3-D Secure, minutes in the customer's browser): no lock is held while the
+ * provider decides.
+ *
+ * 1. Reserve (one short transaction, two round trips: BEGIN deferred, @commerce/db
+ *    transaction.ts): claim the Idempotency-Key, lock the cart, its coupons and its stock rows,
+ *    re-price and check it (every refusal before the first write), then take the stock and the
+ *    coupon uses, start the payment (`pending`), keep the order to place (checkout_reservations,
+ *    expiring after CHECKOUT_RESERVATION_TTL) and close the cart to changes — and commit.
+ * 2. Ask the provider, outside any transaction (authorize; or retrieve, for a payment already in
+ *    progress).
+ * 3. Settle (one statement, @commerce/db checkout-settlement.ts): place the reserved order, or
+ *    give the stock and coupons back on a decline, or keep the reservation while the customer
+ *    confirms (202 with what the client needs). The provider's webhook and the worker's sweep
+ *    settle the same way, and a reservation settles once: exactly one order whoever comes first.
+ *
+ * The statements are fixed SQL text (prepared once per connection): building them with Drizzle
+ * cost more CPU than the database spent running them (bench/README.md, Checkout).
  */
-import { moveOrder, type Address, type CompleteCheckout, type Order } from '@commerce/domain'
-import { announceWhenCommitted, eventRows, eventsCte, newId, payments, sendLast, sqlOf, writeEvent, type Executor, type NewEvent } from '@commerce/db'
-import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
-import { CLAIM_COLUMNS, claimCte, RefusalWithRecord, storeCte, WORK_RUNS, type Claim, type Remember } from '../../idempotency.js'
-import type { PaymentProvider } from '../../payments/provider.js'
+import type { FastifyReply } from 'fastify'
+import {
+  moveOrder,
+  ProviderUnavailableError,
+  toMajorUnits,
+  type Address,
+  type CaptureMode,
+  type CheckoutPaymentPending,
+  type CompleteCheckout,
+  type EventKind,
+  type Order,
+  type PaymentProvider,
+  type PaymentState,
+  type ProviderPayment,
+} from '@commerce/domain'
+import {
+  CLAIM_COLUMNS,
+  claimCte,
+  eventRows,
+  newId,
+  orderItems,
+  orders,
+  placeReservedOrder,
+  placementRow,
+  reacquireReservation,
+  recordReturnedPayment,
+  releaseReservation,
+  sendLast,
+  settlementOf,
+  sqlOf,
+  WORK_RUNS,
+  type Claim,
+  type Database,
+  type Executor,
+  type NewEvent,
+  type SqlClient,
+} from '@commerce/db'
+import { ApiError, conflict, errorBody, invalidField, notFound } from '../../errors.js'
+import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
-import { orderItemRows, type NewOrderLine, type OrderItemRow } from '../orders/lines.js'
-import { orderEvent, orderEventJson, paymentJsonOfRow, paymentOfRow, toOrder, type OrderRow } from '../orders/view.js'
+import { orderItemRows } from '../orders/lines.js'
+import { loadOrder, orderEvent, orderEventJson, toOrder, toPayment, type OrderRow, type PaymentJson } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
-// Locks, in this order (every completion takes them so, and none deadlocks with another): the
-// cart, through the checkout, which serializes this completion with every other completion and
-// change of the cart; its coupons by id, so their use counts stay true until the order uses
-// them; then the stock rows of its lines (the variant's, or the product's for a line without
-// one), products then variants, each by id, so the stock read here is what the order will take.
-// It reads what prices the cart (the cart read of carts/rows.ts, with the coupons as locked), the
-// order's number (from its sequence) and the transaction's time, so the order can be written in
-// one go after the charge. A cart changed by a transaction that committed while this one waited
-// for its lock is read as of before that change by the rest of the statement: "stale" says so,
-// and the statement is sent again (the lock held, it then reads the change). It claims the
-// Idempotency-Key first ($2–$4), and nothing is locked or read unless this request runs
-// (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the claim's. Last, it has
-// the rest of the transaction use generic plans: WRITE_ORDER's parameters are arrays, whose sizes
-// a custom plan knows, so PostgreSQL's plan cache would otherwise plan it anew on every call
-// (0.18 ms, as long as running it); a generic plan is made once per connection.
+/** A payment whose provider call failed without an answer: what happened is asked again (retrieve). */
+const PROVIDER_UNANSWERED = 'provider_unanswered'
+/** A payment `pending` for less than this is taken to be with the provider in another request: 409 payment_in_progress. */
+const IN_FLIGHT_MS = 60_000
+
+// Locks, in this order (every completion and every release takes them so, and none deadlocks
+// with another): the cart, through the checkout, which serializes this completion with every
+// other completion and change of the cart; its coupons by id, so their use counts stay true
+// until the reservation takes them; then the stock rows of its lines (the variant's, or the
+// product's for a line without one), products then variants, each by id, so the stock read here
+// is what the reservation takes. It reads what prices the cart (the cart read of carts/rows.ts,
+// with the coupons as locked), the payment already in progress for this checkout (held
+// reservation), the order's number (from its sequence) and the transaction's time. A cart
+// changed by a transaction that committed while this one waited for its lock is read as of
+// before that change by the rest of the statement: "stale" says so, and the statement is sent
+// again (the lock held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
+// and nothing is locked or read unless this request runs (WORK_RUNS: not a replay, not a key in
+// flight); it always answers one row, the claim's. Last, it has the rest of the transaction use
+// generic plans: RESERVE's parameters are arrays, whose sizes a custom plan knows, so
+// PostgreSQL's plan cache would otherwise plan it anew on every call; a generic plan is made once
+// per connection.
 const LOCK_AND_READ = `
 with ${claimCte(2)},
 locked as materialized (
-  select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address
+  select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address,
+    k.order_id as checkout_order_id
   from checkouts k join carts c on c.id = k.cart_id
   where k.id = $1 and ${WORK_RUNS}
   for update of c),
@@ -65,62 +114,59 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
   coalesce((select json_object_agg(s.id, s.inventory_quantity)
     from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
   (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
+  (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
+      'amountMinor', p.amount_minor, 'capturedMinor', p.captured_minor, 'currency', p.currency, 'expiresAt', r.expires_at,
+      'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
+    from checkout_reservations r join payments p on p.id = r.payment_id
+    where r.checkout_id = $1 and r.status = 'held') as "inProgress",
+  "carts".checkout_order_id as "orderId",
   case when "carts".id is not null then nextval('order_number_seq')::text end as "orderNumber",
   now() as "now",
   set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode",
   ${CLAIM_COLUMNS}
 from claim left join locked as "carts" on true`
 
-// Everything the order changes, in one statement (foreign keys are checked at its end): the
-// stock taken (its rows locked and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity
-// >= 0) would fail the whole transaction if a decrement ever went below zero), the coupons used,
-// the paid order and its lines, the succeeded payment, the checkout closed and the cart completed,
-// the events ($24) and the Idempotency-Key's stored answer ($25–$30). A table the order does not
-// touch (variants, coupons) is left out of the statement, whose every part PostgreSQL sets up on
-// each run: one text per combination, each prepared once per connection.
-function writeOrderSql(parts: { products: boolean; variants: boolean; coupons: boolean }): string {
-  const ctes = [
-    parts.products &&
-      `products_taken as (
-  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $3
-  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant)`,
-    parts.variants &&
-      `variants_taken as (
-  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $3
-  from json_to_recordset($18::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant)`,
-    parts.coupons && `used as (update coupons set times_used = times_used + 1 where id = any($31::uuid[]))`,
-    `placed as (
-  insert into orders (id, order_number, status, payment_status, paid_minor, customer_id, email, currency, subtotal_minor,
-    discount_minor, tax_minor, shipping_minor, total_minor, shipping_address, billing_address, shipping_method,
-    coupons, cart_id, created_at, updated_at)
-  values ($1, $2, 'paid', 'paid', $4, $5, $6, $7, $8, $9, $10, $11, $4, $12, $13, $14, $15, $16, $3, $3))`,
-    `lines as (
-  insert into order_items (id, order_id, product_id, variant_id, title, variant_title, sku, quantity,
-    unit_price_minor, subtotal_minor, discount_minor, tax_minor, total_minor)
-  select l.id, $1, l."productId", l."variantId", l.title, l."variantTitle", l.sku, l.quantity, l."unitPriceMinor",
-    l."subtotalMinor", l."discountMinor", l."taxMinor", l."totalMinor"
-  from json_to_recordset($17::json) as l(id uuid, "productId" uuid, "variantId" uuid, title text, "variantTitle" text,
-    sku text, quantity int, "unitPriceMinor" int8, "subtotalMinor" int8, "discountMinor" int8, "taxMinor" int8, "totalMinor" int8))`,
-    `paid as (
-  insert into payments (id, order_id, checkout_id, provider, method, status, amount_minor, currency,
-    refunded_minor, provider_reference, created_at, updated_at)
-  values ($19, $1, $20, $21, $22, 'succeeded', $4, $7, 0, $23, $3, $3))`,
-    `closed as (update checkouts set status = 'completed', order_id = $1, updated_at = $3 where id = $20)`,
-    eventsCte(24),
-    storeCte(25),
-  ].filter(Boolean)
-  return `with ${ctes.join(',\n')}\nupdate carts set completed_at = $3, updated_at = $3 where id = $16`
-}
 
-const WRITE_ORDER = new Map<string, string>()
-for (const products of [false, true]) {
-  for (const variants of [false, true]) {
-    for (const coupons of [false, true]) WRITE_ORDER.set(`${products} ${variants} ${coupons}`, writeOrderSql({ products, variants, coupons }))
-  }
-}
+// The reservation, in one statement that commits (sendLast): the stock taken (its rows locked
+// and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity >= 0) would fail the whole
+// transaction if a decrement ever went below zero), the coupon uses, the payment started, the
+// order to place kept, and the cart closed to changes until the payment settles.
+const RESERVE = `
+with products_taken as (
+  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $1
+  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
+variants_taken as (
+  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $1
+  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
+used as (update coupons set times_used = times_used + 1 where id = any($3::uuid[])),
+started as (
+  insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
+  values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
+reserved as (
+  insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, coupon_ids, placement, created_at, updated_at)
+  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
+update carts set completed_at = $1, updated_at = $1 where id = $13`
+
+// What the provider answered about a payment still in progress (requires_action, pending).
+const NOTE_PROGRESS = `update payments set status = $2::payment_state, provider_reference = coalesce($3, provider_reference),
+  failure_code = $4, failure_message = $5, updated_at = now()
+  where id = $1 and status in ('pending', 'requires_action')`
 
 // Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
+
+/** The payment of this checkout with the provider now (a held reservation). */
+interface InProgress {
+  paymentId: string
+  state: PaymentState
+  reference: string | null
+  amountMinor: number
+  capturedMinor: number
+  currency: string
+  expiresAt: string
+  updatedAt: string
+  unanswered: boolean
+}
 
 interface LockedCheckout extends Text<CartRow>, Claim {
   checkoutStatus: 'open' | 'completed'
@@ -129,26 +175,38 @@ interface LockedCheckout extends Text<CartRow>, Claim {
   /** The units in stock of each locked stock row (variant or product id). */
   stock: Record<string, number>
   stale: boolean
+  inProgress: InProgress | null
+  orderId: string | null
   orderNumber: string
   now: string
 }
 
-/** The checkout's row when found (and this request runs). */
-export interface LockedCart {
-  checkout: LockedCheckout | undefined
+/** The first round trip: the key claimed, the cart, its coupons and its stock rows locked, and what prices it read. */
+async function lockCheckout(tx: Executor, id: string, claim: readonly (string | null)[]): Promise<Claim & { checkout: LockedCheckout | undefined }> {
+  const sql = sqlOf(tx)
+  const read = async () => (await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id, ...claim], { prepare: true }))[0]!
+  let row = await read()
+  // Read again, with the lock held: the change the lock waited for is seen now.
+  if (row.stale) row = await read()
+  return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
 }
 
-/** The new order's number and times, read with the locks (its sequence's next value, the transaction's time). */
-type NumberAndTimes = Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>
-
-/** The paid order's row as this transaction writes it. */
-function orderValues(id: string, billingAddress: Address | null, priced: PricedCart, rate: { id: string; name: string } | null, made: NumberAndTimes): OrderRow {
+/** The order row the reservation will place, as a successful payment leaves it. */
+function orderValues(
+  id: string,
+  billingAddress: Address | null,
+  priced: PricedCart,
+  rate: { id: string; name: string } | null,
+  made: Pick<OrderRow, 'orderNumber' | 'createdAt' | 'updatedAt'>,
+  capture: CaptureMode,
+): OrderRow {
   const { view: cart, totals } = priced
+  const captured = capture === 'automatic'
   return {
     id,
     ...made,
-    status: 'paid',
-    paymentStatus: 'paid',
+    status: captured ? 'paid' : 'pending',
+    paymentStatus: captured ? 'paid' : 'authorized',
     fulfillmentStatus: 'unfulfilled',
     customerId: cart.customer_id,
     email: cart.email!,
@@ -158,7 +216,8 @@ function orderValues(id: string, billingAddress: Address | null, priced: PricedC
     taxMinor: totals.tax,
     shippingMinor: totals.shipping,
     totalMinor: totals.total,
-    paidMinor: totals.total,
+    paidMinor: captured ? totals.total : 0,
+    authorizedMinor: captured ? 0 : totals.total,
     refundedMinor: 0,
     shippingAddress: cart.shipping_address,
     billingAddress,
@@ -175,96 +234,80 @@ function orderValues(id: string, billingAddress: Address | null, priced: PricedC
   }
 }
 
-/** The succeeded charge as the order's statement records it. */
-interface Charged {
-  id: string
-  provider: string
-  method: string
-  reference: string | null
+/** A payment of a checkout as the API shows it. */
+function paymentView(payment: { id: string; checkoutId: string; orderId: string | null; provider: string; method: string; state: PaymentState; capture: CaptureMode; amountMinor: number; capturedMinor: number; currency: string; failure: { code: string; message: string } | null; createdAt: string }) {
+  const json: PaymentJson = {
+    id: payment.id,
+    orderId: payment.orderId,
+    checkoutId: payment.checkoutId,
+    provider: payment.provider,
+    method: payment.method,
+    status: payment.state,
+    captureMode: payment.capture,
+    amountMinor: payment.amountMinor,
+    capturedMinor: payment.capturedMinor,
+    refundedMinor: 0,
+    currency: payment.currency,
+    failureCode: payment.failure?.code ?? null,
+    failureMessage: payment.failure?.message ?? null,
+    createdAt: payment.createdAt,
+    refunds: [],
+  }
+  return toPayment(json)
 }
 
-interface LastWrites {
-  events: NewEvent[]
-  /** The stored answer's parameters (Remember.inline). */
-  stored: readonly (string | number | null)[]
+/** A reservation just made: what the provider is asked, and what settling needs. */
+interface Reserved {
+  paymentId: string
+  amountMinor: number
+  currency: string
+  capture: CaptureMode
 }
 
-function writeOrder(tx: Executor, row: OrderRow, items: readonly OrderItemRow[], lines: readonly NewOrderLine[], couponIds: readonly string[], checkoutId: string, payment: Charged, now: string, last: LastWrites) {
-  const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
-  const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
-  const events = eventRows(last.events)
-  const sql = sqlOf(tx)
-  const products = lines.some((line) => line.variantId === null)
-  const variants = lines.some((line) => line.variantId !== null)
-  const coupons = couponIds.length > 0
-  const written = sql.unsafe(
-    WRITE_ORDER.get(`${products} ${variants} ${coupons}`)!,
-    [
-      row.id,
-      row.orderNumber,
-      now,
-      row.totalMinor,
-      row.customerId,
-      row.email,
-      row.currency,
-      row.subtotalMinor,
-      row.discountMinor,
-      row.taxMinor,
-      row.shippingMinor,
-      json(row.shippingAddress),
-      json(row.billingAddress),
-      json(row.shippingMethod),
-      json(row.coupons),
-      row.cartId,
-      // The item rows as they are (json_to_recordset takes the columns it names).
-      JSON.stringify(items),
-      JSON.stringify(stock),
-      payment.id,
-      checkoutId,
-      payment.provider,
-      payment.method,
-      payment.reference,
-      events.json,
-      ...last.stored,
-      ...(coupons ? [[...couponIds]] : []),
-    ],
-    { prepare: true },
-  )
-  announceWhenCommitted(sql, events.ids)
-  return written
+type Started =
+  | { kind: 'answer'; answer: Answer; replayed: boolean }
+  | { kind: 'placed'; paymentId: string | null; orderId: string }
+  | { kind: 'reserved'; reserved: Reserved }
+  | { kind: 'in_progress'; payment: InProgress }
+
+export interface CompletionSettings {
+  db: Database
+  provider: PaymentProvider
+  idempotency: Idempotency
+  capture: CaptureMode
+  reservationTtlMs: number
 }
 
-/**
- * The first round trip: the key claimed, the cart, its coupons and its stock rows locked, and
- * what prices it read (the runner's `first`). The checkout is missing when it is not found or
- * this request does not run.
- */
-export async function lockCheckout(tx: Executor, id: string, claim: readonly (string | null)[]): Promise<LockedCart & Claim> {
-  const sql = sqlOf(tx)
-  const read = async () => (await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id, ...claim], { prepare: true }))[0]!
-  let row = await read()
-  // Read again, with the lock held: the change the lock waited for is seen now.
-  if (row.stale) row = await read()
-  return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
-}
+export function createCheckoutCompletion({ db, provider, idempotency, capture, reservationTtlMs }: CompletionSettings) {
+  const steps = idempotency.steps
 
-export function createCheckoutCompletion(provider: PaymentProvider) {
-  /**
-   * Completes the checkout inside `tx` (the idempotency runner's transaction) from what
-   * lockCheckout read, and answers the order. Every refusal comes before the first write.
-   */
-  return async function completeCheckout(
-    tx: Executor,
-    id: string,
-    { checkout: locked }: LockedCart,
-    body: CompleteCheckout,
-    viewer: CartViewer,
-    requestId: string,
-    idempotencyKey: string,
-    /** Stores the answer with the last writes (its parameters, for the order's statement). */
-    remember: Remember,
-  ): Promise<Order> {
+  /** Step 1: the first transaction. Answers a replay or a refusal (stored), or what to ask the provider. */
+  function start(id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, key: StoredKey | undefined): Promise<Started> {
+    return db.transaction(
+      async (tx): Promise<Started> => {
+        const read = await lockCheckout(tx, id, steps.claimParams(key))
+        const replay = steps.replayOf(key, read)
+        if (replay) return { kind: 'answer', answer: replay, replayed: true }
+        const sql = sqlOf(tx)
+        try {
+          return await reserve(sql, id, read.checkout, body, viewer, requestId)
+        } catch (error) {
+          if (!(error instanceof ApiError) || !steps.isStored(error.statusCode)) throw error
+          // A refusal is stored with the key (the transaction wrote nothing), and ends it.
+          const answer = { status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) }
+          await steps.storeLast(sql, key, answer)
+          return { kind: 'answer', answer, replayed: false }
+        }
+      },
+      { deferBegin: true },
+    )
+  }
+
+  async function reserve(sql: SqlClient, id: string, locked: LockedCheckout | undefined, body: CompleteCheckout, viewer: CartViewer, requestId: string): Promise<Started> {
     if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
+    if (locked.inProgress) return { kind: 'in_progress', payment: locked.inProgress }
+    // Placed already (by another completion, the provider's webhook or the sweep): its order.
+    if (locked.checkoutStatus !== 'open' && locked.orderId) return { kind: 'placed', paymentId: null, orderId: locked.orderId }
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
 
@@ -273,9 +316,7 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
     if (cart.items.length === 0) throw conflict('The cart is empty')
     const unavailable = cart.items.find((item) => item.problem !== null)
     if (unavailable?.problem) {
-      throw new ApiError('conflict', `'${unavailable.title}': ${unavailable.problem.message}`, [
-        { field: 'items', message: unavailable.id },
-      ])
+      throw new ApiError('conflict', `'${unavailable.title}': ${unavailable.problem.message}`, [{ field: 'items', message: unavailable.id }])
     }
     // Read locked: a coupon another checkout has used up is refused here rather than dropped
     // from the price, so the customer is never charged more than the checkout showed unawares.
@@ -294,67 +335,249 @@ export function createCheckoutCompletion(provider: PaymentProvider) {
       ])
     }
 
-    const total = priced.totals.total
-    const charge = await provider.charge({
-      amountMinor: total,
-      currency: cart.currency,
-      method: body.payment.method,
-      token: body.payment.token,
-      idempotencyKey: `checkout:${id}:${idempotencyKey}`,
-    })
+    // The order to place once the payment succeeds, with its events and its answer.
     const now = new Date(locked.now)
-    const attempt = {
-      id: newId(),
-      orderId: null,
-      checkoutId: id,
-      provider: provider.name,
-      method: body.payment.method,
-      amountMinor: total,
-      currency: cart.currency,
-      refundedMinor: 0,
-      providerReference: null,
-      failureCode: null,
-      failureMessage: null,
-      createdAt: now,
-      updatedAt: now,
-    }
-    if (charge.status === 'failed') {
-      const declined = new ApiError('payment_declined', charge.message, [{ field: 'payment.token', message: charge.code }])
-      const failed = { ...attempt, status: 'failed' as const, failureCode: charge.code, failureMessage: charge.message }
-      throw new RefusalWithRecord(declined, async (recordTx) => {
-        await recordTx.insert(payments).values(failed)
-        await writeEvent(recordTx, { kind: 'payment.failed', resourceId: failed.id, data: paymentOfRow(failed), customerId: cart.customer_id, requestId })
-      })
-    }
-
-    // The order is written paid: the pending state before its payment is never seen outside
-    // this transaction, so only the move to paid is an event.
-    const paidEvent = moveOrder('pending', 'paid')
+    const paymentId = newId()
     const orderId = newId()
+    const total = priced.totals.total
     const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
     const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
-    const row = orderValues(orderId, locked.billingAddress, priced, rate, { orderNumber: locked.orderNumber, createdAt: now, updatedAt: now })
-    const payment = { ...attempt, orderId, status: 'succeeded' as const, providerReference: charge.reference }
-    const placed = toOrder({ row, items, payments: [paymentJsonOfRow(payment)], fulfillments: [] })
-    const couponIds = priced.applicableCoupons.map((coupon) => coupon.id)
-    // The order serialized once: the answer, and (with order_id and total) both order events' data.
+    const row = orderValues(orderId, locked.billingAddress, priced, rate, { orderNumber: locked.orderNumber, createdAt: now, updatedAt: now }, capture)
+    const settled = paymentView({
+      id: paymentId,
+      checkoutId: id,
+      orderId,
+      provider: provider.name,
+      method: body.payment.method,
+      state: capture === 'automatic' ? 'captured' : 'authorized',
+      capture,
+      amountMinor: total,
+      capturedMinor: capture === 'automatic' ? total : 0,
+      currency: cart.currency,
+      failure: null,
+      createdAt: locked.now,
+    })
+    const placed = toOrder({ row, items, payments: [], fulfillments: [] })
+    placed.payments.push(settled)
     const placedJson = JSON.stringify(placed)
     const created = { ...orderEvent('order.created', placed, requestId), dataJson: orderEventJson(placed, placedJson) }
-    const paymentData = paymentOfRow(payment)
-    // The order's statement commits (with its own Sync in the runner's implicit block).
-    await Promise.all(
-      sendLast(sqlOf(tx), () =>
-        writeOrder(tx, row, items, lines, couponIds, id, { id: payment.id, provider: payment.provider, method: payment.method, reference: charge.reference }, locked.now, {
-          events: [
-            created,
-            { kind: 'payment.succeeded', resourceId: orderId, data: paymentData, customerId: placed.customer_id, requestId },
-            // The same snapshot as order.created's.
-            { ...created, kind: paidEvent },
-          ],
-          stored: remember.inline({ status: 201, body: placed, json: placedJson }),
-        }),
+    const events: NewEvent[] = [
+      created,
+      { kind: capture === 'automatic' ? 'payment.succeeded' : 'payment.authorized', resourceId: orderId, data: settled, customerId: placed.customer_id, requestId },
+    ]
+    // The order is placed paid (or authorized): its pending state is never seen, so only the move to paid is an event.
+    if (capture === 'automatic') events.push({ ...created, kind: moveOrder('pending', 'paid') })
+    const placement =
+      `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, item)))},` +
+      `"events":${eventRows(events).json},"answer":${placedJson}}`
+
+    const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
+    const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
+    const [written, committed] = sendLast(sql, () =>
+      sql.unsafe(
+        RESERVE,
+        [
+          locked.now,
+          JSON.stringify(stock),
+          priced.applicableCoupons.map((coupon) => coupon.id),
+          paymentId,
+          id,
+          provider.name,
+          body.payment.method,
+          capture,
+          total,
+          cart.currency,
+          expiresAt,
+          placement,
+          cart.id,
+        ],
+        { prepare: true },
       ),
     )
-    return placed
+    await Promise.all([written, committed])
+    return {
+      kind: 'reserved',
+      reserved: { paymentId, amountMinor: total, currency: cart.currency, capture },
+    }
   }
+
+  /** Step 2: the provider's truth about the payment (authorize a new one, or ask about one in progress). */
+  async function ask(id: string, started: Extract<Started, { kind: 'reserved' | 'in_progress' }>, body: CompleteCheckout, idempotencyKey: string): Promise<ProviderPayment | null> {
+    const sql = sqlOf(db)
+    try {
+      if (started.kind === 'in_progress') {
+        const { payment } = started
+        const inFlight = payment.state === 'pending' && !payment.unanswered && Date.now() - Date.parse(payment.updatedAt) < IN_FLIGHT_MS
+        if (inFlight) throw new ApiError('payment_in_progress', 'The payment of this checkout is with the provider; retry in a few seconds')
+        return await provider.retrieve({ paymentId: payment.paymentId, reference: payment.reference })
+      }
+      const { reserved } = started
+      return await provider.authorize({
+        paymentId: reserved.paymentId,
+        amountMinor: reserved.amountMinor,
+        currency: reserved.currency,
+        method: body.payment.method,
+        token: body.payment.token,
+        capture: reserved.capture,
+        idempotencyKey: `checkout:${id}:${idempotencyKey}:${reserved.paymentId}`,
+        returnUrl: body.payment.return_url ?? null,
+      })
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error
+      const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
+      await sql.unsafe(NOTE_PROGRESS, [paymentId, 'pending', null, PROVIDER_UNANSWERED, error.message], { prepare: true })
+      throw new ApiError(
+        'payment_provider_error',
+        'The payment provider did not answer. The checkout keeps its stock while the payment is looked into: complete it again to learn the outcome',
+      )
+    }
+  }
+
+  return {
+    /** POST /checkouts/:id/complete. */
+    async complete(reply: FastifyReply, id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, key: StoredKey | undefined): Promise<FastifyReply> {
+      const started = await start(id, body, viewer, requestId, key)
+      if (started.kind === 'answer') return steps.send(reply, started.answer, started.replayed)
+      if (started.kind === 'placed') return steps.send(reply, { status: 200, json: JSON.stringify(await loadOrder(db, started.orderId)) })
+      const truth = await ask(id, started, body, key?.key ?? requestId)
+      const answer = await settleCheckoutPayment(db, started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId, truth, {
+        provider,
+        requestId,
+        stored: (outcome) => steps.storeParams(key, outcome),
+      })
+      return steps.send(reply, answer)
+    },
+  }
+}
+
+/** Who settles, and how its answer is stored (the completion's Idempotency-Key). */
+export interface SettleContext {
+  provider: PaymentProvider
+  requestId: string | null
+  stored: (answer: { status: number; json: string | null }) => readonly (string | number | null)[]
+}
+
+const SUCCEEDED = new Set<PaymentState>(['authorized', 'captured', 'partially_captured'])
+
+/**
+ * Step 3: settles a checkout's payment from the provider's truth (null: the provider has no such
+ * payment, it never started) and answers what the completion answers: 201 with the order placed
+ * now, 200 with an order placed before, 402 on a decline, 409 when canceled, 202 while the
+ * customer or the provider still has to act.
+ */
+export async function settleCheckoutPayment(db: Database, paymentId: string, truth: ProviderPayment | null, context: SettleContext): Promise<Answer> {
+  const sql = sqlOf(db)
+  const current = (await settlementOf(sql, paymentId))!
+  const state: PaymentState = truth === null ? 'failed' : truth.status === 'pending' ? 'pending' : truth.status
+  const failure = truth === null ? { code: 'not_found', message: 'The payment provider has no such payment' } : truth.failure
+  const view = (settledState: PaymentState, order: string | null) =>
+    paymentView({
+      id: paymentId,
+      checkoutId: current.checkoutId!,
+      orderId: order,
+      provider: context.provider.name,
+      method: current.method,
+      state: settledState,
+      capture: current.captureMode,
+      amountMinor: truth?.amountMinor ?? current.amountMinor,
+      capturedMinor: truth?.capturedMinor ?? current.capturedMinor,
+      currency: current.currency,
+      failure: SUCCEEDED.has(settledState) ? null : failure,
+      createdAt: current.createdAt,
+    })
+
+  if (current.status === 'held' && SUCCEEDED.has(state)) {
+    const placed = await placeReservedOrder(
+      sql,
+      { paymentId, state, amountMinor: truth!.amountMinor, capturedMinor: truth!.capturedMinor, reference: truth!.reference },
+      context.stored({ status: 201, json: null }),
+    )
+    if (placed !== undefined) return { status: 201, json: placed }
+  } else if (current.status === 'held' && (state === 'failed' || state === 'canceled')) {
+    const refusal =
+      state === 'failed'
+        ? new ApiError('payment_declined', failure?.message ?? 'The payment was declined', [{ field: 'payment.token', message: failure?.code ?? 'declined' }])
+        : conflict('The payment was canceled; complete the checkout again to pay')
+    const answer = { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, context.requestId ?? '')) }
+    const kind: EventKind = state === 'failed' ? 'payment.failed' : 'payment.canceled'
+    const released = await releaseReservation(
+      sql,
+      {
+        paymentId,
+        state,
+        failure,
+        reference: truth?.reference ?? null,
+        events: eventRows([{ kind, resourceId: paymentId, data: view(state, null), customerId: current.customerId, requestId: context.requestId }]),
+      },
+      context.stored(answer),
+    )
+    if (released) return answer
+  } else if (current.status === 'released' && SUCCEEDED.has(state)) {
+    return settleLateSuccess(db, paymentId, truth!, context, view)
+  } else if (current.status === 'held') {
+    await sql.unsafe(NOTE_PROGRESS, [paymentId, state, truth?.reference ?? null, null, null], { prepare: true })
+    const pending: CheckoutPaymentPending = {
+      checkout_id: current.checkoutId!,
+      payment: view(state, null),
+      next_action: truth?.nextAction ?? null,
+      reserved_until: new Date(current.expiresAt!).toISOString(),
+    }
+    return { status: 202, json: JSON.stringify(pending) }
+  }
+  return settledAnswer(db, paymentId)
+}
+
+/**
+ * A payment that succeeded after its reservation was released: it still becomes the order when
+ * the stock is still there, else it is given back at the provider (refunded, or voided when only
+ * authorized) with payment.refunded or payment.canceled. Never charged without an order or a refund.
+ */
+async function settleLateSuccess(
+  db: Database,
+  paymentId: string,
+  truth: ProviderPayment,
+  context: SettleContext,
+  view: (state: PaymentState, order: string | null) => ReturnType<typeof paymentView>,
+): Promise<Answer> {
+  const sql = sqlOf(db)
+  if (await reacquireReservation(sql, paymentId)) {
+    const payment = { paymentId, state: truth.status as PaymentState, amountMinor: truth.amountMinor, capturedMinor: truth.capturedMinor, reference: truth.reference }
+    const placed = await placeReservedOrder(sql, payment, context.stored({ status: 201, json: null }))
+    if (placed !== undefined) return { status: 201, json: placed }
+    return settledAnswer(db, paymentId)
+  }
+  const { provider } = context
+  const voided = truth.status === 'authorized'
+  if (voided) await provider.cancel({ reference: truth.reference, idempotencyKey: `late-void:${paymentId}` })
+  else await provider.refund({ reference: truth.reference, amountMinor: truth.capturedMinor - truth.refundedMinor, currency: truth.currency, idempotencyKey: `late-refund:${paymentId}` })
+  const returned = voided
+    ? { state: 'canceled' as const, capturedMinor: 0, refundedMinor: 0 }
+    : { state: 'refunded' as const, capturedMinor: truth.capturedMinor, refundedMinor: truth.capturedMinor }
+  const current = (await settlementOf(sql, paymentId))!
+  const kind: EventKind = returned.state === 'refunded' ? 'payment.refunded' : 'payment.canceled'
+  const data = { ...view(returned.state, null), amount_captured: toMajorUnits(returned.capturedMinor, current.currency), amount_refunded: toMajorUnits(returned.refundedMinor, current.currency) }
+  await recordReturnedPayment(
+    sql,
+    { paymentId, state: returned.state, capturedMinor: returned.capturedMinor, refundedMinor: returned.refundedMinor, reference: truth.reference },
+    eventRows([{ kind, resourceId: paymentId, data, customerId: current.customerId, requestId: context.requestId }]),
+  )
+  const refusal = conflict(
+    returned.state === 'refunded'
+      ? 'The payment arrived after the checkout was released and its stock was sold; it was refunded in full'
+      : 'The payment arrived after the checkout was released and its stock was sold; its authorization was voided',
+  )
+  return { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, context.requestId ?? '')) }
+}
+
+/** What the completion answers for a payment settled before (by another request, the webhook or the sweep). */
+async function settledAnswer(db: Database, paymentId: string): Promise<Answer> {
+  const settled = (await settlementOf(sqlOf(db), paymentId))!
+  if (settled.status === 'converted' && settled.orderId) {
+    return { status: 200, json: JSON.stringify(await loadOrder(db, settled.orderId)) }
+  }
+  const refusal =
+    settled.paymentState === 'failed'
+      ? new ApiError('payment_declined', 'The payment was declined', [{ field: 'payment.token', message: settled.failureCode ?? 'declined' }])
+      : conflict('The payment of this checkout was released; complete the checkout again to pay')
+  return { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, '')) }
 }

@@ -1,16 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Checkout, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
-import type { Executor } from '@commerce/db'
+import { Checkout, CheckoutPaymentPending, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
+import type { Config } from '../../config.js'
 import { errorResponses } from '../../errors.js'
-import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
+import { IdempotencyKeyRequired } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
-import { createCheckoutCompletion, lockCheckout } from './complete.js'
+import { createCheckoutCompletion } from './complete.js'
 import { createCheckoutService } from './service.js'
 
 
-export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const checkoutService = createCheckoutService(app.db)
-  const completeCheckout = createCheckoutCompletion(app.paymentProvider)
+  const completion = createCheckoutCompletion({
+    db: app.db,
+    provider: app.paymentProvider,
+    idempotency: app.idempotency,
+    capture: config.paymentCapture,
+    reservationTtlMs: config.checkoutReservationTtlMs,
+  })
 
   app.post(
     '/',
@@ -64,28 +70,30 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['checkout'],
         summary: 'Pay and place the order (Idempotency-Key required)',
         description:
-          'One transaction: re-price the cart (a line with a `problem`, such as a product no longer sold or one ' +
-          'taking the total past the most an amount can be, is 409 conflict naming the line), take the stock ' +
-          '(409 insufficient_inventory naming the line when ' +
-          'short; stock never goes below zero), use up the coupons, create the order (order_number from a ' +
-          'sequence), charge it and write order.created, payment.succeeded and order.paid. A declined payment ' +
-          'is 402 payment_declined: only the failed payment record is kept and the checkout stays open. The ' +
-          'test provider takes tok_visa (succeeds), tok_declined (declined) and tok_error (502, nothing ' +
-          'charged). The same Idempotency-Key replays the stored answer with Idempotent-Replayed: true.',
+          'Re-prices the cart (a line with a `problem`, such as a product no longer sold, is 409 conflict naming ' +
+          'the line), refuses a short stock (409 insufficient_inventory naming the line; stock never goes below ' +
+          'zero) or a used-up coupon, then reserves the stock and the coupon uses, closes the cart to changes and ' +
+          'asks the payment provider — no lock is held while it decides. Then: **201** with the order (order.created, ' +
+          'payment.succeeded and order.paid; with PAYMENT_CAPTURE=manual the order is pending with payment_status ' +
+          'authorized and payment.authorized); **202** with `next_action` when the customer must confirm the payment ' +
+          '(3-D Secure: confirm with the provider’s client library, then call this again — or let the provider’s ' +
+          'webhook place the order); **402** payment_declined, the stock and coupons given back and the cart open ' +
+          'again (payment.failed); **502** when the provider did not answer (the stock stays held; call again to ' +
+          'learn the outcome). Calling it again while a payment is in progress asks the provider about that payment ' +
+          '(409 payment_in_progress while another request is still waiting for it); on a checkout whose order was ' +
+          'placed it answers **200** with that order. A reservation not settled within CHECKOUT_RESERVATION_TTL is ' +
+          'released by the worker. The test provider takes tok_visa (succeeds), tok_declined (declined), tok_3ds ' +
+          '(requires action) and tok_error (502). The same Idempotency-Key replays a stored 201/402/404/409 answer ' +
+          'with Idempotent-Replayed: true; a 202 is not stored (calling again asks anew).',
         params: IdParams,
         headers: IdempotencyKeyRequired,
         body: CompleteCheckout,
-        response: { 201: Order, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
+        response: { 200: Order, 201: Order, 202: CheckoutPaymentPending, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
       },
     },
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
-      const { id } = request.params
-      const first = (tx: Executor, claim: readonly (string | null)[]) => lockCheckout(tx, id, claim)
-      return app.idempotency.run(request, reply, { writesLast: true, first }, async (tx, remember, locked) => ({
-        status: 201,
-        body: await completeCheckout(tx, id, locked, request.body, viewer, String(request.id), idempotencyKeyOf(request), remember),
-      }))
+      return completion.complete(reply, request.params.id, request.body, viewer, String(request.id), app.idempotency.steps.keyOf(request))
     },
   )
 }

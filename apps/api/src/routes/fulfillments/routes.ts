@@ -13,11 +13,12 @@ import {
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional } from '../../idempotency.js'
+import { createPaymentService } from '../payments/service.js'
 import { createFulfillmentService } from './service.js'
 
 
 export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const fulfillmentService = createFulfillmentService(app.db)
+  const fulfillmentService = createFulfillmentService(app.db, createPaymentService(app.db, app.paymentProvider))
 
   app.post(
     '/orders/:id/fulfillments',

@@ -16,6 +16,7 @@ import { fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, typ
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
+import type { PaymentService } from '../payments/service.js'
 import { fulfillmentJson, loadOrder, lockOrder, toFulfillment, writeOrderEvent, type FulfillmentJson } from '../orders/view.js'
 
 const fulfillmentSelection = { fulfillment: fulfillmentJson('fulfillments').mapWith((value: FulfillmentJson) => value) }
@@ -40,7 +41,7 @@ function unitsToSend(lines: (typeof orderItems.$inferSelect)[], requested: Creat
   })
 }
 
-export function createFulfillmentService(db: Database) {
+export function createFulfillmentService(db: Database, payments: PaymentService) {
   async function readFulfillment(tx: Executor, id: string): Promise<Fulfillment> {
     const [read] = await tx.select(fulfillmentSelection).from(fulfillments).where(eq(fulfillments.id, id))
     return toFulfillment(read!.fulfillment)
@@ -49,11 +50,14 @@ export function createFulfillmentService(db: Database) {
   return {
     /**
      * Sends units of a paid or shipped order (inside `tx`): all that is left unless `items` names
-     * some. Every fulfillment writes order.shipped; the first is the order's move to shipped.
+     * some. Every fulfillment writes order.shipped; the first is the order's move to shipped. A
+     * pending order whose payments are authorized (PAYMENT_CAPTURE=manual) has them captured
+     * first, which makes it paid.
      */
     async create(tx: Executor, orderId: string, body: CreateFulfillment, requestId: string): Promise<Fulfillment> {
-      const order = await lockOrder(tx, orderId)
+      let order = await lockOrder(tx, orderId)
       if (!order) throw notFound('Order')
+      if (order.status === 'pending' && order.authorizedMinor > 0) order = await payments.captureAll(tx, order, requestId)
       const event = order.status === 'shipped' ? 'order.shipped' : moveOrder(order.status, 'shipped')
       const lines = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id))
       const units = unitsToSend(lines, body.items)

@@ -73,10 +73,10 @@ export function createOrderService(db: Database, paymentService: PaymentService)
       .where(eq(orderItems.orderId, orderId))
   }
 
-  /** Cancelling restocks what was not shipped and, for a paid order, refunds every payment. */
+  /** Cancelling restocks what was not shipped, refunds what was captured and voids what is only authorized. */
   async function cancel(tx: Executor, row: OrderRow, requestId: string): Promise<Order> {
     moveOrder(row.status, 'cancelled')
-    if (row.paidMinor > row.refundedMinor) await paymentService.refundAll(tx, row, 'Order cancelled', requestId)
+    if (row.paidMinor > row.refundedMinor || row.authorizedMinor > 0) await paymentService.refundAll(tx, row, 'Order cancelled', requestId)
     await returnStock(tx, await itemsOf(tx, row.id))
     return move(tx, row, 'cancelled', requestId)
   }

@@ -41,7 +41,9 @@ export interface PaymentJson {
   provider: string
   method: string
   status: Payment['status']
+  captureMode: Payment['capture_mode']
   amountMinor: number
+  capturedMinor: number
   refundedMinor: number
   currency: string
   failureCode: string | null
@@ -75,7 +77,8 @@ const itemsOfOrder = sql<Json<ItemJson>[]>`coalesce((
 export const paymentJson = (alias: string) => sql.raw(`json_build_object(
     'id', ${alias}.id, 'orderId', ${alias}.order_id, 'checkoutId', ${alias}.checkout_id,
     'provider', ${alias}.provider, 'method', ${alias}.method, 'status', ${alias}.status,
-    'amountMinor', ${alias}.amount_minor, 'refundedMinor', ${alias}.refunded_minor,
+    'captureMode', ${alias}.capture_mode, 'amountMinor', ${alias}.amount_minor,
+    'capturedMinor', ${alias}.captured_minor, 'refundedMinor', ${alias}.refunded_minor,
     'currency', ${alias}.currency, 'failureCode', ${alias}.failure_code,
     'failureMessage', ${alias}.failure_message, 'createdAt', ${alias}.created_at,
     'refunds', coalesce((select json_agg(json_build_object(
@@ -132,7 +135,9 @@ export function toPayment(payment: PaymentJson): Payment {
     provider: payment.provider,
     method: payment.method,
     status: payment.status,
+    capture_mode: payment.captureMode,
     amount: toMajorUnits(payment.amountMinor, payment.currency),
+    amount_captured: toMajorUnits(payment.capturedMinor, payment.currency),
     amount_refunded: toMajorUnits(payment.refundedMinor, payment.currency),
     currency: payment.currency,
     failure_code: payment.failureCode,
@@ -151,7 +156,9 @@ export function paymentJsonOfRow(row: typeof payments.$inferSelect): PaymentJson
     provider: row.provider,
     method: row.method,
     status: row.status,
+    captureMode: row.captureMode,
     amountMinor: row.amountMinor,
+    capturedMinor: row.capturedMinor,
     refundedMinor: row.refundedMinor,
     currency: row.currency,
     failureCode: row.failureCode,
@@ -225,6 +232,7 @@ export function toOrder({ row, items, payments, fulfillments }: OrderRead): Orde
       total: money(row.totalMinor),
     },
     amount_paid: money(row.paidMinor),
+    amount_authorized: money(row.authorizedMinor),
     amount_refunded: money(row.refundedMinor),
     payments: payments.map(toPayment),
     fulfillments: fulfillments.map(toFulfillment),

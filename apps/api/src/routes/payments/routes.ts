@@ -1,15 +1,21 @@
-/** Payments of an order and refunds of a payment; both need an Idempotency-Key. */
+/**
+ * Payments of an order, their capture and cancellation, refunds of a payment (each with an
+ * Idempotency-Key), and the payment provider's notifications.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { CreatePayment, CreateRefund, hasScope, IdParams, PaginationQuery, Payment, PaymentList, Refund } from '@commerce/domain'
+import { Type } from 'typebox'
+import { CapturePayment, CreatePayment, CreateRefund, hasScope, IdParams, PaginationQuery, Payment, PaymentList, Refund, WebhookSignatureError } from '@commerce/domain'
+import type { Config } from '../../config.js'
 import { deprecatedRoute } from '../../deprecation.js'
-import { errorResponses } from '../../errors.js'
+import { ApiError, errorResponses, notFound } from '../../errors.js'
 import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
+import { handleProviderWebhook } from './provider-webhooks.js'
 import { createPaymentService } from './service.js'
 
 
-export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app) => {
   const paymentService = createPaymentService(app.db, app.paymentProvider)
 
   /** The order's owner, or anyone with the payments scope; a signed-in caller without either gets 404. */
@@ -103,4 +109,72 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       })),
     )
   }
+
+  const captureSchema = {
+    tags: ['payments'],
+    summary: 'Capture an authorized payment, in full or in part (admin; Idempotency-Key required)',
+    description:
+      'With PAYMENT_CAPTURE=manual a checkout only authorizes its payment; it is captured at the order’s first ' +
+      'fulfillment, or here. `amount` defaults to everything authorized; less captures that much and releases the ' +
+      'rest. Writes payment.succeeded; a pending order with nothing held any more moves to paid (order.paid). A ' +
+      'payment that is not authorized is 409.',
+    params: IdParams,
+    headers: IdempotencyKeyRequired,
+    body: CapturePayment,
+    response: { 200: Payment, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
+  }
+  app.post('/payments/:id/capture', { schema: captureSchema }, async (request, reply) =>
+    app.idempotency.run(request, reply, {}, async (tx) => ({
+      status: 200,
+      body: await paymentService.capture(tx, request.params.id, request.body.amount, String(request.id), idempotencyKeyOf(request)),
+    })),
+  )
+
+  app.post(
+    '/payments/:id/cancel',
+    {
+      schema: {
+        tags: ['payments'],
+        summary: 'Void an authorized payment (admin; Idempotency-Key required)',
+        description: 'Releases the hold: nothing is taken (payment.canceled). A payment that is not authorized is 409; refund a captured one.',
+        params: IdParams,
+        headers: IdempotencyKeyRequired,
+        response: { 200: Payment, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
+      },
+    },
+    async (request, reply) =>
+      app.idempotency.run(request, reply, {}, async (tx) => ({ status: 200, body: await paymentService.cancel(tx, request.params.id, String(request.id)) })),
+  )
+
+  // The provider signs the exact bytes it sent: this route reads its body as they are.
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers()
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+    raw.post(
+      '/payments/webhooks/:provider',
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'Notifications of the payment provider (for the provider, not for clients)',
+          description:
+            'Point the provider’s webhook here (Stripe: /api/v1/payments/webhooks/stripe, events payment_intent.* and ' +
+            'charge.refunded). The signature is checked on the raw body (Stripe-Signature with STRIPE_WEBHOOK_SECRET): a ' +
+            'bad one is 400 and changes nothing. Each provider event is handled once (by its id), in any order: a ' +
+            'succeeded payment places the checkout’s reserved order if no completion call did yet, a failed one ' +
+            'releases its stock. Answers 200 once handled, so the provider stops retrying.',
+          params: Type.Object({ provider: Type.String({ maxLength: 50 }) }),
+          response: { 200: Type.Object({ received: Type.Boolean(), duplicate: Type.Boolean() }), ...errorResponses(400, 404, 429) },
+        },
+      },
+      async (request) => {
+        if ((request.params as { provider: string }).provider !== app.paymentProvider.name) throw notFound('Payment provider')
+        try {
+          return await handleProviderWebhook(app.db, app.paymentProvider, request.body as Buffer, request.headers, String(request.id))
+        } catch (error) {
+          if (error instanceof WebhookSignatureError) throw new ApiError('validation_error', `The notification is refused: ${error.message}`)
+          throw error
+        }
+      },
+    )
+  })
 }

@@ -1,10 +1,11 @@
 /**
- * Payments on orders and refunds of them. Each runs in one transaction with the order row
- * locked, so payments, refunds, fulfillments and status moves of one order never interleave;
- * the provider is called inside it, and a failed charge or refund leaves nothing but the record
+ * Payments on orders, their capture and cancellation, and refunds of them. Each runs in one
+ * transaction with the order row locked, so payments, captures, refunds, fulfillments and status
+ * moves of one order never interleave; the provider is called inside it (an admin's action on one
+ * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq } from 'drizzle-orm'
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import {
   amountOwed,
   formatMinorUnits,
@@ -16,16 +17,20 @@ import {
   type PaymentList,
   type Refund,
 } from '@commerce/domain'
-import { orders, payments, refunds, writeEvent, type Database, type Executor } from '@commerce/db'
+import { newId, orders, payments, refunds, writeEvent, type Database, type Executor } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
 import { pageMeta } from '../../list-totals.js'
-import type { PaymentProvider } from '../../payments/provider.js'
+import { callProvider } from '../../payments/provider.js'
+import type { PaymentProvider, PaymentState } from '@commerce/domain'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
 import { loadOrder, lockOrder, paymentJson, paymentOfRow, toPayment, toRefund, writeOrderEvent, type OrderRow, type PaymentJson } from '../orders/view.js'
 
 type PaymentRow = typeof payments.$inferSelect
+
+/** The payment states that hold captured money (part of which may be refunded already). */
+const REFUNDABLE = new Set<PaymentState>(['captured', 'partially_captured', 'partially_refunded'])
 
 /** Statuses whose order goes to `refunded` once everything captured has been returned. */
 const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', 'completed'])
@@ -43,12 +48,14 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean },
     requestId: string,
   ): Promise<{ refund: Refund; order: OrderRow }> {
-    const { reference } = await provider.refund({
-      reference: payment.providerReference ?? payment.id,
-      amountMinor: refund.amountMinor,
-      currency: payment.currency,
-      idempotencyKey: refund.providerKey,
-    })
+    const { reference } = await callProvider(() =>
+      provider.refund({
+        reference: payment.providerReference ?? payment.id,
+        amountMinor: refund.amountMinor,
+        currency: payment.currency,
+        idempotencyKey: refund.providerKey,
+      }),
+    )
     const [row] = await tx
       .insert(refunds)
       .values({
@@ -60,10 +67,9 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         providerReference: reference,
       })
       .returning()
-    await tx
-      .update(payments)
-      .set({ refundedMinor: payment.refundedMinor + refund.amountMinor, updatedAt: new Date() })
-      .where(eq(payments.id, payment.id))
+    const paymentRefunded = payment.refundedMinor + refund.amountMinor
+    const paymentState: PaymentState = paymentRefunded >= payment.capturedMinor ? 'refunded' : 'partially_refunded'
+    await tx.update(payments).set({ refundedMinor: paymentRefunded, status: paymentState, updatedAt: new Date() }).where(eq(payments.id, payment.id))
     const refundedMinor = order.refundedMinor + refund.amountMinor
     const paymentStatus = paymentStatusOf({ ...order, refundedMinor })
     const settled = refund.settle && paymentStatus === 'refunded' && REFUNDABLE_TO_REFUNDED.has(order.status)
@@ -73,6 +79,62 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     const view = toRefund({ ...row!, createdAt: row!.createdAt.toISOString() })
     await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, requestId, { refund: view })
     return { refund: view, order: { ...order, refundedMinor, paymentStatus, status } }
+  }
+
+  /**
+   * Captures `amountMinor` (at most what is held) of an authorized payment of a locked order: a
+   * partial capture releases the rest of the hold. Once nothing is held any more and something
+   * was captured, a pending order moves to paid (order.paid): the shop decided what it takes.
+   */
+  async function capturePayment(tx: Executor, order: OrderRow, payment: PaymentRow, amountMinor: number, providerKey: string, requestId: string) {
+    const truth = await callProvider(() =>
+      provider.capture({ reference: payment.providerReference ?? payment.id, amountMinor, currency: payment.currency, idempotencyKey: providerKey }),
+    )
+    const capturedMinor = Math.min(truth.capturedMinor || amountMinor, payment.amountMinor)
+    const state: PaymentState = capturedMinor < payment.amountMinor ? 'partially_captured' : 'captured'
+    const [captured] = await tx
+      .update(payments)
+      .set({ status: state, capturedMinor, updatedAt: new Date() })
+      .where(eq(payments.id, payment.id))
+      .returning()
+    const amounts = { ...order, paidMinor: order.paidMinor + capturedMinor, authorizedMinor: Math.max(0, order.authorizedMinor - payment.amountMinor) }
+    const paymentStatus = paymentStatusOf(amounts)
+    const paid = order.status === 'pending' && amounts.authorizedMinor === 0 && amounts.paidMinor > 0
+    const status = paid ? 'paid' : order.status
+    await tx
+      .update(orders)
+      .set({ paidMinor: amounts.paidMinor, authorizedMinor: amounts.authorizedMinor, paymentStatus, status, updatedAt: new Date() })
+      .where(eq(orders.id, order.id))
+    const view = paymentOfRow(captured!)
+    await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, requestId })
+    if (paid) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, requestId)
+    return { payment: view, order: { ...order, ...amounts, paymentStatus, status } }
+  }
+
+  /** Voids an authorized payment of a locked order: nothing was taken, the hold is released (payment.canceled). */
+  async function voidPayment(tx: Executor, order: OrderRow, payment: PaymentRow, requestId: string) {
+    await callProvider(() => provider.cancel({ reference: payment.providerReference ?? payment.id, idempotencyKey: `void:${payment.id}` }))
+    const [canceled] = await tx.update(payments).set({ status: 'canceled', updatedAt: new Date() }).where(eq(payments.id, payment.id)).returning()
+    const authorizedMinor = Math.max(0, order.authorizedMinor - payment.amountMinor)
+    const paymentStatus = paymentStatusOf({ ...order, authorizedMinor })
+    await tx.update(orders).set({ authorizedMinor, paymentStatus, updatedAt: new Date() }).where(eq(orders.id, order.id))
+    const view = paymentOfRow(canceled!)
+    await writeEvent(tx, { kind: 'payment.canceled', resourceId: order.id, data: view, customerId: order.customerId, requestId })
+    return { payment: view, order: { ...order, authorizedMinor, paymentStatus } }
+  }
+
+  /** The payment and its order, locked in the order every writer of an order takes them (the order, then the payment). */
+  async function lockPayment(tx: Executor, paymentId: string) {
+    const [found] = await tx.select({ orderId: payments.orderId }).from(payments).where(eq(payments.id, paymentId))
+    const order = found?.orderId ? await lockOrder(tx, found.orderId) : undefined
+    if (!order) throw notFound('Payment')
+    const [payment] = await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.id, paymentId), eq(payments.orderId, order.id)))
+      .for('update')
+    if (!payment) throw notFound('Payment')
+    return { order, payment }
   }
 
   return {
@@ -91,33 +153,47 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       if (amountMinor > owed) {
         throw invalidField('amount', `Field 'amount' is more than the ${formatMinorUnits(owed, order.currency)} ${order.currency} owed`)
       }
-      const charge = await provider.charge({
-        amountMinor,
-        currency: order.currency,
-        method: body.method,
-        token: body.token,
-        idempotencyKey: `order:${order.id}:${idempotencyKey}`,
-      })
+      const paymentId = newId()
+      const truth = await callProvider(() =>
+        provider.authorize({
+          paymentId,
+          amountMinor,
+          currency: order.currency,
+          method: body.method,
+          token: body.token,
+          capture: 'automatic',
+          idempotencyKey: `order:${order.id}:${idempotencyKey}`,
+          returnUrl: null,
+        }),
+      )
       const attempt = {
+        id: paymentId,
         orderId: order.id,
         provider: provider.name,
         method: body.method,
         amountMinor,
         currency: order.currency,
+        providerReference: truth.reference,
       }
-      if (charge.status === 'failed') {
-        const declined = new ApiError('payment_declined', charge.message, [{ field: 'token', message: charge.code }])
+      if (truth.status !== 'captured') {
+        // An order's own payment is taken at once: one that waits for the customer (3-D Secure) is
+        // voided and refused, so nothing stays held for an order that did not get it.
+        if (truth.status === 'requires_action' || truth.status === 'pending' || truth.status === 'authorized') {
+          await callProvider(() => provider.cancel({ reference: truth.reference, idempotencyKey: `order-cancel:${paymentId}` }))
+        }
+        const failure = truth.failure ?? { code: 'requires_action', message: 'This payment needs the customer to confirm it; pay through a checkout instead' }
+        const declined = new ApiError('payment_declined', failure.message, [{ field: 'token', message: failure.code }])
         throw new RefusalWithRecord(declined, async (recordTx) => {
           const [failed] = await recordTx
             .insert(payments)
-            .values({ ...attempt, status: 'failed', failureCode: charge.code, failureMessage: charge.message })
+            .values({ ...attempt, status: 'failed', failureCode: failure.code, failureMessage: failure.message })
             .returning()
           await writeEvent(recordTx, { kind: 'payment.failed', resourceId: order.id, data: paymentOfRow(failed!), customerId: order.customerId, requestId })
         })
       }
       const [payment] = await tx
         .insert(payments)
-        .values({ ...attempt, status: 'succeeded', providerReference: charge.reference })
+        .values({ ...attempt, status: 'captured', capturedMinor: amountMinor })
         .returning()
       const paidMinor = order.paidMinor + amountMinor
       const paymentStatus = paymentStatusOf({ ...order, paidMinor })
@@ -154,19 +230,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
      * to refunded.
      */
     async refund(tx: Executor, paymentId: string, body: CreateRefund, requestId: string, idempotencyKey: string): Promise<Refund> {
-      const [found] = await tx.select({ orderId: payments.orderId }).from(payments).where(eq(payments.id, paymentId))
-      // Lock order: the order, then its payment, as every other writer of the order does.
-      const order = found?.orderId ? await lockOrder(tx, found.orderId) : undefined
-      if (!order) throw notFound('Payment')
-      const [payment] = await tx
-        .select()
-        .from(payments)
-        .where(and(eq(payments.id, paymentId), eq(payments.orderId, order.id)))
-        .for('update')
-      if (!payment) throw notFound('Payment')
-      if (payment.status !== 'succeeded') throw conflict(`Only a succeeded payment can be refunded; this one ${payment.status}`)
+      const { order, payment } = await lockPayment(tx, paymentId)
+      if (!REFUNDABLE.has(payment.status)) throw conflict(`Only a captured payment can be refunded; this one is ${payment.status}`)
       if (order.status === 'cancelled' || order.status === 'refunded') moveOrder(order.status, 'refunded')
-      const left = payment.amountMinor - payment.refundedMinor
+      const left = payment.capturedMinor - payment.refundedMinor
       if (left === 0) throw conflict('This payment is already refunded in full')
       const amountMinor = body.amount === undefined ? left : minorUnits('amount', body.amount, payment.currency)
       if (amountMinor > left) {
@@ -182,17 +249,54 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       return refund
     },
 
-    /** Refunds what is left on every succeeded payment of a locked order (cancelling it). */
-    async refundAll(tx: Executor, order: OrderRow, reason: string, requestId: string): Promise<void> {
+    /** POST /payments/:id/capture: captures an authorized payment, in full or in part (admin). */
+    async capture(tx: Executor, paymentId: string, amount: number | undefined, requestId: string, idempotencyKey: string): Promise<Payment> {
+      const { order, payment } = await lockPayment(tx, paymentId)
+      if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`)
+      const amountMinor = amount === undefined ? payment.amountMinor : minorUnits('amount', amount, payment.currency)
+      if (amountMinor > payment.amountMinor) {
+        throw invalidField('amount', `Field 'amount' is more than the ${formatMinorUnits(payment.amountMinor, payment.currency)} ${payment.currency} authorized`)
+      }
+      return (await capturePayment(tx, order, payment, amountMinor, `capture:${payment.id}:${idempotencyKey}`, requestId)).payment
+    },
+
+    /** POST /payments/:id/cancel: voids an authorized payment (admin). */
+    async cancel(tx: Executor, paymentId: string, requestId: string): Promise<Payment> {
+      const { order, payment } = await lockPayment(tx, paymentId)
+      if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`)
+      return (await voidPayment(tx, order, payment, requestId)).payment
+    },
+
+    /** Captures every authorized payment of a locked order in full (its first fulfillment, with PAYMENT_CAPTURE=manual); answers the order as it now is. */
+    async captureAll(tx: Executor, order: OrderRow, requestId: string): Promise<OrderRow> {
       const held = await tx
         .select()
         .from(payments)
-        .where(and(eq(payments.orderId, order.id), eq(payments.status, 'succeeded')))
+        .where(and(eq(payments.orderId, order.id), eq(payments.status, 'authorized')))
         .orderBy(asc(payments.id))
         .for('update')
       let current = order
       for (const payment of held) {
-        const left = payment.amountMinor - payment.refundedMinor
+        ;({ order: current } = await capturePayment(tx, current, payment, payment.amountMinor, `capture:${payment.id}:fulfillment`, requestId))
+      }
+      return current
+    },
+
+    /** Refunds what is left on every captured payment of a locked order and voids its authorizations (cancelling it). */
+    async refundAll(tx: Executor, order: OrderRow, reason: string, requestId: string): Promise<void> {
+      const held = await tx
+        .select()
+        .from(payments)
+        .where(and(eq(payments.orderId, order.id), inArray(payments.status, [...REFUNDABLE, 'authorized'])))
+        .orderBy(asc(payments.id))
+        .for('update')
+      let current = order
+      for (const payment of held) {
+        if (payment.status === 'authorized') {
+          ;({ order: current } = await voidPayment(tx, current, payment, requestId))
+          continue
+        }
+        const left = payment.capturedMinor - payment.refundedMinor
         if (left === 0) continue
         const providerKey = `cancel:${order.id}:${payment.id}`
         ;({ order: current } = await refundPayment(tx, current, payment, { amountMinor: left, reason, providerKey, settle: false }, requestId))

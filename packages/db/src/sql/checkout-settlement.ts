@@ -1,0 +1,252 @@
+/**
+ * Settling a checkout's payment: the reservation its completion made (checkout_reservations:
+ * the stock and coupon uses already taken, the order to place) becomes the order, or is given
+ * back. Each is one statement, atomic without a transaction of its own, and acts only on a
+ * reservation still `held`: of the settlements that race for one payment (the client's
+ * completion, the provider's webhook, the worker's sweep) exactly one places the order or
+ * releases the stock, and the others change nothing and learn what happened (settlementOf).
+ *
+ * Locks are taken in the checkout completion's order (the cart, its coupons by id, the products
+ * then the variants by id), so a release never deadlocks with a completion of the same cart.
+ */
+import { getTableColumns, type Table } from 'drizzle-orm'
+import type { PaymentState } from '@commerce/domain'
+import { eventsCte } from '../outbox.js'
+import { announceWhenCommitted, type SqlClient } from '../transaction.js'
+import { storeCte } from './idempotency-keys.js'
+
+/** What a reservation keeps to place its order without pricing anything again. */
+export interface Placement {
+  /** The order row, every column by its SQL name (json_populate_record). */
+  order: Record<string, unknown>
+  /** The order_items rows, likewise. */
+  items: Record<string, unknown>[]
+  /** The events of a placed order, as eventRows makes them (ids made when it was priced). */
+  events: unknown[]
+  /** The checkout completion's 201 answer: the order as the API shows it. */
+  answer: unknown
+}
+
+/** A row of `table` (its TypeScript keys) as Placement keeps it: every column by its SQL name. */
+export function placementRow(table: Table, row: Record<string, unknown>): Record<string, unknown> {
+  const columns: Record<string, unknown> = {}
+  for (const [key, column] of Object.entries(getTableColumns(table))) columns[column.name] = row[key] ?? null
+  return columns
+}
+
+/** The payment's facts as the provider's truth left them. */
+export interface SettledPayment {
+  paymentId: string
+  state: PaymentState
+  amountMinor: number
+  capturedMinor: number
+  /** The provider's id of the payment, once known. */
+  reference: string | null
+}
+
+/** The Idempotency-Key's stored answer ($6–$11 of PLACE, as storeCte takes them), all null when nothing is stored. */
+export type StoredAnswer = readonly (string | number | null)[]
+const NOTHING_STORED: StoredAnswer = [null, null, null, null, null, null]
+
+// The order, its items, the payment (its truth, its order), the checkout closed, the events and
+// the completion's stored answer (its body, when the caller has none, the placement's).
+const PLACE = `
+with reservation as materialized (
+  update checkout_reservations set status = 'converted', updated_at = now()
+  where payment_id = $1 and status = 'held'
+  returning checkout_id, placement),
+placed as (
+  insert into orders select o.* from reservation, json_populate_record(null::orders, reservation.placement->'order') o
+  returning id),
+lines as (
+  insert into order_items select i.* from reservation, json_populate_recordset(null::order_items, reservation.placement->'items') i),
+paid as (
+  update payments set status = $2::payment_state, amount_minor = $3, captured_minor = $4,
+    provider_reference = coalesce($5, provider_reference), order_id = (select id from placed),
+    failure_code = null, failure_message = null, updated_at = now()
+  where id = $1 and exists (select from reservation)),
+closed as (
+  update checkouts set status = 'completed', order_id = (select id from placed), updated_at = now()
+  where id = (select checkout_id from reservation)),
+${eventsCte(`(select placement->'events' from reservation)`)},
+${storeCte(6, `(select placement->'answer' from reservation)`)}
+select (placement->'answer')::text as "answer",
+  array(select e->>'id' from json_array_elements(placement->'events') e) as "eventIds"
+from reservation`
+
+/**
+ * Places the reserved order of a payment the provider authorized or captured; answers the
+ * order's JSON (the completion's answer), or undefined when the reservation was not held (placed
+ * or released already: see settlementOf).
+ */
+export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment, stored: StoredAnswer = NOTHING_STORED): Promise<string | undefined> {
+  const [row] = await sql.unsafe<{ answer: string; eventIds: string[] }[]>(
+    PLACE,
+    [payment.paymentId, payment.state, payment.amountMinor, payment.capturedMinor, payment.reference, ...stored],
+    { prepare: true },
+  )
+  if (!row) return undefined
+  announceWhenCommitted(sql, row.eventIds)
+  return row.answer
+}
+
+// The stock and coupon uses given back, the cart open again for changes, the payment failed or
+// canceled, and its event ($6: payment.failed or payment.canceled, made by the caller).
+const RELEASE = `
+with cart as materialized (
+  select c.id from checkout_reservations r join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
+  where r.payment_id = $1 and r.status = 'held'
+  for update of c),
+reservation as materialized (
+  update checkout_reservations set status = 'released', updated_at = now()
+  where payment_id = $1 and status = 'held' and exists (select from cart)
+  returning stock, coupon_ids),
+taken as materialized (
+  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
+coupons_locked as materialized (
+  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
+products_locked as materialized (
+  select p.id from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
+variants_locked as materialized (
+  select v.id from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v),
+coupons_back as (
+  update coupons c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
+products_back as (
+  update products p set inventory_quantity = p.inventory_quantity + t.quantity, updated_at = now()
+  from taken t where p.id = t.id and not t.variant and p.id in (select id from products_locked)),
+variants_back as (
+  update product_variants v set inventory_quantity = v.inventory_quantity + t.quantity, updated_at = now()
+  from taken t where v.id = t.id and t.variant and v.id in (select id from variants_locked)),
+reopened as (
+  update carts set completed_at = null, updated_at = now() where id in (select id from cart) and exists (select from reservation)),
+ended as (
+  update payments set status = $2::payment_state, failure_code = $3, failure_message = $4,
+    provider_reference = coalesce($5, provider_reference), updated_at = now()
+  where id = $1 and exists (select from reservation)),
+${eventsCte(`(select $6::json where exists (select from reservation))`)},
+${storeCte(7)}
+select count(*)::int as "released" from reservation`
+
+export interface Release {
+  paymentId: string
+  state: 'failed' | 'canceled'
+  failure: { code: string; message: string } | null
+  reference: string | null
+  /** The payment's event (eventRows: ids and JSON), written only when this call released. */
+  events: { ids: string[]; json: string }
+}
+
+/** Gives a held reservation back; answers whether this call released it. */
+export async function releaseReservation(sql: SqlClient, release: Release, stored: StoredAnswer = NOTHING_STORED): Promise<boolean> {
+  const [row] = await sql.unsafe<{ released: number }[]>(
+    RELEASE,
+    [release.paymentId, release.state, release.failure?.code ?? null, release.failure?.message ?? null, release.reference, release.events.json, ...stored],
+    { prepare: true },
+  )
+  const released = row!.released === 1
+  if (released) announceWhenCommitted(sql, release.events.ids)
+  return released
+}
+
+const SETTLEMENT = `
+select r.status, r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
+  p.provider_reference as "reference", p.amount_minor as "amountMinor", p.captured_minor as "capturedMinor",
+  p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
+  p.failure_code as "failureCode", p.method, p.created_at as "createdAt",
+  (select c.customer_id from checkouts k2 join carts c on c.id = k2.cart_id where k2.id = p.checkout_id) as "customerId"
+from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = r.checkout_id
+where p.id = $1`
+
+export interface Settlement {
+  /** Null for a payment without a reservation (an order's own payment). */
+  status: 'held' | 'converted' | 'released' | null
+  expiresAt: string | null
+  orderId: string | null
+  paymentState: PaymentState
+  reference: string | null
+  amountMinor: number
+  capturedMinor: number
+  captureMode: 'automatic' | 'manual'
+  currency: string
+  checkoutId: string | null
+  updatedAt: string
+  failureCode: string | null
+  method: string
+  createdAt: string
+  /** The checkout's cart's owner (the events' customer). */
+  customerId: string | null
+}
+
+/** Where a payment and its reservation stand. */
+export async function settlementOf(sql: SqlClient, paymentId: string): Promise<Settlement | undefined> {
+  const [row] = await sql.unsafe<Settlement[]>(SETTLEMENT, [paymentId], { prepare: true })
+  return row
+}
+
+// A payment that succeeded after its reservation was released (expired, the provider's answer
+// late): the reservation is held again if the checkout is still open, its cart not closed by
+// another payment, and every stock row still has the units; all or nothing. Locks as RELEASE.
+const REACQUIRE = `
+with cart as materialized (
+  select c.id from checkout_reservations r join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
+  where r.payment_id = $1 and r.status = 'released' and k.status = 'open' and c.completed_at is null
+  for update of c),
+reservation as materialized (
+  select stock, coupon_ids from checkout_reservations r
+  where r.payment_id = $1 and exists (select from cart)
+    and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')),
+taken as materialized (
+  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
+coupons_locked as materialized (
+  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
+products_locked as materialized (
+  select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
+variants_locked as materialized (
+  select v.id, v.inventory_quantity from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v),
+enough as materialized (
+  select exists (select from reservation) and not exists (
+    select from taken t left join (select * from products_locked union all select * from variants_locked) s on s.id = t.id
+    where s.inventory_quantity is null or s.inventory_quantity < t.quantity) as ok),
+products_taken as (
+  update products p set inventory_quantity = p.inventory_quantity - t.quantity, updated_at = now()
+  from taken t where p.id = t.id and not t.variant and (select ok from enough)),
+variants_taken as (
+  update product_variants v set inventory_quantity = v.inventory_quantity - t.quantity, updated_at = now()
+  from taken t where v.id = t.id and t.variant and (select ok from enough)),
+used as (update coupons set times_used = times_used + 1 where id in (select id from coupons_locked) and (select ok from enough)),
+closed as (update carts set completed_at = now(), updated_at = now() where id in (select id from cart) and (select ok from enough)),
+held as (
+  update checkout_reservations set status = 'held', updated_at = now()
+  where payment_id = $1 and status = 'released' and (select ok from enough) returning 1)
+select exists (select from held) as "held"`
+
+/** Holds a released reservation again for a payment that succeeded late; false when the stock (or the checkout) is no longer there. */
+export async function reacquireReservation(sql: SqlClient, paymentId: string): Promise<boolean> {
+  const [row] = await sql.unsafe<{ held: boolean }[]>(REACQUIRE, [paymentId], { prepare: true })
+  return row!.held
+}
+
+// A late payment with nowhere to go, given back (refunded or voided) by the caller at the provider, and its event.
+const RETURNED = `
+with ended as (
+  update payments set status = $2::payment_state, captured_minor = $3, refunded_minor = $4,
+    provider_reference = coalesce($5, provider_reference), updated_at = now()
+  where id = $1 and status in ('pending', 'requires_action', 'failed', 'canceled') returning 1),
+${eventsCte(`(select $6::json where exists (select from ended))`)}
+select count(*)::int as "returned" from ended`
+
+/** Records a late payment given back at the provider (refunded or voided) and its event; false when another settlement recorded it first. */
+export async function recordReturnedPayment(
+  sql: SqlClient,
+  payment: { paymentId: string; state: 'refunded' | 'canceled'; capturedMinor: number; refundedMinor: number; reference: string | null },
+  events: { ids: string[]; json: string },
+): Promise<boolean> {
+  const [row] = await sql.unsafe<{ returned: number }[]>(
+    RETURNED,
+    [payment.paymentId, payment.state, payment.capturedMinor, payment.refundedMinor, payment.reference, events.json],
+    { prepare: true },
+  )
+  const returned = row!.returned === 1
+  if (returned) announceWhenCommitted(sql, events.ids)
+  return returned
+}
