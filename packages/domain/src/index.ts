@@ -176,6 +176,7 @@ export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'
 export {
   couponRejection,
   couponRejectionMessage,
+  couponUsedUp,
   normalizeCouponCode,
   type CouponRejection,
   type CouponRule,
