@@ -33,7 +33,7 @@ export type CouponRejection =
 /**
  * Whether the coupon has been used as many times as its limit allows (never, without a limit).
  * The one definition of the rule: pricing drops such a coupon (couponRejection) and checkout
- * completion refuses a cart that still carries one.
+ * completion refuses a cart that still carries one (checkoutRefusal).
  */
 export function couponUsedUp(coupon: Pick<CouponRule, 'usageLimit' | 'timesUsed'>): boolean {
   return coupon.usageLimit !== null && coupon.timesUsed >= coupon.usageLimit

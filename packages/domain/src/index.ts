@@ -192,6 +192,7 @@ export {
   type TotalsInput,
   type TotalsLine,
 } from './totals.js'
+export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
 export { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 export {
   Checkout,
