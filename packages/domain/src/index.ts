@@ -193,7 +193,15 @@ export {
   type TotalsLine,
 } from './totals.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
-export { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
+export {
+  ORDER_MOVES,
+  allowedMoves,
+  amountOwed,
+  fulfillmentStatusOf,
+  moveOrder,
+  paymentStatusOf,
+  type OrderMoney,
+} from './order-state.js'
 export {
   Checkout,
   CompleteCheckout,

@@ -72,7 +72,51 @@ describe('paymentStatusOf', () => {
   test('a refunded part payment followed by a payment of the whole total is paid', () => {
     expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1400, refundedMinor: 400 })).toBe('paid')
   })
+
+  test('authorized when holds cover the total and nothing is captured', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe('authorized')
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1200, paidMinor: 0, refundedMinor: 0 })).toBe('authorized')
+    // A hold short of the total is not enough: the rest is still owed.
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 999, paidMinor: 0, refundedMinor: 0 })).toBe('unpaid')
+    // A part payment refunded in full, then the whole total held.
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 400, refundedMinor: 400 })).toBe('authorized')
+  })
+
+  test('partially_captured when part of the total is captured and holds cover the rest', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 600, refundedMinor: 0 })).toBe('partially_captured')
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 999, paidMinor: 1, refundedMinor: 0 })).toBe('partially_captured')
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 500, paidMinor: 600, refundedMinor: 100 })).toBe('partially_captured')
+    // A partial capture whose rest was released owes the rest, as a part payment does.
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 0, paidMinor: 600, refundedMinor: 0 })).toBe('unpaid')
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 0 })).toBe('unpaid')
+    // Everything captured: paid, whatever is still held.
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 1000, refundedMinor: 0 })).toBe('paid')
+  })
+
+  test('after a refund, a hold short of the total leaves the refund statuses', () => {
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 100 })).toBe('partially_refunded')
+    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 600 })).toBe('refunded')
+    expect(paymentStatusOf({ totalMinor: 0, authorizedMinor: 0, paidMinor: 600, refundedMinor: 600 })).toBe('refunded')
+  })
 })
+
+/** paymentStatusOf as it was before holds, to check that orders without holds keep their statuses. */
+function statusBeforeHolds({ totalMinor, paidMinor, refundedMinor }: { totalMinor: number; paidMinor: number; refundedMinor: number }) {
+  const held = paidMinor - refundedMinor
+  if (refundedMinor > 0 && held <= 0) return 'refunded'
+  if (held >= totalMinor) return 'paid'
+  return refundedMinor > 0 ? 'partially_refunded' : 'unpaid'
+}
+
+/** Orders whose refunds never pass what was captured, with or without holds. */
+const orderMoney = fc
+  .record({
+    totalMinor: fc.oneof(fc.nat(1_000_000), fc.constantFrom(0, 1000)),
+    authorizedMinor: fc.oneof(fc.constant(0), fc.nat(2_000_000), fc.constantFrom(400, 1000)),
+    paidMinor: fc.oneof(fc.nat(2_000_000), fc.constantFrom(0, 600, 1000)),
+    refundedShare: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1)),
+  })
+  .map(({ refundedShare, ...money }) => ({ ...money, refundedMinor: Math.floor(money.paidMinor * refundedShare) }))
 
 describe('amountOwed', () => {
   test('the total less what is held, never below zero', () => {
@@ -83,18 +127,40 @@ describe('amountOwed', () => {
     expect(amountOwed({ totalMinor: 0, paidMinor: 0, refundedMinor: 0 })).toBe(0)
   })
 
-  test('agrees with paymentStatusOf: paid exactly when nothing is owed on an order that holds money', () => {
-    const amounts = fc
-      .record({ totalMinor: fc.nat(1_000_000), paidMinor: fc.nat(2_000_000), refundedShare: fc.double({ min: 0, max: 1, noNaN: true }) })
-      .map(({ totalMinor, paidMinor, refundedShare }) => ({ totalMinor, paidMinor, refundedMinor: Math.floor(paidMinor * refundedShare) }))
+  test('an amount a provider holds is not owed any more', () => {
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe(0)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 0 })).toBe(100)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 600, refundedMinor: 100 })).toBe(100)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 5000, paidMinor: 0, refundedMinor: 0 })).toBe(0)
+  })
+
+  test('agrees with paymentStatusOf: covered (paid, authorized, partially_captured) exactly when nothing is owed on an order that holds money', () => {
+    const covered = new Set(['paid', 'authorized', 'partially_captured'])
     fc.assert(
-      fc.property(amounts, (order) => {
+      fc.property(orderMoney, (order) => {
         const status = paymentStatusOf(order)
         const owed = amountOwed(order)
+        const kept = order.paidMinor - order.refundedMinor
         expect(owed).toBeGreaterThanOrEqual(0)
-        if (status === 'paid') expect(owed).toBe(0)
-        if (owed === 0 && order.paidMinor > order.refundedMinor) expect(status).toBe('paid')
+        if (covered.has(status)) expect(owed).toBe(0)
+        if (owed === 0 && kept + order.authorizedMinor > 0) expect(covered.has(status)).toBe(true)
+        if (status === 'paid') expect(kept).toBeGreaterThanOrEqual(order.totalMinor)
+        if (status === 'authorized') expect(kept).toBe(0)
+        if (status === 'partially_captured') expect(kept > 0 && kept < order.totalMinor).toBe(true)
         if (status === 'refunded') expect(order.refundedMinor).toBe(order.paidMinor)
+        if (status === 'partially_refunded') expect(order.refundedMinor > 0 && kept > 0).toBe(true)
+        if (status === 'unpaid') expect(order.refundedMinor).toBe(0)
+      }),
+    )
+  })
+
+  test('without holds, statuses and amounts owed are what they were before holds existed', () => {
+    fc.assert(
+      fc.property(orderMoney, ({ authorizedMinor: _held, ...order }) => {
+        const before = statusBeforeHolds(order)
+        expect(paymentStatusOf(order)).toBe(before)
+        expect(paymentStatusOf({ ...order, authorizedMinor: 0 })).toBe(before)
+        expect(amountOwed(order)).toBe(Math.max(0, order.totalMinor - (order.paidMinor - order.refundedMinor)))
       }),
     )
   })
