@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { ORDER_STATUSES, type OrderStatus } from './constants.js'
+import { ORDER_STATUSES, type OrderStatus, type PaymentStatus } from './constants.js'
 import { DomainError } from './errors.js'
 import { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 
@@ -73,30 +73,24 @@ describe('paymentStatusOf', () => {
     expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1400, refundedMinor: 400 })).toBe('paid')
   })
 
-  test('authorized when holds cover the total and nothing is captured', () => {
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe('authorized')
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1200, paidMinor: 0, refundedMinor: 0 })).toBe('authorized')
-    // A hold short of the total is not enough: the rest is still owed.
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 999, paidMinor: 0, refundedMinor: 0 })).toBe('unpaid')
-    // A part payment refunded in full, then the whole total held.
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 400, refundedMinor: 400 })).toBe('authorized')
-  })
-
-  test('partially_captured when part of the total is captured and holds cover the rest', () => {
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 600, refundedMinor: 0 })).toBe('partially_captured')
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 999, paidMinor: 1, refundedMinor: 0 })).toBe('partially_captured')
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 500, paidMinor: 600, refundedMinor: 100 })).toBe('partially_captured')
-    // A partial capture whose rest was released owes the rest, as a part payment does.
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 0, paidMinor: 600, refundedMinor: 0 })).toBe('unpaid')
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 0 })).toBe('unpaid')
-    // Everything captured: paid, whatever is still held.
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 1000, refundedMinor: 0 })).toBe('paid')
-  })
-
-  test('after a refund, a hold short of the total leaves the refund statuses', () => {
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 100 })).toBe('partially_refunded')
-    expect(paymentStatusOf({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 600 })).toBe('refunded')
-    expect(paymentStatusOf({ totalMinor: 0, authorizedMinor: 0, paidMinor: 600, refundedMinor: 600 })).toBe('refunded')
+  // [total, authorized, paid, refunded] -> status, with why where it is not plain.
+  const withHolds: [number, number, number, number, PaymentStatus, string][] = [
+    [1000, 1000, 0, 0, 'authorized', 'the hold covers the total, nothing captured'],
+    [1000, 1200, 0, 0, 'authorized', 'a hold larger than the total'],
+    [1000, 999, 0, 0, 'unpaid', 'a hold short of the total: the rest is still owed'],
+    [1000, 1000, 400, 400, 'authorized', 'a part payment refunded in full, then the whole total held'],
+    [1000, 400, 600, 0, 'partially_captured', 'part captured, the rest held'],
+    [1000, 999, 1, 0, 'partially_captured', 'the least captured'],
+    [1000, 500, 600, 100, 'partially_captured', 'part refunded, what is kept and held covers the total'],
+    [1000, 0, 600, 0, 'unpaid', 'a partial capture whose rest was released owes the rest, as a part payment does'],
+    [1000, 300, 600, 0, 'unpaid', 'captured and held short of the total'],
+    [1000, 400, 1000, 0, 'paid', 'everything captured, whatever is still held'],
+    [1000, 300, 600, 100, 'partially_refunded', 'after a refund, a hold short of the total leaves the refund statuses'],
+    [1000, 300, 600, 600, 'refunded', 'everything captured refunded, a hold short of the total'],
+    [0, 0, 600, 600, 'refunded', 'an order of 0 refunded, as before holds'],
+  ]
+  test.each(withHolds)('total %i, held %i, captured %i, refunded %i: %s (%s)', (totalMinor, authorizedMinor, paidMinor, refundedMinor, status) => {
+    expect(paymentStatusOf({ totalMinor, authorizedMinor, paidMinor, refundedMinor })).toBe(status)
   })
 })
 

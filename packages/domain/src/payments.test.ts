@@ -308,17 +308,19 @@ const histories = amount.chain((amountMinor) =>
 
 const applyAll = (start: PaymentFacts, truths: readonly ProviderPayment[]) => truths.reduce(applyProviderPayment, start)
 
+/** applyProviderPayment, checking that it keeps the payment consistent and moves it only along the table's moves. */
+function applyChecked(current: PaymentFacts, next: ProviderPayment): PaymentFacts {
+  const after = applyProviderPayment(current, next)
+  expectConsistent(after)
+  if (after.state !== current.state) expect(reachableInTable(current.state, after.state)).toBe(true)
+  return after
+}
+
 describe('applyProviderPayment over generated histories', () => {
   test('applied as they happened, every truth is accepted, every step follows the moves, and the facts end as the last truth says', () => {
     fc.assert(
       fc.property(histories, ({ amountMinor, history }) => {
-        let current = facts('pending', amountMinor)
-        for (const next of history) {
-          const after = applyProviderPayment(current, next)
-          expectConsistent(after)
-          if (after.state !== current.state) expect(reachableInTable(current.state, after.state)).toBe(true)
-          current = after
-        }
+        const current = history.reduce(applyChecked, facts('pending', amountMinor))
         const last = history.at(-1)!
         expect([current.capturedMinor, current.refundedMinor]).toEqual([last.capturedMinor, last.refundedMinor])
         if (last.status !== 'requires_action') expect(current).toEqual(applyProviderPayment(facts('pending', amountMinor), last))
@@ -354,15 +356,7 @@ describe('applyProviderPayment over generated histories', () => {
     fc.assert(
       fc.property(shuffled, ({ amountMinor, history, arrival }) => {
         const start = facts('pending', amountMinor)
-        const expected = applyAll(start, history)
-        let current = start
-        for (const next of arrival) {
-          const after = applyProviderPayment(current, next)
-          expectConsistent(after)
-          if (after.state !== current.state) expect(reachableInTable(current.state, after.state)).toBe(true)
-          current = after
-        }
-        expect(current).toEqual(expected)
+        expect(arrival.reduce(applyChecked, start)).toEqual(applyAll(start, history))
       }),
     )
   })
@@ -435,7 +429,7 @@ describe('payments under random sequences of actions and provider truths', () =>
           expect(after.capturedMinor).toBeGreaterThanOrEqual(current.capturedMinor)
           expect(after.refundedMinor).toBeGreaterThanOrEqual(current.refundedMinor)
           if (step.kind === 'truth') {
-            if (after.state !== current.state) expect(reachableInTable(current.state, after.state)).toBe(true)
+            expect(applyChecked(current, step.truth)).toEqual(after)
           } else {
             expect(isMove(current.state, after.state)).toBe(true)
             expect(PAYMENT_ACTIONS[step.kind] as readonly PaymentState[]).toContain(current.state)
