@@ -57,7 +57,11 @@ export const MAX_CART_COUPONS = 5
 
 export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'completed', 'cancelled', 'refunded'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
-export const PAYMENT_STATUSES = ['unpaid', 'paid', 'partially_refunded', 'refunded'] as const
+/**
+ * What an order's money says (paymentStatusOf): `authorized` and `partially_captured` are held
+ * by the provider, in whole or in part, and not owed any more; the rest speak of captured money.
+ */
+export const PAYMENT_STATUSES = ['unpaid', 'authorized', 'partially_captured', 'paid', 'partially_refunded', 'refunded'] as const
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const
 export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number]

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type CouponRule, couponRejection, couponRejectionMessage, normalizeCouponCode } from './coupons.js'
+import { type CouponRule, couponRejection, couponRejectionMessage, couponUsedUp, normalizeCouponCode } from './coupons.js'
 
 const coupon = (overrides: Partial<CouponRule> = {}): CouponRule => ({
   id: 'c1',
@@ -73,6 +73,17 @@ describe('couponRejection', () => {
     expect(couponRejection({ ...everythingWrong, isActive: true, startsAt: null, endsAt: null }, cart)).toBe(
       'usage_limit_reached',
     )
+  })
+})
+
+describe('couponUsedUp', () => {
+  it('is used up once timesUsed reaches usageLimit, and never without a limit', () => {
+    expect(couponUsedUp({ usageLimit: null, timesUsed: 1_000_000 })).toBe(false)
+    expect(couponUsedUp({ usageLimit: 3, timesUsed: 2 })).toBe(false)
+    expect(couponUsedUp({ usageLimit: 3, timesUsed: 3 })).toBe(true)
+    // A limit lowered below the uses already made keeps it used up.
+    expect(couponUsedUp({ usageLimit: 2, timesUsed: 3 })).toBe(true)
+    expect(couponUsedUp({ usageLimit: 0, timesUsed: 0 })).toBe(true)
   })
 })
 

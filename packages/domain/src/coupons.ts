@@ -31,6 +31,15 @@ export type CouponRejection =
   | 'min_subtotal_not_met'
 
 /**
+ * Whether the coupon has been used as many times as its limit allows (never, without a limit).
+ * The one definition of the rule: pricing drops such a coupon (couponRejection) and checkout
+ * completion refuses a cart that still carries one (checkoutRefusal).
+ */
+export function couponUsedUp(coupon: Pick<CouponRule, 'usageLimit' | 'timesUsed'>): boolean {
+  return coupon.usageLimit !== null && coupon.timesUsed >= coupon.usageLimit
+}
+
+/**
  * Why the coupon cannot apply to this cart now, or null when it can; the first failing check
  * wins. `subtotalMinor` is before any discount, so coupons never disqualify each other.
  */
@@ -42,7 +51,7 @@ export function couponRejection(
   if (!coupon.isActive) return 'inactive'
   if (coupon.startsAt !== null && now < coupon.startsAt.getTime()) return 'not_started'
   if (coupon.endsAt !== null && now >= coupon.endsAt.getTime()) return 'expired'
-  if (coupon.usageLimit !== null && coupon.timesUsed >= coupon.usageLimit) return 'usage_limit_reached'
+  if (couponUsedUp(coupon)) return 'usage_limit_reached'
   if (coupon.currency !== null && coupon.currency !== cart.currency) return 'currency_mismatch'
   if (coupon.minSubtotalMinor !== null && cart.subtotalMinor < coupon.minSubtotalMinor) {
     return 'min_subtotal_not_met'

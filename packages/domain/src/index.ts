@@ -176,6 +176,7 @@ export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'
 export {
   couponRejection,
   couponRejectionMessage,
+  couponUsedUp,
   normalizeCouponCode,
   type CouponRejection,
   type CouponRule,
@@ -191,7 +192,16 @@ export {
   type TotalsInput,
   type TotalsLine,
 } from './totals.js'
-export { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
+export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
+export {
+  ORDER_MOVES,
+  allowedMoves,
+  amountOwed,
+  fulfillmentStatusOf,
+  moveOrder,
+  paymentStatusOf,
+  type OrderMoney,
+} from './order-state.js'
 export {
   CapturePayment,
   Checkout,
@@ -245,14 +255,21 @@ export {
   WebhookWithSecret,
 } from './schemas/webhooks.js'
 export {
+  PAYMENT_ACTIONS,
+  PAYMENT_MOVES,
   PAYMENT_STATES,
   ProviderUnavailableError,
   WebhookSignatureError,
+  applyProviderPayment,
+  cancelPayment,
+  capturePayment,
+  refundPayment,
   type AuthorizeRequest,
   type CancelRequest,
   type CaptureMode,
   type CaptureRequest,
   type NextAction,
+  type PaymentAction,
   type PaymentFacts,
   type PaymentProvider,
   type PaymentState,

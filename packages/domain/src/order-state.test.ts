@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { ORDER_STATUSES, type OrderStatus } from './constants.js'
+import { ORDER_STATUSES, type OrderStatus, type PaymentStatus } from './constants.js'
 import { DomainError } from './errors.js'
 import { ORDER_MOVES, allowedMoves, amountOwed, fulfillmentStatusOf, moveOrder, paymentStatusOf } from './order-state.js'
 
@@ -72,7 +72,45 @@ describe('paymentStatusOf', () => {
   test('a refunded part payment followed by a payment of the whole total is paid', () => {
     expect(paymentStatusOf({ totalMinor: 1000, paidMinor: 1400, refundedMinor: 400 })).toBe('paid')
   })
+
+  // [total, authorized, paid, refunded] -> status, with why where it is not plain.
+  const withHolds: [number, number, number, number, PaymentStatus, string][] = [
+    [1000, 1000, 0, 0, 'authorized', 'the hold covers the total, nothing captured'],
+    [1000, 1200, 0, 0, 'authorized', 'a hold larger than the total'],
+    [1000, 999, 0, 0, 'unpaid', 'a hold short of the total: the rest is still owed'],
+    [1000, 1000, 400, 400, 'authorized', 'a part payment refunded in full, then the whole total held'],
+    [1000, 400, 600, 0, 'partially_captured', 'part captured, the rest held'],
+    [1000, 999, 1, 0, 'partially_captured', 'the least captured'],
+    [1000, 500, 600, 100, 'partially_captured', 'part refunded, what is kept and held covers the total'],
+    [1000, 0, 600, 0, 'unpaid', 'a partial capture whose rest was released owes the rest, as a part payment does'],
+    [1000, 300, 600, 0, 'unpaid', 'captured and held short of the total'],
+    [1000, 400, 1000, 0, 'paid', 'everything captured, whatever is still held'],
+    [1000, 300, 600, 100, 'partially_refunded', 'after a refund, a hold short of the total leaves the refund statuses'],
+    [1000, 300, 600, 600, 'refunded', 'everything captured refunded, a hold short of the total'],
+    [0, 0, 600, 600, 'refunded', 'an order of 0 refunded, as before holds'],
+  ]
+  test.each(withHolds)('total %i, held %i, captured %i, refunded %i: %s (%s)', (totalMinor, authorizedMinor, paidMinor, refundedMinor, status) => {
+    expect(paymentStatusOf({ totalMinor, authorizedMinor, paidMinor, refundedMinor })).toBe(status)
+  })
 })
+
+/** paymentStatusOf as it was before holds, to check that orders without holds keep their statuses. */
+function statusBeforeHolds({ totalMinor, paidMinor, refundedMinor }: { totalMinor: number; paidMinor: number; refundedMinor: number }) {
+  const held = paidMinor - refundedMinor
+  if (refundedMinor > 0 && held <= 0) return 'refunded'
+  if (held >= totalMinor) return 'paid'
+  return refundedMinor > 0 ? 'partially_refunded' : 'unpaid'
+}
+
+/** Orders whose refunds never pass what was captured, with or without holds. */
+const orderMoney = fc
+  .record({
+    totalMinor: fc.oneof(fc.nat(1_000_000), fc.constantFrom(0, 1000)),
+    authorizedMinor: fc.oneof(fc.constant(0), fc.nat(2_000_000), fc.constantFrom(400, 1000)),
+    paidMinor: fc.oneof(fc.nat(2_000_000), fc.constantFrom(0, 600, 1000)),
+    refundedShare: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 1)),
+  })
+  .map(({ refundedShare, ...money }) => ({ ...money, refundedMinor: Math.floor(money.paidMinor * refundedShare) }))
 
 describe('amountOwed', () => {
   test('the total less what is held, never below zero', () => {
@@ -83,18 +121,40 @@ describe('amountOwed', () => {
     expect(amountOwed({ totalMinor: 0, paidMinor: 0, refundedMinor: 0 })).toBe(0)
   })
 
-  test('agrees with paymentStatusOf: paid exactly when nothing is owed on an order that holds money', () => {
-    const amounts = fc
-      .record({ totalMinor: fc.nat(1_000_000), paidMinor: fc.nat(2_000_000), refundedShare: fc.double({ min: 0, max: 1, noNaN: true }) })
-      .map(({ totalMinor, paidMinor, refundedShare }) => ({ totalMinor, paidMinor, refundedMinor: Math.floor(paidMinor * refundedShare) }))
+  test('an amount a provider holds is not owed any more', () => {
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 1000, paidMinor: 0, refundedMinor: 0 })).toBe(0)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 300, paidMinor: 600, refundedMinor: 0 })).toBe(100)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 400, paidMinor: 600, refundedMinor: 100 })).toBe(100)
+    expect(amountOwed({ totalMinor: 1000, authorizedMinor: 5000, paidMinor: 0, refundedMinor: 0 })).toBe(0)
+  })
+
+  test('agrees with paymentStatusOf: covered (paid, authorized, partially_captured) exactly when nothing is owed on an order that holds money', () => {
+    const covered = new Set(['paid', 'authorized', 'partially_captured'])
     fc.assert(
-      fc.property(amounts, (order) => {
+      fc.property(orderMoney, (order) => {
         const status = paymentStatusOf(order)
         const owed = amountOwed(order)
+        const kept = order.paidMinor - order.refundedMinor
         expect(owed).toBeGreaterThanOrEqual(0)
-        if (status === 'paid') expect(owed).toBe(0)
-        if (owed === 0 && order.paidMinor > order.refundedMinor) expect(status).toBe('paid')
+        if (covered.has(status)) expect(owed).toBe(0)
+        if (owed === 0 && kept + order.authorizedMinor > 0) expect(covered.has(status)).toBe(true)
+        if (status === 'paid') expect(kept).toBeGreaterThanOrEqual(order.totalMinor)
+        if (status === 'authorized') expect(kept).toBe(0)
+        if (status === 'partially_captured') expect(kept > 0 && kept < order.totalMinor).toBe(true)
         if (status === 'refunded') expect(order.refundedMinor).toBe(order.paidMinor)
+        if (status === 'partially_refunded') expect(order.refundedMinor > 0 && kept > 0).toBe(true)
+        if (status === 'unpaid') expect(order.refundedMinor).toBe(0)
+      }),
+    )
+  })
+
+  test('without holds, statuses and amounts owed are what they were before holds existed', () => {
+    fc.assert(
+      fc.property(orderMoney, ({ authorizedMinor: _held, ...order }) => {
+        const before = statusBeforeHolds(order)
+        expect(paymentStatusOf(order)).toBe(before)
+        expect(paymentStatusOf({ ...order, authorizedMinor: 0 })).toBe(before)
+        expect(amountOwed(order)).toBe(Math.max(0, order.totalMinor - (order.paidMinor - order.refundedMinor)))
       }),
     )
   })

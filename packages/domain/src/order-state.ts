@@ -37,22 +37,46 @@ export function moveOrder(from: OrderStatus, to: OrderStatus): EventKind {
 }
 
 /**
- * What an order's money says. `paidMinor` sums the succeeded payments and `refundedMinor` the
- * refunds, so what the shop holds is their difference: nothing held after a refund is
- * `refunded`; holding the total is `paid` (an order of 0 owes nothing); anything less is
- * `partially_refunded` after a refund and `unpaid` before one. Amounts in minor units.
+ * An order's money, in minor units: `paidMinor` sums what was captured, `refundedMinor` what was
+ * given back of it, and `authorizedMinor` what providers hold for the order and have not
+ * captured (0 when omitted: an order paid only by immediate charges).
  */
-export function paymentStatusOf(amounts: { totalMinor: number; paidMinor: number; refundedMinor: number }): PaymentStatus {
-  const { totalMinor, paidMinor, refundedMinor } = amounts
-  const held = paidMinor - refundedMinor
-  if (refundedMinor > 0 && held <= 0) return 'refunded'
-  if (held >= totalMinor) return 'paid'
+export interface OrderMoney {
+  totalMinor: number
+  authorizedMinor?: number
+  paidMinor: number
+  refundedMinor: number
+}
+
+/**
+ * What an order's money says. The shop keeps `paidMinor - refundedMinor` (kept) and the
+ * providers hold `authorizedMinor` more:
+ * - `paid`: what the shop keeps covers the total (an order of 0 owes nothing);
+ * - `partially_captured`: some of the total is kept, less than all of it, and the holds cover
+ *   the rest;
+ * - `authorized`: nothing is kept and the holds cover the total;
+ * - `refunded`: something was refunded, nothing is kept, and no hold covers the total;
+ * - `partially_refunded`: something was refunded, something is kept, and the total is not covered;
+ * - `unpaid`: nothing refunded and the total not covered (nothing paid, or a part: a partial
+ *   capture whose rest was released owes that rest, as a part payment does).
+ * A covered total says so even after a refund (a refunded part payment followed by a payment of
+ * the whole is `paid`). Without holds these are the statuses as they were before holds existed.
+ */
+export function paymentStatusOf(money: OrderMoney): PaymentStatus {
+  const { totalMinor, paidMinor, refundedMinor } = money
+  const authorizedMinor = money.authorizedMinor ?? 0
+  const kept = paidMinor - refundedMinor
+  const covered = kept + authorizedMinor >= totalMinor
+  // `authorizedMinor === 0`: a fully refunded order of 0 is refunded, not paid, as before holds.
+  if (refundedMinor > 0 && kept <= 0 && (!covered || authorizedMinor === 0)) return 'refunded'
+  if (kept >= totalMinor) return 'paid'
+  if (covered) return kept > 0 ? 'partially_captured' : 'authorized'
   return refundedMinor > 0 ? 'partially_refunded' : 'unpaid'
 }
 
-/** What an order still owes: its total less what the shop holds (never negative). */
-export function amountOwed(amounts: { totalMinor: number; paidMinor: number; refundedMinor: number }): number {
-  return Math.max(0, amounts.totalMinor - (amounts.paidMinor - amounts.refundedMinor))
+/** What an order still owes: its total less what the shop keeps and what providers hold for it (never negative). */
+export function amountOwed(money: OrderMoney): number {
+  return Math.max(0, money.totalMinor - (money.paidMinor - money.refundedMinor) - (money.authorizedMinor ?? 0))
 }
 
 /** What an order's lines say about shipping: none, some or every unit fulfilled. */
