@@ -172,7 +172,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(order.items).toEqual([
       expect.objectContaining({ product_id: product.id, title: 'Mug', quantity: 2, unit_price: 12.5, line_total: 25, discount: 2.5, total: 22.5 }),
     ])
-    expect(order.payments).toEqual([expect.objectContaining({ status: 'succeeded', amount: 22.5 + shipping, provider: 'test', method: 'card' })])
+    expect(order.payments).toEqual([expect.objectContaining({ status: 'captured', amount: 22.5 + shipping, provider: 'test', method: 'card' })])
     // The answer is the order as it is stored.
     expect(await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: admin })).toEqual(order)
     expect(await stockOf(product.id)).toBe(8)
@@ -394,7 +394,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(await stockOf(product.id)).toBe(0)
     const orders = await ctx.handle.sql<{ id: string; paid: number; total: number; payments: number }[]>`
       select o.id, o.paid_minor as paid, o.total_minor as total,
-             (select count(*)::int from payments p where p.order_id = o.id and p.status = 'succeeded') as payments
+             (select count(*)::int from payments p where p.order_id = o.id and p.status = 'captured') as payments
       from orders o join order_items i on i.order_id = o.id where i.product_id = ${product.id}`
     expect(orders).toHaveLength(7)
     expect(orders.every((order) => order.payments === 1 && order.paid === order.total)).toBe(true)

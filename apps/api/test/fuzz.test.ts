@@ -885,7 +885,7 @@ describe('schema-driven fuzzing', () => {
     expect(
       await sql`
         select o.id, o.paid_minor, o.refunded_minor from orders o
-        where o.paid_minor <> coalesce((select sum(p.amount_minor) from payments p where p.order_id = o.id and p.status = 'succeeded'), 0)
+        where o.paid_minor <> coalesce((select sum(p.captured_minor) from payments p where p.order_id = o.id), 0)
            or o.refunded_minor <> coalesce((select sum(r.amount_minor) from refunds r where r.order_id = o.id), 0)`,
     ).toEqual([])
     expect(

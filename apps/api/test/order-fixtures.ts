@@ -79,8 +79,9 @@ export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) 
           orderId: order!.id,
           provider: 'test',
           method: 'card',
-          status: 'succeeded',
+          status: 'captured',
           amountMinor: total,
+          capturedMinor: total,
           currency,
           providerReference: 'ch_test_fixture',
         })

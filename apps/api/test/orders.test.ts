@@ -94,7 +94,7 @@ describe('GET /api/v1/orders/:id', () => {
       fulfillments: [],
     })
     expect(seen.items).toEqual([expect.objectContaining({ quantity: 2, unit_price: 12.5, line_total: 25, fulfilled_quantity: 0 })])
-    expect(seen.payments).toEqual([expect.objectContaining({ id: payment!.id, status: 'succeeded', amount: 25, refunds: [] })])
+    expect(seen.payments).toEqual([expect.objectContaining({ id: payment!.id, status: 'captured', amount: 25, refunds: [] })])
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${ORDERS}/${order.id}`, token: admin })).toEqual(seen)
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${ORDERS}/${order.id}`, token: other.token })
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${ORDERS}/${UNKNOWN_ID}`, token: admin })

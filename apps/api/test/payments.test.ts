@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Order, Payment, PaymentList, Refund } from '@commerce/domain'
-import { testProvider, type PaymentProvider } from '../src/payments/provider.js'
+import type { PaymentProvider } from '@commerce/domain'
+import { testProvider } from '@commerce/payments'
 import { createTestContext, type TestContext } from './helpers.js'
 import { insertOrder, orderRow } from './order-fixtures.js'
 
@@ -10,7 +11,7 @@ const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const VISA = { method: 'card', token: 'tok_visa' }
 
 /**
- * The `test` provider, except that a charge with token `tok_gated` waits until the test opens the
+ * The `test` provider, except that a payment with token `tok_gated` waits until the test opens the
  * gate (then succeeds): a request that is certainly still running.
  */
 function gatedProvider() {
@@ -19,14 +20,13 @@ function gatedProvider() {
   const gate = new Promise<void>((resolve) => (open = resolve))
   const reached = new Promise<void>((resolve) => (entered = resolve))
   const provider: PaymentProvider = {
-    name: 'test',
-    async charge(request) {
-      if (request.token !== 'tok_gated') return testProvider.charge(request)
+    ...testProvider,
+    async authorize(request) {
+      if (request.token !== 'tok_gated') return testProvider.authorize(request)
       entered()
       await gate
-      return testProvider.charge({ ...request, token: 'tok_visa' })
+      return testProvider.authorize({ ...request, token: 'tok_visa' })
     },
-    refund: (request) => testProvider.refund(request),
   }
   return { provider, reached, open }
 }
@@ -82,7 +82,7 @@ describe('POST /api/v1/orders/:id/payments', () => {
       order_id: order.id,
       provider: 'test',
       method: 'card',
-      status: 'succeeded',
+      status: 'captured',
       amount: 20,
       amount_refunded: 0,
       currency: 'USD',
@@ -202,8 +202,8 @@ describe('Idempotency-Key on payments', () => {
     expect(responses.every((response) => response.statusCode === 201 || response.statusCode === 409)).toBe(true)
     expect(new Set(created.map((response) => response.json<Payment>().id)).size).toBe(1)
     expect(await paymentRows(order.id)).toEqual([
-      { status: 'succeeded', amount: 500, refunded: 0 },
-      { status: 'succeeded', amount: 500, refunded: 0 },
+      { status: 'captured', amount: 500, refunded: 0 },
+      { status: 'captured', amount: 500, refunded: 0 },
     ])
   })
 
@@ -232,7 +232,7 @@ describe('Idempotency-Key on payments', () => {
     expect(second.json().error).toMatchObject({ code: 'idempotency_conflict', message: 'A request with this Idempotency-Key is still in progress' })
     gated.open()
     expect((await first).statusCode).toBe(201)
-    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 2000, refunded: 0 }])
+    expect(await paymentRows(order.id)).toEqual([{ status: 'captured', amount: 2000, refunded: 0 }])
   })
 
   test('a refusal is stored and replayed; a 400 is not, so the key may carry the corrected request', async () => {
@@ -251,7 +251,7 @@ describe('Idempotency-Key on payments', () => {
     const corrected = await pay(order.id, { ...VISA, amount: 10 }, { key: correctedKey })
     expect(corrected.statusCode).toBe(201)
     expect(corrected.headers['idempotent-replayed']).toBeUndefined()
-    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 1000, refunded: 0 }])
+    expect(await paymentRows(order.id)).toEqual([{ status: 'captured', amount: 1000, refunded: 0 }])
   })
 
   test('keys belong to their caller: two callers may use the same key; an expired key starts afresh', async () => {
@@ -298,7 +298,7 @@ describe('POST /api/v1/payments/:id/refunds', () => {
       expect(again.statusCode).toBe(409)
       expect(again.json().error.code).toBe('invalid_state_transition')
     }
-    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 3000, refunded: 3000 }])
+    expect(await paymentRows(order.id)).toEqual([{ status: 'refunded', amount: 3000, refunded: 3000 }])
   })
 
   test('shipped and completed orders refunded in full move to refunded', async () => {
@@ -391,7 +391,7 @@ describe('POST /api/v1/payments/:id/refund (deprecated alias)', () => {
     const again = await ctx.request({ ...request, headers: { 'idempotency-key': idempotencyKey } })
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.json()).toEqual(refunded.json())
-    expect(await paymentRows(order.id)).toEqual([{ status: 'succeeded', amount: 1000, refunded: 400 }])
+    expect(await paymentRows(order.id)).toEqual([{ status: 'partially_refunded', amount: 1000, refunded: 400 }])
 
     const missing = await ctx.request({ ...request, url: `/api/v1/payments/${UNKNOWN_ID}/refund`, headers: { 'idempotency-key': key() } })
     expect(missing.statusCode).toBe(404)

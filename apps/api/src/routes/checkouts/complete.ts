@@ -20,6 +20,7 @@
  */
 import type { FastifyReply } from 'fastify'
 import {
+  checkoutRefusal,
   moveOrder,
   ProviderUnavailableError,
   toMajorUnits,
@@ -55,7 +56,7 @@ import {
   type NewEvent,
   type SqlClient,
 } from '@commerce/db'
-import { ApiError, conflict, errorBody, invalidField, notFound } from '../../errors.js'
+import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
@@ -313,27 +314,19 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
 
     const priced = priceOrRefuse({ ...locked, completedAt: null, createdAt: new Date(locked.createdAt), updatedAt: new Date(locked.updatedAt) })
     const cart = priced.view
-    if (cart.items.length === 0) throw conflict('The cart is empty')
-    const unavailable = cart.items.find((item) => item.problem !== null)
-    if (unavailable?.problem) {
-      throw new ApiError('conflict', `'${unavailable.title}': ${unavailable.problem.message}`, [{ field: 'items', message: unavailable.id }])
-    }
-    // Read locked: a coupon another checkout has used up is refused here rather than dropped
-    // from the price, so the customer is never charged more than the checkout showed unawares.
-    const usedUp = locked.coupons.find((coupon) => coupon.usageLimit !== null && coupon.timesUsed >= coupon.usageLimit)
-    if (usedUp) throw new ApiError('coupon_invalid', `Coupon '${usedUp.code}' has reached its usage limit; remove it from the cart`)
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
-    if (!rate && rates.length > 0) throw invalidField('rate_id', 'Choose a shipping rate first (POST /checkouts/:id/shipping)')
-
     const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
-    const short = lines.findIndex((line) => (locked.stock[line.variantId ?? line.productId] ?? 0) < line.quantity)
-    if (short >= 0) {
-      const line = lines[short]!
-      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-        { field: `items[${short}]`, message: `${line.title}: ${line.quantity} requested` },
-      ])
-    }
+    // Read locked: a coupon another checkout has used up is refused rather than dropped from the
+    // price, so the customer is never charged more than the checkout showed unawares.
+    const refusal = checkoutRefusal({
+      lines: cart.items.map((item) => ({ id: item.id, title: item.title, quantity: item.quantity, stockKey: item.variant_id ?? item.product_id, problem: item.problem })),
+      coupons: locked.coupons,
+      stock: locked.stock,
+      shippingRates: rates,
+      shippingRateId: cart.shipping_method_id,
+    })
+    if (refusal) throw ApiError.fromDomain(refusal)
 
     // The order to place once the payment succeeds, with its events and its answer.
     const now = new Date(locked.now)
