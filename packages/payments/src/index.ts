@@ -1,0 +1,1 @@
+export { createTestProvider, testProvider, type TestProviderOptions } from './test-provider.js'
