@@ -271,7 +271,8 @@ export class FakeStripe {
     const failure = this.failures.shift()
     if (failure !== undefined) return send(response, injectedFailure(failure))
     if (!headerOf(request, 'authorization')?.startsWith('Bearer ')) {
-      return send(response, errorAnswer(new StripeErrorAnswer(401, { type: 'invalid_request_error', message: 'You did not provide an API key.' })))
+      const error = new StripeErrorAnswer(401, { type: 'invalid_request_error', message: 'You did not provide an API key.' })
+      return send(response, errorAnswer(error))
     }
     if (method !== 'POST' || !idempotencyKey) return send(response, this.route(method, url.pathname, params, null))
 
@@ -281,7 +282,9 @@ export class FakeStripe {
     const stored = this.idempotent.get(idempotencyKey)
     if (stored?.fingerprint === fingerprint) return send(response, stored.answer, { 'idempotent-replayed': 'true' })
     if (stored) {
-      const message = `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`
+      const message =
+        'Keys for idempotent requests can only be used with the same parameters they were first used with. ' +
+        `Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`
       return send(response, errorAnswer(new StripeErrorAnswer(400, { type: 'idempotency_error', message })))
     }
     const answer = this.route(method, url.pathname, params, idempotencyKey)
@@ -296,7 +299,7 @@ export class FakeStripe {
       if (method === 'GET' && path === '/v1/payment_intents/search') return ok(this.search(params))
       if (method === 'POST' && path === '/v1/refunds') return ok(this.createRefund(params, key))
       if (id && method === 'GET' && !action) return ok(this.render(this.intent(id), params))
-      if (id && method === 'POST' && action === 'confirm') return ok(this.confirm(this.intent(id), params, key))
+      if (id && method === 'POST' && action === 'confirm') return ok(this.confirm(this.intent(id), testCard(params), params, key))
       if (id && method === 'POST' && action === 'capture') return ok(this.capture(this.intent(id), params, key))
       if (id && method === 'POST' && action === 'cancel') return ok(this.cancel(this.intent(id), params, key))
       throw new StripeErrorAnswer(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}).` })
@@ -309,19 +312,22 @@ export class FakeStripe {
   private createIntent(params: Params, key: string | null): unknown {
     const id = newId('pi')
     const captureMethod = params.capture_method === 'manual' ? 'manual' : 'automatic'
+    const automatic = params.automatic_payment_methods
+    // An unknown payment method is refused before any intent exists, as Stripe validates first.
+    const card = params.confirm === 'true' ? testCard(params) : null
     const intent: FakePaymentIntent = {
       id,
       object: 'payment_intent',
       amount: positiveInteger(params.amount, 'amount'),
       amount_capturable: 0,
       amount_received: 0,
-      automatic_payment_methods: isParams(params.automatic_payment_methods)
-        ? { enabled: params.automatic_payment_methods.enabled === 'true', allow_redirects: String(params.automatic_payment_methods.allow_redirects ?? 'always') }
+      automatic_payment_methods: isParams(automatic)
+        ? { enabled: automatic.enabled === 'true', allow_redirects: String(automatic.allow_redirects ?? 'always') }
         : null,
       canceled_at: null,
       cancellation_reason: null,
       capture_method: captureMethod,
-      client_secret: `${id}_secret_${randomBytes(12).toString('base64url')}`,
+      client_secret: `${id}_secret_${randomToken()}`,
       confirmation_method: 'automatic',
       created: now(),
       currency: required(params.currency, 'currency').toLowerCase(),
@@ -336,22 +342,12 @@ export class FakeStripe {
       status: 'requires_payment_method',
     }
     this.intents.set(id, intent)
-    return params.confirm === 'true' ? this.confirm(intent, params, key) : this.render(intent, params)
+    return card ? this.confirm(intent, card, params, key) : this.render(intent, params)
   }
 
-  private confirm(intent: FakePaymentIntent, params: Params, key: string | null): unknown {
+  private confirm(intent: FakePaymentIntent, { id, card }: ReturnType<typeof testCard>, params: Params, key: string | null): unknown {
     if (intent.status !== 'requires_payment_method') throw unexpectedState(intent, 'confirm')
-    const paymentMethod = required(params.payment_method, 'payment_method')
-    const card = TEST_CARDS[paymentMethod]
-    if (!card) {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'resource_missing',
-        param: 'payment_method',
-        message: `No such PaymentMethod: '${paymentMethod}'`,
-      })
-    }
-    intent.payment_method = paymentMethod
+    intent.payment_method = id
     intent.return_url = typeof params.return_url === 'string' ? params.return_url : null
     intent.last_payment_error = null
     if (card.outcome === 'succeed') this.succeed(intent, key)
@@ -398,14 +394,11 @@ export class FakeStripe {
 
   private capture(intent: FakePaymentIntent, params: Params, key: string | null): unknown {
     if (intent.status !== 'requires_capture') throw unexpectedState(intent, 'capture')
-    const amount = params.amount_to_capture === undefined ? intent.amount_capturable : positiveInteger(params.amount_to_capture, 'amount_to_capture')
-    if (amount > intent.amount_capturable) {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'amount_too_large',
-        param: 'amount_to_capture',
-        message: `The amount to capture (${amount}) is greater than the amount capturable (${intent.amount_capturable}).`,
-      })
+    const capturable = intent.amount_capturable
+    const amount = params.amount_to_capture === undefined ? capturable : positiveInteger(params.amount_to_capture, 'amount_to_capture')
+    if (amount > capturable) {
+      const message = `The amount to capture (${amount}) is greater than the amount capturable (${capturable}).`
+      throw invalidRequest('amount_too_large', message, { param: 'amount_to_capture' })
     }
     const charge = this.latestCharge(intent)
     charge.captured = true
@@ -431,29 +424,17 @@ export class FakeStripe {
   private createRefund(params: Params, key: string | null): FakeRefund {
     const intent = this.intent(required(params.payment_intent, 'payment_intent'))
     if (intent.status !== 'succeeded') {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'payment_intent_unexpected_state',
-        message: `This PaymentIntent (${intent.id}) does not have a successful charge to refund.`,
-      })
+      throw invalidRequest('payment_intent_unexpected_state', `This PaymentIntent (${intent.id}) does not have a successful charge to refund.`)
     }
     const charge = this.latestCharge(intent)
     const refundable = charge.amount_captured - charge.amount_refunded
     const amount = params.amount === undefined ? refundable : positiveInteger(params.amount, 'amount')
     if (refundable === 0) {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'charge_already_refunded',
-        message: `Charge ${charge.id} has already been refunded.`,
-      })
+      throw invalidRequest('charge_already_refunded', `Charge ${charge.id} has already been refunded.`)
     }
     if (amount > refundable) {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'amount_too_large',
-        param: 'amount',
-        message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${refundable})`,
-      })
+      const message = `Refund amount (${amount}) is greater than unrefunded amount on charge (${refundable})`
+      throw invalidRequest('amount_too_large', message, { param: 'amount' })
     }
     charge.amount_refunded += amount
     charge.refunded = charge.amount_refunded === charge.amount_captured
@@ -475,12 +456,7 @@ export class FakeStripe {
     const query = required(params.query, 'query')
     const match = /^metadata\['([^']+)'\]:'((?:[^'\\]|\\.)*)'$/.exec(query.trim())
     if (!match) {
-      throw new StripeErrorAnswer(400, {
-        type: 'invalid_request_error',
-        code: 'parameter_invalid',
-        param: 'query',
-        message: `The fake Stripe searches only metadata['key']:'value', not: ${query}`,
-      })
+      throw invalidRequest('parameter_invalid', `The fake Stripe searches only metadata['key']:'value', not: ${query}`, { param: 'query' })
     }
     const [, field = '', value = ''] = match
     const wanted = value.replace(/\\(.)/g, '$1')
@@ -498,12 +474,7 @@ export class FakeStripe {
   private intent(id: string): FakePaymentIntent {
     const intent = this.intents.get(id)
     if (!intent) {
-      throw new StripeErrorAnswer(404, {
-        type: 'invalid_request_error',
-        code: 'resource_missing',
-        param: 'intent',
-        message: `No such payment_intent: '${id}'`,
-      })
+      throw invalidRequest('resource_missing', `No such payment_intent: '${id}'`, { param: 'intent' }, 404)
     }
     return intent
   }
@@ -621,6 +592,13 @@ export function parseForm(text: string): Params {
   return root
 }
 
+function testCard(params: Params): { id: string; card: TestCard } {
+  const id = required(params.payment_method, 'payment_method')
+  const card = TEST_CARDS[id]
+  if (!card) throw invalidRequest('resource_missing', `No such PaymentMethod: '${id}'`, { param: 'payment_method' })
+  return { id, card }
+}
+
 function expansions(params: Params): string[] {
   return Array.isArray(params.expand) ? params.expand.filter((item): item is string => typeof item === 'string') : []
 }
@@ -631,32 +609,22 @@ function isParams(value: Params[string] | undefined): value is Params {
 
 function required(value: Params[string] | undefined, param: string): string {
   if (typeof value === 'string' && value !== '') return value
-  throw new StripeErrorAnswer(400, {
-    type: 'invalid_request_error',
-    code: 'parameter_missing',
-    param,
-    message: `Missing required param: ${param}.`,
-  })
+  throw invalidRequest('parameter_missing', `Missing required param: ${param}.`, { param })
 }
 
 function positiveInteger(value: Params[string] | undefined, param: string): number {
   const text = required(value, param)
   if (/^[1-9]\d*$/.test(text)) return Number(text)
-  throw new StripeErrorAnswer(400, {
-    type: 'invalid_request_error',
-    code: 'parameter_invalid_integer',
-    param,
-    message: `Invalid positive integer: ${param}`,
-  })
+  throw invalidRequest('parameter_invalid_integer', `Invalid positive integer: ${param}`, { param })
+}
+
+function invalidRequest(code: string, message: string, details: Record<string, unknown> = {}, status = 400): StripeErrorAnswer {
+  return new StripeErrorAnswer(status, { type: 'invalid_request_error', code, message, ...details })
 }
 
 function unexpectedState(intent: FakePaymentIntent, action: string): StripeErrorAnswer {
-  return new StripeErrorAnswer(400, {
-    type: 'invalid_request_error',
-    code: 'payment_intent_unexpected_state',
-    message: `You cannot ${action} this PaymentIntent because it has a status of ${intent.status}.`,
-    payment_intent: structuredClone(intent),
-  })
+  const message = `You cannot ${action} this PaymentIntent because it has a status of ${intent.status}.`
+  return invalidRequest('payment_intent_unexpected_state', message, { payment_intent: structuredClone(intent) })
 }
 
 function injectedFailure(status: number): Answer {
@@ -691,7 +659,11 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`
+  return `${prefix}_${randomToken()}`
+}
+
+function randomToken(): string {
+  return randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')
 }
 
 function now(): number {

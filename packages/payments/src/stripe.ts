@@ -37,10 +37,10 @@ export const STRIPE_API_VERSION = '2026-10-28.endive'
 /**
  * Stripe takes amounts in minor units, as we keep them, except where its documentation
  * (docs.stripe.com/currencies#special-cases) departs from ISO 4217: ISK has no minor unit in
- * ISO 4217, but Stripe still reads ISK amounts with two decimals (500 = 5 krónur); UGX, zero-decimal
- * in ISO 4217, is on the same list for the same backwards compatibility. Sending our minor units
- * would charge a hundredth, so these are refused. HUF and TWD are special for payouts only: their
- * charges use the ISO 4217 exponent and go through as they are.
+ * ISO 4217, but Stripe reads ISK amounts with two decimals (500 = 5 krónur), so our amount would
+ * charge a hundredth. UGX, zero-decimal in ISO 4217, is a special case there too and is read with
+ * two decimals in places; it is refused as well rather than risk the same. HUF and TWD are special
+ * for payouts only: their charges use the ISO 4217 exponent and go through as they are.
  */
 const REFUSED_CURRENCIES: ReadonlySet<string> = new Set(['ISK', 'UGX'])
 
@@ -56,7 +56,7 @@ export interface StripeProviderOptions {
   protocol?: 'http' | 'https'
   /** Per request; the SDK's default is 80 s. */
   timeoutMs?: number
-  /** The SDK's own retries after no answer, 409 or 5xx, with the same idempotency key. */
+  /** The SDK's own retries after no answer, 409 or 5xx, with the same idempotency key (its default: 2). */
   maxNetworkRetries?: number
 }
 
@@ -144,8 +144,9 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
     async parseWebhook({ rawBody, headers }) {
       let event: Stripe.Event
       try {
-        const signature = headers['stripe-signature']
-        event = stripe.webhooks.constructEvent(rawBody, (Array.isArray(signature) ? signature[0] : signature) ?? '', options.webhookSecret)
+        const header = headers['stripe-signature']
+        const signature = (Array.isArray(header) ? header[0] : header) ?? ''
+        event = stripe.webhooks.constructEvent(rawBody, signature, options.webhookSecret)
       } catch (error) {
         throw new WebhookSignatureError(error instanceof Error ? error.message : undefined)
       }
@@ -154,7 +155,10 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
   }
 }
 
-async function webhookOf(event: Stripe.Event, retrieveIntent: (id: string) => Promise<Stripe.PaymentIntent>): Promise<ProviderWebhook> {
+async function webhookOf(
+  event: Stripe.Event,
+  retrieveIntent: (id: string) => Promise<Stripe.PaymentIntent>,
+): Promise<ProviderWebhook> {
   switch (event.type) {
     case 'payment_intent.amount_capturable_updated':
     case 'payment_intent.canceled':

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProviderUnavailableError, type AuthorizeRequest } from '@commerce/domain'
 import { createStripeProvider, type StripeProviderOptions } from '../src/index.js'
 import { startFakeStripe, type FakeStripe } from '../src/fake-stripe.js'
+import { authorizeRequestFor, capturedInFull } from './authorize-request.js'
+
+const authorizeRequest = (overrides: Partial<AuthorizeRequest> = {}) => authorizeRequestFor('pm_card_visa', overrides)
 
 let fake: FakeStripe
 
@@ -16,21 +19,6 @@ afterAll(async () => {
 
 function stripeProvider(options: Partial<StripeProviderOptions> = {}) {
   return createStripeProvider({ secretKey: 'sk_test_fake', webhookSecret: 'whsec_test', maxNetworkRetries: 0, ...fake.stripeOptions, ...options })
-}
-
-function authorizeRequest(overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
-  const paymentId = randomUUID()
-  return {
-    paymentId,
-    amountMinor: 2500,
-    currency: 'USD',
-    method: 'card',
-    token: 'pm_card_visa',
-    capture: 'automatic',
-    idempotencyKey: `authorize-${paymentId}`,
-    returnUrl: null,
-    ...overrides,
-  }
 }
 
 function requestsWithKey(key: string) {
@@ -48,16 +36,7 @@ describe('the Stripe adapter against the fake Stripe', () => {
     const payment = await provider.authorize(request)
 
     expect(provider.name).toBe('stripe')
-    expect(payment).toEqual({
-      reference: expect.stringMatching(/^pi_/),
-      status: 'captured',
-      amountMinor: 2500,
-      capturedMinor: 2500,
-      refundedMinor: 0,
-      currency: 'USD',
-      nextAction: null,
-      failure: null,
-    })
+    expect(payment).toEqual({ ...capturedInFull, reference: expect.stringMatching(/^pi_/) })
     const [sent] = requestsWithKey(request.idempotencyKey)
     expect(sent).toMatchObject({
       method: 'POST',
@@ -158,7 +137,8 @@ describe('the Stripe adapter against the fake Stripe', () => {
 
   it('partial refunds add up, and a refund over what is left is refused', async () => {
     const provider = stripeProvider()
-    const payment = await provider.authorize(authorizeRequest())
+    const request = authorizeRequest()
+    const payment = await provider.authorize(request)
     const refund = (amountMinor: number) => provider.refund({ reference: payment.reference, amountMinor, currency: 'USD', idempotencyKey: randomUUID() })
 
     const first = await refund(1000)
@@ -169,7 +149,7 @@ describe('the Stripe adapter against the fake Stripe', () => {
     expect(second.payment).toMatchObject({ capturedMinor: 2500, refundedMinor: 1500 })
 
     await expect(refund(1001)).rejects.toThrow('Refund amount (1001) is greater than unrefunded amount on charge (1000)')
-    expect(await provider.retrieve({ paymentId: 'any', reference: payment.reference })).toMatchObject({ refundedMinor: 1500 })
+    expect(await provider.retrieve({ paymentId: request.paymentId, reference: payment.reference })).toMatchObject({ refundedMinor: 1500 })
   })
 
   it('retrieve without a reference finds the intent by payment id, and answers null when there is none', async () => {
@@ -237,9 +217,11 @@ describe('the Stripe adapter against the fake Stripe', () => {
 
   it('an unknown payment method is a refused request carrying Stripe\'s message', async () => {
     const provider = stripeProvider()
-    const authorize = provider.authorize(authorizeRequest({ token: 'pm_nope' }))
+    const request = authorizeRequest({ token: 'pm_nope' })
+    const authorize = provider.authorize(request)
     await expect(authorize).rejects.toThrow("Stripe refused the request: No such PaymentMethod: 'pm_nope'")
     await expect(authorize).rejects.not.toBeInstanceOf(ProviderUnavailableError)
+    expect(intentsOf(request.paymentId)).toHaveLength(0)
   })
 
   it('refuses ISK and UGX, whose Stripe amounts are not ISO 4217 minor units, before calling Stripe', async () => {

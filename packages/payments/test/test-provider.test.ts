@@ -2,51 +2,31 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ProviderUnavailableError, WebhookSignatureError, type AuthorizeRequest } from '@commerce/domain'
 import { createTestProvider, testProvider } from '../src/index.js'
+import { authorizeRequestFor, capturedInFull } from './authorize-request.js'
 
-function authorizeRequest(overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
-  const paymentId = randomUUID()
-  return {
-    paymentId,
-    amountMinor: 1999,
-    currency: 'EUR',
-    method: 'card',
-    token: 'tok_visa',
-    capture: 'automatic',
-    idempotencyKey: `authorize-${paymentId}`,
-    returnUrl: null,
-    ...overrides,
-  }
-}
+const authorizeRequest = (overrides: Partial<AuthorizeRequest> = {}) => authorizeRequestFor('tok_visa', overrides)
 
 describe('the test provider', () => {
   it('tok_visa with automatic capture answers captured with the whole amount, under a pay_test_ reference', async () => {
     const request = authorizeRequest()
     const payment = await testProvider.authorize(request)
-    expect(payment).toMatchObject({
-      status: 'captured',
-      amountMinor: 1999,
-      capturedMinor: 1999,
-      refundedMinor: 0,
-      currency: 'EUR',
-      nextAction: null,
-      failure: null,
-    })
+    expect(payment).toEqual({ ...capturedInFull, reference: expect.stringMatching(/^pay_test_/) })
     expect(payment.reference.startsWith(`pay_test_${request.paymentId}`)).toBe(true)
     expect(testProvider.name).toBe('test')
   })
 
   it('tok_visa with manual capture answers authorized, and capture answers the amount asked as captured', async () => {
     const payment = await testProvider.authorize(authorizeRequest({ capture: 'manual' }))
-    expect(payment).toMatchObject({ status: 'authorized', amountMinor: 1999, capturedMinor: 0 })
-    const captured = await testProvider.capture({ reference: payment.reference, amountMinor: 1500, currency: 'EUR', idempotencyKey: 'c1' })
-    expect(captured).toMatchObject({ reference: payment.reference, status: 'captured', amountMinor: 1999, capturedMinor: 1500 })
+    expect(payment).toMatchObject({ status: 'authorized', amountMinor: 2500, capturedMinor: 0 })
+    const captured = await testProvider.capture({ reference: payment.reference, amountMinor: 1500, currency: 'USD', idempotencyKey: 'c1' })
+    expect(captured).toMatchObject({ reference: payment.reference, status: 'captured', amountMinor: 2500, capturedMinor: 1500 })
   })
 
   it('tok_declined answers failed with card_declined, and such a payment cannot be captured', async () => {
     const payment = await testProvider.authorize(authorizeRequest({ token: 'tok_declined', capture: 'manual' }))
     expect(payment).toMatchObject({ status: 'failed', failure: { code: 'card_declined', message: 'The card was declined' } })
     await expect(
-      testProvider.capture({ reference: payment.reference, amountMinor: 1999, currency: 'EUR', idempotencyKey: 'c2' }),
+      testProvider.capture({ reference: payment.reference, amountMinor: 2500, currency: 'USD', idempotencyKey: 'c2' }),
     ).rejects.toThrow('cannot capture a failed payment')
   })
 
@@ -84,13 +64,13 @@ describe('the test provider', () => {
 
   it('refund answers a re_test_ reference and the payment captured with only this refund as refunded', async () => {
     const payment = await testProvider.authorize(authorizeRequest())
-    const first = await testProvider.refund({ reference: payment.reference, amountMinor: 500, currency: 'EUR', idempotencyKey: 'r1' })
-    const second = await testProvider.refund({ reference: payment.reference, amountMinor: 300, currency: 'EUR', idempotencyKey: 'r2' })
+    const first = await testProvider.refund({ reference: payment.reference, amountMinor: 500, currency: 'USD', idempotencyKey: 'r1' })
+    const second = await testProvider.refund({ reference: payment.reference, amountMinor: 300, currency: 'USD', idempotencyKey: 'r2' })
     expect(first.reference).toMatch(/^re_test_[0-9a-f-]{36}$/)
     expect(second.reference).not.toBe(first.reference)
-    expect(first.payment).toMatchObject({ status: 'captured', capturedMinor: 1999, refundedMinor: 500 })
+    expect(first.payment).toMatchObject({ status: 'captured', capturedMinor: 2500, refundedMinor: 500 })
     // It does not remember the first refund: the service keeps the sums.
-    expect(second.payment).toMatchObject({ status: 'captured', capturedMinor: 1999, refundedMinor: 300 })
+    expect(second.payment).toMatchObject({ status: 'captured', capturedMinor: 2500, refundedMinor: 300 })
   })
 
   it('has no webhooks: parseWebhook throws WebhookSignatureError', async () => {
