@@ -215,6 +215,17 @@ describe('the Stripe adapter against the fake Stripe', () => {
     expect(elapsed).toBeLessThan(5000)
   })
 
+  it('setLatency delays every answer of the fake', async () => {
+    fake.setLatency(150)
+    try {
+      const started = performance.now()
+      await stripeProvider().retrieve({ paymentId: randomUUID(), reference: null })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(140)
+    } finally {
+      fake.setLatency(0)
+    }
+  })
+
   it('an unknown payment method is a refused request carrying Stripe\'s message', async () => {
     const provider = stripeProvider()
     const request = authorizeRequest({ token: 'pm_nope' })
