@@ -110,7 +110,7 @@ export function createTestProvider({ latencyMs = 0 }: TestProviderOptions = {}):
     },
     async cancel({ reference }) {
       await delay()
-      return { ...truthFor(reference, 'cancel', ['authorized', 'requires_action']), status: 'canceled' }
+      return { ...truthFor(reference, 'cancel', ['authorized', 'requires_action']), status: 'canceled', nextAction: null }
     },
     async refund({ reference, amountMinor }) {
       await delay()

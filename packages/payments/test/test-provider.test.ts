@@ -56,10 +56,13 @@ describe('the test provider', () => {
     expect(await testProvider.retrieve({ paymentId: request.paymentId, reference: 'pi_someone_else' })).toBeNull()
   })
 
-  it('cancel answers canceled', async () => {
+  it('cancel answers canceled, for an authorized payment and one waiting for 3-D Secure', async () => {
     const payment = await testProvider.authorize(authorizeRequest({ capture: 'manual' }))
     const canceled = await testProvider.cancel({ reference: payment.reference, idempotencyKey: 'x1' })
     expect(canceled).toMatchObject({ reference: payment.reference, status: 'canceled', capturedMinor: 0 })
+
+    const waiting = await testProvider.authorize(authorizeRequest({ token: 'tok_3ds' }))
+    expect(await testProvider.cancel({ reference: waiting.reference, idempotencyKey: 'x2' })).toMatchObject({ status: 'canceled', nextAction: null })
   })
 
   it('refund answers a re_test_ reference and the payment captured with only this refund as refunded', async () => {
