@@ -7,8 +7,10 @@
  * card_declined; `tok_error` throws ProviderUnavailableError; `tok_3ds` requires the customer's
  * action and stays so; any other token fails with invalid_token.
  *
- * It remembers neither captures nor refunds: capture answers the amount asked, refund answers the
- * authorized amount as captured with only this refund as refunded. The service keeps the sums.
+ * It remembers neither captures nor refunds: capture answers the amount asked; refund answers the
+ * authorized amount as captured with only this refund as refunded, so after a partial capture its
+ * payment contradicts what was captured. Keep the refund's reference, not its payment: the service
+ * keeps the sums. Retrieve of a manual payment answers authorized even after its capture.
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
