@@ -39,6 +39,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     wsReplayMaxEvents: 10_000,
     // Test receivers listen on 127.0.0.1; the SSRF tests turn this off.
     webhookAllowPrivateTargets: true,
+    paymentCapture: 'automatic',
+    checkoutReservationTtlMs: 15 * 60_000,
     corsOrigins: undefined,
     ...overrides,
   }

@@ -1,7 +1,7 @@
 /** Orders straight into the database, for tests of what happens to an order after it exists. */
 import { eq } from 'drizzle-orm'
 import type { OrderStatus, PaymentStatus } from '@commerce/domain'
-import { orderItems, orders, payments } from '@commerce/db'
+import { newId, orderItems, orders, payments } from '@commerce/db'
 import type { TestContext } from './helpers.js'
 
 export interface OrderFixture {
@@ -72,10 +72,12 @@ export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) 
       }),
     )
     .returning()
+  const paymentId = newId()
   const [payment] = paid
     ? await ctx.handle.db
         .insert(payments)
         .values({
+          id: paymentId,
           orderId: order!.id,
           provider: 'test',
           method: 'card',
@@ -83,7 +85,8 @@ export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) 
           amountMinor: total,
           capturedMinor: total,
           currency,
-          providerReference: 'ch_test_fixture',
+          // What the test provider answered for this payment (its reference encodes it).
+          providerReference: `pay_test_${paymentId}.${total}.${currency}.automatic.tok_visa`,
         })
         .returning()
     : []

@@ -332,7 +332,7 @@ describe('POST /api/v1/payments/:id/refunds', () => {
     const [failed] = await ctx.handle.sql<{ id: string }[]>`select id from payments where order_id = ${pending.id}`
     const refused = await refund(failed!.id)
     expect(refused.statusCode).toBe(409)
-    expect(refused.json().error.message).toBe('Only a succeeded payment can be refunded; this one failed')
+    expect(refused.json().error.message).toBe('Only a captured payment can be refunded; this one is failed')
     expect((await refund(UNKNOWN_ID)).statusCode).toBe(404)
 
     const customer = await ctx.signIn('customer')

@@ -46,14 +46,19 @@ const API_PREFIX = '/api/v1'
 export const RESERVED_FLAGS = ['json', 'base-url', 'token', 'data', 'idempotency-key', 'help']
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
 
-/** Routes that are not request/response operations: the WebSocket has `events tail`. */
-const SKIPPED = new Set(['GET /ws'])
+/**
+ * Routes that are not a client's operations: the WebSocket (it has `events tail`), and the
+ * payment provider's notifications (only the provider calls them, signed).
+ */
+const SKIPPED = new Set(['GET /ws', 'POST /payments/webhooks/{provider}'])
 /** Where the rules' name reads worse than the one DESIGN.md §7 gives. */
 const NAMES: Record<string, string> = {
   'GET /auth/me': 'auth:me',
   'GET /orders/{id}/payments': 'payments:list',
   'POST /orders/{id}/payments': 'payments:create',
   'POST /payments/{id}/refunds': 'refunds:create',
+  'POST /payments/{id}/capture': 'payments:capture',
+  'POST /payments/{id}/cancel': 'payments:cancel',
   'GET /orders/{id}/fulfillments': 'fulfillments:list',
   'POST /orders/{id}/fulfillments': 'fulfillments:create',
   'GET /shipping/rates': 'shipping:rates',

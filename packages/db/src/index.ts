@@ -49,6 +49,7 @@ export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'
 export { CLAIM_COLUMNS, WORK_RUNS, claimCte, storeCte, type Claim } from './sql/idempotency-keys.js'
 export {
+  notePaymentProgress,
   placeReservedOrder,
   placementRow,
   reacquireReservation,

@@ -250,3 +250,18 @@ export async function recordReturnedPayment(
   if (returned) announceWhenCommitted(sql, events.ids)
   return returned
 }
+
+// What the provider answered about a payment still in progress (requires_action, pending), or that it did not answer.
+const NOTE_PROGRESS = `update payments set status = $2::payment_state, provider_reference = coalesce($3, provider_reference),
+  failure_code = $4, failure_message = $5, updated_at = now()
+  where id = $1 and status in ('pending', 'requires_action')`
+
+/** Notes where a payment in progress stands: its state, its reference once known, or a failure code such as the provider not answering. */
+export async function notePaymentProgress(
+  sql: SqlClient,
+  progress: { paymentId: string; state: 'pending' | 'requires_action'; reference: string | null; failure: { code: string; message: string } | null },
+): Promise<void> {
+  await sql.unsafe(NOTE_PROGRESS, [progress.paymentId, progress.state, progress.reference, progress.failure?.code ?? null, progress.failure?.message ?? null], {
+    prepare: true,
+  })
+}

@@ -23,13 +23,10 @@ import {
   checkoutRefusal,
   moveOrder,
   ProviderUnavailableError,
-  toMajorUnits,
   type Address,
   type CaptureMode,
   type CheckoutPaymentPending,
   type CompleteCheckout,
-  type EventKind,
-  type Order,
   type PaymentProvider,
   type PaymentState,
   type ProviderPayment,
@@ -39,15 +36,11 @@ import {
   claimCte,
   eventRows,
   newId,
+  notePaymentProgress,
   orderItems,
   orders,
-  placeReservedOrder,
   placementRow,
-  reacquireReservation,
-  recordReturnedPayment,
-  releaseReservation,
   sendLast,
-  settlementOf,
   sqlOf,
   WORK_RUNS,
   type Claim,
@@ -56,13 +49,14 @@ import {
   type NewEvent,
   type SqlClient,
 } from '@commerce/db'
+import { settlePayment, toPayment, type Settled } from '@commerce/payments'
 import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { orderItemRows } from '../orders/lines.js'
-import { loadOrder, orderEvent, orderEventJson, toOrder, toPayment, type OrderRow, type PaymentJson } from '../orders/view.js'
+import { loadOrder, orderEvent, orderEventJson, toOrder, type OrderRow } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
 /** A payment whose provider call failed without an answer: what happened is asked again (retrieve). */
@@ -116,7 +110,7 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
     from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
   (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
   (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
-      'amountMinor', p.amount_minor, 'capturedMinor', p.captured_minor, 'currency', p.currency, 'expiresAt', r.expires_at,
+      'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
       'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
     from checkout_reservations r join payments p on p.id = r.payment_id
     where r.checkout_id = $1 and r.status = 'held') as "inProgress",
@@ -148,11 +142,6 @@ reserved as (
   values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
 update carts set completed_at = $1, updated_at = $1 where id = $13`
 
-// What the provider answered about a payment still in progress (requires_action, pending).
-const NOTE_PROGRESS = `update payments set status = $2::payment_state, provider_reference = coalesce($3, provider_reference),
-  failure_code = $4, failure_message = $5, updated_at = now()
-  where id = $1 and status in ('pending', 'requires_action')`
-
 // Raw SQL reads timestamps as ISO text (see sqlOf).
 type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
 
@@ -162,9 +151,8 @@ interface InProgress {
   state: PaymentState
   reference: string | null
   amountMinor: number
-  capturedMinor: number
+  capture: CaptureMode
   currency: string
-  expiresAt: string
   updatedAt: string
   unanswered: boolean
 }
@@ -233,28 +221,6 @@ function orderValues(
     cartId: cart.id,
     archivedAt: null,
   }
-}
-
-/** A payment of a checkout as the API shows it. */
-function paymentView(payment: { id: string; checkoutId: string; orderId: string | null; provider: string; method: string; state: PaymentState; capture: CaptureMode; amountMinor: number; capturedMinor: number; currency: string; failure: { code: string; message: string } | null; createdAt: string }) {
-  const json: PaymentJson = {
-    id: payment.id,
-    orderId: payment.orderId,
-    checkoutId: payment.checkoutId,
-    provider: payment.provider,
-    method: payment.method,
-    status: payment.state,
-    captureMode: payment.capture,
-    amountMinor: payment.amountMinor,
-    capturedMinor: payment.capturedMinor,
-    refundedMinor: 0,
-    currency: payment.currency,
-    failureCode: payment.failure?.code ?? null,
-    failureMessage: payment.failure?.message ?? null,
-    createdAt: payment.createdAt,
-    refunds: [],
-  }
-  return toPayment(json)
 }
 
 /** A reservation just made: what the provider is asked, and what settling needs. */
@@ -336,19 +302,22 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
     const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
     const row = orderValues(orderId, locked.billingAddress, priced, rate, { orderNumber: locked.orderNumber, createdAt: now, updatedAt: now }, capture)
-    const settled = paymentView({
+    const settled = toPayment({
       id: paymentId,
       checkoutId: id,
       orderId,
       provider: provider.name,
       method: body.payment.method,
-      state: capture === 'automatic' ? 'captured' : 'authorized',
-      capture,
+      status: capture === 'automatic' ? 'captured' : 'authorized',
+      captureMode: capture,
       amountMinor: total,
       capturedMinor: capture === 'automatic' ? total : 0,
+      refundedMinor: 0,
       currency: cart.currency,
-      failure: null,
+      failureCode: null,
+      failureMessage: null,
       createdAt: locked.now,
+      refunds: [],
     })
     const placed = toOrder({ row, items, payments: [], fulfillments: [] })
     placed.payments.push(settled)
@@ -361,7 +330,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     // The order is placed paid (or authorized): its pending state is never seen, so only the move to paid is an event.
     if (capture === 'automatic') events.push({ ...created, kind: moveOrder('pending', 'paid') })
     const placement =
-      `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, item)))},` +
+      `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, { ...item, createdAt: now })))},` +
       `"events":${eventRows(events).json},"answer":${placedJson}}`
 
     const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
@@ -394,31 +363,38 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     }
   }
 
-  /** Step 2: the provider's truth about the payment (authorize a new one, or ask about one in progress). */
-  async function ask(id: string, started: Extract<Started, { kind: 'reserved' | 'in_progress' }>, body: CompleteCheckout, idempotencyKey: string): Promise<ProviderPayment | null> {
-    const sql = sqlOf(db)
-    try {
-      if (started.kind === 'in_progress') {
-        const { payment } = started
-        const inFlight = payment.state === 'pending' && !payment.unanswered && Date.now() - Date.parse(payment.updatedAt) < IN_FLIGHT_MS
-        if (inFlight) throw new ApiError('payment_in_progress', 'The payment of this checkout is with the provider; retry in a few seconds')
-        return await provider.retrieve({ paymentId: payment.paymentId, reference: payment.reference })
-      }
-      const { reserved } = started
-      return await provider.authorize({
-        paymentId: reserved.paymentId,
-        amountMinor: reserved.amountMinor,
-        currency: reserved.currency,
+  /**
+   * Step 2: the provider's truth about the payment: a new one authorized; one in progress asked
+   * about, and authorized again with this request's payment method when the provider never
+   * answered and has no such payment. The provider's idempotency key is made from our payment id,
+   * so asking again never charges twice.
+   */
+  async function ask(started: Extract<Started, { kind: 'reserved' | 'in_progress' }>, body: CompleteCheckout): Promise<ProviderPayment | null> {
+    const payment =
+      started.kind === 'reserved'
+        ? { ...started.reserved, reference: null, unanswered: true }
+        : started.payment
+    const authorize = () =>
+      provider.authorize({
+        paymentId: payment.paymentId,
+        amountMinor: payment.amountMinor,
+        currency: payment.currency,
         method: body.payment.method,
         token: body.payment.token,
-        capture: reserved.capture,
-        idempotencyKey: `checkout:${id}:${idempotencyKey}:${reserved.paymentId}`,
+        capture: payment.capture,
+        idempotencyKey: `checkout-payment:${payment.paymentId}`,
         returnUrl: body.payment.return_url ?? null,
       })
+    try {
+      if (started.kind === 'reserved') return await authorize()
+      const { state, unanswered, updatedAt } = started.payment
+      const inFlight = state === 'pending' && !unanswered && Date.now() - Date.parse(updatedAt) < IN_FLIGHT_MS
+      if (inFlight) throw new ApiError('payment_in_progress', 'The payment of this checkout is with the provider; retry in a few seconds')
+      const truth = await provider.retrieve({ paymentId: payment.paymentId, reference: payment.reference })
+      return truth === null && unanswered ? await authorize() : truth
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError)) throw error
-      const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
-      await sql.unsafe(NOTE_PROGRESS, [paymentId, 'pending', null, PROVIDER_UNANSWERED, error.message], { prepare: true })
+      await notePaymentProgress(sqlOf(db), { paymentId: payment.paymentId, state: 'pending', reference: null, failure: { code: PROVIDER_UNANSWERED, message: error.message } })
       throw new ApiError(
         'payment_provider_error',
         'The payment provider did not answer. The checkout keeps its stock while the payment is looked into: complete it again to learn the outcome',
@@ -432,145 +408,50 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       const started = await start(id, body, viewer, requestId, key)
       if (started.kind === 'answer') return steps.send(reply, started.answer, started.replayed)
       if (started.kind === 'placed') return steps.send(reply, { status: 200, json: JSON.stringify(await loadOrder(db, started.orderId)) })
-      const truth = await ask(id, started, body, key?.key ?? requestId)
-      const answer = await settleCheckoutPayment(db, started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId, truth, {
-        provider,
+      const truth = await ask(started, body)
+      const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
+      const settled = await settlePayment(db, provider, paymentId, truth, {
         requestId,
-        stored: (outcome) => steps.storeParams(key, outcome),
+        stored: (outcome) =>
+          steps.storeParams(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),
       })
-      return steps.send(reply, answer)
+      return steps.send(reply, await completionAnswer(db, id, settled, requestId))
     },
   }
 }
 
-/** Who settles, and how its answer is stored (the completion's Idempotency-Key). */
-export interface SettleContext {
-  provider: PaymentProvider
-  requestId: string | null
-  stored: (answer: { status: number; json: string | null }) => readonly (string | number | null)[]
-}
-
-const SUCCEEDED = new Set<PaymentState>(['authorized', 'captured', 'partially_captured'])
-
-/**
- * Step 3: settles a checkout's payment from the provider's truth (null: the provider has no such
- * payment, it never started) and answers what the completion answers: 201 with the order placed
- * now, 200 with an order placed before, 402 on a decline, 409 when canceled, 202 while the
- * customer or the provider still has to act.
- */
-export async function settleCheckoutPayment(db: Database, paymentId: string, truth: ProviderPayment | null, context: SettleContext): Promise<Answer> {
-  const sql = sqlOf(db)
-  const current = (await settlementOf(sql, paymentId))!
-  const state: PaymentState = truth === null ? 'failed' : truth.status === 'pending' ? 'pending' : truth.status
-  const failure = truth === null ? { code: 'not_found', message: 'The payment provider has no such payment' } : truth.failure
-  const view = (settledState: PaymentState, order: string | null) =>
-    paymentView({
-      id: paymentId,
-      checkoutId: current.checkoutId!,
-      orderId: order,
-      provider: context.provider.name,
-      method: current.method,
-      state: settledState,
-      capture: current.captureMode,
-      amountMinor: truth?.amountMinor ?? current.amountMinor,
-      capturedMinor: truth?.capturedMinor ?? current.capturedMinor,
-      currency: current.currency,
-      failure: SUCCEEDED.has(settledState) ? null : failure,
-      createdAt: current.createdAt,
-    })
-
-  if (current.status === 'held' && SUCCEEDED.has(state)) {
-    const placed = await placeReservedOrder(
-      sql,
-      { paymentId, state, amountMinor: truth!.amountMinor, capturedMinor: truth!.capturedMinor, reference: truth!.reference },
-      context.stored({ status: 201, json: null }),
-    )
-    if (placed !== undefined) return { status: 201, json: placed }
-  } else if (current.status === 'held' && (state === 'failed' || state === 'canceled')) {
-    const refusal =
-      state === 'failed'
-        ? new ApiError('payment_declined', failure?.message ?? 'The payment was declined', [{ field: 'payment.token', message: failure?.code ?? 'declined' }])
-        : conflict('The payment was canceled; complete the checkout again to pay')
-    const answer = { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, context.requestId ?? '')) }
-    const kind: EventKind = state === 'failed' ? 'payment.failed' : 'payment.canceled'
-    const released = await releaseReservation(
-      sql,
-      {
-        paymentId,
-        state,
-        failure,
-        reference: truth?.reference ?? null,
-        events: eventRows([{ kind, resourceId: paymentId, data: view(state, null), customerId: current.customerId, requestId: context.requestId }]),
-      },
-      context.stored(answer),
-    )
-    if (released) return answer
-  } else if (current.status === 'released' && SUCCEEDED.has(state)) {
-    return settleLateSuccess(db, paymentId, truth!, context, view)
-  } else if (current.status === 'held') {
-    await sql.unsafe(NOTE_PROGRESS, [paymentId, state, truth?.reference ?? null, null, null], { prepare: true })
-    const pending: CheckoutPaymentPending = {
-      checkout_id: current.checkoutId!,
-      payment: view(state, null),
-      next_action: truth?.nextAction ?? null,
-      reserved_until: new Date(current.expiresAt!).toISOString(),
+/** What a checkout completion answers for a settlement: the order, a refusal, or 202 while the payment waits. */
+export async function completionAnswer(db: Database, checkoutId: string, settled: Settled, requestId: string): Promise<Answer> {
+  const refusal = (error: ApiError): Answer => ({ status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) })
+  switch (settled.kind) {
+    case 'placed':
+      return { status: 201, json: settled.answer }
+    case 'declined':
+    case 'canceled':
+      return completionAnswerNow(settled, requestId)
+    case 'waiting': {
+      const pending: CheckoutPaymentPending = { checkout_id: checkoutId, payment: settled.payment, next_action: settled.nextAction, reserved_until: settled.reservedUntil }
+      return { status: 202, json: JSON.stringify(pending) }
     }
-    return { status: 202, json: JSON.stringify(pending) }
+    case 'returned':
+      return refusal(
+        conflict(
+          `The payment arrived after the checkout was released and its stock was sold; it was ${settled.state === 'refunded' ? 'refunded in full' : 'voided'}`,
+        ),
+      )
+    case 'earlier': {
+      const { settlement } = settled
+      if (settlement.status === 'converted' && settlement.orderId) return { status: 200, json: JSON.stringify(await loadOrder(db, settlement.orderId)) }
+      if (settlement.paymentState === 'failed') return refusal(declined({ code: settlement.failureCode ?? 'declined', message: 'The payment was declined' }))
+      return refusal(conflict('The payment of this checkout was released; complete the checkout again to pay'))
+    }
   }
-  return settledAnswer(db, paymentId)
 }
 
-/**
- * A payment that succeeded after its reservation was released: it still becomes the order when
- * the stock is still there, else it is given back at the provider (refunded, or voided when only
- * authorized) with payment.refunded or payment.canceled. Never charged without an order or a refund.
- */
-async function settleLateSuccess(
-  db: Database,
-  paymentId: string,
-  truth: ProviderPayment,
-  context: SettleContext,
-  view: (state: PaymentState, order: string | null) => ReturnType<typeof paymentView>,
-): Promise<Answer> {
-  const sql = sqlOf(db)
-  if (await reacquireReservation(sql, paymentId)) {
-    const payment = { paymentId, state: truth.status as PaymentState, amountMinor: truth.amountMinor, capturedMinor: truth.capturedMinor, reference: truth.reference }
-    const placed = await placeReservedOrder(sql, payment, context.stored({ status: 201, json: null }))
-    if (placed !== undefined) return { status: 201, json: placed }
-    return settledAnswer(db, paymentId)
-  }
-  const { provider } = context
-  const voided = truth.status === 'authorized'
-  if (voided) await provider.cancel({ reference: truth.reference, idempotencyKey: `late-void:${paymentId}` })
-  else await provider.refund({ reference: truth.reference, amountMinor: truth.capturedMinor - truth.refundedMinor, currency: truth.currency, idempotencyKey: `late-refund:${paymentId}` })
-  const returned = voided
-    ? { state: 'canceled' as const, capturedMinor: 0, refundedMinor: 0 }
-    : { state: 'refunded' as const, capturedMinor: truth.capturedMinor, refundedMinor: truth.capturedMinor }
-  const current = (await settlementOf(sql, paymentId))!
-  const kind: EventKind = returned.state === 'refunded' ? 'payment.refunded' : 'payment.canceled'
-  const data = { ...view(returned.state, null), amount_captured: toMajorUnits(returned.capturedMinor, current.currency), amount_refunded: toMajorUnits(returned.refundedMinor, current.currency) }
-  await recordReturnedPayment(
-    sql,
-    { paymentId, state: returned.state, capturedMinor: returned.capturedMinor, refundedMinor: returned.refundedMinor, reference: truth.reference },
-    eventRows([{ kind, resourceId: paymentId, data, customerId: current.customerId, requestId: context.requestId }]),
-  )
-  const refusal = conflict(
-    returned.state === 'refunded'
-      ? 'The payment arrived after the checkout was released and its stock was sold; it was refunded in full'
-      : 'The payment arrived after the checkout was released and its stock was sold; its authorization was voided',
-  )
-  return { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, context.requestId ?? '')) }
+/** The refusal a settlement that ends the completion stores with its key (the same text completionAnswer sends). */
+function completionAnswerNow(outcome: Extract<Settled, { kind: 'declined' | 'canceled' }>, requestId: string): Answer {
+  const error = outcome.kind === 'declined' ? declined(outcome.failure) : conflict('The payment was canceled; complete the checkout again to pay')
+  return { status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) }
 }
 
-/** What the completion answers for a payment settled before (by another request, the webhook or the sweep). */
-async function settledAnswer(db: Database, paymentId: string): Promise<Answer> {
-  const settled = (await settlementOf(sqlOf(db), paymentId))!
-  if (settled.status === 'converted' && settled.orderId) {
-    return { status: 200, json: JSON.stringify(await loadOrder(db, settled.orderId)) }
-  }
-  const refusal =
-    settled.paymentState === 'failed'
-      ? new ApiError('payment_declined', 'The payment was declined', [{ field: 'payment.token', message: settled.failureCode ?? 'declined' }])
-      : conflict('The payment of this checkout was released; complete the checkout again to pay')
-  return { status: refusal.statusCode, json: JSON.stringify(errorBody(refusal, '')) }
-}
+const declined = (failure: { code: string; message: string }) => new ApiError('payment_declined', failure.message, [{ field: 'payment.token', message: failure.code }])

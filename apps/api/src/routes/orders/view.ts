@@ -3,7 +3,8 @@
  * fulfillments with their items), and the order.* events that carry it.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment, type Refund } from '@commerce/domain'
+import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment } from '@commerce/domain'
+import { toPayment, type PaymentJson } from '@commerce/payments'
 import { orders, payments, writeEvent, type Executor, type NewEvent } from '@commerce/db'
 
 type Json<Row> = { [K in keyof Row]: Row[K] }
@@ -22,34 +23,6 @@ export interface ItemJson {
   discountMinor: number
   taxMinor: number
   totalMinor: number
-}
-
-interface RefundJson {
-  id: string
-  paymentId: string
-  orderId: string
-  amountMinor: number
-  currency: string
-  reason: string | null
-  createdAt: string
-}
-
-export interface PaymentJson {
-  id: string
-  orderId: string | null
-  checkoutId: string | null
-  provider: string
-  method: string
-  status: Payment['status']
-  captureMode: Payment['capture_mode']
-  amountMinor: number
-  capturedMinor: number
-  refundedMinor: number
-  currency: string
-  failureCode: string | null
-  failureMessage: string | null
-  createdAt: string
-  refunds: RefundJson[]
 }
 
 export interface FulfillmentJson {
@@ -114,38 +87,6 @@ export type OrderRow = typeof orders.$inferSelect
 export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
 
 const iso = (value: string | Date) => new Date(value).toISOString()
-
-export function toRefund(refund: RefundJson): Refund {
-  return {
-    id: refund.id,
-    payment_id: refund.paymentId,
-    order_id: refund.orderId,
-    amount: toMajorUnits(refund.amountMinor, refund.currency),
-    currency: refund.currency,
-    reason: refund.reason,
-    created_at: iso(refund.createdAt),
-  }
-}
-
-export function toPayment(payment: PaymentJson): Payment {
-  return {
-    id: payment.id,
-    order_id: payment.orderId,
-    checkout_id: payment.checkoutId,
-    provider: payment.provider,
-    method: payment.method,
-    status: payment.status,
-    capture_mode: payment.captureMode,
-    amount: toMajorUnits(payment.amountMinor, payment.currency),
-    amount_captured: toMajorUnits(payment.capturedMinor, payment.currency),
-    amount_refunded: toMajorUnits(payment.refundedMinor, payment.currency),
-    currency: payment.currency,
-    failure_code: payment.failureCode,
-    failure_message: payment.failureMessage,
-    refunds: payment.refunds.map(toRefund),
-    created_at: iso(payment.createdAt),
-  }
-}
 
 /** A payment row in the shape the order read gives it, with no refunds (one just made or just declined). */
 export function paymentJsonOfRow(row: typeof payments.$inferSelect): PaymentJson {

@@ -7,12 +7,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { isUuid, type PaymentProvider } from '@commerce/domain'
 import { settlementOf, sqlOf, type Database } from '@commerce/db'
-import { settleCheckoutPayment } from '../checkouts/complete.js'
+import { settlePayment } from '@commerce/payments'
 
 const SEEN = 'select 1 from provider_events where provider = $1 and event_id = $2'
 const RECORD = 'insert into provider_events (provider, event_id) values ($1, $2) on conflict do nothing'
 const BY_REFERENCE = 'select id from payments where provider = $1 and provider_reference = $2'
-const NOTHING_STORED = [null, null, null, null, null, null] as const
 
 export async function handleProviderWebhook(db: Database, provider: PaymentProvider, rawBody: Buffer, headers: IncomingHttpHeaders, requestId: string) {
   const webhook = await provider.parseWebhook({ rawBody, headers })
@@ -24,7 +23,7 @@ export async function handleProviderWebhook(db: Database, provider: PaymentProvi
     const paymentId = webhook.paymentId && isUuid(webhook.paymentId) ? webhook.paymentId : byReference?.id
     // Payments of a checkout settle here; an order's own payments are settled by the request that made them.
     const settlement = paymentId ? await settlementOf(sql, paymentId) : undefined
-    if (paymentId && settlement?.status) await settleCheckoutPayment(db, paymentId, webhook.payment, { provider, requestId, stored: () => NOTHING_STORED })
+    if (paymentId && settlement?.status) await settlePayment(db, provider, paymentId, webhook.payment, { requestId })
   }
   await sql.unsafe(RECORD, [provider.name, webhook.eventId], { prepare: true })
   return { received: true, duplicate: false }

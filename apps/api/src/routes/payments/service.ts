@@ -25,7 +25,8 @@ import { pageMeta } from '../../list-totals.js'
 import { callProvider } from '../../payments/provider.js'
 import type { PaymentProvider, PaymentState } from '@commerce/domain'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
-import { loadOrder, lockOrder, paymentJson, paymentOfRow, toPayment, toRefund, writeOrderEvent, type OrderRow, type PaymentJson } from '../orders/view.js'
+import { toPayment, toRefund, type PaymentJson } from '@commerce/payments'
+import { loadOrder, lockOrder, paymentJson, paymentOfRow, writeOrderEvent, type OrderRow } from '../orders/view.js'
 
 type PaymentRow = typeof payments.$inferSelect
 
@@ -231,10 +232,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
      */
     async refund(tx: Executor, paymentId: string, body: CreateRefund, requestId: string, idempotencyKey: string): Promise<Refund> {
       const { order, payment } = await lockPayment(tx, paymentId)
-      if (!REFUNDABLE.has(payment.status)) throw conflict(`Only a captured payment can be refunded; this one is ${payment.status}`)
       if (order.status === 'cancelled' || order.status === 'refunded') moveOrder(order.status, 'refunded')
       const left = payment.capturedMinor - payment.refundedMinor
-      if (left === 0) throw conflict('This payment is already refunded in full')
+      if (payment.status === 'refunded' || (REFUNDABLE.has(payment.status) && left === 0)) throw conflict('This payment is already refunded in full')
+      if (!REFUNDABLE.has(payment.status)) throw conflict(`Only a captured payment can be refunded; this one is ${payment.status}`)
       const amountMinor = body.amount === undefined ? left : minorUnits('amount', body.amount, payment.currency)
       if (amountMinor > left) {
         throw invalidField('amount', `Field 'amount' is more than the ${formatMinorUnits(left, payment.currency)} ${payment.currency} left to refund on this payment`)

@@ -1,0 +1,134 @@
+/**
+ * Settling a checkout's payment from the provider's truth, wherever it is learnt: the checkout
+ * completion (the provider's answer, or a retrieve on a second call), the provider's webhook
+ * (apps/api) and the worker's sweeps (apps/worker). Each settlement is one statement on the
+ * reservation (@commerce/db checkout-settlement.ts) that acts only while the reservation is
+ * `held`, so whoever comes first places the order (or gives the stock back) and the others learn
+ * it: exactly one order, never a charge without an order or a refund.
+ */
+import { type CaptureMode, type EventKind, type NextAction, type Payment, type PaymentProvider, type PaymentState, type ProviderPayment } from '@commerce/domain'
+import {
+  eventRows,
+  notePaymentProgress,
+  placeReservedOrder,
+  reacquireReservation,
+  recordReturnedPayment,
+  releaseReservation,
+  settlementOf,
+  sqlOf,
+  type Database,
+  type Settlement,
+  type StoredAnswer,
+} from '@commerce/db'
+import { toPayment } from './view.js'
+
+/** What settling did. */
+export type Settled =
+  /** The order was placed now; `answer` is its JSON (the completion's 201). */
+  | { kind: 'placed'; answer: string }
+  /** Declined (or the provider has no such payment): the stock and coupons given back. */
+  | { kind: 'declined'; failure: { code: string; message: string } }
+  /** Canceled at the provider: the stock and coupons given back. */
+  | { kind: 'canceled' }
+  /** The customer or the provider still has to act; the reservation holds until `reservedUntil`. */
+  | { kind: 'waiting'; payment: Payment; nextAction: NextAction | null; reservedUntil: string }
+  /** It succeeded after its reservation was released and the stock was gone: given back at the provider. */
+  | { kind: 'returned'; state: 'refunded' | 'canceled' }
+  /** Settled before, by someone else: where it stands now. */
+  | { kind: 'earlier'; settlement: Settlement }
+
+export interface SettleOptions {
+  requestId: string | null
+  /** The completion's Idempotency-Key answer to store with a settlement that ends it (none by default). */
+  stored?: (outcome: { kind: 'placed' } | { kind: 'declined'; failure: { code: string; message: string } } | { kind: 'canceled' }) => StoredAnswer
+}
+
+const NOTHING_STORED: StoredAnswer = [null, null, null, null, null, null]
+const SUCCEEDED = new Set<PaymentState>(['authorized', 'captured', 'partially_captured'])
+
+/** A payment of a checkout as the API shows it (for its events and the 202 answer). */
+function paymentOf(current: Settlement & { paymentId: string }, state: PaymentState, amounts: { amountMinor: number; capturedMinor: number; refundedMinor: number }, failure: { code: string; message: string } | null, provider: string): Payment {
+  return toPayment({
+    id: current.paymentId,
+    orderId: null,
+    checkoutId: current.checkoutId,
+    provider,
+    method: current.method,
+    status: state,
+    captureMode: current.captureMode as CaptureMode,
+    ...amounts,
+    currency: current.currency,
+    failureCode: failure?.code ?? null,
+    failureMessage: failure?.message ?? null,
+    createdAt: current.createdAt,
+    refunds: [],
+  })
+}
+
+/**
+ * Settles the payment `paymentId` of a checkout from the provider's truth (null: the provider has
+ * no such payment, it never started: as declined).
+ */
+export async function settlePayment(db: Database, provider: PaymentProvider, paymentId: string, truth: ProviderPayment | null, options: SettleOptions): Promise<Settled> {
+  const sql = sqlOf(db)
+  const stored = options.stored ?? (() => NOTHING_STORED)
+  const current = { ...(await settlementOf(sql, paymentId))!, paymentId }
+  const state: PaymentState = truth === null ? 'failed' : truth.status
+  const amounts = { amountMinor: truth?.amountMinor ?? current.amountMinor, capturedMinor: truth?.capturedMinor ?? current.capturedMinor, refundedMinor: truth?.refundedMinor ?? 0 }
+  const earlier = async (): Promise<Settled> => ({ kind: 'earlier', settlement: (await settlementOf(sql, paymentId))! })
+
+  if (current.status === 'held' && SUCCEEDED.has(state)) {
+    const placed = await placeReservedOrder(sql, { paymentId, state, amountMinor: amounts.amountMinor, capturedMinor: amounts.capturedMinor, reference: truth!.reference }, stored({ kind: 'placed' }))
+    return placed === undefined ? earlier() : { kind: 'placed', answer: placed }
+  }
+  if (current.status === 'held' && (state === 'failed' || state === 'canceled')) {
+    const failure = truth === null ? { code: 'not_found', message: 'The payment provider has no such payment' } : (truth.failure ?? { code: state, message: `The payment was ${state}` })
+    const outcome = state === 'failed' ? ({ kind: 'declined', failure } as const) : ({ kind: 'canceled' } as const)
+    const kind: EventKind = state === 'failed' ? 'payment.failed' : 'payment.canceled'
+    const data = paymentOf(current, state, amounts, failure, provider.name)
+    const released = await releaseReservation(
+      sql,
+      { paymentId, state, failure, reference: truth?.reference ?? null, events: eventRows([{ kind, resourceId: paymentId, data, customerId: current.customerId, requestId: options.requestId }]) },
+      stored(outcome),
+    )
+    return released ? outcome : earlier()
+  }
+  if (current.status === 'released' && SUCCEEDED.has(state)) return settleLateSuccess(db, provider, current, truth!, options)
+  if (current.status === 'held') {
+    const waiting = state === 'requires_action' ? 'requires_action' : 'pending'
+    await notePaymentProgress(sql, { paymentId, state: waiting, reference: truth?.reference ?? null, failure: null })
+    return {
+      kind: 'waiting',
+      payment: paymentOf(current, waiting, amounts, null, provider.name),
+      nextAction: truth?.nextAction ?? null,
+      reservedUntil: new Date(current.expiresAt!).toISOString(),
+    }
+  }
+  return earlier()
+}
+
+/**
+ * A payment that succeeded after its reservation was released: it still becomes the order when
+ * the stock is still there, else it is given back at the provider (refunded, or voided when only
+ * authorized) with payment.refunded or payment.canceled.
+ */
+async function settleLateSuccess(db: Database, provider: PaymentProvider, current: Settlement & { paymentId: string }, truth: ProviderPayment, options: SettleOptions): Promise<Settled> {
+  const sql = sqlOf(db)
+  const { paymentId } = current
+  if (await reacquireReservation(sql, paymentId)) return settlePayment(db, provider, paymentId, truth, options)
+  const voided = truth.status === 'authorized'
+  if (voided) await provider.cancel({ reference: truth.reference, idempotencyKey: `late-void:${paymentId}` })
+  else {
+    const left = truth.capturedMinor - truth.refundedMinor
+    if (left > 0) await provider.refund({ reference: truth.reference, amountMinor: left, currency: truth.currency, idempotencyKey: `late-refund:${paymentId}` })
+  }
+  const state = voided ? 'canceled' : 'refunded'
+  const amounts = voided ? { amountMinor: truth.amountMinor, capturedMinor: 0, refundedMinor: 0 } : { amountMinor: truth.amountMinor, capturedMinor: truth.capturedMinor, refundedMinor: truth.capturedMinor }
+  const data = paymentOf(current, state, amounts, null, provider.name)
+  await recordReturnedPayment(
+    sql,
+    { paymentId, state, capturedMinor: amounts.capturedMinor, refundedMinor: amounts.refundedMinor, reference: truth.reference },
+    eventRows([{ kind: voided ? 'payment.canceled' : 'payment.refunded', resourceId: paymentId, data, customerId: current.customerId, requestId: options.requestId }]),
+  )
+  return { kind: 'returned', state }
+}
