@@ -34,7 +34,7 @@ const deliveries: Delivery[] = []
 
 beforeAll(async () => {
   if (!existsSync(WORKER_MAIN)) throw new Error(`${WORKER_MAIN} is missing: build apps/worker first`)
-  ctx = await createTestContext()
+  ctx = await createTestContext({ paymentCapture: 'manual' })
   admin = (await ctx.signIn('admin')).token
   receiver = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -85,6 +85,12 @@ async function checkout(product: Product, token: string | undefined, paymentToke
   })
 }
 
+/**
+ * payment.refunded is written only for a payment that succeeded after its checkout was released
+ * and its stock sold (given back at the provider): the worker's payment sweep tests write it.
+ */
+const LATE_ONLY = 'payment.refunded'
+
 describe('webhook delivery of every event kind', () => {
   test('each subscriber gets exactly the events of its kind; a * subscriber gets them all', async () => {
     const secrets = new Map<string, string>()
@@ -133,13 +139,13 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { price: 32 }, token: admin })
-    // order.created, payment.succeeded, order.paid
+    // order.created, payment.authorized (PAYMENT_CAPTURE=manual here: its fulfillment captures it)
     const paid = await checkout(product, customer, 'tok_visa')
     expect(paid.statusCode, paid.body).toBe(201)
     const order = paid.json<Order>()
     // payment.failed
     expect((await checkout(product, undefined, 'tok_declined')).statusCode).toBe(402)
-    // order.shipped, order.completed
+    // payment.succeeded, order.paid (the capture), order.shipped, order.completed
     await ctx.expectStatus(201, {
       method: 'POST',
       url: `/api/v1/orders/${order.id}/fulfillments`,
@@ -148,8 +154,15 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/complete`, token: admin })
-    // order.refunded (a refund of a second order), order.cancelled (a third)
+    // order.refunded (a refund of a second order, captured first), order.cancelled and payment.canceled (a third, its authorization voided)
     const refunded = (await checkout(product, undefined, 'tok_visa')).json<Order>()
+    await ctx.expectStatus(200, {
+      method: 'POST',
+      url: `/api/v1/payments/${refunded.payments[0]!.id}/capture`,
+      payload: {},
+      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+      token: admin,
+    })
     await ctx.expectStatus(201, {
       method: 'POST',
       url: `/api/v1/payments/${refunded.payments[0]!.id}/refunds`,
@@ -186,12 +199,13 @@ describe('webhook delivery of every event kind', () => {
     const story = events.filter((event) => event.resource_id === order.id)
     expect(story.map((event) => [event.sequence, event.kind])).toEqual([
       [1, 'order.created'],
-      [2, 'payment.succeeded'],
-      [3, 'order.paid'],
-      [4, 'order.shipped'],
-      [5, 'order.completed'],
+      [2, 'payment.authorized'],
+      [3, 'payment.succeeded'],
+      [4, 'order.paid'],
+      [5, 'order.shipped'],
+      [6, 'order.completed'],
     ])
-    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(EVENT_KINDS))
+    expect(new Set(events.map((event) => event.kind))).toEqual(new Set(EVENT_KINDS.filter((kind) => kind !== LATE_ONLY)))
     await vi.waitFor(() => expect(deliveries.filter((delivery) => delivery.path === '/*')).toHaveLength(events.length), {
       timeout: 20_000,
       interval: 100,

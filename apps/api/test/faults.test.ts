@@ -227,11 +227,17 @@ describe('an API process killed in the middle of checkouts', () => {
       expect(order).toMatchObject({ lines: 1, items_total: order.total, paid: order.total })
       expect(order.events).toEqual(expect.arrayContaining(['order.created', 'payment.succeeded', 'order.paid']))
     }
-    const [stock] = await sql<{ left: number; sold: number; closed: number }[]>`
+    // A completion cut between its reservation and its settlement holds its units (the worker's
+    // sweeps settle it later): every unit is in stock, sold, or held by a payment in progress.
+    const [stock] = await sql<{ left: number; sold: number; held: number; unsettled: number; closed: number }[]>`
       select (select inventory_quantity from products where id = ${String(product.body.id)}) as left,
         (select coalesce(sum(quantity), 0)::int from order_items) as sold,
+        (select coalesce(sum((s->>'quantity')::int), 0)::int from checkout_reservations r, jsonb_array_elements(r.stock) s where r.status = 'held') as held,
+        (select count(*)::int from checkout_reservations r join payments p on p.id = r.payment_id
+          where r.status = 'held' and p.status = 'pending' and p.order_id is null) as unsettled,
         (select count(*)::int from checkouts where status = 'completed') as closed`
-    expect(stock!.left + stock!.sold).toBe(1000)
+    expect(stock!.left + stock!.sold + stock!.held).toBe(1000)
+    expect(stock!.unsettled).toBe(await sql`select 1 from checkout_reservations where status = 'held'`.then((rows) => rows.length))
     expect(stock!.closed).toBe(orders.length)
   })
 })

@@ -181,6 +181,7 @@ interface OperationObject {
   parameters?: { in: string; name: string }[]
   requestBody?: unknown
   responses?: Record<string, ResponseObject>
+  'x-idempotency-not-stored'?: number[]
 }
 
 /**
@@ -209,8 +210,10 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
       const responses = (operation.responses ??= {})
       // The route's own answers that an Idempotency-Key stores may be replays (idempotency.ts).
       if ((operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')) {
+        // A route names the answers it never stores (`x-idempotency-not-stored`: the checkout completion's 200 and 202).
+        const notStored = new Set(operation['x-idempotency-not-stored']?.map(String))
         for (const [status, response] of Object.entries(responses)) {
-          if (isStoredStatus(Number(status))) response.headers = { ...headerRef('Idempotent-Replayed'), ...response.headers }
+          if (isStoredStatus(Number(status)) && !notStored.has(status)) response.headers = { ...headerRef('Idempotent-Replayed'), ...response.headers }
         }
       }
       responses['500'] ??= { description: 'internal_error: an unexpected failure (never with internals)', content: ERROR_CONTENT }

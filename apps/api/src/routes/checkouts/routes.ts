@@ -89,6 +89,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
         headers: IdempotencyKeyRequired,
         body: CompleteCheckout,
         response: { 200: Order, 201: Order, 202: CheckoutPaymentPending, ...errorResponses(400, 401, 402, 404, 409, 422, 429, 502) },
+        'x-idempotency-not-stored': [200, 202],
       },
     },
     async (request, reply) => {
