@@ -328,8 +328,14 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
       '--shipping-address-line1', '1 High St', '--shipping-address-city', 'Leeds', '--shipping-address-country', 'GB',
     ])
     expect(pending.status).toBe('pending')
-    const paid = await json<{ status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
-    expect(paid.status).toBe('succeeded')
+    const paid = await json<{ id: string; status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
+    expect(paid.status).toBe('captured')
+    // An order's own payment is captured at once: there is nothing held to capture or void.
+    for (const command of ['capture', 'cancel']) {
+      const refusedCapture = await commerce(['payments', command, paid.id])
+      expect(refusedCapture.code).toBe(1)
+      expect(errorText(refusedCapture.stderr)).toContain('(conflict, HTTP 409)')
+    }
     expect((await json<{ status: string }>(['orders', 'cancel', pending.id])).status).toBe('cancelled')
     expect((await commerce(['orders', 'delete', pending.id])).code).toBe(0)
     await commerce(['coupons', 'delete', coupon.id])
