@@ -242,7 +242,7 @@ async function createBenchCarts(monitor, productIds) {
 }
 
 /** The tables a checkout reads or writes. */
-const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'products', 'product_variants', 'coupons', 'orders',
+const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'checkout_reservations', 'products', 'product_variants', 'coupons', 'orders',
   'order_items', 'payments', 'events', 'event_outbox', 'idempotency_keys']
 
 /**
