@@ -172,8 +172,8 @@ describe('the worker process', () => {
       // once its jobs are unlocked as stale, so the restarted worker runs until no job is left.
       const finished = async () => {
         if (delivered().size < 1000) return false
-        const [{ jobs }] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
-        return jobs === '0'
+        const [row] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
+        return row!.jobs === '0'
       }
 
       const killed = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size >= 300, pid, 'SIGKILL') })
