@@ -26,9 +26,10 @@ const expect = (ok, message) => {
 const read = (path) => readFileSync(join(root, path), 'utf8')
 
 // The variables the apps read: the API's `text('NAME')`, `integer('NAME', …)` …, the worker's
-// VARIABLES keys.
+// VARIABLES keys, and the payment provider's (@commerce/payments, read by both).
 const known = new Set([
   ...[...read('apps/api/src/config.ts').matchAll(/\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]),
+  ...[...read('packages/payments/src/config.ts').matchAll(/\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]),
   ...[...read('apps/worker/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]*): \{/gm)].map((m) => m[1]),
 ])
 for (const name of ['DATABASE_URL', 'JWT_SECRET', 'REDIS_URL', 'WORKER_HEALTH_PORT', 'PORT']) {

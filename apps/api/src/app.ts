@@ -11,7 +11,6 @@ import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import { createIdempotency } from './idempotency.js'
 import type { PaymentProvider } from '@commerce/domain'
-import { testProvider } from '@commerce/payments'
 import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
@@ -61,7 +60,7 @@ export interface BuildOptions {
    * serializers), e.g. a `stream` to capture the lines; false silences logging.
    */
   logger?: false | { level?: LogLevel; stream?: LogDestination }
-  /** Where charges and refunds go; the built-in `test` provider by default. */
+  /** Where charges and refunds go, instead of config.paymentProvider (tests). */
   paymentProvider?: PaymentProvider
 }
 
@@ -156,7 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     redisUrl: config.redisUrl,
   })
 
-  app.decorate('paymentProvider', options.paymentProvider ?? testProvider)
+  app.decorate('paymentProvider', options.paymentProvider ?? config.paymentProvider)
   app.decorate('idempotency', createIdempotency(app.db))
   await registerRoutes(app, config)
 

@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_SCRYPT_COST, parseDuration, type DurationUnit } from '@commerce/domain'
+import { DEFAULT_SCRYPT_COST, parseDuration, type DurationUnit, type PaymentProvider } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
+import { paymentProviderFromEnv } from '@commerce/payments'
 import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
 
 export interface Config {
@@ -50,6 +51,8 @@ export interface Config {
   paymentCapture: 'automatic' | 'manual'
   /** How long a checkout holds its stock and coupons while its payment waits (3-D Secure); later the worker releases them. */
   checkoutReservationTtlMs: number
+  /** Where payments go: PAYMENT_PROVIDER and the STRIPE_* settings (@commerce/payments config.ts). */
+  paymentProvider: PaymentProvider
   /**
    * Browser origins allowed to call the API (CORS) and to open its WebSocket: exact origins, or
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
@@ -146,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (jwtSecret === undefined && nodeEnv === 'production') {
     problems.push('JWT_SECRET is required when NODE_ENV=production')
   }
+  const payments = paymentProviderFromEnv(env)
+  problems.push(...payments.problems)
   const config: Omit<Config, 'jwtSecret'> = {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -175,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     paymentCapture: oneOf('PAYMENT_CAPTURE', ['automatic', 'manual'] as const, 'automatic'),
     checkoutReservationTtlMs: duration('CHECKOUT_RESERVATION_TTL', '15m', 'ms'),
+    paymentProvider: payments.provider,
     corsOrigins: origins('CORS_ORIGINS'),
   }
   if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')

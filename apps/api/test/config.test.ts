@@ -1,7 +1,10 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
+import { testProvider } from '@commerce/payments'
 import { parseDuration } from '@commerce/domain'
 import { ConfigError, loadConfig } from '../src/config.js'
 
@@ -81,6 +84,30 @@ describe('loadConfig', () => {
   test('WEBHOOK_ALLOW_PRIVATE_TARGETS takes true or false', () => {
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', COMMERCE_DATA_DIR: dataDir() }).webhookAllowPrivateTargets).toBe(true)
     expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false', COMMERCE_DATA_DIR: dataDir() }).webhookAllowPrivateTargets).toBe(false)
+  })
+
+  test('payments go to the test provider by default and to Stripe with both of its keys; half of them is refused', () => {
+    expect(loadConfig({ COMMERCE_DATA_DIR: dataDir() }).paymentProvider).toBe(testProvider)
+    const keys = { STRIPE_SECRET_KEY: 'sk_test_not_shown_0123456789', STRIPE_WEBHOOK_SECRET: 'whsec_not_shown_0123456789' }
+    expect(loadConfig({ ...keys, COMMERCE_DATA_DIR: dataDir() }).paymentProvider.name).toBe('stripe')
+    const half = () => loadConfig({ STRIPE_SECRET_KEY: keys.STRIPE_SECRET_KEY, PORT: 'eighty', COMMERCE_DATA_DIR: dataDir() })
+    expect(half).toThrow(ConfigError)
+    expect(half).toThrow(/^Invalid environment:\n {2}- STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY \(Stripe needs both\)\n {2}- PORT must be an integer/)
+    expect(half).not.toThrow(/not_shown/)
+  })
+
+  test('the built API (dist/main.js) refuses to start with half of the Stripe keys, naming the missing one', () => {
+    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url))
+    if (!existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` in apps/api first`)
+    const secretKey = 'sk_test_not_shown_0123456789'
+    const exit = spawnSync(process.execPath, [main], {
+      env: { PATH: process.env.PATH, COMMERCE_DATA_DIR: dataDir(), STRIPE_SECRET_KEY: secretKey },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(exit.status).toBe(1)
+    expect(exit.stderr.trim()).toBe('Invalid environment:\n  - STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY (Stripe needs both)')
+    expect(exit.stdout).toBe('')
   })
 
   test('reads durations with units', () => {

@@ -4,6 +4,7 @@ import { expect, inject } from 'vitest'
 import { apiKeyLookupPrefix, generateApiKey, hashApiKey, hashPassword, type Product, type Role } from '@commerce/domain'
 import { createApiKey, createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { testProvider } from '@commerce/payments'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import type { Config } from '../src/config.js'
 
@@ -41,6 +42,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     webhookAllowPrivateTargets: true,
     paymentCapture: 'automatic',
     checkoutReservationTtlMs: 15 * 60_000,
+    paymentProvider: testProvider,
     corsOrigins: undefined,
     ...overrides,
   }

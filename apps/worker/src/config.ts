@@ -1,8 +1,9 @@
 /** The worker's configuration: read from the environment once, validated, typed. */
 import { Type, type Static, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
-import { parseDuration } from '@commerce/domain'
+import { parseDuration, type PaymentProvider } from '@commerce/domain'
 import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
+import { paymentProviderFromEnv } from '@commerce/payments'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`. */
@@ -26,6 +27,12 @@ export interface Config {
   healthPort: number | undefined
   /** on this address: WORKER_HEALTH_HOST, else HOST (where the API listens), else every interface. */
   healthHost: string
+  /** The provider the sweeps ask, as the API's (PAYMENT_PROVIDER, STRIPE_*: @commerce/payments config.ts). */
+  paymentProvider: PaymentProvider
+  /** How often one of the workers sweeps the checkouts' payments (payment-sweeps.ts). */
+  paymentSweepIntervalMs: number
+  /** A payment in progress unchanged for this long is looked up at the provider. */
+  paymentReconcileAfterMs: number
 }
 
 const DURATION = /^(\d+)(ms|s|m|h)$/
@@ -37,6 +44,9 @@ export function parseRetrySchedule(text: string): number[] | undefined {
   if (waits.some((match) => !match)) return undefined
   return waits.map((match) => Number(match![1]) * UNIT_MS[match![2] as keyof typeof UNIT_MS])
 }
+
+/** A duration more than zero, as parseDuration reads it (a bare number is in the variable's default unit). */
+const DURATION_PATTERN = '^0*[1-9]\\d*\\s*(ms|s|m|h|d)?$'
 
 /** Each variable with the sentence that explains it when its value is refused. */
 const VARIABLES = {
@@ -58,8 +68,16 @@ const VARIABLES = {
   },
   DATABASE_CONNECT_TIMEOUT: {
     // As the API reads it: a bare number is milliseconds.
-    schema: Type.String({ pattern: '^0*[1-9]\\d*\\s*(ms|s|m|h|d)?$', default: '5s' }),
+    schema: Type.String({ pattern: DURATION_PATTERN, default: '5s' }),
     problem: 'must be a duration such as 5s or 1500ms, more than zero',
+  },
+  PAYMENT_SWEEP_INTERVAL: {
+    schema: Type.String({ pattern: DURATION_PATTERN, default: '30s' }),
+    problem: 'must be a duration such as 30s or 500ms, more than zero',
+  },
+  PAYMENT_RECONCILE_AFTER: {
+    schema: Type.String({ pattern: DURATION_PATTERN, default: '2m' }),
+    problem: 'must be a duration such as 2m or 90s, more than zero',
   },
   WEBHOOK_TIMEOUT_MS: {
     schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
@@ -107,6 +125,8 @@ const Environment = Type.Object({
   DATABASE_POOL_MAX: VARIABLES.DATABASE_POOL_MAX.schema,
   DATABASE_CONNECT_TIMEOUT: VARIABLES.DATABASE_CONNECT_TIMEOUT.schema,
   LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
+  PAYMENT_SWEEP_INTERVAL: VARIABLES.PAYMENT_SWEEP_INTERVAL.schema,
+  PAYMENT_RECONCILE_AFTER: VARIABLES.PAYMENT_RECONCILE_AFTER.schema,
   WEBHOOK_TIMEOUT_MS: VARIABLES.WEBHOOK_TIMEOUT_MS.schema,
   WEBHOOK_RETRY_SCHEDULE: VARIABLES.WEBHOOK_RETRY_SCHEDULE.schema,
   WEBHOOK_DISABLE_AFTER: VARIABLES.WEBHOOK_DISABLE_AFTER.schema,
@@ -123,6 +143,8 @@ const ECHOED: ReadonlySet<Name> = new Set([
   'DATABASE_POOL_MAX',
   'DATABASE_CONNECT_TIMEOUT',
   'LOG_LEVEL',
+  'PAYMENT_SWEEP_INTERVAL',
+  'PAYMENT_RECONCILE_AFTER',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_RETRY_SCHEDULE',
   'WEBHOOK_DISABLE_AFTER',
@@ -144,7 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     input[name] = integer ? Number(value) : value
   }
   const candidate = Value.Default(Environment, input)
-  if (!Value.Check(Environment, candidate)) {
+  const payments = paymentProviderFromEnv(env)
+  if (!Value.Check(Environment, candidate) || payments.problems.length > 0) {
     const bad = new Set<Name>()
     for (const error of Value.Errors(Environment, candidate)) {
       const name = error.instancePath.split('/')[1] as Name | undefined
@@ -154,7 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const got = ECHOED.has(name) ? ` (got '${String(input[name])}')` : ''
       return `${name} ${VARIABLES[name].problem}${got}`
     })
-    throw new Error(`Invalid environment: ${problems.join('; ')}`)
+    throw new Error(`Invalid environment: ${[...problems, ...payments.problems].join('; ')}`)
   }
   const valid = candidate as Environment
   return {
@@ -170,5 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateTargets: valid.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     healthPort: valid.WORKER_HEALTH_PORT,
     healthHost: valid.WORKER_HEALTH_HOST ?? valid.HOST ?? '0.0.0.0',
+    paymentProvider: payments.provider,
+    paymentSweepIntervalMs: parseDuration(valid.PAYMENT_SWEEP_INTERVAL)!,
+    paymentReconcileAfterMs: parseDuration(valid.PAYMENT_RECONCILE_AFTER)!,
   }
 }

@@ -48,6 +48,11 @@ async function main(): Promise<void> {
         disableAfterMs: config.webhookDisableAfterMs,
         allowPrivateTargets: config.webhookAllowPrivateTargets,
       },
+      payments: {
+        provider: config.paymentProvider,
+        intervalMs: config.paymentSweepIntervalMs,
+        reconcileAfterMs: config.paymentReconcileAfterMs,
+      },
       logger,
     })
     const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, config.healthHost, () => !stopping, worker.metrics.registry)
@@ -55,6 +60,8 @@ async function main(): Promise<void> {
       concurrency: config.concurrency,
       database: redactUrl(database.url),
       embedded: database.startedHere,
+      // Its name only: the provider's keys are never logged.
+      payment_provider: config.paymentProvider.name,
       health: health?.address(),
     })
     const outcome = await Promise.race([

@@ -1,10 +1,11 @@
 /**
  * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
  * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
- * by task, and the job pool's connections. The names are listed in the README ("Metrics").
+ * by task, the payments the sweeps settled, and the job pool's connections. The names are listed in the README ("Metrics").
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'
+import type { Settled } from '@commerce/payments'
 import { timedOut, type NextStep, type Outcome } from './delivery.js'
 
 const PREFIX = 'commerce_'
@@ -39,6 +40,8 @@ export interface WorkerMetrics {
   job(task: string, result: 'completed' | 'error', seconds: number): void
   /** Counts transactions whose events the outbox relay turned into fan-out jobs. */
   relayed(transactions: number): void
+  /** Counts a payment a sweep settled, or left waiting, by sweep and outcome (payment-sweeps.ts). */
+  paymentSettled(source: 'expiry' | 'reconcile', outcome: Settled['kind']): void
   /** Reports this pool's connections at each scrape. */
   watchPool(pool: pg.Pool): void
 }
@@ -105,6 +108,12 @@ export function createWorkerMetrics(): WorkerMetrics {
     help: 'Outbox rows (the events of one committed transaction) this worker turned into fan-out jobs',
     registers: [registry],
   })
+  const settlements = new Counter({
+    name: `${PREFIX}worker_payment_settlements_total`,
+    help: 'Checkout payments the payment sweeps asked the provider about, by source (expiry, reconcile) and outcome (placed, declined, canceled, waiting, returned, earlier: settled by someone else first)',
+    labelNames: ['source', 'outcome'] as const,
+    registers: [registry],
+  })
   const pools: pg.Pool[] = []
   new Gauge({
     name: `${PREFIX}db_pool_connections`,
@@ -154,6 +163,9 @@ export function createWorkerMetrics(): WorkerMetrics {
     },
     relayed(transactions) {
       relayed.inc(transactions)
+    },
+    paymentSettled(source, outcome) {
+      settlements.inc({ source, outcome })
     },
     watchPool(pool) {
       pools.push(pool)

@@ -7,6 +7,7 @@ import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
+import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
 import { unlockStaleJobs } from './recovery.js'
 import { createDeliveryAgent } from './ssrf.js'
 import { createTaskList, cronItems } from './tasks/index.js'
@@ -32,6 +33,8 @@ export interface WorkerSettings {
    */
   pollIntervalMs?: number
   webhooks: WebhookSettings
+  /** The checkouts' payment sweeps (payment-sweeps.ts); none when omitted. */
+  payments?: PaymentSweepSettings
   logger: Logger
   /** Where deliveries and jobs are counted; a registry of its own when omitted. */
   metrics?: WorkerMetrics
@@ -135,9 +138,12 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   }
   const recovery = setInterval(() => void recover(), RECOVERY_INTERVAL_MS)
   recovery.unref()
+  const sweeps = settings.payments && startPaymentSweeps({ ...settings.payments, databaseUrl: settings.databaseUrl, connectTimeoutMs, logger, metrics })
   let stopping: Promise<void> | undefined
   const stop = async () => {
     clearInterval(recovery)
+    // Told at once, so that a sweep under way ends while the jobs finish.
+    const sweepsStopped = sweeps?.stop()
     try {
       // The relay first: jobs it adds while the runner stops would wait for the next worker.
       await relay?.stop()
@@ -145,7 +151,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       // Attempts that outlived their jobs end within the time limit; then they are recorded.
       await background.drain()
     } finally {
-      await Promise.all([pgPool.end(), dispatcher.close()])
+      await Promise.all([pgPool.end(), dispatcher.close(), sweepsStopped])
     }
   }
   return { runner, metrics, stop: () => (stopping ??= stop()) }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { testProvider } from '@commerce/payments'
 import { loadConfig } from '../src/config.js'
 
 describe('loadConfig', () => {
@@ -16,6 +17,9 @@ describe('loadConfig', () => {
       webhookAllowPrivateTargets: false,
       healthPort: undefined,
       healthHost: '0.0.0.0',
+      paymentProvider: testProvider,
+      paymentSweepIntervalMs: 30_000,
+      paymentReconcileAfterMs: 120_000,
     })
   })
 
@@ -39,6 +43,8 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WORKER_HEALTH_PORT: '9464',
       WORKER_HEALTH_HOST: '10.0.0.5',
+      PAYMENT_SWEEP_INTERVAL: '200ms',
+      PAYMENT_RECONCILE_AFTER: '90s',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -53,6 +59,9 @@ describe('loadConfig', () => {
       webhookAllowPrivateTargets: true,
       healthPort: 9464,
       healthHost: '10.0.0.5',
+      paymentProvider: testProvider,
+      paymentSweepIntervalMs: 200,
+      paymentReconcileAfterMs: 90_000,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })
     expect(loadConfig({ WEBHOOK_DISABLE_AFTER: 'never' }).webhookDisableAfterMs).toBeNull()
@@ -72,6 +81,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/)
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/)
     expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '5' })).toThrow(/WEBHOOK_DISABLE_AFTER must be a duration with a unit/)
+  })
+
+  it('reads the payment provider as the API does, and names its problems after the others', () => {
+    const keys = { STRIPE_SECRET_KEY: 'sk_test_not_shown_0123456789', STRIPE_WEBHOOK_SECRET: 'whsec_not_shown_0123456789' }
+    expect(loadConfig(keys).paymentProvider.name).toBe('stripe')
+    const half = () => loadConfig({ STRIPE_WEBHOOK_SECRET: keys.STRIPE_WEBHOOK_SECRET, PAYMENT_SWEEP_INTERVAL: 'often' })
+    expect(half).toThrow(
+      "Invalid environment: PAYMENT_SWEEP_INTERVAL must be a duration such as 30s or 500ms, more than zero (got 'often'); " +
+        'STRIPE_SECRET_KEY is required with STRIPE_WEBHOOK_SECRET (Stripe needs both)',
+    )
+    expect(half).not.toThrow(/not_shown/)
+    expect(() => loadConfig({ PAYMENT_RECONCILE_AFTER: '0s' })).toThrow(/PAYMENT_RECONCILE_AFTER must be a duration such as 2m or 90s, more than zero/)
   })
 
   it('refuses fractional and negative integers rather than rounding them', () => {

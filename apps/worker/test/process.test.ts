@@ -172,8 +172,8 @@ describe('the worker process', () => {
       // once its jobs are unlocked as stale, so the restarted worker runs until no job is left.
       const finished = async () => {
         if (delivered().size < 1000) return false
-        const [{ jobs }] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
-        return jobs === '0'
+        const [row] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
+        return row!.jobs === '0'
       }
 
       const killed = await runWorker(env, { text: 'worker started', then: (pid) => waitThen(() => delivered().size >= 300, pid, 'SIGKILL') })
@@ -283,6 +283,21 @@ describe('the worker process', () => {
       await receiver.close()
       await own.drop()
     }
+  })
+
+  it("names the payment provider in 'worker started', never its keys", async () => {
+    const keys = { STRIPE_SECRET_KEY: 'sk_test_not_shown_0123456789', STRIPE_WEBHOOK_SECRET: 'whsec_not_shown_0123456789' }
+    const exit = await runWorker({ DATABASE_URL: database.url, ...keys }, { text: 'worker started', then: (pid) => process.kill(pid, 'SIGTERM') })
+    expect(exit).toMatchObject({ code: 0, signal: null })
+    expect(jsonLines(exit.stdout).find((line) => line.msg === 'worker started')).toMatchObject({ payment_provider: 'stripe' })
+    expect(exit.stdout + exit.stderr).not.toContain('not_shown')
+  })
+
+  it('exits 1 naming the missing variable when half of the Stripe keys is set, without showing the other', async () => {
+    const exit = await runWorker({ DATABASE_URL: database.url, STRIPE_SECRET_KEY: 'sk_test_not_shown_0123456789' })
+    expect(exit.code).toBe(1)
+    expect(exit.stderr.trim()).toBe('Invalid environment: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY (Stripe needs both)')
+    expect(exit.stdout).toBe('')
   })
 
   it('exits 1 naming the variable when WORKER_CONCURRENCY is not a number', async () => {

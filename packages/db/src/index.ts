@@ -62,3 +62,4 @@ export {
   type Settlement,
   type StoredAnswer,
 } from './sql/checkout-settlement.js'
+export { expiredReservations, stuckPayments, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'

@@ -258,6 +258,7 @@ export {
   PAYMENT_ACTIONS,
   PAYMENT_MOVES,
   PAYMENT_STATES,
+  PROVIDER_UNANSWERED,
   ProviderUnavailableError,
   WebhookSignatureError,
   applyProviderPayment,

@@ -349,6 +349,12 @@ export interface PaymentProvider {
   parseWebhook(request: { rawBody: Buffer; headers: Record<string, string | string[] | undefined> }): Promise<ProviderWebhook>
 }
 
+/**
+ * The failure code kept on a payment whose provider call got no answer (ProviderUnavailableError):
+ * the checkout's next completion and the worker's reconciliation sweep ask the provider again.
+ */
+export const PROVIDER_UNANSWERED = 'provider_unanswered'
+
 /** The provider could not be reached or failed; what happened to the payment is not known yet. */
 export class ProviderUnavailableError extends Error {
   constructor(message = 'The payment provider did not answer') {

@@ -148,9 +148,10 @@ export async function releaseReservation(sql: SqlClient, release: Release, store
   return released
 }
 
+// The amounts as float8 (exact within Number.MAX_SAFE_INTEGER): postgres.js reads bigint as text.
 const SETTLEMENT = `
 select r.status, r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
-  p.provider_reference as "reference", p.amount_minor as "amountMinor", p.captured_minor as "capturedMinor",
+  p.provider_reference as "reference", p.amount_minor::float8 as "amountMinor", p.captured_minor::float8 as "capturedMinor",
   p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
   p.failure_code as "failureCode", p.method, p.created_at as "createdAt",
   (select c.customer_id from checkouts k2 join carts c on c.id = k2.cart_id where k2.id = p.checkout_id) as "customerId"

@@ -22,6 +22,7 @@ import type { FastifyReply } from 'fastify'
 import {
   checkoutRefusal,
   moveOrder,
+  PROVIDER_UNANSWERED,
   ProviderUnavailableError,
   type Address,
   type CaptureMode,
@@ -59,8 +60,6 @@ import { orderItemRows } from '../orders/lines.js'
 import { loadOrder, orderEvent, orderEventJson, toOrder, type OrderRow } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
-/** A payment whose provider call failed without an answer: what happened is asked again (retrieve). */
-const PROVIDER_UNANSWERED = 'provider_unanswered'
 /** A payment `pending` for less than this is taken to be with the provider in another request: 409 payment_in_progress. */
 const IN_FLIGHT_MS = 60_000
 
