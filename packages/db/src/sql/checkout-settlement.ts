@@ -48,6 +48,17 @@ export interface SettledPayment {
 export type StoredAnswer = readonly (string | number | null)[]
 const NOTHING_STORED: StoredAnswer = [null, null, null, null, null, null]
 
+// A reservation's stock rows (`taken`), its coupons, products and variants locked in the
+// completion's order, from a CTE named `reservation` with its `stock` and `coupon_ids`.
+const LOCK_RESERVED = `taken as materialized (
+  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
+coupons_locked as materialized (
+  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
+products_locked as materialized (
+  select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
+variants_locked as materialized (
+  select v.id, v.inventory_quantity from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v)`
+
 // The order, its items, the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
 const PLACE = `
@@ -101,14 +112,7 @@ reservation as materialized (
   update checkout_reservations set status = 'released', updated_at = now()
   where payment_id = $1 and status = 'held' and exists (select from cart)
   returning stock, coupon_ids),
-taken as materialized (
-  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
-coupons_locked as materialized (
-  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
-products_locked as materialized (
-  select p.id from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
-variants_locked as materialized (
-  select v.id from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v),
+${LOCK_RESERVED},
 coupons_back as (
   update coupons c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
 products_back as (
@@ -196,14 +200,7 @@ reservation as materialized (
   select stock, coupon_ids from checkout_reservations r
   where r.payment_id = $1 and exists (select from cart)
     and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')),
-taken as materialized (
-  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
-coupons_locked as materialized (
-  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
-products_locked as materialized (
-  select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
-variants_locked as materialized (
-  select v.id, v.inventory_quantity from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v),
+${LOCK_RESERVED},
 enough as materialized (
   select exists (select from reservation) and not exists (
     select from taken t left join (select * from products_locked union all select * from variants_locked) s on s.id = t.id
