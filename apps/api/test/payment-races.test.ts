@@ -72,7 +72,7 @@ describe('the completion and Stripe’s webhook', () => {
     expect(await shop.stockOf(product.id)).toBe(12)
   })
 
-  test('the webhook before the completion’s own answer: the webhook places the order, the completion answers 200 with it, and so does its key again', async () => {
+  test('the webhook before the completion’s own answer: the webhook places the order, the completion answers 200 with it, and its key replays that answer', async () => {
     shop.fake.webhooks = 'auto'
     // Stripe's answer reaches the API only once its webhook has been handled.
     shop.use({
@@ -96,10 +96,40 @@ describe('the completion and Stripe’s webhook', () => {
 
     const again = await shop.complete<Order>(checkout.id, CARD.visa, idempotencyKey)
     expect(again.status).toBe(200)
-    expect(again.body.id).toBe(completion.body.id)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(completion.body)
     expect(await shop.ordersOf(checkout.id)).toHaveLength(1)
     expect(shop.createsOf(completion.body.payments[0]!.id)).toHaveLength(1)
     expect(await shop.stockOf(product.id)).toBe(2)
+  })
+
+  test('a decline whose webhook is handled before the completion’s own answer: 402, and the same key replays that 402 without asking Stripe again', async () => {
+    shop.fake.webhooks = 'auto'
+    shop.use({
+      ...stripe,
+      async authorize(request) {
+        const payment = await stripe.authorize(request)
+        await vi.waitFor(() => expect(deliveriesOf(payment.reference)).toEqual([{ type: 'payment_intent.payment_failed', status: 200 }]), { timeout: 10_000 })
+        return payment
+      },
+    })
+    const product = await shop.createProduct({ title: 'Declined twice?', price: 19, inventory_quantity: 1 })
+    const checkout = await shop.startCheckout(product)
+    const idempotencyKey = key()
+
+    const declined = await shop.complete<ErrorBody>(checkout.id, CARD.declined, idempotencyKey)
+    expect(declined.status, JSON.stringify(declined.body)).toBe(402)
+    expect(declined.body.error.code).toBe('payment_declined')
+    const [payment] = await shop.paymentsOf(checkout.id)
+    expect(payment).toMatchObject({ status: 'failed', failureCode: 'generic_decline' })
+    expect(await shop.stockOf(product.id)).toBe(1)
+
+    const again = await shop.complete<ErrorBody>(checkout.id, CARD.declined, idempotencyKey)
+    expect(again.status).toBe(402)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.body).toEqual(declined.body)
+    expect(await shop.paymentsOf(checkout.id)).toHaveLength(1)
+    expect(shop.createsOf(payment!.id)).toHaveLength(1)
   })
 
   test('out of order: payment_intent.requires_action delivered after payment_intent.succeeded changes nothing', async () => {
@@ -249,7 +279,7 @@ describe('50 checkouts of the last 7 units, Stripe taking 200 ms', () => {
     const openWhenAllIn = () => {
       if (inFlight >= STOCK && refused === BUYERS - STOCK) open()
     }
-    const valve = setTimeout(open, 20_000)
+    const valve = setTimeout(open, 10_000)
     shop.use({
       ...stripe,
       async authorize(request) {
