@@ -75,6 +75,8 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
     ])
     expect(await shop.stockOf(product.id)).toBe(3)
     expect(await shop.orderEvents(order.id)).toEqual(['order.created', 'payment.succeeded', 'order.paid'])
+    // The answer is the order as it is stored.
+    expect((await shop.call<Order>('GET', `/api/v1/orders/${order.id}`, { token: shop.admin })).body).toEqual(order)
 
     // Stripe's webhook for the same payment comes after the answer: it finds the order placed.
     const succeeded = shop.eventOf('payment_intent.succeeded', intent.id)
@@ -114,6 +116,7 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
     expect(placed.body).toMatchObject({ status: 'paid', payment_status: 'paid', amount_paid: total })
     expect(placed.body.payments).toEqual([expect.objectContaining({ id: pending.payment.id, provider: 'stripe', status: 'captured', amount_captured: total })])
     expect(shop.fake.requests).toContainEqual(expect.objectContaining({ method: 'GET', path: `/v1/payment_intents/${intent.id}` }))
+    expect((await shop.call<Order>('GET', `/api/v1/orders/${placed.body.id}`, { token: shop.admin })).body).toEqual(placed.body)
 
     const replay = await shop.complete<Order>(checkout.id, CARD.threeDSecure, idempotencyKey)
     expect(replay.status).toBe(201)
