@@ -153,6 +153,20 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
     expect(await shop.stockOf(product.id)).toBe(1)
   })
 
+  test('3-D Secure failed by the customer: completing again answers 402 (payment_intent_authentication_failure) and gives the stock back', async () => {
+    const product = await shop.createProduct({ title: 'Unconfirmed chair', price: 60, inventory_quantity: 1 })
+    const { checkout, pending, intent } = await awaitingThreeDSecure(product)
+    expect(await shop.stockOf(product.id)).toBe(0)
+    shop.fake.completeAction(intent.id, { succeed: false })
+
+    const declined = await shop.complete<ErrorBody>(checkout.id, CARD.threeDSecure)
+    expect(declined.status, JSON.stringify(declined.body)).toBe(402)
+    expect(declined.body.error).toMatchObject({ code: 'payment_declined', details: [{ field: 'payment.token', message: 'payment_intent_authentication_failure' }] })
+    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: pending.payment.id, status: 'failed', failureCode: 'payment_intent_authentication_failure' })])
+    expect(await shop.stockOf(product.id)).toBe(1)
+    expect(await shop.ordersOf(checkout.id)).toEqual([])
+  })
+
   test('pm_card_chargeDeclined: 402, the stock and the coupon use given back, the cart open again, the payment failed with payment.failed; a good card then places the order', async () => {
     await shop.ctx.handle.db.insert(coupons).values({ code: 'STRIPE10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
     const timesUsed = async () => (await shop.ctx.handle.sql<{ n: number }[]>`select times_used as n from coupons where code = 'STRIPE10'`)[0]!.n
@@ -328,6 +342,27 @@ describe('PAYMENT_CAPTURE=manual with Stripe', () => {
     expect(await manual.stockOf(product.id)).toBe(2)
   })
 
+  test('3-D Secure under manual capture: once confirmed, the webhook payment_intent.amount_capturable_updated places the order authorized', async () => {
+    const product = await manual.createProduct({ title: 'Held after 3DS', price: 35, inventory_quantity: 1 })
+    const checkout = await manual.startCheckout(product)
+    const pending = await manual.complete<CheckoutPaymentPending>(checkout.id, CARD.threeDSecure)
+    expect(pending.status, JSON.stringify(pending.body)).toBe(202)
+    expect(pending.body.payment).toMatchObject({ status: 'requires_action', capture_mode: 'manual' })
+    const [intent] = manual.intentsOf(pending.body.payment.id)
+    manual.fake.completeAction(intent!.id)
+    await manual.fake.sendEvent(manual.eventOf('payment_intent.amount_capturable_updated', intent!.id))
+
+    const [order] = await manual.ordersOf(checkout.id)
+    expect(order).toMatchObject({ status: 'pending', paymentStatus: 'authorized' })
+    expect(await manual.paymentsOf(checkout.id)).toEqual([
+      expect.objectContaining({ status: 'authorized', reference: intent!.id, amount: minor(checkout.totals.total), captured: 0, orderId: order!.id }),
+    ])
+    expect(await manual.orderEvents(order!.id)).toEqual(['order.created', 'payment.authorized'])
+    const later = await manual.complete<Order>(checkout.id, CARD.threeDSecure)
+    expect(later.status).toBe(200)
+    expect(later.body).toMatchObject({ id: order!.id, amount_authorized: checkout.totals.total, amount_paid: 0 })
+  })
+
   test('POST /payments/:id/capture of part, twice at once: one captures (partially_captured, the rest released at Stripe, the order paid), the other is 409; Stripe captured once', async () => {
     const { order, payment, intent } = await authorizedOrder(20)
     const total = order.totals.total
@@ -376,6 +411,17 @@ describe('PAYMENT_CAPTURE=manual with Stripe', () => {
     expect(cancelled.body.payments).toEqual([expect.objectContaining({ id: payment.id, status: 'canceled' })])
     expect(manual.fake.intents.get(intent.id)?.status).toBe('canceled')
     expect(await manual.stockOf(product.id)).toBe(2)
+    expect(await manual.orderEvents(order.id)).toEqual(['order.created', 'payment.authorized', 'payment.canceled', 'order.cancelled'])
+  })
+
+  test('cancelling an order whose authorization Stripe canceled already (held past 7 days) still cancels it and restocks', async () => {
+    const { product, order, payment, intent } = await authorizedOrder(12, 1)
+    // Stripe cancels an authorization it has held for 7 days; the API is not told before it acts.
+    await manual.adapter().cancel({ reference: intent.id, idempotencyKey: key() })
+    const cancelled = await manual.call<Order>('POST', `/api/v1/orders/${order.id}/cancel`, { token: manual.admin })
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', amount_authorized: 0, payments: [expect.objectContaining({ id: payment.id, status: 'canceled' })] })
+    expect(await manual.stockOf(product.id)).toBe(1)
     expect(await manual.orderEvents(order.id)).toEqual(['order.created', 'payment.authorized', 'payment.canceled', 'order.cancelled'])
   })
 
