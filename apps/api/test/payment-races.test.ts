@@ -37,6 +37,22 @@ function deliveriesOf(intentId: string): { type: EventType; status: number | nul
   return shop.fake.sent.filter((delivery) => delivery.event.data.object.id === intentId).map((delivery) => ({ type: delivery.event.type, status: delivery.status }))
 }
 
+/**
+ * Webhooks sent as they happen, and the app on the adapter whose answer to authorize reaches it
+ * only once it has handled Stripe's webhook of `type` about that payment.
+ */
+function webhookFirst(type: EventType): void {
+  shop.fake.webhooks = 'auto'
+  shop.use({
+    ...stripe,
+    async authorize(request) {
+      const payment = await stripe.authorize(request)
+      await vi.waitFor(() => expect(deliveriesOf(payment.reference)).toEqual([{ type, status: 200 }]), { timeout: 10_000 })
+      return payment
+    },
+  })
+}
+
 async function reservationOf(paymentId: string) {
   const [row] = await shop.ctx.handle.sql<{ status: string }[]>`select status from checkout_reservations where payment_id = ${paymentId}`
   return row?.status
@@ -73,16 +89,7 @@ describe('the completion and Stripe’s webhook', () => {
   })
 
   test('the webhook before the completion’s own answer: the webhook places the order, the completion answers 200 with it, and so does its key again (a 200 is not stored)', async () => {
-    shop.fake.webhooks = 'auto'
-    // Stripe's answer reaches the API only once its webhook has been handled.
-    shop.use({
-      ...stripe,
-      async authorize(request) {
-        const payment = await stripe.authorize(request)
-        await vi.waitFor(() => expect(deliveriesOf(payment.reference)).toEqual([{ type: 'payment_intent.succeeded', status: 200 }]), { timeout: 10_000 })
-        return payment
-      },
-    })
+    webhookFirst('payment_intent.succeeded')
     const product = await shop.createProduct({ title: 'Overtaken lamp', price: 16, inventory_quantity: 3 })
     const checkout = await shop.startCheckout(product)
     const idempotencyKey = key()
@@ -104,15 +111,7 @@ describe('the completion and Stripe’s webhook', () => {
   })
 
   test('a decline whose webhook is handled before the completion’s own answer: 402, and the same key replays that 402 without asking Stripe again', async () => {
-    shop.fake.webhooks = 'auto'
-    shop.use({
-      ...stripe,
-      async authorize(request) {
-        const payment = await stripe.authorize(request)
-        await vi.waitFor(() => expect(deliveriesOf(payment.reference)).toEqual([{ type: 'payment_intent.payment_failed', status: 200 }]), { timeout: 10_000 })
-        return payment
-      },
-    })
+    webhookFirst('payment_intent.payment_failed')
     const product = await shop.createProduct({ title: 'Declined twice?', price: 19, inventory_quantity: 1 })
     const checkout = await shop.startCheckout(product)
     const idempotencyKey = key()

@@ -28,6 +28,26 @@ async function awaitingThreeDSecure(product: Product, idempotencyKey = key()) {
   return { checkout, pending: pending.body, intent: intent! }
 }
 
+/**
+ * A checkout of one unit whose first completion Stripe does not answer within the adapter's
+ * timeoutMs (300 ms): `fault` makes it hang or answer late. Answers 502, the payment pending and
+ * unanswered, the unit held.
+ */
+async function unansweredCheckout(title: string, fault: () => void) {
+  shop.use(shop.adapter({ timeoutMs: 300 }))
+  const product = await shop.createProduct({ title, price: 12, inventory_quantity: 1 })
+  const checkout = await shop.startCheckout(product)
+  fault()
+  const first = await shop.complete<ErrorBody>(checkout.id, CARD.visa)
+  expect(first.status, JSON.stringify(first.body)).toBe(502)
+  expect(first.body.error.code).toBe('payment_provider_error')
+  const [payment] = await shop.paymentsOf(checkout.id)
+  expect(payment).toMatchObject({ status: 'pending', failureCode: 'provider_unanswered', orderId: null })
+  expect(await shop.stockOf(product.id)).toBe(0)
+  expect(await shop.ordersOf(checkout.id)).toEqual([])
+  return { product, checkout, payment: payment! }
+}
+
 describe('POST /checkouts/:id/complete with Stripe', () => {
   test('pm_card_visa: 201 with the order paid and its payment captured (provider stripe; the PaymentIntent is its reference, not shown); one PaymentIntent, created with our idempotency key', async () => {
     const product = await shop.createProduct({ title: 'Teapot', price: 24, inventory_quantity: 5 })
@@ -203,18 +223,9 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
   })
 
   test('Stripe not answering (the create hangs past timeoutMs, then a 500): 502 each time and the stock held; once Stripe answers, the payment is created under the same idempotency key: one PaymentIntent, one order', async () => {
-    shop.use(shop.adapter({ timeoutMs: 300 }))
-    const product = await shop.createProduct({ title: 'Flaky radio', price: 12, inventory_quantity: 1 })
-    const checkout = await shop.startCheckout(product)
-
-    shop.fake.hangNext(1)
-    const hung = await shop.complete<ErrorBody>(checkout.id, CARD.visa)
-    expect(hung.status, JSON.stringify(hung.body)).toBe(502)
-    expect(hung.body.error.code).toBe('payment_provider_error')
-    const [payment] = await shop.paymentsOf(checkout.id)
-    expect(payment).toMatchObject({ status: 'pending', failureCode: 'provider_unanswered', reference: null, orderId: null })
-    expect(await shop.stockOf(product.id)).toBe(0)
-    expect(shop.intentsOf(payment!.id)).toEqual([])
+    const { product, checkout, payment } = await unansweredCheckout('Flaky radio', () => shop.fake.hangNext(1))
+    expect(payment).toMatchObject({ reference: null })
+    expect(shop.intentsOf(payment.id)).toEqual([])
 
     // Asked again, Stripe fails (500, no retries): still unknown, still held.
     shop.fake.failNext(1, 500)
@@ -225,38 +236,30 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
 
     const placed = await shop.complete<Order>(checkout.id, CARD.visa)
     expect(placed.status, JSON.stringify(placed.body)).toBe(201)
-    const intents = shop.intentsOf(payment!.id)
+    const intents = shop.intentsOf(payment.id)
     expect(intents).toHaveLength(1)
     // The hung create and the one that went through: the same key, so Stripe could never charge twice.
-    expect(shop.createsOf(payment!.id).map((request) => request.idempotencyKey)).toEqual([`checkout-payment:${payment!.id}`, `checkout-payment:${payment!.id}`])
-    expect(placed.body.payments).toEqual([expect.objectContaining({ id: payment!.id, status: 'captured' })])
-    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: payment!.id, status: 'captured', reference: intents[0]!.id })])
+    expect(shop.createsOf(payment.id).map((request) => request.idempotencyKey)).toEqual([`checkout-payment:${payment.id}`, `checkout-payment:${payment.id}`])
+    expect(placed.body.payments).toEqual([expect.objectContaining({ id: payment.id, status: 'captured' })])
+    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: payment.id, status: 'captured', reference: intents[0]!.id })])
     expect(await shop.ordersOf(checkout.id)).toHaveLength(1)
     expect(await shop.stockOf(product.id)).toBe(0)
   })
 
   test('the answer to the create is lost (Stripe answers after timeoutMs): 502, the stock held; completing again finds that PaymentIntent by our payment id and places the order: one PaymentIntent, one order', async () => {
-    shop.use(shop.adapter({ timeoutMs: 300 }))
-    const product = await shop.createProduct({ title: 'Slow clock', price: 18, inventory_quantity: 1 })
-    const checkout = await shop.startCheckout(product)
-
-    shop.fake.setLatency(1500)
-    const lost = await shop.complete<ErrorBody>(checkout.id, CARD.visa)
-    expect(lost.status, JSON.stringify(lost.body)).toBe(502)
-    const [payment] = await shop.paymentsOf(checkout.id)
-    expect(payment).toMatchObject({ status: 'pending', failureCode: 'provider_unanswered' })
+    const { product, checkout, payment } = await unansweredCheckout('Slow clock', () => shop.fake.setLatency(1500))
     // Stripe charged after all: the intent exists, the API does not know it yet.
-    await expect.poll(() => shop.intentsOf(payment!.id).map((intent) => intent.status), { timeout: 10_000 }).toEqual(['succeeded'])
+    await expect.poll(() => shop.intentsOf(payment.id).map((intent) => intent.status), { timeout: 10_000 }).toEqual(['succeeded'])
     expect(await shop.stockOf(product.id)).toBe(0)
     expect(await shop.ordersOf(checkout.id)).toEqual([])
 
     shop.fake.setLatency(0)
     const placed = await shop.complete<Order>(checkout.id, CARD.visa)
     expect(placed.status, JSON.stringify(placed.body)).toBe(201)
-    const [intent] = shop.intentsOf(payment!.id)
-    expect(shop.intentsOf(payment!.id)).toHaveLength(1)
-    expect(shop.createsOf(payment!.id)).toHaveLength(1)
-    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: payment!.id, status: 'captured', reference: intent!.id, orderId: placed.body.id })])
+    const [intent] = shop.intentsOf(payment.id)
+    expect(shop.intentsOf(payment.id)).toHaveLength(1)
+    expect(shop.createsOf(payment.id)).toHaveLength(1)
+    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: payment.id, status: 'captured', reference: intent!.id, orderId: placed.body.id })])
     expect(await shop.ordersOf(checkout.id)).toHaveLength(1)
     expect(await shop.stockOf(product.id)).toBe(0)
   })
