@@ -283,6 +283,14 @@ export function createIdempotency(db: Database) {
       if (!key) return
       await Promise.all(sendLast(sql, () => sql.unsafe(STORE, storeParams(key, answer), { prepare: true })))
     },
+    /**
+     * Stores the answer in a statement of its own, outside any transaction: for an answer that no
+     * statement of the work stored (the completion's, when another request settled its payment first).
+     */
+    async storeNow(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
+      if (!key) return
+      await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
+    },
     send: sendAnswer,
   }
 

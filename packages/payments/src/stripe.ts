@@ -111,7 +111,14 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
     },
 
     async cancel({ reference, idempotencyKey }) {
-      return paymentOf(await call(() => stripe.paymentIntents.cancel(reference, { expand: EXPAND }, { idempotencyKey })))
+      try {
+        return paymentOf(await stripe.paymentIntents.cancel(reference, { expand: EXPAND }, { idempotencyKey }))
+      } catch (error) {
+        // Canceled already (Stripe cancels an authorization it has held for 7 days): voided, as
+        // asked. Refusing it would leave an order that can never be cancelled (500 every time).
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.payment_intent?.status === 'canceled') return paymentOf(error.payment_intent)
+        throw providerError(error)
+      }
     },
 
     async refund({ reference, amountMinor, idempotencyKey }) {

@@ -135,6 +135,19 @@ describe('the Stripe adapter against the fake Stripe', () => {
     expect(fake.intents.get(authorized.reference)?.status).toBe('canceled')
   })
 
+  it('cancel of a payment Stripe canceled already (an expired authorization) answers canceled; one already captured is refused', async () => {
+    const provider = stripeProvider()
+    const authorized = await provider.authorize(authorizeRequest({ capture: 'manual' }))
+    await provider.cancel({ reference: authorized.reference, idempotencyKey: randomUUID() })
+    const again = await provider.cancel({ reference: authorized.reference, idempotencyKey: randomUUID() })
+    expect(again).toMatchObject({ reference: authorized.reference, status: 'canceled', capturedMinor: 0 })
+
+    const captured = await provider.authorize(authorizeRequest())
+    await expect(provider.cancel({ reference: captured.reference, idempotencyKey: randomUUID() })).rejects.toThrow(
+      'Stripe refused the request: You cannot cancel this PaymentIntent because it has a status of succeeded.',
+    )
+  })
+
   it('partial refunds add up, and a refund over what is left is refused', async () => {
     const provider = stripeProvider()
     const request = authorizeRequest()

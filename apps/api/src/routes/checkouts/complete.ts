@@ -414,7 +414,15 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
         stored: (outcome) =>
           steps.storeParams(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),
       })
-      return steps.send(reply, await completionAnswer(db, id, settled, requestId))
+      const answer = await completionAnswer(db, id, settled, requestId)
+      // Settled first by someone else (the provider's webhook, the sweep), or a late payment given
+      // back: no settlement statement stored this refusal with the key. Stored now, so the same key
+      // replays it; else a retry would run again and, after a decline, ask the provider to charge
+      // anew. (A 200, the order placed by someone else, is never stored: calling again answers it.)
+      if ((settled.kind === 'earlier' || settled.kind === 'returned') && answer.status !== 200 && steps.isStored(answer.status)) {
+        await steps.storeNow(sqlOf(db), key, answer)
+      }
+      return steps.send(reply, answer)
     },
   }
 }
