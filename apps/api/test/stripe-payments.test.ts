@@ -428,6 +428,21 @@ describe('PAYMENT_CAPTURE=manual with Stripe', () => {
     expect(await manual.orderEvents(order.id)).toEqual(['order.created', 'payment.authorized', 'payment.canceled', 'order.cancelled'])
   })
 
+  test('capturing an authorization Stripe canceled already (held past 7 days) is 409: the void is recorded (payment.canceled), nothing held, nothing captured', async () => {
+    const { order, payment, intent } = await authorizedOrder(14, 1)
+    await manual.adapter().cancel({ reference: intent.id, idempotencyKey: key() })
+    const captured = await paymentAction(payment.id, 'capture', {})
+    expect(captured.status, JSON.stringify(captured.body)).toBe(409)
+    expect(captured.body.error.message).toBe('The authorization expired at the payment provider and was voided; nothing was captured')
+    expect(await getOrder(order.id)).toMatchObject({
+      status: 'pending',
+      amount_authorized: 0,
+      amount_paid: 0,
+      payments: [expect.objectContaining({ id: payment.id, status: 'canceled', amount_captured: 0 })],
+    })
+    expect(await manual.orderEvents(order.id)).toEqual(['order.created', 'payment.authorized', 'payment.canceled'])
+  })
+
   test('the first fulfillment of an authorized order captures it in full (order.paid), then ships it', async () => {
     const { order, payment, intent } = await authorizedOrder(40)
     const total = order.totals.total

@@ -104,10 +104,14 @@ export function createStripeProvider(options: StripeProviderOptions): PaymentPro
     },
 
     async capture({ reference, amountMinor, idempotencyKey }) {
-      const intent = await call(() =>
-        stripe.paymentIntents.capture(reference, { amount_to_capture: amountMinor, expand: EXPAND }, { idempotencyKey }),
-      )
-      return paymentOf(intent)
+      try {
+        return paymentOf(await stripe.paymentIntents.capture(reference, { amount_to_capture: amountMinor, expand: EXPAND }, { idempotencyKey }))
+      } catch (error) {
+        // An authorization Stripe canceled (held past 7 days) cannot be captured: answered as the
+        // truth it is, for the service to refuse the capture and record the void.
+        if (error instanceof Stripe.errors.StripeInvalidRequestError && error.payment_intent?.status === 'canceled') return paymentOf(error.payment_intent)
+        throw providerError(error)
+      }
     },
 
     async cancel({ reference, idempotencyKey }) {

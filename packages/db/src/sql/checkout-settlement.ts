@@ -157,7 +157,7 @@ const SETTLEMENT = `
 select r.status, r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
   p.provider_reference as "reference", p.amount_minor::float8 as "amountMinor", p.captured_minor::float8 as "capturedMinor",
   p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
-  p.failure_code as "failureCode", p.method, p.created_at as "createdAt",
+  p.failure_code as "failureCode", p.failure_message as "failureMessage", p.method, p.created_at as "createdAt",
   (select c.customer_id from checkouts k2 join carts c on c.id = k2.cart_id where k2.id = p.checkout_id) as "customerId"
 from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = r.checkout_id
 where p.id = $1`
@@ -176,6 +176,7 @@ export interface Settlement {
   checkoutId: string | null
   updatedAt: string
   failureCode: string | null
+  failureMessage: string | null
   method: string
   createdAt: string
   /** The checkout's cart's owner (the events' customer). */

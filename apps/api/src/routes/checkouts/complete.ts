@@ -449,7 +449,9 @@ export async function completionAnswer(db: Database, checkoutId: string, settled
     case 'earlier': {
       const { settlement } = settled
       if (settlement.status === 'converted' && settlement.orderId) return { status: 200, json: JSON.stringify(await loadOrder(db, settlement.orderId)) }
-      if (settlement.paymentState === 'failed') return refusal(declined({ code: settlement.failureCode ?? 'declined', message: 'The payment was declined' }))
+      if (settlement.paymentState === 'failed') {
+        return refusal(declined({ code: settlement.failureCode ?? 'declined', message: settlement.failureMessage ?? 'The payment was declined' }))
+      }
       return refusal(conflict('The payment of this checkout was released; complete the checkout again to pay'))
     }
   }

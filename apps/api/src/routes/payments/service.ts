@@ -91,6 +91,14 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     const truth = await callProvider(() =>
       provider.capture({ reference: payment.providerReference ?? payment.id, amountMinor, currency: payment.currency, idempotencyKey: providerKey }),
     )
+    if (truth.status === 'canceled') {
+      // The provider voided the authorization itself (it expired): nothing can be taken. The
+      // refusal keeps the void (payment.canceled), so the order shows nothing held.
+      throw new RefusalWithRecord(conflict('The authorization expired at the payment provider and was voided; nothing was captured'), async (recordTx) => {
+        const current = (await lockOrder(recordTx, order.id))!
+        await recordVoid(recordTx, current, payment, requestId)
+      })
+    }
     const capturedMinor = Math.min(truth.capturedMinor || amountMinor, payment.amountMinor)
     const state: PaymentState = capturedMinor < payment.amountMinor ? 'partially_captured' : 'captured'
     const [captured] = await tx
@@ -115,6 +123,11 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
   /** Voids an authorized payment of a locked order: nothing was taken, the hold is released (payment.canceled). */
   async function voidPayment(tx: Executor, order: OrderRow, payment: PaymentRow, requestId: string) {
     await callProvider(() => provider.cancel({ reference: payment.providerReference ?? payment.id, idempotencyKey: `void:${payment.id}` }))
+    return recordVoid(tx, order, payment, requestId)
+  }
+
+  /** Records a void the provider made: the payment canceled, the order's hold released, payment.canceled. */
+  async function recordVoid(tx: Executor, order: OrderRow, payment: PaymentRow, requestId: string) {
     const [canceled] = await tx.update(payments).set({ status: 'canceled', updatedAt: new Date() }).where(eq(payments.id, payment.id)).returning()
     const authorizedMinor = Math.max(0, order.authorizedMinor - payment.amountMinor)
     const paymentStatus = paymentStatusOf({ ...order, authorizedMinor })
