@@ -1,23 +1,22 @@
 /**
  * Idempotency-Key handling (DESIGN §3, §9): a request is done once per (principal, key).
  *
- * Everything happens in the request's one transaction. Its first statement claims the key: a
- * transaction-scoped advisory lock on it (a second request with the key while the first runs
- * gets 409 at once) and any stored answer (replayed, or 422 for another request). The work runs
- * under a savepoint (unless it writes nothing before its last writes); its answer is stored with
- * its last writes, and COMMIT goes out with them, so a replay returns exactly what was committed.
- * 400, 401, 403, 429 and 5xx answers are not stored (the whole transaction rolls back; the
- * client may fix the request or retry). Other refusals (402, 404, 409, 422) roll back to the
- * savepoint and are stored, together with whatever the refusal itself must keep (a declined
+ * `run`: everything happens in the request's one transaction. Its first statement claims the
+ * key: a transaction-scoped advisory lock on it (a second request with the key while the first
+ * runs gets 409 at once) and any stored answer (replayed, or 422 for another request). The work
+ * runs under a savepoint; its answer is stored with its writes, so a replay returns exactly what
+ * was committed. 400, 401, 403, 429 and 5xx answers are not stored (the whole transaction rolls
+ * back; the client may fix the request or retry). Other refusals (402, 404, 409, 422) roll back to
+ * the savepoint and are stored, together with whatever the refusal itself must keep (a declined
  * payment's record), still under the lock. A request that dies mid-way leaves nothing behind.
  *
- * A hot path may fold the claim into its own first statement (claimCte, guarded by WORK_RUNS,
- * answering CLAIM_COLUMNS) and the stored answer into its own last one (storeCte): a round trip
- * and two statements less.
+ * `steps`: for the checkout completion, whose work spans two transactions around the payment
+ * provider's call: it folds the claim into its own first statement (claimCte, guarded by
+ * WORK_RUNS, answering CLAIM_COLUMNS) and the stored answer into its settlement (storeCte).
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CLAIM_COLUMNS, claimCte, sendCommit, sendLast, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
+import { CLAIM_COLUMNS, claimCte, sendCommit, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
@@ -83,46 +82,8 @@ export function idempotencyKeyOf(request: FastifyRequest): string {
   return (Array.isArray(header) ? header[0] : header) ?? ''
 }
 
-/** How the work has its answer stored, with its last writes. */
-export interface Remember {
-  /**
-   * Sends the answer to be stored together with the work's last writes, and COMMIT right behind
-   * them (a round trip less). What is remembered is what the request answers; nothing that can
-   * fail may follow it. Without a key nothing is stored (and COMMIT still goes).
-   */
-  (outcome: Outcome): PromiseLike<unknown>
-  /**
-   * For a work that stores the answer in its own last statement (storeCte): that statement's
-   * parameters for it. The work sends that statement as its last (sendLast), which commits.
-   */
-  inline(outcome: Outcome): (string | number | null)[]
-}
-
-/** The guarded work: its writes in `tx`, its answer as the outcome; `first` is what its first statement answered. */
-export type Work<F = undefined> = (tx: Executor, remember: Remember, first: F) => Promise<Outcome>
-
-export interface IdempotencyOptions<F = undefined> {
-  /**
-   * The work writes only with its last writes (sent with remember): a refusal then has nothing
-   * to undo, so no savepoint is taken (a savepoint makes every later write a subtransaction's).
-   */
-  writesLast?: boolean
-  /**
-   * The work's first statement, which claims the key itself (claimCte at the parameters given
-   * here, first in its own list; WORK_RUNS guarding what it locks; CLAIM_COLUMNS among its
-   * columns) and writes nothing. It opens the transaction, instead of the runner's own claim; what it
-   * answers is the work's `first`.
-   */
-  first?: (tx: Executor, claim: readonly [string | null, string | null, string | null]) => Promise<F & Claim>
-}
-
-/**
- * A work with its own first statement that writes only last: BEGIN deferred, so the first
- * statement opens the transaction and the last one commits it (@commerce/db transaction.ts).
- */
-function transactionConfig(options: IdempotencyOptions<unknown>): { deferBegin: true } | undefined {
-  return options.first && options.writesLast ? { deferBegin: true } : undefined
-}
+/** The guarded work: its writes in `tx`, its answer as the outcome. */
+export type Work = (tx: Executor) => Promise<Outcome>
 
 function principalOf(request: FastifyRequest): string {
   const principal = request.principal
@@ -165,86 +126,49 @@ export function createIdempotency(db: Database) {
   const storeParams = (key: StoredKey | undefined, answer: Answer): (string | number | null)[] =>
     key ? [key.principal, key.key, key.fingerprint, answer.status, answer.json, RETENTION_SECONDS] : [null, null, null, null, null, null]
 
-  function rememberIn(tx: Executor, key: StoredKey | undefined, onRemember: (answer: Answer) => void): Remember {
-    const sql = sqlOf(tx)
-    const remember = (outcome: Outcome) => {
-      const answer = answerOf(outcome)
-      onRemember(answer)
-      const stored = key ? sql.unsafe(STORE, storeParams(key, answer), { prepare: true }) : undefined
-      void sendCommit(sql)
-      return stored ?? Promise.resolve()
-    }
-    return Object.assign(remember, {
-      inline(outcome: Outcome) {
-        const answer = answerOf(outcome)
-        onRemember(answer)
-        return storeParams(key, answer)
-      },
-    })
-  }
-
   /**
    * Runs `work` in a transaction at most once per key and answers its outcome (or the stored
    * one, with `Idempotent-Replayed: true`).
    */
-  async function run<F = undefined>(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    options: IdempotencyOptions<F>,
-    work: Work<F>,
-  ): Promise<FastifyReply> {
+  async function run(request: FastifyRequest, reply: FastifyReply, work: Work): Promise<FastifyReply> {
     // The route's headers schema (IdempotencyKeyRequired or IdempotencyKeyOptional) checked the key.
     const declared = (request.routeOptions.schema?.headers as { properties?: object } | undefined)?.properties ?? {}
     if (!(KEY_HEADER in declared)) {
       throw new Error(`${request.routeOptions.url}: a route that runs idempotency.run declares IdempotencyKeyRequired or IdempotencyKeyOptional`)
     }
-    const header = idempotencyKeyOf(request)
-    if (header === '') return runOnce(reply, options, work)
-    const key: StoredKey = { principal: principalOf(request), key: header, fingerprint: fingerprintOf(request) }
+    const key = steps.keyOf(request)
+    if (!key) return runOnce(reply, work)
     let replayed = false
     const answer = await db.transaction(async (tx): Promise<Answer> => {
       const sql = sqlOf(tx)
-      const claimParams = [`${key.principal} ${key.key}`, key.principal, key.key] as const
-      const first = options.first?.(tx, claimParams)
-      const claimed = first ?? sql.unsafe<Claim[]>(LOOK_UP, [...claimParams], { prepare: true }).then(([claim]) => claim!)
-      const savepoint = options.writesLast ? undefined : sql.unsafe('savepoint work')
-      const [claim] = await Promise.all([claimed, savepoint])
-      if (!claim.keyFree) throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress')
-      if (claim.keyStored) {
-        if (claim.keyStored.fingerprint !== key.fingerprint) {
-          throw new ApiError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request')
-        }
+      const claimed = sql.unsafe<Claim[]>(LOOK_UP, steps.claimParams(key), { prepare: true }).then(([claim]) => claim!)
+      const [claim] = await Promise.all([claimed, sql.unsafe('savepoint work')])
+      const replay = steps.replayOf(key, claim)
+      if (replay) {
         replayed = true
-        return { status: claim.keyStored.status, json: claim.keyStored.body }
+        return replay
       }
-      let remembered: Answer | undefined
       try {
-        const result = await work(tx, rememberIn(tx, key, (sent) => (remembered = sent)), (first ? claim : undefined) as F)
-        if (remembered) return remembered
-        const answer = answerOf(result)
+        const answer = answerOf(await work(tx))
         await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
         return answer
       } catch (error) {
         const apiError = toApiError(error as never)
-        // Once COMMIT went out with the last writes, the transaction is over: nothing more to store.
-        if (remembered || !apiError || !isStoredStatus(apiError.statusCode)) throw error
+        if (!apiError || !isStoredStatus(apiError.statusCode)) throw error
         const refusal = answerOf({ status: apiError.statusCode, body: errorBody(apiError, String(request.id)) })
-        if (!options.writesLast) await sql.unsafe('rollback to savepoint work')
+        await sql.unsafe('rollback to savepoint work')
         if (error instanceof RefusalWithRecord) await error.record(tx)
         await sql.unsafe(STORE, storeParams(key, refusal), { prepare: true })
         return refusal
       }
-    }, transactionConfig(options))
+    })
     return sendAnswer(reply, answer, replayed)
   }
 
   /** Without a key: the same transaction and refusal records, nothing stored. */
-  async function runOnce<F>(reply: FastifyReply, options: IdempotencyOptions<F>, work: Work<F>) {
+  async function runOnce(reply: FastifyReply, work: Work) {
     try {
-      const outcome = await db.transaction(async (tx) => {
-        const first = await options.first?.(tx, [null, null, null])
-        return work(tx, rememberIn(tx, undefined, () => {}), first as F)
-      }, transactionConfig(options))
+      const outcome = await db.transaction(work)
       return reply.code(outcome.status).send(outcome.body)
     } catch (error) {
       if (error instanceof RefusalWithRecord) await db.transaction(error.record)
@@ -278,10 +202,10 @@ export function createIdempotency(db: Database) {
     /** storeCte's parameters for an answer; a null `json` stores what the statement names instead (storeCte's bodyOtherwise). */
     storeParams: (key: StoredKey | undefined, answer: { status: number; json: string | null }) => storeParams(key, answer as Answer),
     isStored: isStoredStatus,
-    /** Stores the answer as the transaction's last statement, which commits it (sendLast); without a key the transaction just ends. */
+    /** Stores the answer as the transaction's last statement, with COMMIT sent behind it; without a key the transaction just ends. */
     async storeLast(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
       if (!key) return
-      await Promise.all(sendLast(sql, () => sql.unsafe(STORE, storeParams(key, answer), { prepare: true })))
+      await Promise.all([sql.unsafe(STORE, storeParams(key, answer), { prepare: true }), sendCommit(sql)])
     },
     /**
      * Stores the answer in a statement of its own, outside any transaction: for an answer that no

@@ -1,5 +1,5 @@
 export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
-export { announceWhenCommitted, sendCommit, sendLast, type SqlClient } from './transaction.js'
+export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
   defaultDataDir,

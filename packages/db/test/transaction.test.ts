@@ -1,14 +1,13 @@
 /**
  * The pipelined transactions every db.transaction() runs (BEGIN sent with the first statement,
  * COMMIT possibly with the last writes), on a real server: atomicity, sendCommit, failures
- * nobody awaited, connections lost under a transaction, and transactions whose BEGIN is
- * deferred (an implicit block from the first statement to the last one's Sync).
+ * nobody awaited, and connections lost under a transaction.
  */
 import { sql as drizzleSql } from 'drizzle-orm'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb, sqlOf, type DatabaseHandle } from '../src/client.js'
-import { sendCommit, sendLast } from '../src/transaction.js'
+import { sendCommit } from '../src/transaction.js'
 import { openTestDatabase, postgresError, rejection, type OpenTestDatabase } from './test-database.js'
 
 let database: OpenTestDatabase
@@ -166,146 +165,5 @@ describe('a connection lost under a transaction', () => {
       await sqlOf(tx).unsafe('insert into probe (id) values ($1)', [a])
     })
     expect(await kept([a])).toEqual([a])
-  })
-})
-
-describe('db.transaction with BEGIN deferred (an implicit block)', () => {
-  let small: DatabaseHandle
-  beforeAll(() => {
-    // One connection: a block left open would show in the next transaction on it.
-    small = createDb({ url: database.url, poolMax: 1, applicationName: 'commerce-tx-implicit-test' })
-  })
-  afterAll(() => small?.close())
-
-  const deferred = { deferBegin: true }
-  const insert = 'insert into probe (id) values ($1)'
-  /** True when the pool's one connection is in no transaction ('idle in transaction' inside a block left open). */
-  const fresh = async () => {
-    const states = await outside<{ state: string }[]>`select state from pg_stat_activity where application_name = 'commerce-tx-implicit-test'`
-    return states.length === 1 && states[0]!.state === 'idle'
-  }
-  /** Whether another session can lock the row now (false while a transaction holds it). */
-  const lockable = async (id: number) =>
-    outside
-      .begin(async (other) => {
-        await other`select id from probe where id = ${id} for update nowait`
-        return true
-      })
-      .catch((error: { code?: string }) => {
-        if (error.code === '55P03') return false
-        throw error
-      })
-
-  it('is what the patched postgres.js of this workspace allows (without the patch BEGIN would not be deferred)', () => {
-    expect((postgres as unknown as { flushQueries?: boolean }).flushQueries).toBe(true)
-  })
-
-  it('the first statement opens it: its locks and writes last, unseen outside, until the last statement commits them together', async () => {
-    const [locked, a, b] = ids(3)
-    await outside`insert into probe (id) values (${locked})`
-    await small.db.transaction(async (tx) => {
-      const sql = sqlOf(tx)
-      await sql.unsafe('with l as (select id from probe where id = $1 for update) insert into probe (id) select $2 from l', [locked, a], { prepare: true })
-      // Between the two round trips: the row is locked and the write not committed.
-      expect(await lockable(locked)).toBe(false)
-      expect(await kept([a])).toEqual([])
-      const [last, committed] = sendLast(sql, () => sql.unsafe(insert, [b], { prepare: true }))
-      await Promise.all([last, committed])
-      expect(await kept([a, b])).toEqual([a, b])
-      expect(() => sql.unsafe(insert, [ids(1)[0]])).toThrow('This transaction has ended')
-    }, deferred)
-    expect(await lockable(locked)).toBe(true)
-    expect(await fresh()).toBe(true)
-  })
-
-  it('a failing last statement rolls back the first one too', async () => {
-    const [a, taken] = ids(2)
-    await outside`insert into probe (id) values (${taken})`
-    const failure = await postgresError(
-      small.db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        await sql.unsafe(insert, [a])
-        await Promise.all(sendLast(sql, () => sql.unsafe(insert, [taken])))
-      }, deferred),
-    )
-    expect(failure.code).toBe('23505')
-    expect(await kept([a])).toEqual([])
-    expect(await fresh()).toBe(true)
-  })
-
-  it('a failing first statement ends it: its error is thrown, nothing more may be sent, and the connection is clean', async () => {
-    const [taken, b] = ids(2)
-    await outside`insert into probe (id) values (${taken})`
-    let refused: unknown
-    const failure = await postgresError(
-      small.db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        await sql.unsafe(insert, [taken]).catch((error: unknown) => {
-          try {
-            void sql.unsafe(insert, [b])
-          } catch (next) {
-            refused = next
-          }
-          throw error
-        })
-      }, deferred),
-    )
-    expect(failure.code).toBe('23505')
-    expect((refused as { code?: string }).code).toBe('23505')
-    expect(await kept([b])).toEqual([])
-    expect(await fresh()).toBe(true)
-  })
-
-  it('a work that throws after the first statement has it rolled back and leaves no block open', async () => {
-    const [a] = ids(1)
-    const error = await rejection(
-      small.db.transaction(async (tx) => {
-        await sqlOf(tx).unsafe(insert, [a])
-        throw new Error('refused')
-      }, deferred),
-    )
-    expect((error as Error).message).toBe('refused')
-    expect(await kept([a])).toEqual([])
-    expect(await fresh()).toBe(true)
-  })
-
-  it('any other statement after the first makes it an ordinary transaction, committed or rolled back whole', async () => {
-    const [a, b, c, d] = ids(4)
-    await small.db.transaction(async (tx) => {
-      const sql = sqlOf(tx)
-      await sql.unsafe(insert, [a])
-      await sql.unsafe(insert, [b])
-      expect(await kept([a, b])).toEqual([])
-    }, deferred)
-    expect(await kept([a, b])).toEqual([a, b])
-
-    await rejection(
-      small.db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        await sql.unsafe(insert, [c])
-        await sql.unsafe(insert, [d])
-        throw new Error('changed my mind')
-      }, deferred),
-    )
-    expect(await kept([c, d])).toEqual([])
-    expect(await fresh()).toBe(true)
-  })
-
-  it('refuses a second statement sent before the first has been answered', async () => {
-    const [a, b] = ids(2)
-    const error = await rejection(
-      small.db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        const first = sql.unsafe(insert, [a])
-        try {
-          sql.unsafe(insert, [b])
-        } finally {
-          await first
-        }
-      }, deferred),
-    )
-    expect((error as Error).message).toContain('await the first statement')
-    expect(await kept([a, b])).toEqual([])
-    expect(await fresh()).toBe(true)
   })
 })

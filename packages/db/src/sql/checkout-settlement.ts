@@ -80,7 +80,7 @@ closed as (
   update checkouts set status = 'completed', order_id = (select id from placed), updated_at = now()
   where id = (select checkout_id from reservation)),
 ${eventsCte(`(select placement->'events' from reservation)`)},
-${storeCte(6, `(select placement->'answer' from reservation)`)}
+${storeCte(6, `(select placement->'answer' from reservation)`, 'exists (select from reservation)')}
 select (placement->'answer')::text as "answer",
   array(select e->>'id' from json_array_elements(placement->'events') e) as "eventIds"
 from reservation`
@@ -128,7 +128,7 @@ ended as (
     provider_reference = coalesce($5, provider_reference), updated_at = now()
   where id = $1 and exists (select from reservation)),
 ${eventsCte(`(select $6::json where exists (select from reservation))`)},
-${storeCte(7)}
+${storeCte(7, 'null::json', 'exists (select from reservation)')}
 select count(*)::int as "released" from reservation`
 
 export interface Release {

@@ -33,15 +33,16 @@ export interface Claim {
 /**
  * Storing the answer as a CTE named `stored`, over six parameters from `$first` on (the
  * principal, the key, the request's fingerprint, the status, the body's JSON, the retention in
- * seconds); nothing is stored when the principal is null (no key). A null body parameter stores
- * `bodyOtherwise` (an SQL expression of the statement) instead.
+ * seconds); nothing is stored when the principal is null (no key), nor unless `when` (an SQL
+ * condition of the statement) holds. A null body parameter stores `bodyOtherwise` (an SQL
+ * expression of the statement) instead.
  */
-export function storeCte(first: number, bodyOtherwise = 'null::json'): string {
+export function storeCte(first: number, bodyOtherwise = 'null::json', when = 'true'): string {
   const [principal, key, fingerprint, status, body, retention] = Array.from({ length: 6 }, (_, i) => `$${first + i}`)
   return `stored as (
   insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
   select ${principal}::text, ${key}::text, ${fingerprint}::text, ${status}::int, coalesce(${body}::json, ${bodyOtherwise}), now(), now() + make_interval(secs => ${retention}::int)
-  where ${principal}::text is not null
+  where ${principal}::text is not null and (${when})
   on conflict (principal, key) do update set fingerprint = excluded.fingerprint, response_status = excluded.response_status,
     response_body = excluded.response_body, completed_at = excluded.completed_at, expires_at = excluded.expires_at,
     created_at = now())`

@@ -3,8 +3,8 @@
  * seconds (or, with 3-D Secure, minutes in the customer's browser): no lock is held while the
  * provider decides.
  *
- * 1. Reserve (one short transaction, two round trips: BEGIN deferred, @commerce/db
- *    transaction.ts): claim the Idempotency-Key, lock the cart, its coupons and its stock rows,
+ * 1. Reserve (one short transaction, two round trips: BEGIN travels with the first statement,
+ *    COMMIT with the last, @commerce/db transaction.ts): claim the Idempotency-Key, lock the cart, its coupons and its stock rows,
  *    re-price and check it (every refusal before the first write), then take the stock and the
  *    coupon uses, start the payment (`pending`), keep the order to place (checkout_reservations,
  *    expiring after CHECKOUT_RESERVATION_TTL) and close the cart to changes — and commit.
@@ -41,7 +41,7 @@ import {
   orderItems,
   orders,
   placementRow,
-  sendLast,
+  sendCommit,
   sqlOf,
   WORK_RUNS,
   type Claim,
@@ -121,7 +121,7 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
 from claim left join locked as "carts" on true`
 
 
-// The reservation, in one statement that commits (sendLast): the stock taken (its rows locked
+// The reservation, in one statement with COMMIT sent right behind it (sendCommit): the stock taken (its rows locked
 // and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity >= 0) would fail the whole
 // transaction if a decrement ever went below zero), the coupon uses, the payment started, the
 // order to place kept, and the cart closed to changes until the payment settles.
@@ -265,7 +265,6 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
           return { kind: 'answer', answer, replayed: false }
         }
       },
-      { deferBegin: true },
     )
   }
 
@@ -334,28 +333,26 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
 
     const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
     const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
-    const [written, committed] = sendLast(sql, () =>
-      sql.unsafe(
-        RESERVE,
-        [
-          locked.now,
-          JSON.stringify(stock),
-          priced.applicableCoupons.map((coupon) => coupon.id),
-          paymentId,
-          id,
-          provider.name,
-          body.payment.method,
-          capture,
-          total,
-          cart.currency,
-          expiresAt,
-          placement,
-          cart.id,
-        ],
-        { prepare: true },
-      ),
-    )
-    await Promise.all([written, committed])
+    const written = sql.unsafe(
+      RESERVE,
+      [
+        locked.now,
+        JSON.stringify(stock),
+        priced.applicableCoupons.map((coupon) => coupon.id),
+        paymentId,
+        id,
+        provider.name,
+        body.payment.method,
+        capture,
+        total,
+        cart.currency,
+        expiresAt,
+        placement,
+        cart.id,
+      ],
+      { prepare: true },
+  )
+    await Promise.all([written, sendCommit(sql)])
     return {
       kind: 'reserved',
       reserved: { paymentId, amountMinor: total, currency: cart.currency, capture },
@@ -411,6 +408,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
       const settled = await settlePayment(db, provider, paymentId, truth, {
         requestId,
+        justReserved: started.kind === 'reserved',
         stored: (outcome) =>
           steps.storeParams(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),
       })

@@ -38,7 +38,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, {}, async (tx) => ({
+      app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
         body: await fulfillmentService.create(tx, request.params.id, request.body, String(request.id)),
       })),

@@ -64,7 +64,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, {}, async (tx) => ({
+      app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
         body: await orderService.create(tx, request.body, String(request.id)),
       })),

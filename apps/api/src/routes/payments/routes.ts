@@ -43,7 +43,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     },
     async (request, reply) => {
       const viewer = await viewerOf(request, 'payments:write')
-      return app.idempotency.run(request, reply, {}, async (tx) => ({
+      return app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
         body: await paymentService.pay(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
       }))
@@ -103,7 +103,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   ]
   for (const { url, schema, onSend } of refundRoutes) {
     app.post(url, { schema, ...(onSend ? { onSend } : {}) }, async (request, reply) =>
-      app.idempotency.run(request, reply, {}, async (tx) => ({
+      app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
         body: await paymentService.refund(tx, request.params.id, request.body, String(request.id), idempotencyKeyOf(request)),
       })),
@@ -124,7 +124,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     response: { 200: Payment, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
   }
   app.post('/payments/:id/capture', { schema: captureSchema }, async (request, reply) =>
-    app.idempotency.run(request, reply, {}, async (tx) => ({
+    app.idempotency.run(request, reply, async (tx) => ({
       status: 200,
       body: await paymentService.capture(tx, request.params.id, request.body.amount, String(request.id), idempotencyKeyOf(request)),
     })),
@@ -143,7 +143,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, {}, async (tx) => ({ status: 200, body: await paymentService.cancel(tx, request.params.id, String(request.id)) })),
+      app.idempotency.run(request, reply, async (tx) => ({ status: 200, body: await paymentService.cancel(tx, request.params.id, String(request.id)) })),
   )
 
   // The provider signs the exact bytes it sent: this route reads its body as they are.
