@@ -8,11 +8,14 @@
  *   DATABASE_URL=postgres://…/bench_catalog node bench/cpu.js detail,list,category
  *
  * The database must be seeded (run.js seeds it). Scenarios: pk (the reference app instead of the
- * API), detail, list, category, cart_get, cart_add. Environment: BENCH_API_MAIN (another build),
+ * API), detail, list, category, cart_get, cart_add, checkout. Environment: BENCH_API_MAIN (another build),
  * BENCH_REQUESTS (per repetition, 10,000), BENCH_REPEAT (3), BENCH_CONNECTIONS (64), BENCH_CARTS
  * (2,000, written straight into the database as run.js does), BENCH_NODE_ARGS (e.g. --cpu-prof).
+ * `checkout` completes open checkouts of one unit, written straight into the database (one per
+ * request, with the `test` provider).
  */
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -98,6 +101,24 @@ try {
     ).map((row) => row.id)
     await sql`vacuum (analyze) carts, cart_items`
   }
+  let checkouts = []
+  if (scenarios.includes('checkout')) {
+    const address = { line1: '1 Bench St', city: 'Bench', country: 'US' }
+    await sql`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
+    checkouts = (
+      await sql`
+        with made as (
+          insert into carts (id, currency, email, shipping_address)
+          select gen_random_uuid(), 'USD', 'bench@example.com', ${sql.json(address)} from generate_series(1, ${Math.ceil((REQUESTS * REPEAT + 3_000) * 1.1)}) returning id),
+        numbered as (select id, row_number() over () as n from made),
+        lines as (
+          insert into cart_items (id, cart_id, product_id, quantity)
+          select gen_random_uuid(), id, (${lineProducts}::uuid[])[1 + (n % ${CART_LINES})], 1 from numbered)
+        insert into checkouts (id, cart_id, billing_address) select gen_random_uuid(), id, ${sql.json(address)} from numbered
+        returning id`
+    ).map((row) => row.id)
+    await sql`vacuum (analyze) carts, cart_items, checkouts`
+  }
   const paths = {
     pk: { ids, path: (id) => `/pk/products/${id}` },
     detail: { ids, path: (id) => `/api/v1/products/${id}` },
@@ -105,6 +126,12 @@ try {
     category: { path: () => `/api/v1/products?category=${encodeURIComponent(slug)}` },
     cart_get: { ids: carts, path: (id) => `/api/v1/carts/${id}` },
     cart_add: { ids: carts, path: (id) => `/api/v1/carts/${id}/items`, body: (n) => ({ product_id: lineProducts[n % CART_LINES], quantity: 1 }) },
+    checkout: {
+      ids: checkouts,
+      path: (id) => `/api/v1/checkouts/${id}/complete`,
+      body: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
+      headers: () => ({ 'idempotency-key': `cpu-${randomUUID()}` }),
+    },
   }
   let cursor = 0
   const load = (key, amount) => {
@@ -115,7 +142,7 @@ try {
       request.path = scenario.path(scenario.ids?.[n % scenario.ids.length])
       if (scenario.body) {
         request.method = 'POST'
-        request.headers = { ...request.headers, 'content-type': 'application/json' }
+        request.headers = { ...request.headers, 'content-type': 'application/json', ...scenario.headers?.() }
         request.body = JSON.stringify(scenario.body(n))
       }
       return request
