@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CLAIM_COLUMNS, claimCte, sendCommit, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
+import { CLAIM_COLUMNS, claimCte, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
@@ -202,16 +202,12 @@ export function createIdempotency(db: Database) {
     /** storeCte's parameters for an answer; a null `json` stores what the statement names instead (storeCte's bodyOtherwise). */
     storeParams: (key: StoredKey | undefined, answer: { status: number; json: string | null }) => storeParams(key, answer as Answer),
     isStored: isStoredStatus,
-    /** Stores the answer as the transaction's last statement, with COMMIT sent behind it; without a key the transaction just ends. */
-    async storeLast(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
-      if (!key) return
-      await Promise.all([sql.unsafe(STORE, storeParams(key, answer), { prepare: true }), sendCommit(sql)])
-    },
     /**
-     * Stores the answer in a statement of its own, outside any transaction: for an answer that no
-     * statement of the work stored (the completion's, when another request settled its payment first).
+     * Stores the answer in a statement of its own (in the caller's transaction, or alone): for an
+     * answer no statement of the work stored (a refusal of the completion's first transaction, or
+     * the completion's answer when another request settled its payment first).
      */
-    async storeNow(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
+    async store(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
       if (!key) return
       await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
     },

@@ -260,8 +260,8 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
         } catch (error) {
           if (!(error instanceof ApiError) || !steps.isStored(error.statusCode)) throw error
           // A refusal is stored with the key (the transaction wrote nothing), and ends it.
-          const answer = { status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) }
-          await steps.storeLast(sql, key, answer)
+          const answer = refusalAnswer(error, requestId)
+          await steps.store(sql, key, answer)
           return { kind: 'answer', answer, replayed: false }
         }
       },
@@ -418,7 +418,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       // replays it; else a retry would run again and, after a decline, ask the provider to charge
       // anew. (A 200, the order placed by someone else, is never stored: calling again answers it.)
       if ((settled.kind === 'earlier' || settled.kind === 'returned') && answer.status !== 200 && steps.isStored(answer.status)) {
-        await steps.storeNow(sqlOf(db), key, answer)
+        await steps.store(sqlOf(db), key, answer)
       }
       return steps.send(reply, answer)
     },
@@ -426,8 +426,8 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
 }
 
 /** What a checkout completion answers for a settlement: the order, a refusal, or 202 while the payment waits. */
-export async function completionAnswer(db: Database, checkoutId: string, settled: Settled, requestId: string): Promise<Answer> {
-  const refusal = (error: ApiError): Answer => ({ status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) })
+async function completionAnswer(db: Database, checkoutId: string, settled: Settled, requestId: string): Promise<Answer> {
+  const refusal = (error: ApiError) => refusalAnswer(error, requestId)
   switch (settled.kind) {
     case 'placed':
       return { status: 201, json: settled.answer }
@@ -458,6 +458,11 @@ export async function completionAnswer(db: Database, checkoutId: string, settled
 /** The refusal a settlement that ends the completion stores with its key (the same text completionAnswer sends). */
 function completionAnswerNow(outcome: Extract<Settled, { kind: 'declined' | 'canceled' }>, requestId: string): Answer {
   const error = outcome.kind === 'declined' ? declined(outcome.failure) : conflict('The payment was canceled; complete the checkout again to pay')
+  return refusalAnswer(error, requestId)
+}
+
+/** A refusal as the completion answers (and stores) it: our error body, as its JSON text. */
+function refusalAnswer(error: ApiError, requestId: string): Answer {
   return { status: error.statusCode, json: JSON.stringify(errorBody(error, requestId)) }
 }
 
