@@ -66,11 +66,13 @@ with reservation as materialized (
   update checkout_reservations set status = 'converted', updated_at = now()
   where payment_id = $1 and status = 'held'
   returning checkout_id, placement),
+placement as materialized (
+  select p.* from reservation, json_to_record(reservation.placement) as p("order" json, items json, events json, answer json)),
 placed as (
-  insert into orders select o.* from reservation, json_populate_record(null::orders, reservation.placement->'order') o
+  insert into orders select o.* from placement, json_populate_record(null::orders, placement."order") o
   returning id),
 lines as (
-  insert into order_items select i.* from reservation, json_populate_recordset(null::order_items, reservation.placement->'items') i),
+  insert into order_items select i.* from placement, json_populate_recordset(null::order_items, placement.items) i),
 paid as (
   update payments set status = $2::payment_state, amount_minor = $3, captured_minor = $4,
     provider_reference = coalesce($5, provider_reference), order_id = (select id from placed),
@@ -79,11 +81,10 @@ paid as (
 closed as (
   update checkouts set status = 'completed', order_id = (select id from placed), updated_at = now()
   where id = (select checkout_id from reservation)),
-${eventsCte(`(select placement->'events' from reservation)`)},
-${storeCte(6, `(select placement->'answer' from reservation)`, 'exists (select from reservation)')}
-select (placement->'answer')::text as "answer",
-  array(select e->>'id' from json_array_elements(placement->'events') e) as "eventIds"
-from reservation`
+${eventsCte(`(select events from placement)`)},
+${storeCte(6, `(select answer from placement)`, 'exists (select from reservation)')}
+select answer::text as "answer", array(select id::text from written) as "eventIds"
+from placement`
 
 /**
  * Places the reserved order of a payment the provider authorized or captured; answers the
