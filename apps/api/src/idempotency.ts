@@ -11,21 +11,29 @@
  * payment's record), still under the lock. A request that dies mid-way leaves nothing behind.
  *
  * `steps`: for the checkout completion, whose work spans two transactions around the payment
- * provider's call: it folds the claim into its own first statement (claimCte, guarded by
- * WORK_RUNS, answering CLAIM_COLUMNS) and the stored answer into its settlement (storeCte).
+ * provider's call: it folds the claim into its own first statement and the stored answer into its
+ * settlement (@commerce/db sql/idempotency-keys.ts: claimCte, storeCte).
  */
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CLAIM_COLUMNS, claimCte, sqlOf, storeCte, type Claim, type Database, type Executor, type SqlClient } from '@commerce/db'
+import {
+  beginWork,
+  claimKey,
+  sqlOf,
+  storeAnswer,
+  undoWork,
+  type Claim,
+  type Database,
+  type Executor,
+  type KeyClaim,
+  type SqlClient,
+  type StoredAnswer,
+} from '@commerce/db'
 import { ApiError, errorBody } from './errors.js'
 import { toApiError } from './plugins/errors.js'
 
 const RETENTION_SECONDS = 24 * 60 * 60
 const NOT_STORED = new Set([400, 401, 403, 429])
-
-// Fixed statement text, prepared once per connection.
-const LOOK_UP = `with ${claimCte(1)} select ${CLAIM_COLUMNS}`
-const STORE = `with ${storeCte(1)} select 1`
 
 export interface Outcome {
   status: number
@@ -122,9 +130,13 @@ function sendAnswer(reply: FastifyReply, answer: Answer, replayed = false): Fast
 const answerOf = (outcome: Outcome): Answer => ({ status: outcome.status, json: outcome.json ?? JSON.stringify(outcome.body) })
 
 export function createIdempotency(db: Database) {
-  /** The answer's parameters for STORE or storeCte; all null without a key (nothing stored). */
-  const storeParams = (key: StoredKey | undefined, answer: Answer): (string | number | null)[] =>
-    key ? [key.principal, key.key, key.fingerprint, answer.status, answer.json, RETENTION_SECONDS] : [null, null, null, null, null, null]
+  /** The answer to store with the key. A null `json` stores what the statement names instead (storeCte's bodyOtherwise). */
+  const storedAnswer = (key: StoredKey, answer: { status: number; json: string | null }): StoredAnswer => ({
+    ...key,
+    status: answer.status,
+    body: answer.json,
+    retentionSeconds: RETENTION_SECONDS,
+  })
 
   /**
    * Runs `work` in a transaction at most once per key and answers its outcome (or the stored
@@ -141,8 +153,8 @@ export function createIdempotency(db: Database) {
     let replayed = false
     const answer = await db.transaction(async (tx): Promise<Answer> => {
       const sql = sqlOf(tx)
-      const claimed = sql.unsafe<Claim[]>(LOOK_UP, steps.claimParams(key), { prepare: true }).then(([claim]) => claim!)
-      const [claim] = await Promise.all([claimed, sql.unsafe('savepoint work')])
+      // Sent together: the claim, then the savepoint the work runs under.
+      const [claim] = await Promise.all([claimKey(sql, key), beginWork(sql)])
       const replay = steps.replayOf(key, claim)
       if (replay) {
         replayed = true
@@ -150,15 +162,15 @@ export function createIdempotency(db: Database) {
       }
       try {
         const answer = answerOf(await work(tx))
-        await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
+        await storeAnswer(sql, storedAnswer(key, answer))
         return answer
       } catch (error) {
         const apiError = toApiError(error as never)
         if (!apiError || !isStoredStatus(apiError.statusCode)) throw error
         const refusal = answerOf({ status: apiError.statusCode, body: errorBody(apiError, String(request.id)) })
-        await sql.unsafe('rollback to savepoint work')
+        await undoWork(sql)
         if (error instanceof RefusalWithRecord) await error.record(tx)
-        await sql.unsafe(STORE, storeParams(key, refusal), { prepare: true })
+        await storeAnswer(sql, storedAnswer(key, refusal))
         return refusal
       }
     })
@@ -178,16 +190,16 @@ export function createIdempotency(db: Database) {
 
   /**
    * For a work of several transactions (the checkout completion: its payment is with the
-   * provider between them): the request's key, the claim's parameters for claimCte, what a claim
-   * answers (a replay, or a refusal), and the stored answer's parameters for storeCte.
+   * provider between them): the request's key, its claim for claimCte, what a claim answers (a
+   * replay, or a refusal), and the answer to store for storeCte.
    */
   const steps = {
     keyOf(request: FastifyRequest): StoredKey | undefined {
       const header = idempotencyKeyOf(request)
       return header === '' ? undefined : { principal: principalOf(request), key: header, fingerprint: fingerprintOf(request) }
     },
-    claimParams(key: StoredKey | undefined): [string | null, string | null, string | null] {
-      return key ? [`${key.principal} ${key.key}`, key.principal, key.key] : [null, null, null]
+    claimOf(key: StoredKey | undefined): KeyClaim | null {
+      return key ? { principal: key.principal, key: key.key } : null
     },
     /** The stored answer to replay, or undefined when the work runs; throws when the key is busy or was used otherwise. */
     replayOf(key: StoredKey | undefined, claim: Claim): Answer | undefined {
@@ -199,8 +211,9 @@ export function createIdempotency(db: Database) {
       }
       return { status: claim.keyStored.status, json: claim.keyStored.body }
     },
-    /** storeCte's parameters for an answer; a null `json` stores what the statement names instead (storeCte's bodyOtherwise). */
-    storeParams: (key: StoredKey | undefined, answer: { status: number; json: string | null }) => storeParams(key, answer as Answer),
+    /** The answer to store with the key, for storeCte; null without a key (nothing is stored). */
+    storedAnswer: (key: StoredKey | undefined, answer: { status: number; json: string | null }): StoredAnswer | null =>
+      key ? storedAnswer(key, answer) : null,
     isStored: isStoredStatus,
     /**
      * Stores the answer in a statement of its own (in the caller's transaction, or alone): for an
@@ -209,7 +222,7 @@ export function createIdempotency(db: Database) {
      */
     async store(sql: SqlClient, key: StoredKey | undefined, answer: Answer): Promise<void> {
       if (!key) return
-      await sql.unsafe(STORE, storeParams(key, answer), { prepare: true })
+      await storeAnswer(sql, storedAnswer(key, answer))
     },
     send: sendAnswer,
   }

@@ -6,6 +6,7 @@
  * some off.
  */
 import { signedDelivery } from '@commerce/domain'
+import { disableFailingWebhooks, type AttemptOutcome, type Database, type DeliveryStep, type Target } from '@commerce/db'
 import { request, type Dispatcher } from 'undici'
 import type { EndpointLimits } from './endpoints.js'
 import type { Logger } from './logger.js'
@@ -16,6 +17,8 @@ import { RefusedTarget, refusedLiteral } from './ssrf.js'
 const RESPONSE_LOG_BYTES = 1024
 
 export interface DeliverySettings {
+  /** Where deliveries are read and recorded (our statements' pool). */
+  db: Database
   timeoutMs: number
   /** The waits before the retries, in milliseconds; its length is the number of retries. */
   retrySchedule: readonly number[]
@@ -32,42 +35,11 @@ export interface DeliverySettings {
   background: Background
 }
 
-/**
- * `secrets` of a Target, selected from a subscription `w`: the current secret, then the previous
- * one until its grace period ends (now() of the statement that loads the delivery).
- */
-export const SECRETS_COLUMN = `array_remove(array[w.secret, case when w.previous_secret_expires_at > now() then w.previous_secret end], null) as secrets`
+/** What an attempt came to (an attempt log row's columns). */
+export type Outcome = AttemptOutcome
 
-/** The event and where it goes. */
-export interface Target {
-  url: string
-  /** The current secret, then the previous one while its grace period after a rotation lasts. */
-  secrets: [string, ...string[]]
-  webhookId: string
-  eventId: string
-  kind: string
-  data: unknown
-  createdAt: Date
-  /** What the event is about, and its number among that resource's events. */
-  resourceId: string
-  sequence: number
-  /** The API request that wrote the event (its X-Request-Id), for the logs; null when none did. */
-  requestId: string | null
-}
-
-export interface Outcome {
-  succeeded: boolean
-  statusCode: number | null
-  durationMs: number
-  error: string | null
-  responseBody: string | null
-}
-
-export interface NextStep {
-  status: 'pending' | 'succeeded' | 'failed'
-  /** When the next retry runs; null when none is due. */
-  nextAttemptAt: Date | null
-}
+/** Where a delivery stands after an attempt: done, retried later, or failed. */
+export type NextStep = Pick<DeliveryStep, 'status' | 'nextAttemptAt'>
 
 /** After the outcome of retry number `retry` (0 for a first try): done, retry later, or failed. */
 export function nextStep(outcome: Outcome, retry: number, settings: DeliverySettings): NextStep {
@@ -130,16 +102,8 @@ export async function attemptAll(targets: readonly Target[], settings: DeliveryS
   })
 }
 
-/** What a recording statement writes of one delivery after a job's attempt. */
-export interface Step extends NextStep {
-  /** null: no attempt to log (put off, or still in flight). */
-  outcome: Outcome | null
-  /** The job to add: the next attempt's, or this attempt's again (put off, or the lease of one in flight). */
-  job: { runAt: Date; attempt: number; retry: number } | null
-}
-
 /** The step after attempt number `attempt` (retry number `retry`) started as `started`. */
-export function stepOf(started: Started, attempt: number, retry: number, settings: DeliverySettings): Step {
+export function stepOf(started: Started, attempt: number, retry: number, settings: DeliverySettings): DeliveryStep {
   if ('outcome' in started) {
     const next = nextStep(started.outcome, retry, settings)
     const job = next.nextAttemptAt && { runAt: next.nextAttemptAt, attempt: attempt + 1, retry: retry + 1 }
@@ -149,40 +113,6 @@ export function stepOf(started: Started, attempt: number, retry: number, setting
     return { outcome: null, status: 'pending', nextAttemptAt: started.deferredUntil, job: { runAt: started.deferredUntil, attempt, retry } }
   }
   return { outcome: null, status: 'pending', nextAttemptAt: null, job: { runAt: started.leaseUntil, attempt, retry } }
-}
-
-/**
- * The step columns of the statements that record attempts: their SQL (parameters from $first,
- * named as `STEP_NAMES`) and their values (stepColumns), in that order.
- */
-export const STEP_NAMES = 'succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, job_run_at, job_attempt, job_retry'
-export function stepParameters(first: number): string {
-  const types = ['bool', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'int', 'int']
-  return types.map((type, n) => `$${first + n}::${type}[]`).join(', ')
-}
-export function stepColumns(steps: readonly Step[]): unknown[][] {
-  const column = (of: (step: Step) => unknown) => steps.map(of)
-  return [
-    column((s) => s.outcome?.succeeded ?? null),
-    column((s) => s.outcome?.statusCode ?? null),
-    column((s) => s.outcome?.durationMs ?? null),
-    column((s) => s.outcome?.error ?? null),
-    column((s) => s.outcome?.responseBody ?? null),
-    column((s) => s.status),
-    column((s) => s.nextAttemptAt),
-    column((s) => s.job?.runAt ?? null),
-    column((s) => s.job?.attempt ?? null),
-    column((s) => s.job?.retry ?? null),
-  ]
-}
-
-/**
- * The subscriptions of a recording statement's rows (`source`: a query of their ids), locked
- * first and in id order, as deleting one locks it before its deliveries: a statement that then
- * locks or inserts deliveries cannot deadlock with a delete, and sees whether it came first.
- */
-export function lockedSubscriptions(source: string): string {
-  return `subscriptions as materialized (select id from webhooks where id in (${source}) order by id for no key update)`
 }
 
 /**
@@ -206,13 +136,6 @@ export function reportAttempt(settings: DeliverySettings, fields: { deliveryId: 
   }
   if (outcome.succeeded) settings.logger.info('webhook delivered', entry)
   else settings.logger.warn('webhook attempt failed', { ...entry, error: outcome.error, next_attempt_at: next.nextAttemptAt })
-}
-
-/** The final row of a statement that records attempts (endpoint-health.ts). */
-export interface Recorded {
-  disabled: string[]
-  /** The deliveries not recorded: their subscription was deleted meanwhile. */
-  gone: string[]
 }
 
 /** Counts and logs (info: nothing is wrong) what a job skipped because its subscription was deleted. */
@@ -256,11 +179,27 @@ export function createBackground(logger: Logger): Background {
   }
 }
 
-/** Logs the subscriptions a recording statement disabled for failing too long. */
-export function reportDisabled(settings: DeliverySettings, webhookIds: readonly string[]) {
-  for (const webhookId of webhookIds) {
-    settings.logger.warn('webhook disabled: its attempts have failed for too long', { webhook_id: webhookId })
+/**
+ * After a recording statement: disables the subscriptions it found failing for longer than
+ * WEBHOOK_DISABLE_AFTER (rare: a transaction of its own, with their webhook.disabled events), and
+ * logs those disabled.
+ */
+export async function disableDue(settings: DeliverySettings, due: readonly string[]) {
+  const period = disablePeriodSeconds(settings)
+  if (due.length === 0 || period === null) return
+  try {
+    for (const webhookId of await disableFailingWebhooks(settings.db, due, period)) {
+      settings.logger.warn('webhook disabled: its attempts have failed for too long', { webhook_id: webhookId })
+    }
+  } catch (error) {
+    // The attempts are recorded; the next failed one finds the subscription due again.
+    settings.logger.warn('could not disable a failing webhook subscription', { webhook_ids: due, error: error instanceof Error ? error.message : String(error) })
   }
+}
+
+/** WEBHOOK_DISABLE_AFTER in seconds, as the recording statements take it (null: never). */
+export function disablePeriodSeconds(settings: DeliverySettings): number | null {
+  return settings.disableAfterMs === null ? null : settings.disableAfterMs / 1000
 }
 
 /** The start of a response body as text (PostgreSQL text cannot hold NUL). */
@@ -303,7 +242,7 @@ export async function post(target: Target, settings: DeliverySettings): Promise<
   const refused = settings.allowPrivateTargets ? undefined : refusedLiteral(url)
   if (refused) return { succeeded: false, statusCode: null, durationMs: elapsed(), error: refused.message, responseBody: null }
   const { body, headers } = signedDelivery(
-    { id: target.eventId, kind: target.kind, createdAt: target.createdAt, resourceId: target.resourceId, sequence: target.sequence, data: target.data },
+    { id: target.eventId, kind: target.kind, createdAt: new Date(target.createdAt), resourceId: target.resourceId, sequence: target.sequence, data: target.data },
     target.secrets,
     Math.floor(Date.now() / 1000),
   )

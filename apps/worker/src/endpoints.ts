@@ -11,7 +11,7 @@
  *   MAX_DEFERRAL_MS, plus up to a quarter of jitter so deferred attempts do not all come back
  *   together). An attempt that ends without timing
  *   out (any answer, even an error) lifts it. A subscription that keeps failing is disabled later
- *   by WEBHOOK_DISABLE_AFTER (endpoint-health.ts).
+ *   by WEBHOOK_DISABLE_AFTER (@commerce/db endpoint-health.ts).
  *
  * In memory, per worker process: a new worker learns it again from its own attempts.
  */

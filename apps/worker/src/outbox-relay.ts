@@ -1,31 +1,24 @@
 /**
  * The outbox relay: turns the outbox rows of committed transactions (written with their events by
  * writeEvents) into fan-out jobs, deleting each row in the statement that adds its job, so a row
- * becomes exactly one job whatever crashes. It wakes on the NOTIFY every event sends at commit,
- * and sweeps on a timer too, for rows committed while it was not listening (a lost connection, no
- * worker running). Several workers relay side by side: each takes rows the others have not locked.
+ * becomes exactly one job whatever crashes (@commerce/db worker-jobs.ts). It wakes on the NOTIFY
+ * every event sends at commit, and sweeps on a timer too, for rows committed while it was not
+ * listening (a lost connection, no worker running). Several workers relay side by side: each
+ * takes rows the others have not locked.
  */
-import pg from 'pg'
-import { EVENTS_CHANNEL, TASKS } from '@commerce/db'
+import { EVENTS_CHANNEL, createDb, relayOutboxRows, type SqlClient } from '@commerce/db'
 import type { Logger } from './logger.js'
 
 /** Outbox rows (transactions) moved per statement. */
 export const RELAY_BATCH = 500
 
-const RELAY = `with moved as (
-  delete from event_outbox where id in (select id from event_outbox order by id limit $1 for update skip locked)
-  returning id, event_ids)
-select count(*)::int as "moved", case when count(*) > 0 then (
-  select count(*) from graphile_worker.add_jobs(array(
-    select row('${TASKS.fanOutEvent}', json_build_object('event_ids', event_ids), null, null, null, null, null, null)::graphile_worker.job_spec
-    from moved order by id))) end as "queued"
-from moved`
-
 export interface OutboxRelaySettings {
+  /** Where the relay LISTENs, on a connection of its own. */
   databaseUrl: string
   /** How long the LISTEN connection may take to be made. */
   connectTimeoutMs: number
-  pool: pg.Pool
+  /** Where the relay's statements run. */
+  sql: SqlClient
   logger: Logger
   /** How often the relay sweeps without being woken. */
   sweepIntervalMs: number
@@ -39,11 +32,10 @@ export interface OutboxRelay {
 }
 
 /** Moves every outbox row there is (in batches); answers how many. */
-export async function relayOutbox(pool: pg.Pool, onRelayed?: (transactions: number) => void): Promise<number> {
+export async function relayOutbox(sql: SqlClient, onRelayed?: (transactions: number) => void): Promise<number> {
   let total = 0
   for (;;) {
-    const { rows } = await pool.query<{ moved: number }>(RELAY, [RELAY_BATCH])
-    const moved = rows[0]?.moved ?? 0
+    const moved = await relayOutboxRows(sql, RELAY_BATCH)
     if (moved > 0) onRelayed?.(moved)
     total += moved
     if (moved < RELAY_BATCH) return total
@@ -51,7 +43,7 @@ export async function relayOutbox(pool: pg.Pool, onRelayed?: (transactions: numb
 }
 
 export async function startOutboxRelay(settings: OutboxRelaySettings): Promise<OutboxRelay> {
-  const { pool, logger } = settings
+  const { sql, logger } = settings
   let stopped = false
   let running: Promise<void> | undefined
   let again = false
@@ -65,7 +57,7 @@ export async function startOutboxRelay(settings: OutboxRelaySettings): Promise<O
       return
     }
     again = false
-    running = relayOutbox(pool, settings.onRelayed)
+    running = relayOutbox(sql, settings.onRelayed)
       .then(
         () => undefined,
         (error: unknown) => logger.warn('could not relay the event outbox', { error: error instanceof Error ? error.message : String(error) }),
@@ -76,40 +68,20 @@ export async function startOutboxRelay(settings: OutboxRelaySettings): Promise<O
       })
   }
 
-  let listener: pg.Client | undefined
-  let reconnect: NodeJS.Timeout | undefined
-  const listen = async (): Promise<void> => {
-    const client = new pg.Client({
-      connectionString: settings.databaseUrl,
-      connectionTimeoutMillis: settings.connectTimeoutMs,
-      application_name: 'commerce-worker-relay',
-    })
-    const lost = (error?: Error) => {
-      if (listener !== client) return
-      listener = undefined
-      client.removeAllListeners()
-      client.on('error', () => {})
-      void client.end().catch(() => {})
-      if (stopped) return
-      logger.warn('event outbox listener lost; reconnecting', { error: error?.message })
-      reconnect = setTimeout(() => void listen().catch(() => {}), 1_000)
-    }
-    listener = client
-    client.on('error', lost)
-    client.on('end', () => lost())
-    client.on('notification', wake)
-    try {
-      await client.connect()
-      await client.query(`listen ${EVENTS_CHANNEL}`)
-    } catch (error) {
-      lost(error as Error)
-      throw error
-    }
+  // postgres.js keeps the LISTEN connection apart from the pool and listens again when it drops.
+  const listener = createDb({ url: settings.databaseUrl, poolMax: 1, connectTimeoutMs: settings.connectTimeoutMs, applicationName: 'commerce-worker-relay' })
+  let listens = 0
+  const onListen = () => {
+    if (++listens > 1) logger.warn('event outbox listener lost; listening again')
     // Whatever committed before the LISTEN took effect.
     wake()
   }
-
-  await listen()
+  try {
+    await listener.sql.listen(EVENTS_CHANNEL, wake, onListen)
+  } catch (error) {
+    await listener.close()
+    throw error
+  }
   const sweep = setInterval(wake, settings.sweepIntervalMs)
   sweep.unref()
 
@@ -117,14 +89,7 @@ export async function startOutboxRelay(settings: OutboxRelaySettings): Promise<O
     async stop() {
       stopped = true
       clearInterval(sweep)
-      clearTimeout(reconnect)
-      const client = listener
-      listener = undefined
-      if (client) {
-        client.removeAllListeners()
-        client.on('error', () => {})
-        await client.end().catch(() => {})
-      }
+      await listener.close()
       await running
     },
   }

@@ -1,6 +1,9 @@
-/** Starts the job runner: our migrations first, then Graphile Worker (which applies its own). */
+/**
+ * Starts the job runner: our migrations first, then Graphile Worker (which applies its own) on its
+ * `pg` pool; our own statements run on a postgres.js pool of @commerce/db (docs/internals.md).
+ */
 import { run, type Runner } from 'graphile-worker'
-import { migrate } from '@commerce/db'
+import { createDb, migrate, unlockStaleJobs } from '@commerce/db'
 import { createBackground } from './delivery.js'
 import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
@@ -8,7 +11,6 @@ import { graphileLogger, type Logger } from './logger.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
-import { unlockStaleJobs } from './recovery.js'
 import { createDeliveryAgent } from './ssrf.js'
 import { createTaskList, cronItems } from './tasks/index.js'
 
@@ -58,7 +60,13 @@ export interface StartedWorker {
 const POLL_INTERVAL_MS = 500
 /** A delivery connects within this, out of its whole time limit. */
 const CONNECT_TIMEOUT_MS = 3_000
-/** How often a worker looks for jobs left locked by dead workers. */
+/**
+ * How often a worker looks for jobs left locked by dead workers. Jobs of a worker that died
+ * (SIGKILL, lost machine) stay locked for about four hours in Graphile Worker; no task of ours runs
+ * longer than a delivery's time limit, so a job locked for well beyond it (staleAfterMs) belongs
+ * to a dead worker: every worker unlocks such jobs when it starts and then this often, and they
+ * run again (deliveries are at least once).
+ */
 const RECOVERY_INTERVAL_MS = 5_000
 /** How often the outbox relay sweeps without a NOTIFY (it is woken by every committed event). */
 const OUTBOX_SWEEP_INTERVAL_MS = 1_000
@@ -85,13 +93,20 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const connectTimeoutMs = settings.databaseConnectTimeoutMs ?? 5_000
   const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, connectTimeoutMs, logger)
   metrics.watchPool(pgPool)
+  const database = createDb({
+    url: settings.databaseUrl,
+    poolMax: settings.databasePoolMax,
+    connectTimeoutMs,
+    applicationName: 'commerce-worker',
+    onAnnounceError: (error) => logger.warn('could not announce committed events', { error: error instanceof Error ? error.message : String(error) }),
+  })
   const dispatcher = createDeliveryAgent({
     allowPrivateTargets: webhooks.allowPrivateTargets,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
   })
   const recover = async () => {
     try {
-      const workers = await unlockStaleJobs(pgPool, staleAfterMs(webhooks.timeoutMs))
+      const workers = await unlockStaleJobs(database.sql, staleAfterMs(webhooks.timeoutMs))
       if (workers.length > 0) logger.warn('unlocked the jobs of stopped workers', { workers })
     } catch (error) {
       logger.warn('could not look for the jobs of stopped workers', { error })
@@ -100,6 +115,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const background = createBackground(logger)
   const delivery = {
     ...webhooks,
+    db: database.db,
     disableAfterMs: webhooks.disableAfterMs ?? null,
     dispatcher,
     logger,
@@ -114,7 +130,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     relay = await startOutboxRelay({
       databaseUrl: settings.databaseUrl,
       connectTimeoutMs,
-      pool: pgPool,
+      sql: database.sql,
       logger,
       sweepIntervalMs: OUTBOX_SWEEP_INTERVAL_MS,
       onRelayed: (transactions) => metrics.relayed(transactions),
@@ -124,7 +140,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
-      taskList: createTaskList(pgPool, delivery),
+      taskList: createTaskList(delivery),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -133,7 +149,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     })
   } catch (error) {
     await relay?.stop()
-    await Promise.all([pgPool.end(), dispatcher.close()])
+    await Promise.all([pgPool.end(), database.close(), dispatcher.close()])
     throw error
   }
   const recovery = setInterval(() => void recover(), RECOVERY_INTERVAL_MS)
@@ -151,7 +167,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       // Attempts that outlived their jobs end within the time limit; then they are recorded.
       await background.drain()
     } finally {
-      await Promise.all([pgPool.end(), dispatcher.close(), sweepsStopped])
+      await Promise.all([pgPool.end(), database.close(), dispatcher.close(), sweepsStopped])
     }
   }
   return { runner, metrics, stop: () => (stopping ??= stop()) }

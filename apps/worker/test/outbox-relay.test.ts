@@ -2,7 +2,6 @@
  * The outbox relay: every committed transaction's events become exactly one fan-out job, however
  * many relays race, whether the relay was listening at commit time or not.
  */
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { createDb, newId, writeEvents, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
@@ -11,16 +10,13 @@ import { relayOutbox, RELAY_BATCH, startOutboxRelay } from '../src/outbox-relay.
 
 let database: TestDatabase
 let handle: DatabaseHandle
-let pool: pg.Pool
 
 beforeAll(async () => {
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
   handle = createDb({ url: database.url, poolMax: 8 })
-  pool = new pg.Pool({ connectionString: database.url, max: 4 })
 })
 
 afterAll(async () => {
-  await pool?.end()
   await handle?.close()
   await database?.drop()
 })
@@ -33,21 +29,20 @@ function commitEvents(size = 1): Promise<string[]> {
 
 /** The fan-out jobs waiting in the queue, by their event ids (no worker runs them in this file). */
 async function fanOutJobs(): Promise<string[][]> {
-  const { rows } = await pool.query<{ payload: { event_ids: string[] } }>(
-    `select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-     where t.identifier = 'fanout-event' order by j.id`,
-  )
+  const rows = await handle.sql<{ payload: { event_ids: string[] } }[]>`
+    select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+    where t.identifier = 'fanout-event' order by j.id`
   return rows.map((row) => row.payload.event_ids)
 }
 
 async function clearQueue(): Promise<void> {
-  await pool.query(`delete from graphile_worker._private_jobs`)
-  await pool.query(`delete from event_outbox`)
+  await handle.sql`delete from graphile_worker._private_jobs`
+  await handle.sql`delete from event_outbox`
 }
 
 async function outboxRows(): Promise<number> {
-  const { rows } = await pool.query<{ count: string }>(`select count(*) from event_outbox`)
-  return Number(rows[0]!.count)
+  const [row] = await handle.sql<{ count: number }[]>`select count(*)::int as count from event_outbox`
+  return row!.count
 }
 
 describe('relayOutbox', () => {
@@ -56,11 +51,11 @@ describe('relayOutbox', () => {
     const committed = [await commitEvents(3), await commitEvents(1), await commitEvents(2)]
     expect(await outboxRows()).toBe(3)
 
-    expect(await relayOutbox(pool)).toBe(3)
+    expect(await relayOutbox(handle.sql)).toBe(3)
     expect(await fanOutJobs()).toEqual(committed)
     expect(await outboxRows()).toBe(0)
     // Nothing left: a second pass moves nothing and adds no job.
-    expect(await relayOutbox(pool)).toBe(0)
+    expect(await relayOutbox(handle.sql)).toBe(0)
     expect(await fanOutJobs()).toHaveLength(3)
   })
 
@@ -73,7 +68,7 @@ describe('relayOutbox', () => {
       }),
     ).rejects.toThrow('rolled back')
     expect(await outboxRows()).toBe(0)
-    expect(await relayOutbox(pool)).toBe(0)
+    expect(await relayOutbox(handle.sql)).toBe(0)
     expect(await fanOutJobs()).toEqual([])
   })
 
@@ -83,12 +78,12 @@ describe('relayOutbox', () => {
     for (let start = 0; start < 1_200; start += 50) written.push(...(await Promise.all(Array.from({ length: 50 }, () => commitEvents(1)))))
     expect(written.length).toBeGreaterThan(2 * RELAY_BATCH)
 
-    const other = new pg.Pool({ connectionString: database.url, max: 4 })
+    const other = createDb({ url: database.url, poolMax: 4 })
     try {
-      const moved = await Promise.all([relayOutbox(pool), relayOutbox(other), relayOutbox(pool), relayOutbox(other)])
+      const moved = await Promise.all([relayOutbox(handle.sql), relayOutbox(other.sql), relayOutbox(handle.sql), relayOutbox(other.sql)])
       expect(moved.reduce((sum, n) => sum + n, 0)).toBe(1_200)
     } finally {
-      await other.end()
+      await other.close()
     }
     const jobs = await fanOutJobs()
     expect(jobs).toHaveLength(1_200)
@@ -99,10 +94,9 @@ describe('relayOutbox', () => {
 
 describe('startOutboxRelay', () => {
   const relayConnections = async () => {
-    const { rows } = await pool.query<{ count: string }>(
-      `select count(*) from pg_stat_activity where datname = current_database() and application_name = 'commerce-worker-relay'`,
-    )
-    return Number(rows[0]!.count)
+    const [row] = await handle.sql<{ count: number }[]>`
+      select count(*)::int as count from pg_stat_activity where datname = current_database() and application_name = 'commerce-worker-relay'`
+    return row!.count
   }
 
   it('relays what was committed before it started, then each commit as its NOTIFY arrives (no sweep in the meantime), and closes its connection on stop', async () => {
@@ -112,7 +106,7 @@ describe('startOutboxRelay', () => {
     const relay = await startOutboxRelay({
       databaseUrl: database.url,
       connectTimeoutMs: 5_000,
-      pool,
+      sql: handle.sql,
       logger: createLogger('silent'),
       // Far beyond the test: only the NOTIFY can wake it.
       sweepIntervalMs: 600_000,
@@ -140,16 +134,16 @@ describe('startOutboxRelay', () => {
     const relay = await startOutboxRelay({
       databaseUrl: database.url,
       connectTimeoutMs: 5_000,
-      pool,
+      sql: handle.sql,
       logger: createLogger('warn', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
       sweepIntervalMs: 600_000,
     })
     try {
-      await pool.query(`select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and application_name = 'commerce-worker-relay'`)
+      await handle.sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and application_name = 'commerce-worker-relay'`
       const meanwhile = await commitEvents(1)
       await vi.waitFor(async () => expect(await fanOutJobs()).toEqual([meanwhile]), { timeout: 10_000 })
-      expect(lines.some((line) => line.msg === 'event outbox listener lost; reconnecting')).toBe(true)
+      expect(lines.some((line) => line.msg === 'event outbox listener lost; listening again')).toBe(true)
       // Listening again: the next commit wakes it.
       await vi.waitFor(async () => expect(await relayConnections()).toBe(1), { timeout: 5_000 })
       const next = await commitEvents(1)

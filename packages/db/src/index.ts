@@ -11,19 +11,17 @@ export {
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
 export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL } from './announce.js'
-export { TASKS, addDeliveryJob, deliveryJobSpec, type DeliveryJob } from './queue.js'
+export { TASKS, type DeliveryJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export {
   createUser,
   customerSnapshot,
-  findAccountState,
   findCustomerByUser,
   findUserByEmail,
   findUserById,
   updateUser,
   userSnapshot,
   type AccountChange,
-  type AccountState,
   type NewUser,
 } from './accounts.js'
 export {
@@ -47,7 +45,25 @@ export {
 } from './oauth-clients.js'
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'
-export { CLAIM_COLUMNS, WORK_RUNS, claimCte, storeCte, type Claim } from './sql/idempotency-keys.js'
+export { deliveryView, webhookView } from './webhook-views.js'
+
+// Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
+export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
+export { findAccountState, type AccountState } from './sql/account-state.js'
+export { addCartLine, type AddedLine, type LineRefusal, type NewCartLine } from './sql/cart-add-line.js'
+export { setCartLineQuantity, type ChangedLine } from './sql/cart-line-quantity.js'
+export {
+  cartRowOf,
+  prepareCartRead,
+  readCart,
+  type CartRow,
+  type CartRowText,
+  type CouponRow,
+  type LineRow,
+  type ShippingMethodRow,
+  type TaxRateRow,
+} from './sql/cart-read.js'
+export { lockCheckout, reserveCheckout, type InProgress, type LockedCheckout, type Reservation } from './sql/checkout-reservation.js'
 export {
   notePaymentProgress,
   placeReservedOrder,
@@ -60,6 +76,48 @@ export {
   type Release,
   type SettledPayment,
   type Settlement,
-  type StoredAnswer,
 } from './sql/checkout-settlement.js'
+export { enabledUserRoles, revokedApiKeys } from './sql/credential-checks.js'
+export { addDeliveryJob } from './sql/delivery-jobs.js'
+export {
+  recordAttempts,
+  recordFirstAttempts,
+  type AttemptOutcome,
+  type DeliveryStep,
+  type FirstAttempt,
+  type NextAttempt,
+  type Recorded,
+} from './sql/delivery-records.js'
+export { endUnsentDelivery, loadDeliveries, unsentPairs, type LoadedDelivery, type Target } from './sql/delivery-targets.js'
+export { disableFailingWebhooks } from './sql/endpoint-health.js'
+export { countEventsBetween, eventIdsSince, eventPageBetween, eventsSince, newestEventId, notifiedEvents, type FeedEvent } from './sql/event-feed.js'
+export { JOB_STATES, pingDatabase, sampleDatabase, type DatabaseSample } from './sql/health.js'
+export {
+  EXPIRED_KEYS_BATCH,
+  beginWork,
+  claimKey,
+  deleteExpiredKeys,
+  storeAnswer,
+  undoWork,
+  type Claim,
+  type KeyClaim,
+  type StoredAnswer,
+} from './sql/idempotency-keys.js'
+export {
+  fulfillmentColumn,
+  orderSelection,
+  paymentColumn,
+  type FulfillmentJson,
+  type ItemJson,
+  type OrderRead,
+  type OrderRow,
+  type PaymentJson,
+  type RefundJson,
+} from './sql/order-read.js'
+export { takeStock } from './sql/order-stock.js'
 export { expiredReservations, stuckPayments, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
+export { prepareProductDetail, productColumns, readProductDetail, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
+export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
+export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
+export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'
+export { relayOutboxRows, splitFanOut, unlockStaleJobs } from './sql/worker-jobs.js'

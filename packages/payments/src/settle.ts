@@ -40,12 +40,11 @@ export type Settled =
 export interface SettleOptions {
   requestId: string | null
   /** The completion's Idempotency-Key answer to store with a settlement that ends it (none by default). */
-  stored?: (outcome: { kind: 'placed' } | { kind: 'declined'; failure: { code: string; message: string } } | { kind: 'canceled' }) => StoredAnswer
+  stored?: (outcome: { kind: 'placed' } | { kind: 'declined'; failure: { code: string; message: string } } | { kind: 'canceled' }) => StoredAnswer | null
   /** The caller made the reservation just now: a success is placed without reading where it stands first (a round trip less on the hot path). */
   justReserved?: boolean
 }
 
-const NOTHING_STORED: StoredAnswer = [null, null, null, null, null, null]
 const SUCCEEDED = new Set<PaymentState>(['authorized', 'captured', 'partially_captured'])
 
 /** A payment of a checkout as the API shows it (for its events and the 202 answer). */
@@ -73,7 +72,7 @@ function paymentOf(current: Settlement & { paymentId: string }, state: PaymentSt
  */
 export async function settlePayment(db: Database, provider: PaymentProvider, paymentId: string, truth: ProviderPayment | null, options: SettleOptions): Promise<Settled> {
   const sql = sqlOf(db)
-  const stored = options.stored ?? (() => NOTHING_STORED)
+  const stored = options.stored ?? (() => null)
   const state: PaymentState = truth === null ? 'failed' : truth.status
   const earlier = async (): Promise<Settled> => ({ kind: 'earlier', settlement: (await settlementOf(sql, paymentId))! })
   const place = async (): Promise<Settled> => {

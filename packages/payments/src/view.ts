@@ -1,39 +1,13 @@
 /**
  * A payment as the API shows it (the Payment schema of @commerce/domain), from the JSON shape the
- * order read gives it: one definition for the API's answers and for the payment events the
- * settlement of a checkout writes, wherever it runs (the API, the worker).
+ * order read gives it (@commerce/db sql/order-read.ts): one definition for the API's answers and
+ * for the payment events the settlement of a checkout writes, wherever it runs (the API, the
+ * worker).
  */
 import { toMajorUnits, type Payment, type Refund } from '@commerce/domain'
+import type { PaymentJson, RefundJson } from '@commerce/db'
 
 const iso = (value: string | Date) => new Date(value).toISOString()
-
-export interface RefundJson {
-  id: string
-  paymentId: string
-  orderId: string
-  amountMinor: number
-  currency: string
-  reason: string | null
-  createdAt: string
-}
-
-export interface PaymentJson {
-  id: string
-  orderId: string | null
-  checkoutId: string | null
-  provider: string
-  method: string
-  status: Payment['status']
-  captureMode: Payment['capture_mode']
-  amountMinor: number
-  capturedMinor: number
-  refundedMinor: number
-  currency: string
-  failureCode: string | null
-  failureMessage: string | null
-  createdAt: string
-  refunds: RefundJson[]
-}
 
 export function toRefund(refund: RefundJson): Refund {
   return {

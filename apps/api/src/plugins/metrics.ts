@@ -1,13 +1,13 @@
 /**
  * Prometheus metrics (`GET /metrics`, routes/system): process defaults, HTTP requests by method,
- * route pattern and status, and — read from PostgreSQL when scraped — the server's connections
- * of our pools and the job queue's depth. Other plugins and routes add theirs to `app.metrics`
+ * route pattern and status, and — read from PostgreSQL when scraped (@commerce/db sql/health.ts)
+ * — the server's connections of our pools and the job queue's depth. Other plugins and routes add theirs to `app.metrics`
  * (the WebSocket feed: routes/ws). The names are listed in the README ("Metrics").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import { TASKS } from '@commerce/db'
+import { JOB_STATES, TASKS, sampleDatabase, type DatabaseSample } from '@commerce/db'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,39 +23,6 @@ const UNMATCHED = 'unmatched'
 
 /** A scrape waits at most this long for the database (a busy pool, a slow count) before it answers without those figures. */
 const DATABASE_SAMPLE_TIMEOUT_MS = 2_000
-
-/**
- * One round trip, as one simple-protocol query (so the statement timeout applies to each
- * statement and nothing is prepared): the connections to this database named `commerce…` by name
- * and state, Graphile Worker's jobs by task and state, and the event outbox's rows waiting for a worker's
- * relay (counted up to a million, so a huge backlog stays cheap to read). `set local` ends with
- * the implicit transaction, which also keeps it PgBouncer-safe.
- */
-const SAMPLE_SQL = `set local statement_timeout = 1000;
-select application_name as "name", coalesce(state, 'unknown') as "state", count(*)::int as "count"
-  from pg_stat_activity where datname = current_database() and application_name like 'commerce%' group by 1, 2;
-select task_identifier as "task", case
-    when locked_at is not null then 'locked'
-    when attempts >= max_attempts then 'failed'
-    when run_at > now() then 'scheduled'
-    else 'ready' end as "state", count(*)::int as "count"
-  from graphile_worker.jobs group by 1, 2;
-select count(*)::int as "count" from (select from event_outbox limit 1000000) as waiting`
-
-interface Row {
-  count: number
-}
-type ConnectionRow = Row & { name: string; state: string }
-type JobRow = Row & { task: string; state: string }
-
-const JOB_STATES = ['ready', 'scheduled', 'locked', 'failed'] as const
-
-/** What a scrape reads from the database. */
-interface DatabaseSample {
-  connections: ConnectionRow[]
-  jobs: JobRow[]
-  outboxRows: number
-}
 
 /** The labelled children of one method, route and status, kept so observing skips prom-client's label hashing. */
 interface RequestSeries {
@@ -125,27 +92,16 @@ export default fp(
 
     // Read on scrape: one query shared by the gauges of one scrape, bounded in time.
     let sampling: Promise<DatabaseSample | undefined> | undefined
-    const sampleDatabase = () =>
+    const scrapeSample = () =>
       (sampling ??= readDatabase().finally(() => {
         sampling = undefined
       }))
     async function readDatabase(): Promise<DatabaseSample | undefined> {
-      let timer: NodeJS.Timeout | undefined
       try {
-        const query = app.sql.unsafe(SAMPLE_SQL)
-        const timeout = new Promise<never>((_resolve, reject) => {
-          timer = setTimeout(() => {
-            query.cancel()
-            reject(new Error(`no answer within ${DATABASE_SAMPLE_TIMEOUT_MS} ms`))
-          }, DATABASE_SAMPLE_TIMEOUT_MS)
-        })
-        const results = (await Promise.race([query, timeout])) as unknown as [unknown, ConnectionRow[], JobRow[], [Row]]
-        return { connections: [...results[1]], jobs: [...results[2]], outboxRows: results[3][0].count }
+        return await sampleDatabase(app.sql, DATABASE_SAMPLE_TIMEOUT_MS)
       } catch (error) {
         app.log.warn({ err: error }, 'metrics: could not read database connections and queue depth')
         return undefined
-      } finally {
-        clearTimeout(timer)
       }
     }
 
@@ -155,7 +111,7 @@ export default fp(
       labelNames: ['application_name', 'state'] as const,
       registers: [registry],
       async collect() {
-        const sample = await sampleDatabase()
+        const sample = await scrapeSample()
         // Unreadable: no series rather than stale figures.
         this.reset()
         for (const row of sample?.connections ?? []) this.set({ application_name: row.name, state: row.state }, row.count)
@@ -167,7 +123,7 @@ export default fp(
       labelNames: ['task', 'state'] as const,
       registers: [registry],
       async collect() {
-        const sample = await sampleDatabase()
+        const sample = await scrapeSample()
         this.reset()
         if (!sample) return
         // Our tasks' series are always there, zero when empty, so an alert on them never sees a gap.
@@ -180,7 +136,7 @@ export default fp(
       help: "Committed transactions whose events no worker's outbox relay has turned into a fan-out job yet",
       registers: [registry],
       async collect() {
-        const sample = await sampleDatabase()
+        const sample = await scrapeSample()
         this.reset()
         if (sample) this.set(sample.outboxRows)
       },

@@ -2,21 +2,21 @@
  * Every task this worker runs, by the identifier jobs are added under (TASKS of @commerce/db).
  */
 import { parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker'
-import type pg from 'pg'
 import { TASKS } from '@commerce/db'
 import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
-import { expireIdempotencyKeys } from './expire-idempotency-keys.js'
+import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
 
-export function createTaskList(pool: pg.Pool, delivery: DeliverySettings): TaskList {
+/** The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). */
+export function createTaskList(delivery: DeliverySettings): TaskList {
   const counted = (task: string, run: Task) => countRuns(delivery.metrics, task, run)
-  const store = createDeliveryStore(pool, delivery)
+  const store = createDeliveryStore(delivery)
   return {
-    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(pool, store, delivery)),
+    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(store, delivery)),
     [TASKS.deliverWebhook]: counted(TASKS.deliverWebhook, createDeliverWebhook(store, delivery)),
-    [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, expireIdempotencyKeys),
+    [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, createExpireIdempotencyKeys(delivery.db)),
   }
 }
 

@@ -13,7 +13,7 @@ import { getTableColumns, type Table } from 'drizzle-orm'
 import type { PaymentState } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
-import { storeCte } from './idempotency-keys.js'
+import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
 
 /** What a reservation keeps to place its order without pricing anything again. */
 export interface Placement {
@@ -44,10 +44,6 @@ export interface SettledPayment {
   reference: string | null
 }
 
-/** The Idempotency-Key's stored answer ($6–$11 of PLACE, as storeCte takes them), all null when nothing is stored. */
-export type StoredAnswer = readonly (string | number | null)[]
-const NOTHING_STORED: StoredAnswer = [null, null, null, null, null, null]
-
 // A reservation's stock rows (`taken`), its coupons, products and variants locked in the
 // completion's order, from a CTE named `reservation` with its `stock` and `coupon_ids`.
 const LOCK_RESERVED = `taken as materialized (
@@ -61,6 +57,8 @@ variants_locked as materialized (
 
 // The order, its items, the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
+// $1 payment, $2 its state, $3 amount, $4 captured, $5 the provider's reference, $6–$11 the
+// stored answer (storeValues).
 const PLACE = `
 with reservation as materialized (
   update checkout_reservations set status = 'converted', updated_at = now()
@@ -91,10 +89,10 @@ from placement`
  * order's JSON (the completion's answer), or undefined when the reservation was not held (placed
  * or released already: see settlementOf).
  */
-export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment, stored: StoredAnswer = NOTHING_STORED): Promise<string | undefined> {
+export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment, stored: StoredAnswer | null = null): Promise<string | undefined> {
   const [row] = await sql.unsafe<{ answer: string; eventIds: string[] }[]>(
     PLACE,
-    [payment.paymentId, payment.state, payment.amountMinor, payment.capturedMinor, payment.reference, ...stored],
+    [payment.paymentId, payment.state, payment.amountMinor, payment.capturedMinor, payment.reference, ...storeValues(stored)],
     { prepare: true },
   )
   if (!row) return undefined
@@ -104,6 +102,8 @@ export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment
 
 // The stock and coupon uses given back, the cart open again for changes, the payment failed or
 // canceled, and its event ($6: payment.failed or payment.canceled, made by the caller).
+// $1 payment, $2 its state, $3 and $4 the failure's code and message, $5 the provider's
+// reference, $6 the event (eventRows), $7–$12 the stored answer (storeValues).
 const RELEASE = `
 with cart as materialized (
   select c.id from checkout_reservations r join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
@@ -142,10 +142,10 @@ export interface Release {
 }
 
 /** Gives a held reservation back; answers whether this call released it. */
-export async function releaseReservation(sql: SqlClient, release: Release, stored: StoredAnswer = NOTHING_STORED): Promise<boolean> {
+export async function releaseReservation(sql: SqlClient, release: Release, stored: StoredAnswer | null = null): Promise<boolean> {
   const [row] = await sql.unsafe<{ released: number }[]>(
     RELEASE,
-    [release.paymentId, release.state, release.failure?.code ?? null, release.failure?.message ?? null, release.reference, release.events.json, ...stored],
+    [release.paymentId, release.state, release.failure?.code ?? null, release.failure?.message ?? null, release.reference, release.events.json, ...storeValues(stored)],
     { prepare: true },
   )
   const released = row!.released === 1

@@ -19,7 +19,7 @@ import {
   type ShippingMethodRule,
   type TotalsLine,
 } from '@commerce/domain'
-import type { CartRow, CouponRow, LineRow, ShippingMethodRow } from './rows.js'
+import type { CartRow, CouponRow, LineRow, ShippingMethodRow } from '@commerce/db'
 
 export interface PricedCart {
   view: Cart

@@ -18,11 +18,27 @@ import {
   type Cart,
   type CreateCart,
 } from '@commerce/domain'
-import { cartCoupons, cartItems, carts, coupons, newId, products, productVariants, sqlOf, type Database, type Executor } from '@commerce/db'
+import {
+  addCartLine,
+  cartCoupons,
+  cartItems,
+  carts,
+  coupons,
+  newId,
+  prepareCartRead,
+  products,
+  productVariants,
+  readCart,
+  setCartLineQuantity,
+  sqlOf,
+  type AddedLine,
+  type CartRow,
+  type Database,
+  type Executor,
+} from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
 import { priceCart, type PricedCart } from './pricing.js'
-import { cartRowSql, prepareCartRead, readCart, type CartRow } from './rows.js'
 
 /** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
 export interface CartViewer {
@@ -63,60 +79,6 @@ export function priceOrRefuse(row: CartRow): PricedCart {
     throw error
   }
 }
-
-// Adding a line is the cart's hot write: one round trip of fixed SQL (prepared once per
-// connection) sent with BEGIN, then COMMIT once the cart has been priced (pricing that fails
-// refuses the change). Built with Drizzle and awaited statement by statement, the five round trips
-// and the query building cost five times a cart read (bench/README.md, Carts).
-//
-// LOCK_CART takes the cart's lock in a statement of its own, so ADD_LINE, which starts once it
-// is held, reads the lines as the previous change to the cart left them (in one statement its
-// snapshot would predate the wait). ADD_LINE checks the line against the cart, the product (or
-// variant) and the limits, says why it refuses (`refusal`), and only when nothing refuses
-// writes the line and touches the cart's updated_at: a refused add changes nothing. READ_CART
-// then reads the cart as ADD_LINE left it.
-const LOCK_CART = 'select from carts where id = $1 for update'
-const ADD_LINE = `
-with cart as (
-  select c.id, c.currency from carts c
-  where c.id = $1 and c.completed_at is null and (c.customer_id is null or $4::boolean or c.customer_id = $5::uuid)),
-facts as materialized (
-  select cart.currency as "cartCurrency", p.currency,
-    coalesce(v.inventory_quantity, p.inventory_quantity) as "inventory",
-    coalesce(i.quantity, 0) + $6::int as "quantity",
-    case
-      when p.is_active is not true then 'product'
-      when $3::uuid is not null and v.id is null then 'variant'
-      when p.currency <> cart.currency then 'currency'
-      when coalesce(i.quantity, 0) + $6::int > $8::int then 'quantity'
-      when coalesce(i.quantity, 0) + $6::int > coalesce(v.inventory_quantity, p.inventory_quantity) then 'inventory'
-      when i.id is null and (select count(*) from cart_items n where n.cart_id = cart.id) >= $9::int then 'lines'
-    end as "refusal"
-  from cart
-  left join products p on p.id = $2
-  left join product_variants v on v.id = $3::uuid and v.product_id = p.id
-  left join cart_items i on i.cart_id = cart.id and i.product_id = $2 and i.variant_id is not distinct from $3::uuid),
-line as (
-  insert into cart_items (id, cart_id, product_id, variant_id, quantity)
-  select $7, $1, $2, $3::uuid, f."quantity" from facts f where f."refusal" is null
-  on conflict (cart_id, product_id, variant_id) do update set quantity = excluded.quantity, updated_at = now()
-  returning 1),
-touched as (update carts set updated_at = now() where id = $1 and exists (select from line))
-select * from facts`
-const READ_CART = `select ${cartRowSql()} from carts where "carts"."id" = $1`
-
-type Refusal = 'product' | 'variant' | 'currency' | 'quantity' | 'inventory' | 'lines'
-
-interface AddedLine {
-  cartCurrency: string
-  currency: string
-  inventory: number
-  quantity: number
-  refusal: Refusal | null
-}
-
-/** Raw SQL reads timestamps as ISO text (see sqlOf). */
-type CartRowText = Omit<CartRow, 'completedAt' | 'createdAt' | 'updatedAt'> & { completedAt: string | null; createdAt: string; updatedAt: string }
 
 function addRefusal(line: AddedLine, request: { productId: string; variantId: string | null }): ApiError {
   switch (line.refusal!) {
@@ -182,22 +144,13 @@ export function createCartService(db: Database) {
     })
   }
 
-  /**
-   * What adding or changing a line needs, in one query: the product (or variant) as sold now,
-   * the quantity already on the cart's line for it, and how many lines the cart has.
-   */
-  async function lineFacts(tx: Executor, cartId: string, productId: string, variantId: string | null) {
-    const [facts] = await tx
+  /** The stock of a line's product (or variant), as sold now; a product no longer sold, or a variant gone, is not found. */
+  async function stockOf(tx: Executor, productId: string, variantId: string | null): Promise<number> {
+    const [found] = await tx
       .select({
-        currency: products.currency,
         isActive: products.isActive,
         variantFound: sql<boolean>`${productVariants.id} is not null`,
         inventory: sql<number>`coalesce(${productVariants.inventoryQuantity}, ${products.inventoryQuantity})`,
-        lineId: sql<string | null>`(select i.id from cart_items i where i.cart_id = ${cartId}
-          and i.product_id = ${productId} and i.variant_id is not distinct from ${variantId}::uuid)`,
-        lineQuantity: sql<number>`coalesce((select i.quantity from cart_items i where i.cart_id = ${cartId}
-          and i.product_id = ${productId} and i.variant_id is not distinct from ${variantId}::uuid), 0)`,
-        lines: sql<number>`(select count(*)::int from cart_items i where i.cart_id = ${cartId})`,
       })
       .from(products)
       .leftJoin(
@@ -205,9 +158,9 @@ export function createCartService(db: Database) {
         and(eq(productVariants.id, sql`${variantId}::uuid`), eq(productVariants.productId, products.id)),
       )
       .where(eq(products.id, productId))
-    if (!facts?.isActive) throw notFound('Product')
-    if (variantId !== null && !facts.variantFound) throw notFound('Variant')
-    return facts
+    if (!found?.isActive) throw notFound('Product')
+    if (variantId !== null && !found.variantFound) throw notFound('Variant')
+    return found.inventory
   }
 
   return {
@@ -231,31 +184,31 @@ export function createCartService(db: Database) {
       return priceOrRefuse(row)
     },
 
+    /**
+     * The cart's hot write: one round trip sent with BEGIN (addCartLine), then COMMIT once the
+     * cart has been priced (pricing that fails refuses the change).
+     */
     addItem(id: string, body: AddCartItem, viewer: CartViewer): Promise<Cart> {
       const variantId = body.variant_id ?? null
-      const parameters = [id, body.product_id, variantId, viewer.canSeeAll, viewer.customerId, body.quantity, newId(), MAX_LINE_QUANTITY, MAX_CART_LINES]
       return db.transaction(async (tx) => {
-        const sql = sqlOf(tx)
-        // Sent together, with BEGIN: each statement still starts once the one before has finished.
-        const locked = sql.unsafe(LOCK_CART, [id], { prepare: true })
-        const added = sql.unsafe<AddedLine[]>(ADD_LINE, parameters, { prepare: true })
-        const read = sql.unsafe<CartRowText[]>(READ_CART, [id], { prepare: true })
-        await locked
-        const [line] = await added
-        const [row] = await read
+        const { line, cart } = await addCartLine(sqlOf(tx), {
+          cartId: id,
+          productId: body.product_id,
+          variantId,
+          quantity: body.quantity,
+          lineId: newId(),
+          seesAllCarts: viewer.canSeeAll,
+          customerId: viewer.customerId,
+          maxLineQuantity: MAX_LINE_QUANTITY,
+          maxCartLines: MAX_CART_LINES,
+        })
         if (!line) {
           // No cart this caller may change: missing or someone else's (404), or checked out (409).
-          if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
+          if (!cart || !visibleTo(cart, viewer)) throw notFound('Cart')
           throw conflict('This cart was checked out and can no longer change')
         }
         if (line.refusal !== null) throw addRefusal(line, { productId: body.product_id, variantId })
-        const { completedAt, createdAt, updatedAt } = row!
-        const { view } = priceOrRefuse({
-          ...row!,
-          completedAt: completedAt === null ? null : new Date(completedAt),
-          createdAt: new Date(createdAt),
-          updatedAt: new Date(updatedAt),
-        })
+        const { view } = priceOrRefuse(cart!)
         refuseUnitsPastLimit(view)
         return view
       })
@@ -263,18 +216,9 @@ export function createCartService(db: Database) {
 
     updateItem(id: string, itemId: string, quantity: number, viewer: CartViewer): Promise<Cart> {
       return change(id, viewer, async (tx) => {
-        const [line] = await tx
-          .update(cartItems)
-          .set({ quantity })
-          .where(and(eq(cartItems.id, itemId), eq(cartItems.cartId, id)))
-          .returning({
-            productId: cartItems.productId,
-            variantId: cartItems.variantId,
-            // A subquery sees the statement's snapshot: the quantity before this update.
-            before: sql<number>`(select i.quantity from cart_items i where i.id = ${itemId})`,
-          })
+        const line = await setCartLineQuantity(sqlOf(tx), { cartId: id, lineId: itemId, quantity })
         if (!line) throw notFound('Cart item')
-        const { inventory } = await lineFacts(tx, id, line.productId, line.variantId)
+        const inventory = await stockOf(tx, line.productId, line.variantId)
         if (quantity > inventory) throw insufficientInventory(inventory, quantity, line)
         return quantity > line.before
       })

@@ -4,7 +4,8 @@
  * provider decides.
  *
  * 1. Reserve (one short transaction, two round trips: BEGIN travels with the first statement,
- *    COMMIT with the last, @commerce/db transaction.ts): claim the Idempotency-Key, lock the cart, its coupons and its stock rows,
+ *    COMMIT with the last, @commerce/db transaction.ts and checkout-reservation.ts): claim the
+ *    Idempotency-Key, lock the cart, its coupons and its stock rows,
  *    re-price and check it (every refusal before the first write), then take the stock and the
  *    coupon uses, start the payment (`pending`), keep the order to place (checkout_reservations,
  *    expiring after CHECKOUT_RESERVATION_TTL) and close the cart to changes — and commit.
@@ -29,155 +30,38 @@ import {
   type CheckoutPaymentPending,
   type CompleteCheckout,
   type PaymentProvider,
-  type PaymentState,
   type ProviderPayment,
 } from '@commerce/domain'
 import {
-  CLAIM_COLUMNS,
-  claimCte,
+  cartRowOf,
   eventRows,
+  lockCheckout,
   newId,
   notePaymentProgress,
   orderItems,
   orders,
   placementRow,
+  reserveCheckout,
   sendCommit,
   sqlOf,
-  WORK_RUNS,
-  type Claim,
   type Database,
-  type Executor,
+  type InProgress,
+  type LockedCheckout,
   type NewEvent,
+  type OrderRow,
   type SqlClient,
 } from '@commerce/db'
 import { settlePayment, toPayment, type Settled } from '@commerce/payments'
 import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
 import type { PricedCart } from '../carts/pricing.js'
-import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { orderItemRows } from '../orders/lines.js'
-import { loadOrder, orderEvent, orderEventJson, toOrder, type OrderRow } from '../orders/view.js'
+import { loadOrder, orderEvent, orderEventJson, toOrder } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
 
 /** A payment `pending` for less than this is taken to be with the provider in another request: 409 payment_in_progress. */
 const IN_FLIGHT_MS = 60_000
-
-// Locks, in this order (every completion and every release takes them so, and none deadlocks
-// with another): the cart, through the checkout, which serializes this completion with every
-// other completion and change of the cart; its coupons by id, so their use counts stay true
-// until the reservation takes them; then the stock rows of its lines (the variant's, or the
-// product's for a line without one), products then variants, each by id, so the stock read here
-// is what the reservation takes. It reads what prices the cart (the cart read of carts/rows.ts,
-// with the coupons as locked), the payment already in progress for this checkout (held
-// reservation), the order's number (from its sequence) and the transaction's time. A cart
-// changed by a transaction that committed while this one waited for its lock is read as of
-// before that change by the rest of the statement: "stale" says so, and the statement is sent
-// again (the lock held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
-// and nothing is locked or read unless this request runs (WORK_RUNS: not a replay, not a key in
-// flight); it always answers one row, the claim's. Last, it has the rest of the transaction use
-// generic plans: RESERVE's parameters are arrays, whose sizes a custom plan knows, so
-// PostgreSQL's plan cache would otherwise plan it anew on every call; a generic plan is made once
-// per connection.
-const LOCK_AND_READ = `
-with ${claimCte(2)},
-locked as materialized (
-  select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address,
-    k.order_id as checkout_order_id
-  from checkouts k join carts c on c.id = k.cart_id
-  where k.id = $1 and ${WORK_RUNS}
-  for update of c),
-locked_coupons as materialized (
-  select c.*, cc.created_at as added_at from cart_coupons cc join coupons c on c.id = cc.coupon_id
-  where cc.cart_id = (select id from locked)
-  order by c.id for update of c),
-lines as materialized (
-  select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
-locked_products as materialized (
-  select p.id, p.inventory_quantity from products p
-  where p.id in (select product_id from lines where variant_id is null)
-  order by p.id for update of p),
-locked_variants as materialized (
-  select v.id, v.inventory_quantity from product_variants v
-  where v.id in (select variant_id from lines)
-  order by v.id for update of v)
-select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_at, c.code) from locked_coupons c), '[]'::json)`)},
-  "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
-  coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
-    as "shippingMethods",
-  coalesce((select json_object_agg(s.id, s.inventory_quantity)
-    from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
-  (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
-  (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
-      'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
-      'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
-    from checkout_reservations r join payments p on p.id = r.payment_id
-    where r.checkout_id = $1 and r.status = 'held') as "inProgress",
-  "carts".checkout_order_id as "orderId",
-  case when "carts".id is not null then nextval('order_number_seq')::text end as "orderNumber",
-  now() as "now",
-  set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode",
-  ${CLAIM_COLUMNS}
-from claim left join locked as "carts" on true`
-
-
-// The reservation, in one statement with COMMIT sent right behind it (sendCommit): the stock taken (its rows locked
-// and checked by LOCK_AND_READ; the tables' CHECK (inventory_quantity >= 0) would fail the whole
-// transaction if a decrement ever went below zero), the coupon uses, the payment started, the
-// order to place kept, and the cart closed to changes until the payment settles.
-const RESERVE = `
-with products_taken as (
-  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $1
-  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
-variants_taken as (
-  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $1
-  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
-used as (update coupons set times_used = times_used + 1 where id = any($3::uuid[])),
-started as (
-  insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
-  values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
-reserved as (
-  insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, coupon_ids, placement, created_at, updated_at)
-  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
-update carts set completed_at = $1, updated_at = $1 where id = $13`
-
-// Raw SQL reads timestamps as ISO text (see sqlOf).
-type Text<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K] }
-
-/** The payment of this checkout with the provider now (a held reservation). */
-interface InProgress {
-  paymentId: string
-  state: PaymentState
-  reference: string | null
-  amountMinor: number
-  capture: CaptureMode
-  currency: string
-  updatedAt: string
-  unanswered: boolean
-}
-
-interface LockedCheckout extends Text<CartRow>, Claim {
-  checkoutStatus: 'open' | 'completed'
-  billingAddress: Address | null
-  shippingMethods: ShippingMethodRow[]
-  /** The units in stock of each locked stock row (variant or product id). */
-  stock: Record<string, number>
-  stale: boolean
-  inProgress: InProgress | null
-  orderId: string | null
-  orderNumber: string
-  now: string
-}
-
-/** The first round trip: the key claimed, the cart, its coupons and its stock rows locked, and what prices it read. */
-async function lockCheckout(tx: Executor, id: string, claim: readonly (string | null)[]): Promise<Claim & { checkout: LockedCheckout | undefined }> {
-  const sql = sqlOf(tx)
-  const read = async () => (await sql.unsafe<LockedCheckout[]>(LOCK_AND_READ, [id, ...claim], { prepare: true }))[0]!
-  let row = await read()
-  // Read again, with the lock held: the change the lock waited for is seen now.
-  if (row.stale) row = await read()
-  return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
-}
 
 /** The order row the reservation will place, as a successful payment leaves it. */
 function orderValues(
@@ -251,10 +135,10 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
   function start(id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, key: StoredKey | undefined): Promise<Started> {
     return db.transaction(
       async (tx): Promise<Started> => {
-        const read = await lockCheckout(tx, id, steps.claimParams(key))
+        const sql = sqlOf(tx)
+        const read = await lockCheckout(sql, { checkoutId: id, claim: steps.claimOf(key) })
         const replay = steps.replayOf(key, read)
         if (replay) return { kind: 'answer', answer: replay, replayed: true }
-        const sql = sqlOf(tx)
         try {
           return await reserve(sql, id, read.checkout, body, viewer, requestId)
         } catch (error) {
@@ -276,7 +160,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
 
-    const priced = priceOrRefuse({ ...locked, completedAt: null, createdAt: new Date(locked.createdAt), updatedAt: new Date(locked.updatedAt) })
+    const priced = priceOrRefuse(cartRowOf(locked))
     const cart = priced.view
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
@@ -333,26 +217,22 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
 
     const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
     const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
-    const written = sql.unsafe(
-      RESERVE,
-      [
-        locked.now,
-        JSON.stringify(stock),
-        priced.applicableCoupons.map((coupon) => coupon.id),
-        paymentId,
-        id,
-        provider.name,
-        body.payment.method,
-        capture,
-        total,
-        cart.currency,
-        expiresAt,
-        placement,
-        cart.id,
-      ],
-      { prepare: true },
-  )
-    await Promise.all([written, sendCommit(sql)])
+    const reserved = reserveCheckout(sql, {
+      now: locked.now,
+      stockJson: JSON.stringify(stock),
+      couponIds: priced.applicableCoupons.map((coupon) => coupon.id),
+      paymentId,
+      checkoutId: id,
+      provider: provider.name,
+      method: body.payment.method,
+      capture,
+      amountMinor: total,
+      currency: cart.currency,
+      expiresAt,
+      placementJson: placement,
+      cartId: cart.id,
+    })
+    await Promise.all([reserved, sendCommit(sql)])
     return {
       kind: 'reserved',
       reserved: { paymentId, amountMinor: total, currency: cart.currency, capture },
@@ -410,7 +290,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
         requestId,
         justReserved: started.kind === 'reserved',
         stored: (outcome) =>
-          steps.storeParams(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),
+          steps.storedAnswer(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),
       })
       const answer = await completionAnswer(db, id, settled, requestId)
       // Settled first by someone else (the provider's webhook, the sweep), or a late payment given

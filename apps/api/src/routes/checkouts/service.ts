@@ -3,9 +3,8 @@
  */
 import { and, eq, isNull } from 'drizzle-orm'
 import { toAddress, type Checkout, type CreateCheckout } from '@commerce/domain'
-import { cartItems, carts, checkouts, type Database, type Executor } from '@commerce/db'
+import { cartItems, carts, checkouts, readCart, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { readCart } from '../carts/rows.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { availableRates } from '../shipping/rates.js'
 

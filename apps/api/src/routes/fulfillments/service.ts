@@ -12,14 +12,14 @@ import {
   type FulfillmentList,
   type Tracking,
 } from '@commerce/domain'
-import { fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor } from '@commerce/db'
+import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
 import type { PaymentService } from '../payments/service.js'
-import { fulfillmentJson, loadOrder, lockOrder, toFulfillment, writeOrderEvent, type FulfillmentJson } from '../orders/view.js'
+import { loadOrder, lockOrder, toFulfillment, writeOrderEvent } from '../orders/view.js'
 
-const fulfillmentSelection = { fulfillment: fulfillmentJson('fulfillments').mapWith((value: FulfillmentJson) => value) }
+const fulfillmentSelection = { fulfillment: fulfillmentColumn }
 
 /** The units to send: the request's, checked against what is left on each line, or everything left. */
 function unitsToSend(lines: (typeof orderItems.$inferSelect)[], requested: CreateFulfillment['items']) {

@@ -1,10 +1,10 @@
 /**
  * An order's lines: writing them, the stock they take (never below zero, whatever runs at the
- * same time) and the stock a cancelled order gives back.
+ * same time: @commerce/db order-stock.ts) and the stock a cancelled order gives back.
  */
 import { eq, sql } from 'drizzle-orm'
 import type { LineTotals } from '@commerce/domain'
-import { newId, products, productVariants, sqlOf, type Executor } from '@commerce/db'
+import { newId, products, productVariants, sqlOf, takeStock, type Executor } from '@commerce/db'
 import { ApiError } from '../../errors.js'
 
 export interface StockLine {
@@ -22,21 +22,6 @@ export interface NewOrderLine extends StockLine {
   unitPriceMinor: number
 }
 
-// One guarded update per stock row, as fixed text (prepared once per connection): it takes the
-// units only while that many are in stock, so stock never goes below zero.
-const TAKE_VARIANT_STOCK = `update product_variants set inventory_quantity = inventory_quantity - $2, updated_at = now()
-  where id = $1 and inventory_quantity >= $2 returning id`
-const TAKE_PRODUCT_STOCK = `update products set inventory_quantity = inventory_quantity - $2, updated_at = now()
-  where id = $1 and inventory_quantity >= $2 returning id`
-
-/** Takes `quantity` units of the variant (or of the product without one); false when fewer are in stock, and then nothing changed. */
-async function takeStock(tx: Executor, line: StockLine): Promise<boolean> {
-  const row = line.variantId ?? line.productId
-  if (!row) return false
-  const taken = await sqlOf(tx).unsafe(line.variantId ? TAKE_VARIANT_STOCK : TAKE_PRODUCT_STOCK, [row, line.quantity], { prepare: true })
-  return taken.length === 1
-}
-
 /**
  * Takes the stock of every line; the first line short of stock refuses the whole order with 409
  * insufficient_inventory naming its `items[i]` (the caller's transaction then rolls back what was
@@ -47,7 +32,8 @@ export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLin
   const byStockRow = lines
     .map((line, index) => ({ line, index, row: line.variantId ?? line.productId }))
     .sort((a, b) => a.row.localeCompare(b.row))
-  const taken = await Promise.all(byStockRow.map(({ line }) => takeStock(tx, line)))
+  const client = sqlOf(tx)
+  const taken = await Promise.all(byStockRow.map(({ line }) => takeStock(client, line)))
   const short = byStockRow.find((_, position) => !taken[position])
   if (!short) return
   const { line, index } = short

@@ -18,12 +18,14 @@ import {
   customers,
   orderItems,
   orders,
+  orderSelection,
   products,
   productVariants,
   shippingMethods,
   taxRates,
   type Database,
   type Executor,
+  type OrderRow,
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { instant, knownCurrency } from '../../fields.js'
@@ -31,7 +33,7 @@ import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
 import { orderItemRows, returnStock, takeStockOfLines } from './lines.js'
-import { loadOrder, lockOrder, orderSelection, toOrder, writeOrderEvent, type OrderRow } from './view.js'
+import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
 export interface OrderViewer {

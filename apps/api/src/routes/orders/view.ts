@@ -1,90 +1,22 @@
 /**
- * An order as the API shows it, read in one query (items, payments with their refunds,
- * fulfillments with their items), and the order.* events that carry it.
+ * An order as the API shows it, read in one query (@commerce/db sql/order-read.ts: items,
+ * payments with their refunds, fulfillments with their items), and the order.* events that carry it.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment } from '@commerce/domain'
-import { toPayment, type PaymentJson } from '@commerce/payments'
-import { orders, payments, writeEvent, type Executor, type NewEvent } from '@commerce/db'
-
-type Json<Row> = { [K in keyof Row]: Row[K] }
-
-export interface ItemJson {
-  id: string
-  productId: string | null
-  variantId: string | null
-  title: string
-  variantTitle: string | null
-  sku: string | null
-  quantity: number
-  fulfilledQuantity: number
-  unitPriceMinor: number
-  subtotalMinor: number
-  discountMinor: number
-  taxMinor: number
-  totalMinor: number
-}
-
-export interface FulfillmentJson {
-  id: string
-  orderId: string
-  carrier: string
-  trackingNumber: string
-  trackingUrl: string | null
-  status: string
-  createdAt: string
-  updatedAt: string
-  items: { order_item_id: string; quantity: number }[]
-}
-
-const itemsOfOrder = sql<Json<ItemJson>[]>`coalesce((
-  select json_agg(json_build_object(
-    'id', i.id, 'productId', i.product_id, 'variantId', i.variant_id, 'title', i.title,
-    'variantTitle', i.variant_title, 'sku', i.sku, 'quantity', i.quantity,
-    'fulfilledQuantity', i.fulfilled_quantity, 'unitPriceMinor', i.unit_price_minor,
-    'subtotalMinor', i.subtotal_minor, 'discountMinor', i.discount_minor, 'taxMinor', i.tax_minor,
-    'totalMinor', i.total_minor) order by i.id)
-  from order_items i where i.order_id = "orders"."id"), '[]'::json)`
-
-/** A payment with its refunds as JSON; `alias` is the payments row in the surrounding query. */
-export const paymentJson = (alias: string) => sql.raw(`json_build_object(
-    'id', ${alias}.id, 'orderId', ${alias}.order_id, 'checkoutId', ${alias}.checkout_id,
-    'provider', ${alias}.provider, 'method', ${alias}.method, 'status', ${alias}.status,
-    'captureMode', ${alias}.capture_mode, 'amountMinor', ${alias}.amount_minor,
-    'capturedMinor', ${alias}.captured_minor, 'refundedMinor', ${alias}.refunded_minor,
-    'currency', ${alias}.currency, 'failureCode', ${alias}.failure_code,
-    'failureMessage', ${alias}.failure_message, 'createdAt', ${alias}.created_at,
-    'refunds', coalesce((select json_agg(json_build_object(
-      'id', r.id, 'paymentId', r.payment_id, 'orderId', r.order_id, 'amountMinor', r.amount_minor,
-      'currency', r.currency, 'reason', r.reason, 'createdAt', r.created_at) order by r.id)
-      from refunds r where r.payment_id = ${alias}.id), '[]'::json))`)
-
-const paymentsOfOrder = sql<PaymentJson[]>`coalesce((
-  select json_agg(${paymentJson('p')} order by p.id)
-  from payments p where p.order_id = "orders"."id"), '[]'::json)`
-
-/** A fulfillment with its items as JSON; `alias` is the fulfillments row in the surrounding query. */
-export const fulfillmentJson = (alias: string) => sql.raw(`json_build_object(
-    'id', ${alias}.id, 'orderId', ${alias}.order_id, 'carrier', ${alias}.carrier,
-    'trackingNumber', ${alias}.tracking_number, 'trackingUrl', ${alias}.tracking_url,
-    'status', ${alias}.status, 'createdAt', ${alias}.created_at, 'updatedAt', ${alias}.updated_at,
-    'items', coalesce((select json_agg(json_build_object('order_item_id', fi.order_item_id,
-      'quantity', fi.quantity) order by fi.order_item_id)
-      from fulfillment_items fi where fi.fulfillment_id = ${alias}.id), '[]'::json))`)
-
-const fulfillmentsOfOrder = sql<FulfillmentJson[]>`coalesce((
-  select json_agg(${fulfillmentJson('f')} order by f.id)
-  from fulfillments f where f.order_id = "orders"."id"), '[]'::json)`
-
-export const orderSelection = {
-  row: orders,
-  items: itemsOfOrder,
-  payments: paymentsOfOrder,
-  fulfillments: fulfillmentsOfOrder,
-}
-
-export type OrderRow = typeof orders.$inferSelect
-export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
+import { toPayment } from '@commerce/payments'
+import {
+  orders,
+  orderSelection,
+  payments,
+  writeEvent,
+  type Executor,
+  type FulfillmentJson,
+  type NewEvent,
+  type OrderRead,
+  type OrderRow,
+  type PaymentJson,
+} from '@commerce/db'
 
 const iso = (value: string | Date) => new Date(value).toISOString()
 

@@ -17,7 +17,7 @@ import {
   type PaymentList,
   type Refund,
 } from '@commerce/domain'
-import { newId, orders, payments, refunds, writeEvent, type Database, type Executor } from '@commerce/db'
+import { newId, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
@@ -25,8 +25,8 @@ import { pageMeta } from '../../list-totals.js'
 import { callProvider } from '../../payments/provider.js'
 import type { PaymentProvider, PaymentState } from '@commerce/domain'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
-import { toPayment, toRefund, type PaymentJson } from '@commerce/payments'
-import { loadOrder, lockOrder, paymentJson, paymentOfRow, writeOrderEvent, type OrderRow } from '../orders/view.js'
+import { toPayment, toRefund } from '@commerce/payments'
+import { loadOrder, lockOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 
 type PaymentRow = typeof payments.$inferSelect
 
@@ -227,7 +227,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       const ofOrder = eq(payments.orderId, orderId)
       const [rows, [counted]] = await Promise.all([
         db
-          .select({ payment: paymentJson('payments').mapWith((value: PaymentJson) => value) })
+          .select({ payment: paymentColumn })
           .from(payments)
           .where(ofOrder)
           .orderBy(asc(payments.id))

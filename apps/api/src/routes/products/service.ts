@@ -14,44 +14,30 @@ import {
 import {
   categories,
   isUniqueViolation,
+  prepareProductDetail,
   productCategories,
+  productColumns,
   productImages,
   products,
   productVariants,
+  readProductDetail,
   writeEvent,
   type Database,
   type Executor,
+  type ProductDetailRow,
+  type ProductRow,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import { createProductLister } from './list.js'
-import {
-  imagesOfProduct,
-  productColumns,
-  toImage,
-  toListItem,
-  toVariant,
-  variantsOfProduct,
-  type ProductRow,
-} from './rows.js'
+import { toImage, toListItem, toVariant } from './rows.js'
 
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
 export function createProductService(db: Database, catalogDb: Database) {
+  const detailStatement = prepareProductDetail(catalogDb)
 
-  const detailSelection = {
-    ...productColumns,
-    variants: variantsOfProduct,
-    images: imagesOfProduct,
-  }
-  // The public detail read is prepared once: no query building, no planning per request.
-  const detailStatement = catalogDb
-    .select(detailSelection)
-    .from(products)
-    .where(eq(products.id, sql.placeholder('id')))
-    .prepare('product_detail')
-
-  function toProduct(row: Awaited<ReturnType<typeof detailStatement.execute>>[number]): Product {
+  function toProduct(row: ProductDetailRow): Product {
     return {
       ...toListItem(row),
       variants: row.variants.map((variant) => toVariant(variant, row.currency)),
@@ -61,7 +47,7 @@ export function createProductService(db: Database, catalogDb: Database) {
 
   /** The product as the API shows it, read inside `tx` (so it sees the transaction's writes). */
   async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
-    const [row] = await tx.select(detailSelection).from(products).where(eq(products.id, id))
+    const row = await readProductDetail(tx, id)
     return row && toProduct(row)
   }
 

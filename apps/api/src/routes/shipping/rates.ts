@@ -2,10 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { eq } from 'drizzle-orm'
 import { AmountTooLargeError, shippingRate, ShippingRateList, ShippingRatesQuery, toMajorUnits } from '@commerce/domain'
-import { shippingMethods, type Executor } from '@commerce/db'
+import { shippingMethods, type Executor, type ShippingMethodRow } from '@commerce/db'
 import { errorResponses } from '../../errors.js'
 import type { PricedCart } from '../carts/pricing.js'
-import type { ShippingMethodRow } from '../carts/rows.js'
 import { cartViewerOf, createCartService } from '../carts/service.js'
 
 /** The method's price for the cart, or null when it cannot carry it (a price past the most an amount can be included). */

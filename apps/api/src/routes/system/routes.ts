@@ -1,6 +1,7 @@
 /** Liveness, readiness and metrics: outside /api/v1, never rate limited. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { pingDatabase } from '@commerce/db'
 import { ApiError, errorResponses } from '../../errors.js'
 
 const Status = Type.Object({ status: Type.String() })
@@ -16,7 +17,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['system'], response: { 200: Status, ...errorResponses(503) } } },
     async () => {
       try {
-        await app.sql`select 1`
+        await pingDatabase(app.sql)
       } catch {
         throw new ApiError('service_unavailable', 'The database is not reachable')
       }

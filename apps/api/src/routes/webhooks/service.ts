@@ -25,21 +25,25 @@ import {
 } from '@commerce/domain'
 import {
   addDeliveryJob,
-  deliveryJobSpec,
+  countReplay,
+  deliveryView,
   events,
+  missingEvents,
   newId,
+  replayDeliveries,
   sqlOf,
   webhookAttempts,
   webhookDeliveries,
   webhooks,
+  webhookView,
   type Database,
   type Executor,
+  type ReplaySelection,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { instant } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
-type WebhookRow = typeof webhooks.$inferSelect
 type AttemptRow = typeof webhookAttempts.$inferSelect
 
 export interface WebhookServiceOptions {
@@ -49,66 +53,6 @@ export interface WebhookServiceOptions {
 
 /** The Standard Webhooks form of a secret: `whsec_` + base64 of random bytes. */
 const generateSecret = () => `whsec_${randomBytes(32).toString('base64')}`
-
-const iso = (date: Date | null) => date?.toISOString() ?? null
-
-function toWebhook(row: WebhookRow): Webhook {
-  const graceEnds = row.previousSecretExpiresAt
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events as Webhook['events'],
-    description: row.description,
-    is_active: row.isActive,
-    previous_secret_expires_at: graceEnds && graceEnds > new Date() ? graceEnds.toISOString() : null,
-    consecutive_failures: row.consecutiveFailures,
-    last_success_at: iso(row.lastSuccessAt),
-    last_failure_at: iso(row.lastFailureAt),
-    failing_since: iso(row.failingSince),
-    disabled_at: iso(row.disabledAt),
-    disabled_reason: row.disabledReason,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  }
-}
-
-/**
- * What a replay selects, over $1 webhook, $2 from, $3 to, $4 kinds (null: any), $5 delivery
- * statuses, $6 whether missing events count: `existing` deliveries, and `missing` events the
- * subscription wants but has no delivery of. A delivery is made after its event, so its own
- * created_at bound lets the (webhook_id, created_at) index narrow the scan.
- */
-const REPLAY_SELECTION = `existing as (
-  select d.id, d.attempts, d.event_id from webhook_deliveries d join events e on e.id = d.event_id
-  where d.webhook_id = $1 and d.created_at >= $2::timestamptz and e.created_at >= $2::timestamptz and e.created_at < $3::timestamptz
-    and ($4::text[] is null or e.kind = any($4::text[])) and d.status = any($5::text[])),
-missing as (
-  select e.id as event_id from events e join webhooks w on w.id = $1 and (e.kind = any(w.events) or '*' = any(w.events))
-  where $6::bool and e.created_at >= $2::timestamptz and e.created_at < $3::timestamptz and ($4::text[] is null or e.kind = any($4::text[]))
-    and not exists (select from webhook_deliveries d where d.webhook_id = $1 and d.event_id = e.id))`
-
-const COUNT_REPLAY = `with ${REPLAY_SELECTION}
-select (select count(*) from existing)::int as "existing", (select count(*) from missing)::int as "missing"`
-
-const MISSING_EVENTS = `with ${REPLAY_SELECTION} select event_id as "eventId" from missing order by event_id limit $7`
-
-// Existing deliveries become pending with their next attempt queued now (the job key of that
-// attempt number moves a waiting retry instead of adding one); missing events get a delivery
-// ($7 ids, $8 events) and its first attempt. Jobs are added in event order.
-const REPLAY = `with ${REPLAY_SELECTION},
-picked as (select id, attempts, event_id from existing order by event_id limit $9),
-updated as (
-  update webhook_deliveries d set status = 'pending', next_attempt_at = now(), updated_at = now()
-  from picked p where d.id = p.id returning d.id, p.attempts + 1 as attempt, d.event_id),
-made as (
-  insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at)
-  select m.id, $1, m.event_id, 'pending', 0, now() from unnest($7::uuid[], $8::uuid[]) as m(id, event_id)
-  on conflict (webhook_id, event_id) do nothing
-  returning id, 1 as attempt, event_id),
-queued as (select * from updated union all select * from made)
-select (select count(*) from made)::int as "created", (select count(*) from graphile_worker.add_jobs(array(
-  select ${deliveryJobSpec({ deliveryId: 'q.id', attempt: 'q.attempt', retry: '0', runAt: 'null' })}
-  from queued q order by q.event_id)))::int as "replayed"`
 
 /** `['*']` alone, or event kinds (the schema already keeps them known and unique). */
 function checkEvents(list: readonly string[]): string[] {
@@ -200,27 +144,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
       if (log) log.push(attempt)
       else logs.set(attempt.deliveryId, [attempt])
     }
-    return rows.map(({ delivery, kind }): WebhookDelivery => ({
-      id: delivery.id,
-      webhook_id: delivery.webhookId,
-      event_id: delivery.eventId,
-      event: kind,
-      status: delivery.status,
-      attempts: delivery.attempts,
-      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-      last_status_code: delivery.lastStatusCode,
-      created_at: delivery.createdAt.toISOString(),
-      updated_at: delivery.updatedAt.toISOString(),
-      attempt_log: (logs.get(delivery.id) ?? []).map((attempt) => ({
-        attempt: attempt.attempt,
-        succeeded: attempt.succeeded,
-        status_code: attempt.statusCode,
-        duration_ms: attempt.durationMs,
-        error: attempt.error,
-        response_body: attempt.responseBody,
-        created_at: attempt.createdAt.toISOString(),
-      })),
-    }))
+    return rows.map(({ delivery, kind }) => deliveryView(delivery, kind, logs.get(delivery.id) ?? []))
   }
 
   async function loadDelivery(executor: Executor, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
@@ -245,13 +169,13 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(webhooks),
       ])
-      return { webhooks: rows.map(toWebhook), meta: pageMeta(page, perPage, counted!.total) }
+      return { webhooks: rows.map(webhookView), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     async get(id: string): Promise<Webhook> {
       const [row] = await db.select().from(webhooks).where(eq(webhooks.id, id))
       if (!row) throw notFound('Webhook')
-      return toWebhook(row)
+      return webhookView(row)
     },
 
     async create(body: CreateWebhook): Promise<WebhookWithSecret> {
@@ -261,7 +185,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
         .insert(webhooks)
         .values({ url, events: checkEvents(body.events), secret, description: body.description ?? null, isActive: body.is_active ?? true })
         .returning()
-      return { ...toWebhook(row!), secret }
+      return { ...webhookView(row!), secret }
     },
 
     /** One statement; the answer shows the secret only when this update set it. */
@@ -284,7 +208,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
         .where(eq(webhooks.id, id))
         .returning()
       if (!row) throw notFound('Webhook')
-      return body.secret === undefined ? toWebhook(row) : { ...toWebhook(row), secret: row.secret }
+      return body.secret === undefined ? webhookView(row) : { ...webhookView(row), secret: row.secret }
     },
 
     /**
@@ -305,7 +229,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
         .where(eq(webhooks.id, id))
         .returning()
       if (!row) throw notFound('Webhook')
-      return { ...toWebhook(row), secret }
+      return { ...webhookView(row), secret }
     },
 
     /** Active again, with a new failure window: an old streak would disable it at its next failure. */
@@ -316,7 +240,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
         .where(eq(webhooks.id, id))
         .returning()
       if (!row) throw notFound('Webhook')
-      return toWebhook(row)
+      return webhookView(row)
     },
 
     /**
@@ -330,22 +254,22 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
       const to = instant('to', body.to)!
       if (from >= to) throw invalidField('to', "Field 'to' must be later than 'from'")
       const statuses = body.status ?? ['pending', 'succeeded', 'failed']
-      const params = [
-        id,
-        from.toISOString(),
-        to.toISOString(),
-        body.events ? [...new Set(body.events.flatMap(eventKindsOf))] : null,
-        statuses.filter((status) => status !== 'missing'),
-        statuses.includes('missing'),
-      ]
+      const selection: ReplaySelection = {
+        webhookId: id,
+        from: from.toISOString(),
+        to: to.toISOString(),
+        kinds: body.events ? [...new Set(body.events.flatMap(eventKindsOf))] : null,
+        statuses: statuses.filter((status) => status !== 'missing'),
+        missing: statuses.includes('missing'),
+      }
       const dryRun = body.dry_run ?? false
       return db.transaction(async (tx) => {
         const sql = sqlOf(tx)
         // Locked so two replays of one subscription run one after the other.
         const [hook] = await tx.select({ isActive: webhooks.isActive }).from(webhooks).where(eq(webhooks.id, id)).for('update')
         if (!hook) throw notFound('Webhook')
-        const [counted] = await sql.unsafe<{ existing: number; missing: number }[]>(COUNT_REPLAY, params)
-        const matched = counted!.existing + counted!.missing
+        const counted = await countReplay(sql, selection)
+        const matched = counted.existing + counted.missing
         if (dryRun) return { matched, replayed: 0, created: 0, dry_run: true }
         if (matched > MAX_REPLAY_DELIVERIES) {
           throw invalidField(
@@ -354,14 +278,10 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
           )
         }
         if (!hook.isActive) throw conflict('The webhook is inactive; enable it before replaying')
-        const missing = counted!.missing === 0 ? [] : await sql.unsafe<{ eventId: string }[]>(MISSING_EVENTS, [...params, MAX_REPLAY_DELIVERIES])
-        const [queued] = await sql.unsafe<{ created: number; replayed: number }[]>(REPLAY, [
-          ...params,
-          missing.map(() => newId()),
-          missing.map((row) => row.eventId),
-          MAX_REPLAY_DELIVERIES,
-        ])
-        return { matched, replayed: queued!.replayed, created: queued!.created, dry_run: false }
+        const missing = counted.missing === 0 ? [] : await missingEvents(sql, selection, MAX_REPLAY_DELIVERIES)
+        const made = missing.map((eventId) => ({ id: newId(), eventId }))
+        const queued = await replayDeliveries(sql, selection, { made, limit: MAX_REPLAY_DELIVERIES })
+        return { matched, replayed: queued.replayed, created: queued.created, dry_run: false }
       })
     },
 

@@ -8,18 +8,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type postgres from 'postgres'
-import { EVENTS_CHANNEL } from '@commerce/db'
-
-export interface FeedEvent {
-  id: string
-  kind: string
-  data: Record<string, unknown>
-  customerId: string | null
-  resourceId: string
-  sequence: number
-  /** created_at as ISO 8601 UTC. */
-  timestamp: string
-}
+import { EVENTS_CHANNEL, eventIdsSince, eventsSince, newestEventId, notifiedEvents, type FeedEvent } from '@commerce/db'
 
 export interface EventFeed {
   /** Listens from the first call on; a failed start is tried again by the next call. */
@@ -59,10 +48,6 @@ function firstIdOf(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`
 }
 
-/** The columns of a FeedEvent, selected from `events`. */
-export const eventColumns = (sql: postgres.Sql) => sql`id, kind, data, customer_id as "customerId", resource_id as "resourceId", sequence,
-    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as timestamp`
-
 /** `sql` reads the events; `listener` holds the LISTEN connection (app.listenSql). */
 export function createEventFeed(
   sql: postgres.Sql,
@@ -82,15 +67,6 @@ export function createEventFeed(
   let notified: string[] = []
   let loading = false
   let catchingUp: NodeJS.Timeout | undefined
-
-  const columns = () => eventColumns(sql)
-  // In the order notified, which is commit order.
-  const loadNotified = (ids: string[]) => sql<FeedEvent[]>`
-    select ${columns()} from unnest(${ids}::uuid[]) with ordinality as notified (id, position)
-    join events using (id) order by position`
-  const loadSince = (id: string) => sql<FeedEvent[]>`select ${columns()} from events where id >= ${id}::uuid order by id`
-  // Only the ids (the primary key's index alone): the events are loaded only when some are new.
-  const idsSince = (id: string) => sql<{ id: string }[]>`select id from events where id >= ${id}::uuid`
 
   function accept(rows: FeedEvent[]) {
     const fresh = rows.filter((row) => !delivered.has(row.id))
@@ -112,7 +88,7 @@ export function createEventFeed(
       const ids = notified
       notified = []
       try {
-        accept(await loadNotified(ids))
+        accept(await notifiedEvents(sql, ids))
       } catch (error) {
         log.error({ err: error, events: ids.length }, 'could not load notified events for WebSocket clients')
       }
@@ -131,7 +107,7 @@ export function createEventFeed(
   async function replay() {
     const since = Math.max(newest - REPLAY_WINDOW_MS, listeningSince)
     try {
-      accept(await loadSince(firstIdOf(since)))
+      accept(await eventsSince(sql, firstIdOf(since)))
     } catch (error) {
       log.error({ err: error }, 'could not replay events after the LISTEN connection came back')
     }
@@ -139,8 +115,9 @@ export function createEventFeed(
 
   async function catchUp() {
     try {
-      const missed = (await idsSince(firstIdOf(newest - CATCH_UP_WINDOW_MS))).map((row) => row.id).filter((id) => !delivered.has(id))
-      if (missed.length > 0) accept(await loadNotified(missed))
+      // Only the ids first: the events are loaded only when some are new.
+      const missed = (await eventIdsSince(sql, firstIdOf(newest - CATCH_UP_WINDOW_MS))).filter((id) => !delivered.has(id))
+      if (missed.length > 0) accept(await notifiedEvents(sql, missed))
     } catch (error) {
       log.warn({ err: error }, 'could not look for events committed but not announced')
     }
@@ -164,8 +141,8 @@ export function createEventFeed(
         }
         await listening
         // After LISTEN: an event committed from here on is announced to us, one committed before has an id up to this.
-        const [table] = await sql<{ id: string }[]>`select id from events order by id desc limit 1`
-        if (table && (newestId === null || table.id > newestId)) newestId = table.id
+        const inTable = await newestEventId(sql)
+        if (inTable && (newestId === null || inTable > newestId)) newestId = inTable
         catchingUp = setInterval(() => void catchUp(), CATCH_UP_INTERVAL_MS)
         catchingUp.unref()
       })().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 /** What a resume reads from the events table: how many events lie after a position, and those a viewer may see, a page at a time. */
 import type postgres from 'postgres'
-import { eventColumns, type FeedEvent } from './feed.js'
+import { countEventsBetween, eventPageBetween, type FeedEvent } from '@commerce/db'
 import type { Viewer } from './protocol.js'
 
 /** Rows per query: a replay holds one page in memory, whatever its length. */
@@ -15,10 +15,8 @@ export interface EventLog {
 
 export function createEventLog(sql: postgres.Sql): EventLog {
   return {
-    async countBetween(after, upTo, atMost) {
-      const [row] = await sql<{ count: number }[]>`
-        select count(*)::int as count from (select 1 from events where id > ${after}::uuid and id <= ${upTo}::uuid limit ${atMost}) as range`
-      return row!.count
+    countBetween(after, upTo, atMost) {
+      return countEventsBetween(sql, { after, upTo, atMost })
     },
 
     async *pagesBetween(after, upTo, viewer) {
@@ -27,11 +25,7 @@ export function createEventLog(sql: postgres.Sql): EventLog {
       // The condition narrows the read to what `mayView` can accept (the caller still applies it).
       let from = after
       for (;;) {
-        const page = await sql<FeedEvent[]>`
-          select ${eventColumns(sql)} from events
-          where id > ${from}::uuid and id <= ${upTo}::uuid
-            and (${viewer.seesAll}::boolean or kind like 'product.%' or customer_id = ${viewer.customerId}::uuid)
-          order by id limit ${PAGE_SIZE}`
+        const page = await eventPageBetween(sql, { after: from, upTo, seesAll: viewer.seesAll, customerId: viewer.customerId, limit: PAGE_SIZE })
         if (page.length > 0) yield page
         if (page.length < PAGE_SIZE) return
         from = page.at(-1)!.id

@@ -7,6 +7,7 @@ import { Type } from 'typebox'
 import { Counter, Gauge } from 'prom-client'
 import type { WebSocket } from 'ws'
 import { hasScope, type Role } from '@commerce/domain'
+import { enabledUserRoles, revokedApiKeys, type FeedEvent } from '@commerce/db'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { isOriginAllowed } from '../../plugins/cors.js'
@@ -14,7 +15,7 @@ import type { Principal } from '../../plugins/auth.js'
 import { sendError } from '../../plugins/errors.js'
 import { METRIC_PREFIX } from '../../plugins/metrics.js'
 import { ACCESS_TOKEN_PROTOCOL, MAX_MESSAGE_BYTES } from '../../plugins/websocket.js'
-import { createEventFeed, type FeedEvent } from './feed.js'
+import { createEventFeed } from './feed.js'
 import { EVENT_ID_PATTERN, readClientMessage, type ServerMessage, type Viewer } from './protocol.js'
 import { createEventLog } from './replay.js'
 import { ClientStream, eventMessage } from './stream.js'
@@ -94,16 +95,11 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     const idsOf = (kind: 'api_key' | 'user') => [...new Set([...clients].flatMap(({ checked }) => (checked?.kind === kind ? [checked.id] : [])))]
     const keyIds = idsOf('api_key')
     const userIds = idsOf('user')
-    const [revokedKeys, accounts] = await Promise.all([
-      keyIds.length === 0
-        ? []
-        : app.sql<{ id: string }[]>`select id from api_keys where id = any(${keyIds}::uuid[]) and revoked_at is not null`,
-      userIds.length === 0
-        ? []
-        : app.sql<{ id: string; role: Role }[]>`select id, role from users where id = any(${userIds}::uuid[]) and disabled_at is null`,
+    const [revokedKeys, roles] = await Promise.all([
+      keyIds.length === 0 ? [] : revokedApiKeys(app.sql, keyIds),
+      userIds.length === 0 ? new Map<string, Role>() : enabledUserRoles(app.sql, userIds),
     ])
-    const revoked = new Set(revokedKeys.map((row) => row.id))
-    const roles = new Map(accounts.map((row) => [row.id, row.role]))
+    const revoked = new Set(revokedKeys)
     for (const { checked, socket } of clients) {
       if (!checked) continue
       const gone = checked.kind === 'api_key' ? revoked.has(checked.id) : roles.get(checked.id) !== checked.role

@@ -14,7 +14,8 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type { WebSocket } from 'ws'
-import { REPLAY_WINDOW_MS, type EventFeed, type FeedEvent } from './feed.js'
+import type { FeedEvent } from '@commerce/db'
+import { REPLAY_WINDOW_MS, type EventFeed } from './feed.js'
 import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
 import type { EventLog } from './replay.js'
 

@@ -1,0 +1,170 @@
+/**
+ * The checkout completion's first transaction (apps/api routes/checkouts/complete.ts), two round
+ * trips: LOCK_AND_READ claims the Idempotency-Key, locks the cart, its coupons and its stock rows
+ * and reads what prices it; RESERVE then takes the stock and the coupon uses, starts the payment,
+ * keeps the order to place and closes the cart, with COMMIT right behind it (sendCommit). The
+ * order is placed, or the reservation given back, by checkout-settlement.ts.
+ */
+import { PROVIDER_UNANSWERED } from '@commerce/domain'
+import type { checkouts, payments } from '../schema/index.js'
+import type { SqlClient } from '../transaction.js'
+import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
+import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
+import type { JsonRow } from './json-rows.js'
+
+// Locks, in this order (every completion and every release takes them so, and none deadlocks
+// with another): the cart, through the checkout, which serializes this completion with every
+// other completion and change of the cart; its coupons by id, so their use counts stay true
+// until the reservation takes them; then the stock rows of its lines (the variant's, or the
+// product's for a line without one), products then variants, each by id, so the stock read here
+// is what the reservation takes. It reads what prices the cart (the cart read of cart-read.ts,
+// with the coupons as locked), the payment already in progress for this checkout (held
+// reservation), the order's number (from its sequence) and the transaction's time. A cart
+// changed by a transaction that committed while this one waited for its lock is read as of
+// before that change by the rest of the statement: "stale" says so, and the statement is sent
+// again (the lock held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
+// and nothing is locked or read unless this request runs (WORK_RUNS: not a replay, not a key in
+// flight); it always answers one row, the claim's. Last, it has the rest of the transaction use
+// generic plans: RESERVE's parameters are arrays, whose sizes a custom plan knows, so
+// PostgreSQL's plan cache would otherwise plan it anew on every call; a generic plan is made once
+// per connection.
+// $1 checkout, $2–$4 the key's claim (claimValues).
+const LOCK_AND_READ = `
+with ${claimCte(2)},
+locked as materialized (
+  select c.*, c.xmin::text as row_version, k.status as checkout_status, k.billing_address as checkout_billing_address,
+    k.order_id as checkout_order_id
+  from checkouts k join carts c on c.id = k.cart_id
+  where k.id = $1 and ${WORK_RUNS}
+  for update of c),
+locked_coupons as materialized (
+  select c.*, cc.created_at as added_at from cart_coupons cc join coupons c on c.id = cc.coupon_id
+  where cc.cart_id = (select id from locked)
+  order by c.id for update of c),
+lines as materialized (
+  select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
+locked_products as materialized (
+  select p.id, p.inventory_quantity from products p
+  where p.id in (select product_id from lines where variant_id is null)
+  order by p.id for update of p),
+locked_variants as materialized (
+  select v.id, v.inventory_quantity from product_variants v
+  where v.id in (select variant_id from lines)
+  order by v.id for update of v)
+select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_at, c.code) from locked_coupons c), '[]'::json)`)},
+  "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
+  coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
+    as "shippingMethods",
+  coalesce((select json_object_agg(s.id, s.inventory_quantity)
+    from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
+  (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
+  (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
+      'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
+      'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
+    from checkout_reservations r join payments p on p.id = r.payment_id
+    where r.checkout_id = $1 and r.status = 'held') as "inProgress",
+  "carts".checkout_order_id as "orderId",
+  case when "carts".id is not null then nextval('order_number_seq')::text end as "orderNumber",
+  now() as "now",
+  set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode",
+  ${CLAIM_COLUMNS}
+from claim left join locked as "carts" on true`
+
+type PaymentJson = JsonRow<typeof payments.$inferSelect>
+type CheckoutJson = JsonRow<typeof checkouts.$inferSelect>
+
+/** The payment of this checkout with the provider now (a held reservation). */
+export interface InProgress {
+  paymentId: PaymentJson['id']
+  state: PaymentJson['status']
+  reference: PaymentJson['providerReference']
+  amountMinor: PaymentJson['amountMinor']
+  capture: PaymentJson['captureMode']
+  currency: PaymentJson['currency']
+  updatedAt: PaymentJson['updatedAt']
+  /** The provider did not answer its last call (PROVIDER_UNANSWERED). */
+  unanswered: boolean
+}
+
+export interface LockedCheckout extends CartRowText {
+  checkoutStatus: CheckoutJson['status']
+  billingAddress: CheckoutJson['billingAddress']
+  /** The shipping methods in the cart's currency. */
+  shippingMethods: ShippingMethodRow[]
+  /** The units in stock of each locked stock row (variant or product id). */
+  stock: Record<string, number>
+  inProgress: InProgress | null
+  /** The order placed already (by another completion, the provider's webhook or the sweep). */
+  orderId: CheckoutJson['orderId']
+  orderNumber: string
+  /** The transaction's time, as text. */
+  now: string
+}
+
+/**
+ * The first round trip: the key claimed (null: no key), then, when this request runs, the cart,
+ * its coupons and its stock rows locked and what prices it read. `checkout` is undefined when the
+ * request does not run or no such checkout exists.
+ */
+export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; claim: KeyClaim | null }): Promise<Claim & { checkout: LockedCheckout | undefined }> {
+  type Row = LockedCheckout & Claim & { stale: boolean }
+  const read = async () => (await sql.unsafe<Row[]>(LOCK_AND_READ, [lock.checkoutId, ...claimValues(lock.claim)], { prepare: true }))[0]!
+  let row = await read()
+  // Read again, with the lock held: the change the lock waited for is seen now.
+  if (row.stale) row = await read()
+  return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
+}
+
+// $1 the transaction's time, $2 the stock rows taken (JSON: id, quantity, variant), $3 the
+// coupons used, $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount,
+// $10 currency, $11 the reservation's expiry, $12 the order to place (JSON), $13 cart.
+const RESERVE = `
+with products_taken as (
+  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $1
+  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
+variants_taken as (
+  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $1
+  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
+used as (update coupons set times_used = times_used + 1 where id = any($3::uuid[])),
+started as (
+  insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
+  values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
+reserved as (
+  insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, coupon_ids, placement, created_at, updated_at)
+  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
+update carts set completed_at = $1, updated_at = $1 where id = $13`
+
+export interface Reservation {
+  /** The transaction's time (LockedCheckout.now): every row written is stamped with it. */
+  now: string
+  /** The stock rows taken, as JSON: [{id, quantity, variant}], a variant's or a product's. */
+  stockJson: string
+  couponIds: string[]
+  paymentId: string
+  checkoutId: string
+  provider: string
+  method: string
+  capture: PaymentJson['captureMode']
+  amountMinor: number
+  currency: string
+  expiresAt: string
+  /** The order to place once the payment succeeds (checkout-settlement.ts Placement), as JSON. */
+  placementJson: string
+  cartId: string
+}
+
+/**
+ * Sends the reservation now, in the transaction of `sql` (the locks of lockCheckout held): the
+ * stock and coupon uses taken (their rows locked and checked; the tables' CHECK
+ * (inventory_quantity >= 0) would fail the whole transaction if a decrement ever went below
+ * zero), the payment started (`pending`), the order to place kept, and the cart closed to changes
+ * until the payment settles. The caller sends COMMIT behind it.
+ */
+export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<unknown> {
+  const r = reservation
+  return sql.unsafe(
+    RESERVE,
+    [r.now, r.stockJson, r.couponIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency, r.expiresAt, r.placementJson, r.cartId],
+    { prepare: true },
+  )
+}

@@ -1,0 +1,173 @@
+/**
+ * The worker's records of webhook attempts, a batch per statement: the deliveries with their
+ * first attempts (a fan-out), or the attempts of existing deliveries (retries, redeliveries, and
+ * attempts that outlived their job), each with its log row, the delivery's new state, the jobs
+ * that follow (the next retry, or this attempt again: put off, or the lease of one in flight) and
+ * the subscriptions' health (endpoint-health.ts). add_jobs runs only when there is a job: even
+ * with none it would NOTIFY every worker.
+ *
+ * Deliveries whose subscription was deleted since they were read are left out and answered as
+ * `gone`: the subscriptions are locked first, in id order, as deleting one locks it before its
+ * deliveries, so a recording statement cannot deadlock with a delete, and sees whether it came
+ * first.
+ */
+import type { DeliveryStatus } from '@commerce/domain'
+import { newId } from '../schema/columns.js'
+import type { webhookAttempts } from '../schema/index.js'
+import type { SqlClient } from '../transaction.js'
+import { deliveryJobSpec } from './delivery-jobs.js'
+import { dueColumn, healthCtes } from './endpoint-health.js'
+import type { JsonOf } from './json-rows.js'
+
+/** What an attempt came to, as its log row keeps it. */
+export type AttemptOutcome = JsonOf<typeof webhookAttempts, 'succeeded' | 'statusCode' | 'durationMs' | 'error' | 'responseBody'>
+
+/** What a recording statement writes of one delivery after a job's attempt. */
+export interface DeliveryStep {
+  /** null: no attempt to log (put off, or still in flight). */
+  outcome: AttemptOutcome | null
+  status: DeliveryStatus
+  /** When the next scheduled attempt runs; null when none is due. */
+  nextAttemptAt: Date | null
+  /** The job to add: the next attempt's, or this attempt's again (put off, or the lease of one in flight). */
+  job: { runAt: Date; attempt: number; retry: number } | null
+}
+
+// A step's columns, as parameters from $5 (stepColumns gives their values).
+const STEP_NAMES = 'succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, job_run_at, job_attempt, job_retry'
+const STEP_PARAMETERS = ['bool', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'int', 'int'].map((type, n) => `$${5 + n}::${type}[]`).join(', ')
+
+function stepColumns(steps: readonly DeliveryStep[]): (string | number | boolean | null)[][] {
+  const column = (of: (step: DeliveryStep) => string | number | boolean | null) => steps.map(of)
+  return [
+    column((s) => s.outcome?.succeeded ?? null),
+    column((s) => s.outcome?.statusCode ?? null),
+    column((s) => s.outcome?.durationMs ?? null),
+    column((s) => s.outcome?.error ?? null),
+    column((s) => s.outcome?.responseBody ?? null),
+    column((s) => s.status),
+    column((s) => s.nextAttemptAt?.toISOString() ?? null),
+    column((s) => s.job?.runAt.toISOString() ?? null),
+    column((s) => s.job?.attempt ?? null),
+    column((s) => s.job?.retry ?? null),
+  ]
+}
+
+/** The subscriptions of the statement's rows (`source`: a query of their ids), locked first and in id order. */
+const lockedSubscriptions = (source: string) => `subscriptions as materialized (select id from webhooks where id in (${source}) order by id for no key update)`
+
+/** What a recording statement answers. */
+export interface Recorded {
+  /** The deliveries not recorded: their subscription was deleted meanwhile. */
+  gone: string[]
+  /** The subscriptions now failing for longer than the disable period (disableFailingWebhooks). */
+  due: string[]
+}
+
+// $1 deliveries, $2 their subscriptions, $3 their events, $4 the attempts' log ids, $5–$14 the
+// steps, $15 the disable period in seconds (null: never). A pair recorded meanwhile by another
+// run keeps its row (on conflict): this send was a duplicate.
+const RECORD_FIRST = `with attempted as (
+  select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], ${STEP_PARAMETERS})
+    as a(id, webhook_id, event_id, attempt_id, ${STEP_NAMES})),
+${lockedSubscriptions('select webhook_id from attempted')},
+made as (
+  insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, last_status_code, next_attempt_at)
+  select id, webhook_id, event_id, status, case when succeeded is null then 0 else 1 end, status_code, next_attempt_at from attempted
+  where webhook_id in (select id from subscriptions)
+  on conflict (webhook_id, event_id) do nothing
+  returning id),
+recorded as (select a.* from attempted a join made using (id)),
+logged as (
+  insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
+  select attempt_id, id, 1, succeeded, status_code, duration_ms, error, response_body from recorded where succeeded is not null),
+${healthCtes('select webhook_id, succeeded from recorded where succeeded is not null')}
+select case when exists (select from recorded where job_run_at is not null) then (
+  select count(*) from graphile_worker.add_jobs(array(
+    select ${deliveryJobSpec({ deliveryId: 'r.id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
+    from recorded r where r.job_run_at is not null))) end as "jobs",
+  array(select id from attempted where webhook_id not in (select id from subscriptions)) as "gone",
+  ${dueColumn('$15')}`
+
+/** A new delivery of an event to a subscription, after its first attempt. */
+export interface FirstAttempt {
+  deliveryId: string
+  webhookId: string
+  eventId: string
+  step: DeliveryStep
+}
+
+/** Makes the deliveries with their first attempts (a fan-out's); a pair that has one already keeps it. */
+export async function recordFirstAttempts(sql: SqlClient, attempts: readonly FirstAttempt[], disableAfterSeconds: number | null): Promise<Recorded> {
+  const [row] = await sql.unsafe<Recorded[]>(
+    RECORD_FIRST,
+    [
+      attempts.map((a) => a.deliveryId),
+      attempts.map((a) => a.webhookId),
+      attempts.map((a) => a.eventId),
+      attempts.map(() => newId()),
+      ...stepColumns(attempts.map((a) => a.step)),
+      disableAfterSeconds,
+    ],
+    { prepare: true },
+  )
+  return row!
+}
+
+// $1 the attempts' log ids, $2 deliveries, $3 attempt numbers, $4 subscriptions, $5–$14 the
+// steps, $15 leased (the attempt outlived its job: the lease job is removed, whether the attempt
+// is recorded or dropped), $16 the disable period in seconds (null: never).
+const RECORD = `with recorded as (
+  select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], ${STEP_PARAMETERS}, $15::bool[])
+    as r(id, delivery_id, attempt, webhook_id, ${STEP_NAMES}, leased)),
+${lockedSubscriptions('select webhook_id from recorded')},
+live as materialized (
+  select d.id from webhook_deliveries d
+  where d.id in (select delivery_id from recorded) and d.webhook_id in (select id from subscriptions)
+  for no key update),
+kept_rows as (select r.* from recorded r where r.delivery_id in (select id from live)),
+logged as (
+  insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
+  select id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body from kept_rows where succeeded is not null),
+updated as (
+  update webhook_deliveries d set
+    attempts = case when r.succeeded is null then d.attempts else r.attempt end,
+    last_status_code = case when r.succeeded is null then d.last_status_code else r.status_code end,
+    status = r.status, next_attempt_at = r.next_attempt_at, updated_at = now()
+  from kept_rows r where d.id = r.delivery_id),
+${healthCtes('select webhook_id, succeeded from kept_rows where succeeded is not null')}
+select case when exists (select from kept_rows where job_run_at is not null) then (
+  select count(*) from graphile_worker.add_jobs(array(
+    select ${deliveryJobSpec({ deliveryId: 'r.delivery_id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
+    from kept_rows r where r.job_run_at is not null))) end as "jobs",
+  array(select delivery_id from recorded where delivery_id not in (select id from live)) as "gone",
+  (select count(*) from recorded r, graphile_worker.remove_job('deliver:' || r.delivery_id || ':' || r.attempt) where r.leased) as "released",
+  ${dueColumn('$16')}`
+
+/** An attempt of an existing delivery (its number `attempt` over the delivery's life). */
+export interface NextAttempt {
+  deliveryId: string
+  attempt: number
+  webhookId: string
+  step: DeliveryStep
+  /** The attempt outlived its job: its lease job is removed. */
+  leased?: boolean
+}
+
+/** Records attempts of existing deliveries. */
+export async function recordAttempts(sql: SqlClient, attempts: readonly NextAttempt[], disableAfterSeconds: number | null): Promise<Recorded> {
+  const [row] = await sql.unsafe<Recorded[]>(
+    RECORD,
+    [
+      attempts.map(() => newId()),
+      attempts.map((a) => a.deliveryId),
+      attempts.map((a) => a.attempt),
+      attempts.map((a) => a.webhookId),
+      ...stepColumns(attempts.map((a) => a.step)),
+      attempts.map((a) => a.leased ?? false),
+      disableAfterSeconds,
+    ],
+    { prepare: true },
+  )
+  return row!
+}

@@ -1,0 +1,99 @@
+/**
+ * An order with its items, payments (with their refunds) and fulfillments (with their items),
+ * read in one query: the JSON columns a Drizzle select of `orders`, `payments` or `fulfillments`
+ * adds to its row (orderSelection, paymentColumn, fulfillmentColumn), and their row types.
+ */
+import { sql } from 'drizzle-orm'
+import { fulfillmentItems, fulfillments, orderItems, orders, payments, refunds } from '../schema/index.js'
+import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
+
+const ITEM_KEYS = [
+  'id',
+  'productId',
+  'variantId',
+  'title',
+  'variantTitle',
+  'sku',
+  'quantity',
+  'fulfilledQuantity',
+  'unitPriceMinor',
+  'subtotalMinor',
+  'discountMinor',
+  'taxMinor',
+  'totalMinor',
+] as const
+export type ItemJson = JsonOf<typeof orderItems, (typeof ITEM_KEYS)[number]>
+
+const REFUND_KEYS = ['id', 'paymentId', 'orderId', 'amountMinor', 'currency', 'reason', 'createdAt'] as const
+export type RefundJson = JsonOf<typeof refunds, (typeof REFUND_KEYS)[number]>
+
+const PAYMENT_KEYS = [
+  'id',
+  'orderId',
+  'checkoutId',
+  'provider',
+  'method',
+  'status',
+  'captureMode',
+  'amountMinor',
+  'capturedMinor',
+  'refundedMinor',
+  'currency',
+  'failureCode',
+  'failureMessage',
+  'createdAt',
+] as const
+export type PaymentJson = JsonOf<typeof payments, (typeof PAYMENT_KEYS)[number]> & { refunds: RefundJson[] }
+
+const FULFILLMENT_KEYS = ['id', 'orderId', 'carrier', 'trackingNumber', 'trackingUrl', 'status', 'createdAt', 'updatedAt'] as const
+type FulfillmentItemJson = JsonRow<typeof fulfillmentItems.$inferSelect>
+export type FulfillmentJson = JsonOf<typeof fulfillments, (typeof FULFILLMENT_KEYS)[number]> & {
+  /** As the API shows them. */
+  items: { order_item_id: FulfillmentItemJson['orderItemId']; quantity: FulfillmentItemJson['quantity'] }[]
+}
+
+/** A payment with its refunds as JSON; `alias` is the payments row in the surrounding query. */
+const paymentJson = (alias: string) =>
+  jsonObject<PaymentJson>({
+    ...columnsOf(payments, alias, PAYMENT_KEYS),
+    refunds: `coalesce((select json_agg(${jsonColumns(refunds, 'r', REFUND_KEYS)} order by r.id)
+      from refunds r where r.payment_id = ${alias}.id), '[]'::json)`,
+  })
+
+/** A fulfillment with its items as JSON; `alias` is the fulfillments row in the surrounding query. */
+const fulfillmentJson = (alias: string) =>
+  jsonObject<FulfillmentJson>({
+    ...columnsOf(fulfillments, alias, FULFILLMENT_KEYS),
+    items: `coalesce((select json_agg(json_build_object('order_item_id', fi.order_item_id,
+      'quantity', fi.quantity) order by fi.order_item_id)
+      from fulfillment_items fi where fi.fulfillment_id = ${alias}.id), '[]'::json)`,
+  })
+
+const itemsOfOrder = sql<ItemJson[]>`coalesce((
+  select json_agg(${sql.raw(jsonColumns(orderItems, 'i', ITEM_KEYS))} order by i.id)
+  from order_items i where i.order_id = "orders"."id"), '[]'::json)`
+
+const paymentsOfOrder = sql<PaymentJson[]>`coalesce((
+  select json_agg(${sql.raw(paymentJson('p'))} order by p.id)
+  from payments p where p.order_id = "orders"."id"), '[]'::json)`
+
+const fulfillmentsOfOrder = sql<FulfillmentJson[]>`coalesce((
+  select json_agg(${sql.raw(fulfillmentJson('f'))} order by f.id)
+  from fulfillments f where f.order_id = "orders"."id"), '[]'::json)`
+
+/** A select of `orders`: the row, and its items, payments and fulfillments as JSON. */
+export const orderSelection = {
+  row: orders,
+  items: itemsOfOrder,
+  payments: paymentsOfOrder,
+  fulfillments: fulfillmentsOfOrder,
+}
+
+export type OrderRow = typeof orders.$inferSelect
+export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
+
+/** In a select of `payments`: the payment with its refunds. */
+export const paymentColumn = sql<PaymentJson>`${sql.raw(paymentJson('payments'))}`
+
+/** In a select of `fulfillments`: the fulfillment with its items. */
+export const fulfillmentColumn = sql<FulfillmentJson>`${sql.raw(fulfillmentJson('fulfillments'))}`

@@ -1,0 +1,59 @@
+/**
+ * A product with its variants and images, read in one round trip: the public detail read
+ * (prepared once, on the catalog pool) and the same read inside a transaction (a product event's
+ * snapshot). The columns of a product row (productColumns) are what the list reads too.
+ */
+import { eq, sql } from 'drizzle-orm'
+import type { Database, Executor } from '../client.js'
+import { productImages, products, productVariants } from '../schema/index.js'
+import { jsonColumns, type JsonOf } from './json-rows.js'
+
+/** Every column of a product but its search vector. */
+export const productColumns = {
+  id: products.id,
+  title: products.title,
+  slug: products.slug,
+  description: products.description,
+  sku: products.sku,
+  priceMinor: products.priceMinor,
+  currency: products.currency,
+  inventoryQuantity: products.inventoryQuantity,
+  weight: products.weight,
+  weightUnit: products.weightUnit,
+  isActive: products.isActive,
+  imageUrl: products.imageUrl,
+  categories: products.categories,
+  createdAt: products.createdAt,
+  updatedAt: products.updatedAt,
+}
+
+export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector'>
+
+const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'inventoryQuantity', 'options', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
+export type VariantJson = JsonOf<typeof productVariants, (typeof VARIANT_KEYS)[number]>
+
+const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'createdAt'] as const
+export type ImageJson = JsonOf<typeof productImages, (typeof IMAGE_KEYS)[number]>
+
+const detailSelection = {
+  ...productColumns,
+  variants: sql<VariantJson[]>`coalesce((
+  select json_agg(${sql.raw(jsonColumns(productVariants, 'v', VARIANT_KEYS))} order by v.id)
+  from product_variants v where v.product_id = "products"."id"), '[]'::json)`,
+  images: sql<ImageJson[]>`coalesce((
+  select json_agg(${sql.raw(jsonColumns(productImages, 'i', IMAGE_KEYS))} order by i.position, i.id)
+  from product_images i where i.product_id = "products"."id"), '[]'::json)`,
+}
+
+/** The public detail read, prepared once: no query building, no planning per request. */
+export function prepareProductDetail(db: Database) {
+  return db.select(detailSelection).from(products).where(eq(products.id, sql.placeholder('id'))).prepare('product_detail')
+}
+
+export type ProductDetailRow = Awaited<ReturnType<ReturnType<typeof prepareProductDetail>['execute']>>[number]
+
+/** The same read inside `tx`, so it sees the transaction's writes. */
+export async function readProductDetail(tx: Executor, id: string): Promise<ProductDetailRow | undefined> {
+  const [row] = await tx.select(detailSelection).from(products).where(eq(products.id, id))
+  return row
+}

@@ -1,0 +1,95 @@
+/**
+ * The public product list's statements: a page and a count for each shape of query (filters
+ * present or not), each prepared under its own name, so a statement's plan fits its shape.
+ * Which shape to run, the totals' cache and the cursor are the API's (routes/products/list.ts).
+ */
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import type { Database } from '../client.js'
+import { productCategories, products } from '../schema/index.js'
+import { productColumns } from './product-detail.js'
+
+export interface ProductListShape {
+  includeInactive: boolean
+  category: boolean
+  /** 'few': read matches through the GIN index; 'many': walk ids newest first and filter. */
+  search: 'none' | 'few' | 'many'
+  /** Rows after a cursor's id only (cursor mode past its first page); the offset is then 0. */
+  keyset: boolean
+}
+
+/** The placeholders of every shape (those a shape does not use are ignored); a type, as Drizzle's execute takes a record. */
+export type ProductListParams = {
+  /** tsquery text (toPrefixTsQuery). */
+  search: string
+  /** The category's slug. */
+  category: string
+  limit: number
+  offset: number
+  /** The cursor's product id. */
+  after: string
+}
+
+// A bigint: postgres.js reads it as text.
+const catalogRevision = sql<string>`(select revision from catalog_revision)`
+// The query arrives as tsquery text (toPrefixTsQuery: lowercase words, prefix-matched, ANDed),
+// cast once per execution; to_tsquery() in a generic plan would run again for every row.
+const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search')}::tsquery`
+// The same test written so no index can answer it: with many matches, walking ids newest first
+// and testing each row finds a page fastest, and this keeps a generic plan from choosing the GIN
+// index and sorting every match instead.
+const searchMatchesWalking = sql`(${searchMatches}) is true`
+const inCategory = and(
+  eq(productCategories.productId, products.id),
+  eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
+)
+
+function filters(shape: Pick<ProductListShape, 'includeInactive'> & { search: SQL | undefined; after?: SQL }): SQL | undefined {
+  const conditions: SQL[] = []
+  if (!shape.includeInactive) conditions.push(eq(products.isActive, true))
+  if (shape.search) conditions.push(shape.search)
+  if (shape.after) conditions.push(shape.after)
+  return and(...conditions)
+}
+
+/** A page of products of this shape, newest first, with the catalog revision it was read at; prepared as `name`. */
+export function productPageStatement(db: Database, shape: ProductListShape, name: string) {
+  const query = db
+    .select({ ...productColumns, revision: catalogRevision })
+    .from(products)
+    .$dynamic()
+  const search = { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
+  // The keyset is on the column the order walks: the link's product_id for a category (so the
+  // scan of its primary key starts at the cursor), else the product's id.
+  const keyColumn = shape.category ? productCategories.productId : products.id
+  const after = shape.keyset ? lt(keyColumn, sql.placeholder('after')) : undefined
+  const where = filters({ includeInactive: shape.includeInactive, search, after })
+  const limit = sql.placeholder('limit')
+  const offset = sql.placeholder('offset')
+  if (shape.category) {
+    // Walks the (category_id, product_id) key backwards: a page reads about its own rows.
+    query.innerJoin(productCategories, inCategory).where(where).orderBy(desc(productCategories.productId))
+    query.limit(limit).offset(offset)
+  } else if (shape.search === 'few') {
+    // Left alone, the planner walks the whole id index looking for rare matches (it cannot
+    // estimate prefix matches); the materialized CTE makes it read them through the GIN index.
+    query.where(
+      inArray(
+        products.id,
+        sql`(with matches as materialized (select id from products where ${where})
+             select id from matches order by id desc limit ${limit} offset ${offset})`,
+      ),
+    )
+    query.orderBy(desc(products.id))
+  } else {
+    query.where(where).orderBy(desc(products.id)).limit(limit).offset(offset)
+  }
+  return query.prepare(name)
+}
+
+/** How many products a shape matches (the search as 'many' counts them all), with the catalog revision; prepared as `name`. */
+export function productCountStatement(db: Database, shape: ProductListShape, name: string) {
+  const query = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products).$dynamic()
+  if (shape.category) query.innerJoin(productCategories, inCategory)
+  const search = shape.search === 'none' ? undefined : searchMatches
+  return query.where(filters({ includeInactive: shape.includeInactive, search })).prepare(name)
+}
