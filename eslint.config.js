@@ -10,6 +10,14 @@ const boundaries = {
   ],
 }
 
+// Statement text in an app: it belongs in packages/db/src/sql (docs/internals.md, "Where SQL lives").
+// Our SQL is lowercase; the Drizzle builder's small expressions (lower(), now(), case) pass.
+const SQL_TEXT = String.raw`/^\s*select\s|\b(select\s[\s\S]*\sfrom|with\s+\w+\s+as\s+(materialized\s+)?\(|insert\s+into|delete\s+from|update\s+\w+\s+set|json_build_object|json_agg|savepoint\s+\w)/`
+const noSqlText = ['TemplateElement[value.raw=', 'Literal[value='].map((node) => ({
+  selector: `${node}${SQL_TEXT}]`,
+  message: 'SQL statements live in packages/db/src/sql, one operation per file; call its function instead.',
+}))
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.data/**', '**/*.js', '!eslint.config.js'] },
   js.configs.recommended,
@@ -35,5 +43,9 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration in config.ts only.' }],
     },
+  },
+  {
+    files: ['apps/*/src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...noSqlText] },
   },
 )

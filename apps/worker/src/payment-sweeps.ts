@@ -12,7 +12,7 @@
  * held for the next sweep.
  */
 import { ProviderUnavailableError, type PaymentProvider, type ProviderPayment } from '@commerce/domain'
-import { createDb, expiredReservations, stuckPayments, type DatabaseHandle, type SweptPayment } from '@commerce/db'
+import { createDb, expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type DatabaseHandle, type SweptPayment } from '@commerce/db'
 import { settlePayment } from '@commerce/payments'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
@@ -53,14 +53,13 @@ export async function sweepPayments(sweeper: PaymentSweeper): Promise<boolean> {
   // A session lock: the connection that takes it is the one that gives it back.
   const session = await sql.reserve()
   try {
-    const [lock] = await session<{ locked: boolean }[]>`select pg_try_advisory_lock(hashtextextended(${PAYMENT_SWEEP_LOCK}, 0)) as locked`
-    if (!lock!.locked) return false
+    if (!(await trySweepLock(session, PAYMENT_SWEEP_LOCK))) return false
     try {
       const query = { provider: sweeper.provider.name, limit: BATCH, unrecordedGraceMs: UNRECORDED_GRACE_MS }
       await settleEach(sweeper, 'expiry', await expiredReservations(sql, query))
       await settleEach(sweeper, 'reconcile', await stuckPayments(sql, { ...query, reconcileAfterMs: sweeper.reconcileAfterMs, unansweredAfterMs: UNANSWERED_AFTER_MS }))
     } finally {
-      await session`select pg_advisory_unlock(hashtextextended(${PAYMENT_SWEEP_LOCK}, 0))`
+      await releaseSweepLock(session, PAYMENT_SWEEP_LOCK)
     }
     return true
   } finally {

@@ -33,24 +33,24 @@ export interface DeliveryStep {
   job: { runAt: Date; attempt: number; retry: number } | null
 }
 
-// A step's columns, as parameters from $5 (stepColumns gives their values).
-const STEP_NAMES = 'succeeded, status_code, duration_ms, error, response_body, status, next_attempt_at, job_run_at, job_attempt, job_retry'
-const STEP_PARAMETERS = ['bool', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'timestamptz', 'int', 'int'].map((type, n) => `$${5 + n}::${type}[]`).join(', ')
+// A step's fields (stepFields) as the columns of a row of json_to_recordset.
+const STEP_COLUMNS = `succeeded bool, status_code int, duration_ms int, error text, response_body text, status text,
+    next_attempt_at timestamptz, job_run_at timestamptz, job_attempt int, job_retry int`
 
-function stepColumns(steps: readonly DeliveryStep[]): (string | number | boolean | null)[][] {
-  const column = (of: (step: DeliveryStep) => string | number | boolean | null) => steps.map(of)
-  return [
-    column((s) => s.outcome?.succeeded ?? null),
-    column((s) => s.outcome?.statusCode ?? null),
-    column((s) => s.outcome?.durationMs ?? null),
-    column((s) => s.outcome?.error ?? null),
-    column((s) => s.outcome?.responseBody ?? null),
-    column((s) => s.status),
-    column((s) => s.nextAttemptAt?.toISOString() ?? null),
-    column((s) => s.job?.runAt.toISOString() ?? null),
-    column((s) => s.job?.attempt ?? null),
-    column((s) => s.job?.retry ?? null),
-  ]
+function stepFields(step: DeliveryStep) {
+  const { outcome, job } = step
+  return {
+    succeeded: outcome?.succeeded ?? null,
+    status_code: outcome?.statusCode ?? null,
+    duration_ms: outcome?.durationMs ?? null,
+    error: outcome?.error ?? null,
+    response_body: outcome?.responseBody ?? null,
+    status: step.status,
+    next_attempt_at: step.nextAttemptAt,
+    job_run_at: job?.runAt ?? null,
+    job_attempt: job?.attempt ?? null,
+    job_retry: job?.retry ?? null,
+  }
 }
 
 /** The subscriptions of the statement's rows (`source`: a query of their ids), locked first and in id order. */
@@ -64,12 +64,12 @@ export interface Recorded {
   due: string[]
 }
 
-// $1 deliveries, $2 their subscriptions, $3 their events, $4 the attempts' log ids, $5–$14 the
-// steps, $15 the disable period in seconds (null: never). A pair recorded meanwhile by another
-// run keeps its row (on conflict): this send was a duplicate.
+// $1 the deliveries (JSON: each with its subscription, event, attempt log id and step), $2 the
+// disable period in seconds (null: never). A pair recorded meanwhile by another run keeps its
+// row (on conflict): this send was a duplicate.
 const RECORD_FIRST = `with attempted as (
-  select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], ${STEP_PARAMETERS})
-    as a(id, webhook_id, event_id, attempt_id, ${STEP_NAMES})),
+  select * from json_to_recordset($1::json)
+    as a(id uuid, webhook_id uuid, event_id uuid, attempt_id uuid, ${STEP_COLUMNS})),
 ${lockedSubscriptions('select webhook_id from attempted')},
 made as (
   insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, last_status_code, next_attempt_at)
@@ -87,7 +87,7 @@ select case when exists (select from recorded where job_run_at is not null) then
     select ${deliveryJobSpec({ deliveryId: 'r.id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
     from recorded r where r.job_run_at is not null))) end as "jobs",
   array(select id from attempted where webhook_id not in (select id from subscriptions)) as "gone",
-  ${dueColumn('$15')}`
+  ${dueColumn('$2')}`
 
 /** A new delivery of an event to a subscription, after its first attempt. */
 export interface FirstAttempt {
@@ -99,27 +99,17 @@ export interface FirstAttempt {
 
 /** Makes the deliveries with their first attempts (a fan-out's); a pair that has one already keeps it. */
 export async function recordFirstAttempts(sql: SqlClient, attempts: readonly FirstAttempt[], disableAfterSeconds: number | null): Promise<Recorded> {
-  const [row] = await sql.unsafe<Recorded[]>(
-    RECORD_FIRST,
-    [
-      attempts.map((a) => a.deliveryId),
-      attempts.map((a) => a.webhookId),
-      attempts.map((a) => a.eventId),
-      attempts.map(() => newId()),
-      ...stepColumns(attempts.map((a) => a.step)),
-      disableAfterSeconds,
-    ],
-    { prepare: true },
-  )
+  const rows = attempts.map((a) => ({ id: a.deliveryId, webhook_id: a.webhookId, event_id: a.eventId, attempt_id: newId(), ...stepFields(a.step) }))
+  const [row] = await sql.unsafe<Recorded[]>(RECORD_FIRST, [JSON.stringify(rows), disableAfterSeconds], { prepare: true })
   return row!
 }
 
-// $1 the attempts' log ids, $2 deliveries, $3 attempt numbers, $4 subscriptions, $5–$14 the
-// steps, $15 leased (the attempt outlived its job: the lease job is removed, whether the attempt
-// is recorded or dropped), $16 the disable period in seconds (null: never).
+// $1 the attempts (JSON: each with its log id, delivery, number, subscription, step, and whether
+// it outlived its job: then its lease job is removed, whether the attempt is recorded or
+// dropped), $2 the disable period in seconds (null: never).
 const RECORD = `with recorded as (
-  select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::uuid[], ${STEP_PARAMETERS}, $15::bool[])
-    as r(id, delivery_id, attempt, webhook_id, ${STEP_NAMES}, leased)),
+  select * from json_to_recordset($1::json)
+    as r(id uuid, delivery_id uuid, attempt int, webhook_id uuid, ${STEP_COLUMNS}, leased bool)),
 ${lockedSubscriptions('select webhook_id from recorded')},
 live as materialized (
   select d.id from webhook_deliveries d
@@ -142,7 +132,7 @@ select case when exists (select from kept_rows where job_run_at is not null) the
     from kept_rows r where r.job_run_at is not null))) end as "jobs",
   array(select delivery_id from recorded where delivery_id not in (select id from live)) as "gone",
   (select count(*) from recorded r, graphile_worker.remove_job('deliver:' || r.delivery_id || ':' || r.attempt) where r.leased) as "released",
-  ${dueColumn('$16')}`
+  ${dueColumn('$2')}`
 
 /** An attempt of an existing delivery (its number `attempt` over the delivery's life). */
 export interface NextAttempt {
@@ -156,18 +146,14 @@ export interface NextAttempt {
 
 /** Records attempts of existing deliveries. */
 export async function recordAttempts(sql: SqlClient, attempts: readonly NextAttempt[], disableAfterSeconds: number | null): Promise<Recorded> {
-  const [row] = await sql.unsafe<Recorded[]>(
-    RECORD,
-    [
-      attempts.map(() => newId()),
-      attempts.map((a) => a.deliveryId),
-      attempts.map((a) => a.attempt),
-      attempts.map((a) => a.webhookId),
-      ...stepColumns(attempts.map((a) => a.step)),
-      attempts.map((a) => a.leased ?? false),
-      disableAfterSeconds,
-    ],
-    { prepare: true },
-  )
+  const rows = attempts.map((a) => ({
+    id: newId(),
+    delivery_id: a.deliveryId,
+    attempt: a.attempt,
+    webhook_id: a.webhookId,
+    ...stepFields(a.step),
+    leased: a.leased ?? false,
+  }))
+  const [row] = await sql.unsafe<Recorded[]>(RECORD, [JSON.stringify(rows), disableAfterSeconds], { prepare: true })
   return row!
 }

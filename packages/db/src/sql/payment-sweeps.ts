@@ -4,6 +4,7 @@
  * between the provider's answer and its last statement, or the provider did not answer). Both
  * read held reservations only (the checkouts with a payment in progress: few), oldest first, and
  * only the payments of the provider asked (one configured after another cannot answer for them).
+ * One worker sweeps at a time: it holds a session advisory lock meanwhile.
  */
 import { PROVIDER_UNANSWERED } from '@commerce/domain'
 import type { payments } from '../schema/index.js'
@@ -62,4 +63,22 @@ order by p.updated_at limit $2`
 export async function stuckPayments(sql: SqlClient, query: SweepQuery & { reconcileAfterMs: number; unansweredAfterMs: number }): Promise<SweptPayment[]> {
   const { provider, limit, unrecordedGraceMs, reconcileAfterMs, unansweredAfterMs } = query
   return sql.unsafe<SweptPayment[]>(STUCK, [provider, limit, unrecordedGraceMs / 1000, reconcileAfterMs / 1000, unansweredAfterMs / 1000], { prepare: true })
+}
+
+// $1 the lock's name (hashed to its key).
+const TRY_LOCK = 'select pg_try_advisory_lock(hashtextextended($1, 0)) as "locked"'
+const UNLOCK = 'select pg_advisory_unlock(hashtextextended($1, 0))'
+
+/**
+ * Takes the sweeps' session lock `name` on `session` (a reserved connection: the one that takes
+ * it is the one that gives it back); false when another worker holds it.
+ */
+export async function trySweepLock(session: SqlClient, name: string): Promise<boolean> {
+  const [row] = await session.unsafe<{ locked: boolean }[]>(TRY_LOCK, [name])
+  return row!.locked
+}
+
+/** Gives the sweeps' session lock back. */
+export async function releaseSweepLock(session: SqlClient, name: string): Promise<void> {
+  await session.unsafe(UNLOCK, [name])
 }
