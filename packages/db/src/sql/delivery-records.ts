@@ -56,6 +56,14 @@ function stepFields(step: DeliveryStep) {
 /** The subscriptions of the statement's rows (`source`: a query of their ids), locked first and in id order. */
 const lockedSubscriptions = (source: string) => `subscriptions as materialized (select id from webhooks where id in (${source}) order by id for no key update)`
 
+/** A column of the final select: the jobs of the rows of `rows` (a CTE) that have one, added. */
+function jobsColumn(rows: string, deliveryId: string): string {
+  return `case when exists (select from ${rows} where job_run_at is not null) then (
+  select count(*) from graphile_worker.add_jobs(array(
+    select ${deliveryJobSpec({ deliveryId: `r.${deliveryId}`, attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
+    from ${rows} r where r.job_run_at is not null))) end as "jobs"`
+}
+
 /** What a recording statement answers. */
 export interface Recorded {
   /** The deliveries not recorded: their subscription was deleted meanwhile. */
@@ -82,10 +90,7 @@ logged as (
   insert into webhook_attempts (id, delivery_id, attempt, succeeded, status_code, duration_ms, error, response_body)
   select attempt_id, id, 1, succeeded, status_code, duration_ms, error, response_body from recorded where succeeded is not null),
 ${healthCtes('select webhook_id, succeeded from recorded where succeeded is not null')}
-select case when exists (select from recorded where job_run_at is not null) then (
-  select count(*) from graphile_worker.add_jobs(array(
-    select ${deliveryJobSpec({ deliveryId: 'r.id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
-    from recorded r where r.job_run_at is not null))) end as "jobs",
+select ${jobsColumn('recorded', 'id')},
   array(select id from attempted where webhook_id not in (select id from subscriptions)) as "gone",
   ${dueColumn('$2')}`
 
@@ -126,10 +131,7 @@ updated as (
     status = r.status, next_attempt_at = r.next_attempt_at, updated_at = now()
   from kept_rows r where d.id = r.delivery_id),
 ${healthCtes('select webhook_id, succeeded from kept_rows where succeeded is not null')}
-select case when exists (select from kept_rows where job_run_at is not null) then (
-  select count(*) from graphile_worker.add_jobs(array(
-    select ${deliveryJobSpec({ deliveryId: 'r.delivery_id', attempt: 'r.job_attempt', retry: 'r.job_retry', runAt: 'r.job_run_at' })}
-    from kept_rows r where r.job_run_at is not null))) end as "jobs",
+select ${jobsColumn('kept_rows', 'delivery_id')},
   array(select delivery_id from recorded where delivery_id not in (select id from live)) as "gone",
   (select count(*) from recorded r, graphile_worker.remove_job('deliver:' || r.delivery_id || ':' || r.attempt) where r.leased) as "released",
   ${dueColumn('$2')}`
