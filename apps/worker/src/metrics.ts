@@ -1,7 +1,7 @@
 /**
  * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
  * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
- * by task, the payments the sweeps settled, and the job pool's connections. The names are listed in the README ("Metrics").
+ * by task, the payments the sweeps settled, and the connections of Graphile Worker's pool. The names are listed in the README ("Metrics").
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'
@@ -117,7 +117,7 @@ export function createWorkerMetrics(): WorkerMetrics {
   const pools: pg.Pool[] = []
   new Gauge({
     name: `${PREFIX}db_pool_connections`,
-    help: "The job pool's connections by state: in_use, idle",
+    help: "Graphile Worker's pool's connections by state: in_use, idle",
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
@@ -133,7 +133,7 @@ export function createWorkerMetrics(): WorkerMetrics {
   })
   new Gauge({
     name: `${PREFIX}db_pool_waiting`,
-    help: 'Queries waiting for a connection of the job pool',
+    help: "Queries waiting for a connection of Graphile Worker's pool",
     registers: [registry],
     collect() {
       this.set(pools.reduce((sum, pool) => sum + pool.waitingCount, 0))

@@ -68,6 +68,13 @@ const CONNECT_TIMEOUT_MS = 3_000
  * run again (deliveries are at least once).
  */
 const RECOVERY_INTERVAL_MS = 5_000
+/**
+ * Graphile Worker's own pool (ours is DATABASE_POOL_MAX): its LISTEN, the local queue's fetches,
+ * the batched completions and failures, cron. Measured at most 5 connections in use at once, at
+ * concurrency 5 and 20 alike (docs/internals.md); never more than DATABASE_POOL_MAX, never fewer
+ * than 2 (its LISTEN holds one).
+ */
+const JOB_POOL_MAX = 5
 /** How often the outbox relay sweeps without a NOTIFY (it is woken by every committed event). */
 const OUTBOX_SWEEP_INTERVAL_MS = 1_000
 
@@ -91,7 +98,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const metrics = settings.metrics ?? createWorkerMetrics()
   await migrate(settings.databaseUrl)
   const connectTimeoutMs = settings.databaseConnectTimeoutMs ?? 5_000
-  const pgPool = createJobPool(settings.databaseUrl, settings.databasePoolMax, connectTimeoutMs, logger)
+  const jobPoolMax = Math.max(2, Math.min(JOB_POOL_MAX, settings.databasePoolMax))
+  const pgPool = createJobPool(settings.databaseUrl, jobPoolMax, connectTimeoutMs, logger)
   metrics.watchPool(pgPool)
   const database = createDb({
     url: settings.databaseUrl,

@@ -11,7 +11,7 @@ const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString(
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} })
 const WEBHOOKS = { timeoutMs: 1000, retrySchedule: [1000], allowPrivateTargets: true }
 
-/** Open connections of the worker: its job pool (commerce-worker) and its outbox relay (commerce-worker-relay). */
+/** Open connections of the worker: its statements (commerce-worker), Graphile Worker's (commerce-worker-jobs) and its outbox relay's (commerce-worker-relay). */
 async function workerConnections(): Promise<number> {
   const [row] = await admin<{ count: string }[]>`
     select count(*) from pg_stat_activity where datname = ${name} and application_name like 'commerce-worker%'`
