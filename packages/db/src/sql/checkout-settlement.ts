@@ -12,8 +12,10 @@
 import { getTableColumns, type Table } from 'drizzle-orm'
 import type { PaymentState } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
+import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
+import type { JsonOf, JsonRow } from './json-rows.js'
 
 /** What a reservation keeps to place its order without pricing anything again. */
 export interface Placement {
@@ -163,25 +165,22 @@ select r.status, r.expires_at as "expiresAt", k.order_id as "orderId", p.status 
 from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = r.checkout_id
 where p.id = $1`
 
-export interface Settlement {
-  /** Null for a payment without a reservation (an order's own payment). */
-  status: 'held' | 'converted' | 'released' | null
-  expiresAt: string | null
-  orderId: string | null
-  paymentState: PaymentState
-  reference: string | null
-  amountMinor: number
-  capturedMinor: number
-  captureMode: 'automatic' | 'manual'
-  currency: string
-  checkoutId: string | null
-  updatedAt: string
-  failureCode: string | null
-  failureMessage: string | null
-  method: string
-  createdAt: string
+type PaymentJson = JsonRow<typeof payments.$inferSelect>
+type ReservationJson = JsonRow<typeof checkoutReservations.$inferSelect>
+
+export type Settlement = JsonOf<
+  typeof payments,
+  'amountMinor' | 'capturedMinor' | 'captureMode' | 'currency' | 'checkoutId' | 'updatedAt' | 'failureCode' | 'failureMessage' | 'method' | 'createdAt'
+> & {
+  /** The reservation's; null for a payment without one (an order's own payment). */
+  status: ReservationJson['status'] | null
+  expiresAt: ReservationJson['expiresAt'] | null
+  /** The order the reservation placed. */
+  orderId: JsonRow<typeof checkouts.$inferSelect>['orderId']
+  paymentState: PaymentJson['status']
+  reference: PaymentJson['providerReference']
   /** The checkout's cart's owner (the events' customer). */
-  customerId: string | null
+  customerId: JsonRow<typeof carts.$inferSelect>['customerId']
 }
 
 /** Where a payment and its reservation stand. */
