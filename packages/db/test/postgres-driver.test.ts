@@ -84,8 +84,8 @@ describe('a connection whose socket is gone', () => {
     const gone = new Promise<void>((resolve) => (closed = resolve))
     const sql = client(database.url, { max: 1, onclose: () => closed() })
     const reserved = await sql.reserve()
-    const [{ pid }] = (await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`) as [{ pid: number }]
-    await terminate(pid)
+    const [row] = await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`
+    await terminate(row!.pid)
     await within(2_000, gone)
     // The connection has no socket now: the statement must fail, not crash the process.
     expect(errorCode(await within(2_000, rejection(reserved`select 1`)))).toBe('CONNECTION_CLOSED')
