@@ -12,7 +12,7 @@ export interface DatabaseConfig {
   statementTimeoutMs?: number
   /**
    * The longest a statement or transaction waits for a connection, in milliseconds: for one to be
-   * made (DATABASE_CONNECT_TIMEOUT), or to come free (patches/postgres@3.4.9.patch). Default 5 s.
+   * made (DATABASE_CONNECT_TIMEOUT), or to come free (patches/README.md, postgres.js hunk 4). Default 5 s.
    */
   connectTimeoutMs?: number
   /** The name shown in pg_stat_activity. */
