@@ -50,7 +50,7 @@ async function call(base: string, method: 'GET' | 'POST', path: string, token?: 
 /**
  * The longest a request may take to answer 503 while the database is away, and the database's
  * return may take to reach the API: a functional bound (fail fast, recover by itself), far above
- * what it takes (README, Operations), far below the time a request hung before.
+ * what it takes (docs/operations.md), far below the time a request hung before.
  */
 const ANSWER_BOUND_MS = 2_000
 

@@ -1,7 +1,7 @@
 /**
  * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
  * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
- * by task, the payments the sweeps settled, and the job pool's connections. The names are listed in the README ("Metrics").
+ * by task, the payments the sweeps settled, and the job pool's connections. The names are listed in docs/operations.md ("Metrics").
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'

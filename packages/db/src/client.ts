@@ -26,7 +26,7 @@ export interface DatabaseConfig {
   /**
    * Connecting through a transaction pooler (PgBouncer in transaction mode): no session
    * settings are sent at connect (the pooler would refuse or drop them), so the statement
-   * timeout and planner settings must be set on the database role instead (README, PgBouncer).
+   * timeout and planner settings must be set on the database role instead (docs/operations.md, PgBouncer).
    */
   transactionPooler?: boolean
   /** Told when announcing committed events failed (their relays and feeds still find them). */

@@ -139,7 +139,7 @@ const HEADERS = {
     schema: { type: 'string', maxLength: 2048 },
   },
   'Access-Control-Allow-Origin': {
-    description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
+    description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see docs/api-conventions.md in the repository)',
     schema: { type: 'string', maxLength: 2048 },
   },
   'X-Request-Id': {
