@@ -35,12 +35,14 @@ if (command === 'write') {
 /** Where two JSON values differ, as JSON Pointers: `~ /paths/~1api~1v1~1carts/post/summary: "…" -> "…"`, `+ …` added, `- …` removed. */
 function differencesOf(before, after, at = '') {
   const isObject = (value) => typeof value === 'object' && value !== null
-  const shown = (value) => {
-    const text = JSON.stringify(value)
-    return text.length > 60 ? `${text.slice(0, 57)}…` : text
-  }
   if (!isObject(before) || !isObject(after) || Array.isArray(before) !== Array.isArray(after)) {
-    return JSON.stringify(before) === JSON.stringify(after) ? [] : [`~ ${at || '/'}: ${shown(before)} -> ${shown(after)}`]
+    const [was, now] = [JSON.stringify(before), JSON.stringify(after)]
+    if (was === now) return []
+    // Long values from a little before where they start to differ.
+    let from = 0
+    while (was[from] === now[from]) from++
+    const shown = (text) => (text.length > 60 ? `${from > 20 ? '…' : ''}${text.slice(Math.max(0, from - 20), from + 40)}…` : text)
+    return [`~ ${at || '/'}: ${shown(was)} -> ${shown(now)}`]
   }
   const pointer = (key) => `${at}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])]
