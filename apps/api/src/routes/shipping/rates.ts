@@ -47,6 +47,7 @@ export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/rates',
     {
       schema: {
+        operationId: 'listShippingRates',
         tags: ['shipping'],
         summary: "Shipping rates for a cart's address and weight, cheapest first",
         description:

@@ -161,6 +161,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     method: 'GET',
     url: '/',
     schema: {
+      operationId: 'streamEvents',
       tags: ['events'],
       summary: 'Live events over a WebSocket',
       description:
