@@ -190,7 +190,7 @@ export const PASSWORD_HASHING = {
  */
 export const TRACING = {
   /** The collector's OTLP/HTTP base URL; spans go to `<it>/v1/traces`. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   /** `key=value` pairs separated by commas (an API key for a hosted collector): never logged. */
   OTEL_EXPORTER_OTLP_HEADERS: custom({
     schema: Type.Record(Type.String(), Type.String()),
