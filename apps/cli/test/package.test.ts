@@ -1,5 +1,5 @@
 /**
- * @commerce/cli as a user installs it: the CLI, @commerce/db and @commerce/domain packed with
+ * @commerce/cli as a user installs it: the CLI, @commerce/db, @commerce/domain and @commerce/runtime packed with
  * pnpm (workspace versions resolved), installed with `npm install -g` into an empty prefix
  * outside the workspace, and run from there against a real API and database.
  */
@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { startApi, stopProcess } from '../../api/test/processes.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-const PACKAGES = ['packages/domain', 'packages/db', 'apps/cli']
+const PACKAGES = ['packages/domain', 'packages/db', 'packages/runtime', 'apps/cli']
 const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string }
 
 let work: string
@@ -63,8 +63,9 @@ describe('the installed commerce', () => {
     }
     expect(cli.dependencies['@commerce/db']).toBe('0.1.0')
     expect(cli.dependencies['@commerce/domain']).toBe('0.1.0')
+    expect(cli.dependencies['@commerce/runtime']).toBe('0.1.0')
     expect(JSON.stringify(cli.dependencies)).not.toContain('workspace:')
-    expect(readdirSync(join(modules, '@commerce')).sort()).toEqual(['cli', 'db', 'domain'])
+    expect(readdirSync(join(modules, '@commerce')).sort()).toEqual(['cli', 'db', 'domain', 'runtime'])
     expect(readdirSync(join(modules, '@commerce/cli/dist'))).toContain('operations.json')
   })
 

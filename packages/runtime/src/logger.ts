@@ -43,6 +43,11 @@ export function logDestination(): DestinationStream | undefined {
   return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
 }
 
-export function createLogger(name: string, level: LogLevel, destination: DestinationStream | undefined = logDestination()): Logger {
+/**
+ * A process's own logger (start-up, shutdown, the worker's jobs): each line written at once, so
+ * exiting never waits on a flush (pino's asynchronous stdout, whose reader has gone, would keep
+ * `process.exit` waiting for ever). The API's request lines go through Fastify's logger instead.
+ */
+export function createLogger(name: string, level: LogLevel, destination: DestinationStream | undefined = logDestination() ?? pino.destination({ dest: 1, sync: true })): Logger {
   return pino(logOptions(name, level), destination)
 }

@@ -33,14 +33,14 @@ export function handleShutdown(options: ShutdownOptions): Shutdown {
 
   const shutDown = (code: number, fields: Record<string, unknown>): Promise<void> => {
     if (closing) return closing
-    if (code === 0) logger.info(fields, 'shutting down')
-    else logger.error(fields, 'shutting down')
     const started = performance.now()
     const late = setTimeout(() => {
       logger.error({ grace_ms: graceMs, waiting_for: steps.at(-1)?.name }, 'shutdown grace period over: exiting')
       exit(1)
     }, graceMs)
     closing = (async () => {
+      if (code === 0) logger.info(fields, 'shutting down')
+      else logger.error(fields, 'shutting down')
       let exitCode = code
       for (let step = steps.pop(); step; step = steps.pop()) {
         try {
