@@ -2,6 +2,7 @@
 // the process imports to the file RECORD_LOADS_TO names (tracing.test.ts: what loads with traces
 // off and on). Only those: a line for each of the thousands of modules slows start-up down.
 import { appendFileSync } from 'node:fs'
+import process from 'node:process'
 import { register } from 'node:module'
 import { isMainThread } from 'node:worker_threads'
 
