@@ -67,11 +67,11 @@ describe('traces of the API', () => {
     expect(server.parentSpanContext?.spanId).toBe(callerSpanId)
 
     // This request's trace: an earlier request's late work (announcing its events) has its own.
-    const statements = spans.filter((span) => span.attributes['db.system'] === 'postgresql' && span.spanContext().traceId === traceId)
+    const statements = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql' && span.spanContext().traceId === traceId)
     expect(statements.length).toBeGreaterThan(0)
     for (const statement of statements) {
       expect(statement.kind).toBe(SpanKind.CLIENT)
-      expect(statement.attributes['db.statement']).toMatch(/\bproducts\b|\bselect\b/i)
+      expect(statement.attributes['db.query.text']).toMatch(/\bproducts\b|\bselect\b/i)
       expect(ancestors(statement, spans)).toContain(server)
     }
   })

@@ -23,14 +23,8 @@ beforeAll(async () => {
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
   handle = createDb({ url: database.url, poolMax: 2 })
   receiver = await startReceiver()
-  worker = await startWorker({
-    databaseUrl: database.url,
-    concurrency: 2,
-    databasePoolMax: 4,
-    webhooks: { timeoutMs: 2000, retrySchedule: [60_000], allowPrivateTargets: true },
-    logger: createLogger('silent'),
-    tracing,
-  })
+  const webhooks = { timeoutMs: 2000, retrySchedule: [60_000], allowPrivateTargets: true }
+  worker = await startWorker({ databaseUrl: database.url, concurrency: 2, databasePoolMax: 4, webhooks, logger: createLogger('silent'), tracing })
 })
 
 afterAll(async () => {
@@ -80,8 +74,8 @@ describe('traces of the worker', () => {
     })
 
     // The job's reads and its record of the attempt, through Graphile Worker's pg pool.
-    const statements = spans.filter((span) => span.attributes['db.system'] === 'postgresql')
-    expect(statements.some((span) => /webhook_deliveries/.test(String(span.attributes['db.statement'])))).toBe(true)
+    const statements = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql')
+    expect(statements.some((span) => /webhook_deliveries/.test(String(span.attributes['db.query.text'])))).toBe(true)
     for (const statement of statements) expect(parentOf(statement)).toBe(idOf(job))
     // Never the receiver's URL (it may carry a token), nor the webhook's secret.
     expect(JSON.stringify(spans.map((span) => span.attributes))).not.toMatch(/not-in-spans|traced-secret/)

@@ -22,7 +22,7 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node'
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
+import { ATTR_DB_QUERY_TEXT, ATTR_DB_SYSTEM_NAME, ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions'
 import postgres from 'postgres'
 import type { TracingSettings } from './config.js'
 
@@ -144,8 +144,8 @@ function traceQueries(tracer: ReturnType<NodeTracerProvider['getTracer']>): () =
       const operation = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'postgresql'
       const span = tracer.startSpan(
         operation,
-        // The attribute names instrumentation-pg writes, so one query finds both drivers' spans.
-        { kind: SpanKind.CLIENT, attributes: { 'db.system': 'postgresql', 'db.statement': text } },
+        // The stable names, as instrumentation-pg writes them: one query finds both drivers' spans.
+        { kind: SpanKind.CLIENT, attributes: { [ATTR_DB_SYSTEM_NAME]: 'postgresql', [ATTR_DB_QUERY_TEXT]: text } },
         active,
       )
       const { resolve, reject } = this
