@@ -6,7 +6,8 @@
 //   they fit together: selectors, probes, port names, config names, the WebSocket path;
 // - the Dockerfiles' shape: multi-stage, `pnpm deploy`, non-root user, HEALTHCHECK.
 // Environment names are checked against the variable tables of apps/api/src/config.ts and
-// apps/worker/src/config.ts (their built dist: run `pnpm build` first). Exits 1 naming every problem.
+// apps/worker/src/config.ts (their built dist: run `pnpm build` first), each with a row in
+// docs/operations.md. Exits 1 naming every problem.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
