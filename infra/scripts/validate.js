@@ -5,8 +5,9 @@
 //   (types, required fields, enums; like kubeconform, unknown fields are not refused), then how
 //   they fit together: selectors, probes, port names, config names, the WebSocket path;
 // - the Dockerfiles' shape: multi-stage, `pnpm deploy`, non-root user, HEALTHCHECK.
-// Environment names are checked against the ones apps/api/src/config.ts and
-// apps/worker/src/config.ts read. Exits 1 naming every problem.
+// Environment names are checked against the variable tables of apps/api/src/config.ts and
+// apps/worker/src/config.ts (their built dist: run `pnpm build` first), each with a row in
+// docs/operations.md. Exits 1 naming every problem.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -25,16 +26,13 @@ const expect = (ok, message) => {
 }
 const read = (path) => readFileSync(join(root, path), 'utf8')
 
-// The variables the apps read: the API's `text('NAME')`, `integer('NAME', …)` …, the worker's
-// VARIABLES keys, and the payment provider's (@commerce/payments, read by both).
-const known = new Set([
-  ...[...read('apps/api/src/config.ts').matchAll(/\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]),
-  ...[...read('packages/payments/src/config.ts').matchAll(/\(\s*'([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]),
-  ...[...read('apps/worker/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]*): \{/gm)].map((m) => m[1]),
-])
-for (const name of ['DATABASE_URL', 'JWT_SECRET', 'REDIS_URL', 'WORKER_HEALTH_PORT', 'PORT']) {
-  expect(known.has(name), `config.ts parsing found no ${name}: update the patterns in infra/scripts/validate.js`)
-}
+// The variables the apps read: the keys of their tables (the shared ones included).
+const { API_VARIABLES } = await import('../../apps/api/dist/config.js')
+const { WORKER_VARIABLES } = await import('../../apps/worker/dist/config.js')
+const known = new Set([...Object.keys(API_VARIABLES), ...Object.keys(WORKER_VARIABLES)])
+// docs/operations.md has a row for each.
+const operations = read('docs/operations.md')
+for (const name of known) expect(operations.includes(`| \`${name}\` |`), `docs/operations.md: no row for ${name}`)
 const expectKnown = (names, where) => {
   for (const name of names) expect(known.has(name), `${where}: ${name} is read by neither the API nor the worker`)
 }

@@ -5,7 +5,7 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
-import { logDestination, logOptions, type LogDestination, type LogLevel } from '@commerce/db/logger'
+import { logDestination, logOptions, type LogDestination, type LogLevel } from '@commerce/runtime/logger'
 import { ACCESS, CORS_PREFLIGHT_ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
@@ -56,7 +56,7 @@ function createValidators() {
 
 export interface BuildOptions {
   /**
-   * Pino logger options over the shared shape (@commerce/db/logger) and ours (redaction,
+   * Pino logger options over the shared shape (@commerce/runtime/logger) and ours (redaction,
    * serializers), e.g. a `stream` to capture the lines; false silences logging.
    */
   logger?: false | { level?: LogLevel; stream?: LogDestination }

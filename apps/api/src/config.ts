@@ -2,10 +2,32 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_SCRYPT_COST, parseDuration, type DurationUnit, type PaymentProvider } from '@commerce/domain'
+import { Type } from 'typebox'
+import { DEFAULT_SCRYPT_COST, type PaymentProvider } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
-import { paymentProviderFromEnv } from '@commerce/payments'
-import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
+import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
+import {
+  DATABASE_LOCATION,
+  DATABASE_POOL,
+  LISTENING,
+  LOGGING,
+  PASSWORD_HASHING,
+  TRACING,
+  WEBHOOK_TARGETS,
+  boolean,
+  custom,
+  duration,
+  integer,
+  oneOf,
+  readEnvironment,
+  refuseProblems,
+  shutdownVariables,
+  tracingSettings,
+  url,
+  type EnvironmentSource,
+  type LogLevel,
+  type TracingSettings,
+} from '@commerce/runtime/config'
 
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test'
@@ -58,137 +80,110 @@ export interface Config {
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
    */
   corsOrigins: '*' | readonly string[] | undefined
+  /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
+  tracing: TracingSettings | undefined
+  /** How long closing may take on SIGTERM before the process exits anyway. */
+  shutdownGraceMs: number
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
+export { ConfigError } from '@commerce/runtime/config'
 
 const NODE_ENVS = ['development', 'production', 'test'] as const
+
+/** CORS_ORIGINS: `*`, or comma-separated exact origins (`https://shop.example.com`, no path). */
+const CORS_ORIGINS = custom({
+  schema: Type.Union([Type.Literal('*'), Type.Array(Type.String(), { minItems: 1 })]),
+  decode: (text) => {
+    const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean)
+    if (entries.length === 1 && entries[0] === '*') return '*'
+    return entries.every(isExactOrigin) ? Object.freeze([...new Set(entries)]) : undefined
+  },
+  problem:
+    'must be * alone or comma-separated origins such as https://shop.example.com ' +
+    '(scheme, lower-case host and optional port; no path or trailing slash)',
+})
+
+/** Every variable the API reads: the shared ones (@commerce/runtime, @commerce/payments) and its own. */
+export const API_VARIABLES = {
+  NODE_ENV: oneOf(NODE_ENVS, 'development'),
+  ...DATABASE_LOCATION,
+  ...DATABASE_POOL,
+  /** PostgreSQL itself, when DATABASE_URL goes through a transaction pooler. */
+  DATABASE_DIRECT_URL: url(['postgres:', 'postgresql:']),
+  DATABASE_PGBOUNCER: boolean(false),
+  DATABASE_STATEMENT_TIMEOUT: duration({ default: '30s', bareUnit: 'ms' }),
+  ...LISTENING,
+  PORT: integer({ min: 0, max: 65535, default: 3000 }),
+  JWT_SECRET: custom({ schema: Type.String(), decode: (text) => (Buffer.byteLength(text) >= 32 ? text : undefined), problem: 'must be at least 32 bytes long', secret: true }),
+  JWT_EXPIRES_IN: duration({ default: '24h' }),
+  RATE_LIMIT_MAX: integer({ min: 1, default: 60 }),
+  RATE_LIMIT_WINDOW: duration({ default: '1m', bareUnit: 'ms' }),
+  RATE_LIMIT_API_KEY_MAX: integer({ min: 1, default: 600 }),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  LOGIN_MAX_FAILURES: integer({ min: 1, default: 10 }),
+  LOGIN_FAILURE_WINDOW: duration({ default: '15m', bareUnit: 'ms' }),
+  LOGIN_SLOWDOWN_AFTER: integer({ min: 1, default: 100 }),
+  LOGIN_SLOWDOWN_DELAY: duration({ default: '1s', bareUnit: 'ms' }),
+  TRUST_PROXY: boolean(false),
+  ...PASSWORD_HASHING,
+  WS_HEARTBEAT_INTERVAL: duration({ default: '30s' }),
+  WS_MAX_CONNECTIONS_PER_CALLER: integer({ min: 1, max: 100_000, default: 20 }),
+  WS_REPLAY_MAX_EVENTS: integer({ min: 0, max: 1_000_000, default: 10_000 }),
+  ...WEBHOOK_TARGETS,
+  ...PAYMENT_VARIABLES,
+  PAYMENT_CAPTURE: oneOf(['automatic', 'manual'], 'automatic'),
+  CHECKOUT_RESERVATION_TTL: duration({ default: '15m', bareUnit: 'ms' }),
+  CORS_ORIGINS,
+  ...LOGGING,
+  ...TRACING,
+  ...shutdownVariables('10s'),
+}
 
 /**
  * Reads the configuration, naming every bad variable in one error. Outside production a missing
  * JWT_SECRET is generated once and kept in the data directory, so tokens survive restarts.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = []
-  const text = (name: string) => {
-    const value = env[name]?.trim()
-    return value === '' ? undefined : value
-  }
-  const integer = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
-    const value = text(name)
-    if (value === undefined) return fallback
-    const parsed = Number(value)
-    if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got '${value}')`)
-      return fallback
-    }
-    return parsed
-  }
-  const duration = (name: string, fallback: string, defaultUnit: DurationUnit) => {
-    const value = text(name) ?? fallback
-    const parsed = parseDuration(value, defaultUnit)
-    if (parsed === undefined || parsed <= 0) {
-      problems.push(`${name} must be a duration such as 30s, 15m, 24h or 7d (got '${value}')`)
-      return parseDuration(fallback, defaultUnit)!
-    }
-    return parsed
-  }
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const value = text(name) ?? fallback
-    if (!allowed.includes(value as T)) {
-      problems.push(`${name} must be one of ${allowed.join(', ')} (got '${value}')`)
-      return fallback
-    }
-    return value as T
-  }
-  const boolean = (name: string, fallback: boolean) => {
-    const value = text(name)?.toLowerCase()
-    if (value === undefined) return fallback
-    if (['true', '1', 'yes'].includes(value)) return true
-    if (['false', '0', 'no'].includes(value)) return false
-    problems.push(`${name} must be true or false (got '${value}')`)
-    return fallback
-  }
-  const url = (name: string, protocols: string[]) => {
-    const value = text(name)
-    if (value === undefined) return undefined
-    try {
-      if (protocols.includes(new URL(value).protocol)) return value
-    } catch {
-      // reported below
-    }
-    problems.push(`${name} must be a ${protocols.join(' or ')}// URL`)
-    return undefined
-  }
-
-  /** CORS_ORIGINS: `*`, or comma-separated exact origins (`https://shop.example.com`, no path). */
-  const origins = (name: string): Config['corsOrigins'] => {
-    const value = text(name)
-    if (value === undefined) return undefined
-    const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean)
-    if (entries.length === 1 && entries[0] === '*') return '*'
-    const bad = entries.filter((entry) => entry === '*' || !isExactOrigin(entry))
-    if (entries.length === 0 || bad.length > 0) {
-      problems.push(
-        `${name} must be * alone or comma-separated origins such as https://shop.example.com ` +
-          `(scheme, lower-case host and optional port; no path or trailing slash) (got '${bad.join(', ') || value}')`,
-      )
-      return undefined
-    }
-    return Object.freeze([...new Set(entries)])
-  }
-
-  const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development')
-  const dataDir = text('COMMERCE_DATA_DIR') ?? defaultDataDir()
-  let jwtSecret = text('JWT_SECRET')
-  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
-    problems.push('JWT_SECRET must be at least 32 bytes long')
-  }
-  if (jwtSecret === undefined && nodeEnv === 'production') {
-    problems.push('JWT_SECRET is required when NODE_ENV=production')
-  }
-  const payments = paymentProviderFromEnv(env)
-  problems.push(...payments.problems)
-  const config: Omit<Config, 'jwtSecret'> = {
-    nodeEnv,
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    databaseDirectUrl: url('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
-    databasePgbouncer: boolean('DATABASE_PGBOUNCER', false),
-    databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
-    databaseStatementTimeoutMs: duration('DATABASE_STATEMENT_TIMEOUT', '30s', 'ms'),
-    databaseConnectTimeoutMs: duration('DATABASE_CONNECT_TIMEOUT', '5s', 'ms'),
+export function loadConfig(env: EnvironmentSource = process.env): Config {
+  const { values: v, problems } = readEnvironment(API_VARIABLES, env)
+  if (v.JWT_SECRET === undefined && v.NODE_ENV === 'production') problems.push('JWT_SECRET is required when NODE_ENV=production')
+  const payments = choosePaymentProvider(v)
+  refuseProblems([...problems, ...payments.problems])
+  const dataDir = v.COMMERCE_DATA_DIR ?? defaultDataDir()
+  return Object.freeze({
+    nodeEnv: v.NODE_ENV,
+    databaseUrl: v.DATABASE_URL,
+    databaseDirectUrl: v.DATABASE_DIRECT_URL,
+    databasePgbouncer: v.DATABASE_PGBOUNCER,
+    databasePoolMax: v.DATABASE_POOL_MAX,
+    databaseStatementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT,
+    databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT,
     dataDir,
-    host: text('HOST') ?? '0.0.0.0',
-    port: integer('PORT', 3000, 0, 65535),
-    jwtExpiresInSeconds: duration('JWT_EXPIRES_IN', '24h', 's') / 1000,
-    rateLimitMax: integer('RATE_LIMIT_MAX', 60, 1),
-    rateLimitWindowMs: duration('RATE_LIMIT_WINDOW', '1m', 'ms'),
-    rateLimitApiKeyMax: integer('RATE_LIMIT_API_KEY_MAX', 600, 1),
-    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
-    loginMaxFailures: integer('LOGIN_MAX_FAILURES', 10, 1),
-    loginFailureWindowMs: duration('LOGIN_FAILURE_WINDOW', '15m', 'ms'),
-    loginSlowdownAfter: integer('LOGIN_SLOWDOWN_AFTER', 100, 1),
-    loginSlowdownDelayMs: duration('LOGIN_SLOWDOWN_DELAY', '1s', 'ms'),
-    trustProxy: boolean('TRUST_PROXY', false),
-    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
-    scryptCost: integer('SCRYPT_COST', DEFAULT_SCRYPT_COST, 2),
-    wsHeartbeatIntervalMs: duration('WS_HEARTBEAT_INTERVAL', '30s', 's'),
-    wsMaxConnectionsPerCaller: integer('WS_MAX_CONNECTIONS_PER_CALLER', 20, 1, 100_000),
-    wsReplayMaxEvents: integer('WS_REPLAY_MAX_EVENTS', 10_000, 0, 1_000_000),
-    webhookAllowPrivateTargets: boolean('WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    paymentCapture: oneOf('PAYMENT_CAPTURE', ['automatic', 'manual'] as const, 'automatic'),
-    checkoutReservationTtlMs: duration('CHECKOUT_RESERVATION_TTL', '15m', 'ms'),
+    host: v.HOST,
+    port: v.PORT,
+    jwtSecret: v.JWT_SECRET ?? developmentJwtSecret(dataDir),
+    jwtExpiresInSeconds: v.JWT_EXPIRES_IN / 1000,
+    rateLimitMax: v.RATE_LIMIT_MAX,
+    rateLimitWindowMs: v.RATE_LIMIT_WINDOW,
+    rateLimitApiKeyMax: v.RATE_LIMIT_API_KEY_MAX,
+    redisUrl: v.REDIS_URL,
+    loginMaxFailures: v.LOGIN_MAX_FAILURES,
+    loginFailureWindowMs: v.LOGIN_FAILURE_WINDOW,
+    loginSlowdownAfter: v.LOGIN_SLOWDOWN_AFTER,
+    loginSlowdownDelayMs: v.LOGIN_SLOWDOWN_DELAY,
+    trustProxy: v.TRUST_PROXY,
+    logLevel: v.LOG_LEVEL,
+    scryptCost: v.SCRYPT_COST ?? DEFAULT_SCRYPT_COST,
+    wsHeartbeatIntervalMs: v.WS_HEARTBEAT_INTERVAL,
+    wsMaxConnectionsPerCaller: v.WS_MAX_CONNECTIONS_PER_CALLER,
+    wsReplayMaxEvents: v.WS_REPLAY_MAX_EVENTS,
+    webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    paymentCapture: v.PAYMENT_CAPTURE,
+    checkoutReservationTtlMs: v.CHECKOUT_RESERVATION_TTL,
     paymentProvider: payments.provider,
-    corsOrigins: origins('CORS_ORIGINS'),
-  }
-  if ((config.scryptCost & (config.scryptCost - 1)) !== 0) problems.push('SCRYPT_COST must be a power of two')
-  if (problems.length > 0) {
-    throw new ConfigError(`Invalid environment:\n  - ${problems.join('\n  - ')}`)
-  }
-  jwtSecret ??= developmentJwtSecret(dataDir)
-  return Object.freeze({ ...config, jwtSecret })
+    corsOrigins: v.CORS_ORIGINS,
+    tracing: tracingSettings(v, 'commerce-api'),
+    shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
+  })
 }
 
 /** `https://shop.example.com[:port]` exactly as a browser sends it in `Origin`. */

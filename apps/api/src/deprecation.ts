@@ -1,5 +1,5 @@
 /**
- * Operations kept for a while after they were replaced (README, Versions and deprecation): marked
+ * Operations kept for a while after they were replaced (docs/api-conventions.md, Versions and deprecation): marked
  * `deprecated` in the OpenAPI document (the CLI makes no command of them) and answering, errors
  * included, with the fields clients and gateways watch for:
  * - `Deprecation: @<seconds>` (RFC 9745): since when it is deprecated;

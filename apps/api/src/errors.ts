@@ -1,4 +1,5 @@
 /** The one error type of the API, the code -> status table, and the factories routes use. */
+import { STATUS_CODES } from 'node:http'
 import { DomainError, type DomainErrorCode, type ErrorDetail } from '@commerce/domain'
 
 export const ERROR_STATUS = {
@@ -69,7 +70,14 @@ export function errorBody(error: ApiError, requestId: string) {
   }
 }
 
+/** An error answer's description in the OpenAPI document: its status and the codes it may carry. */
+export function errorDescription(status: number): string {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status).map((code) => `\`${code}\``)
+  const list = codes.length > 1 ? `${codes.slice(0, -1).join(', ')} or ${codes.at(-1)}` : codes[0]
+  return `${STATUS_CODES[status] ?? status}: the error's \`code\` is ${list}`
+}
+
 /** OpenAPI/serializer entries for the error statuses a route can answer. */
-export function errorResponses(...statuses: number[]): Record<number, { $ref: string }> {
-  return Object.fromEntries(statuses.map((status) => [status, { $ref: 'Error#' }]))
+export function errorResponses(...statuses: number[]): Record<number, { $ref: string; description: string }> {
+  return Object.fromEntries(statuses.map((status) => [status, { $ref: 'Error#', description: errorDescription(status) }]))
 }

@@ -10,7 +10,7 @@
  * before building anything, so a run at LOG_LEVEL=warn pays one level check per request.
  */
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { REQUEST_ID_LOG_FIELD, type ProcessLogger } from '@commerce/db/logger'
+import { REQUEST_ID_LOG_FIELD, type ProcessLogger } from '@commerce/runtime/logger'
 import { SYSTEM_PATHS } from './routes/system/routes.js'
 
 const pathOf = (url: string) => {

@@ -29,6 +29,8 @@ describe('loadConfig', () => {
       loginFailureWindowMs: 900_000,
       loginSlowdownAfter: 100,
       loginSlowdownDelayMs: 1000,
+      tracing: undefined,
+      shutdownGraceMs: 10_000,
     })
   })
 
@@ -92,7 +94,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...keys, COMMERCE_DATA_DIR: dataDir() }).paymentProvider.name).toBe('stripe')
     const half = () => loadConfig({ STRIPE_SECRET_KEY: keys.STRIPE_SECRET_KEY, PORT: 'eighty', COMMERCE_DATA_DIR: dataDir() })
     expect(half).toThrow(ConfigError)
-    expect(half).toThrow(/^Invalid environment:\n {2}- STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY \(Stripe needs both\)\n {2}- PORT must be an integer/)
+    expect(half).toThrow(/^Invalid environment:\n {2}- PORT must be an integer from 0 to 65535 \(got 'eighty'\)\n {2}- STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY \(Stripe needs both\)$/)
     expect(half).not.toThrow(/not_shown/)
   })
 

@@ -409,6 +409,7 @@ describe('refusals', () => {
 describe('OpenAPI', () => {
   test('documents after and both metas on the three lists', async () => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
+    const named = (schema: { $ref: string }) => document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]
     for (const [path, key] of [
       ['/api/v1/products', 'products'],
       ['/api/v1/orders', 'orders'],
@@ -418,9 +419,9 @@ describe('OpenAPI', () => {
       const after = operation.parameters.find((parameter: { name: string }) => parameter.name === 'after')
       expect(after, path).toMatchObject({ in: 'query', required: false, schema: { type: 'string', maxLength: 512 } })
       expect(after.description ?? after.schema.description).toContain('next_cursor')
-      const schema = operation.responses['200'].content['application/json'].schema
+      const schema = named(operation.responses['200'].content['application/json'].schema)
       expect(schema.properties[key!].type).toBe('array')
-      const metas = schema.properties.meta.anyOf
+      const metas = schema.properties.meta.anyOf.map(named)
       expect(metas.map((meta: { required: string[] }) => [...meta.required].sort())).toEqual([
         ['page', 'per_page', 'total', 'total_pages'],
         ['next_cursor', 'per_page'],

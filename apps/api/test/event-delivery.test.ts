@@ -10,10 +10,14 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { Ajv, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { WebSocket } from 'ws'
-import { EVENT_KINDS, type Checkout, type Order, type Product } from '@commerce/domain'
+import { EVENT_KINDS, type Checkout, type EventKind, type Order, type Product } from '@commerce/domain'
 import { createTestContext, type TestContext } from './helpers.js'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
 const WORKER_MAIN = fileURLToPath(new URL('../../worker/dist/main.js', import.meta.url))
 const FAILING = '/failing'
@@ -236,4 +240,41 @@ describe('webhook delivery of every event kind', () => {
     const paidDelivery = JSON.parse(deliveries.find((delivery) => delivery.path === '/order.paid')!.body) as { data: Record<string, unknown> }
     expect(paidDelivery.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
   })
+
+  // Reads the deliveries of the test above.
+  test('every delivery is what the OpenAPI document’s webhook of its kind says: its body field for field, its headers', () => {
+    const document = ctx.app.swagger() as unknown as WebhooksDocument
+    const bodyOf = webhookBodyValidators(document)
+    expect(deliveries.length).toBeGreaterThan(EVENT_KINDS.length)
+    for (const delivery of deliveries) {
+      const body = JSON.parse(delivery.body) as { event: EventKind }
+      const validate = bodyOf(body.event)
+      expect(validate(body) ? [] : validate.errors, `${body.event}: ${delivery.body.slice(0, 200)}`).toEqual([])
+      for (const header of document.webhooks[body.event]!.post.parameters.map(({ $ref }) => document.components.parameters[$ref.split('/').at(-1)!]!)) {
+        expect(delivery.headers[header.name], `${body.event} ${header.name}`).toEqual(expect.any(String))
+      }
+    }
+  })
 })
+
+interface WebhooksDocument {
+  webhooks: Record<string, { post: { parameters: { $ref: string }[]; requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>
+  components: { schemas: Record<string, unknown>; parameters: Record<string, { name: string }> }
+}
+
+/**
+ * A validator of the webhook body of each kind, from the document, with every object closed: a
+ * field the document does not name fails as a missing one does.
+ */
+function webhookBodyValidators(document: WebhooksDocument): (kind: EventKind) => ValidateFunction {
+  const close = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(close)
+    if (typeof value !== 'object' || value === null) return value
+    const schema = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, close(child)]))
+    return schema.type === 'object' && schema.properties && schema.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema
+  }
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  addFormats(ajv)
+  ajv.addSchema({ $id: 'contract', components: { schemas: close(document.components.schemas) } })
+  return (kind) => ajv.getSchema(`contract${document.webhooks[kind]!.post.requestBody.content['application/json'].schema.$ref}`)!
+}

@@ -13,10 +13,9 @@ import postgres from 'postgres'
 import { request } from 'undici'
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { createDb, createUser, EMBEDDED_DEFAULT_PORT, migrate, openDatabase } from '@commerce/db'
-import { createTestDatabase } from '@commerce/db/testing'
+import { createTestDatabase, startDatabaseProxy } from '@commerce/db/testing'
 import { hashPassword } from '@commerce/domain'
 import { buildApp } from '../src/app.js'
-import { startDatabaseProxy } from './database-proxy.js'
 import { testConfig, TEST_SCRYPT_COST } from './helpers.js'
 import { startApi, stopProcess } from './processes.js'
 
@@ -50,7 +49,7 @@ async function call(base: string, method: 'GET' | 'POST', path: string, token?: 
 /**
  * The longest a request may take to answer 503 while the database is away, and the database's
  * return may take to reach the API: a functional bound (fail fast, recover by itself), far above
- * what it takes (README, Operations), far below the time a request hung before.
+ * what it takes (docs/operations.md), far below the time a request hung before.
  */
 const ANSWER_BOUND_MS = 2_000
 

@@ -633,7 +633,7 @@ function problemOf(operation: Operation, response: LightMyRequestResponse): stri
   }
   if (status < 400) return null
   const error = (body as { error?: unknown } | null)?.error
-  // The token endpoint answers its own refusals in RFC 6749 form (README, OAuth client credentials).
+  // The token endpoint answers its own refusals in RFC 6749 form (docs/auth.md, OAuth client credentials).
   if (operation.key === OAUTH_TOKEN && isString(error)) {
     return isString((body as { error_description?: unknown }).error_description) ? null : 'OAuth error without error_description'
   }

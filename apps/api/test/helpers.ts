@@ -44,6 +44,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     checkoutReservationTtlMs: 15 * 60_000,
     paymentProvider: testProvider,
     corsOrigins: undefined,
+    tracing: undefined,
+    shutdownGraceMs: 10_000,
     ...overrides,
   }
 }

@@ -1,9 +1,14 @@
 /**
  * The OpenAPI document tells the truth: what every operation may answer, which headers its
  * answers carry, where Idempotency-Key is required, and descriptions a Markdown renderer shows whole.
+ * And it is a contract a generated client can use: every operation has a chosen, unique
+ * operationId, every body a named schema, every answer a description; every event kind a webhook.
  */
+import type { TSchema } from 'typebox'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { newId } from '@commerce/db'
+import { DELIVERY_HEADERS, EVENT_CATALOG, EVENT_KINDS, webhookEventName } from '@commerce/domain'
+import { ERROR_STATUS } from '../src/errors.js'
 import { createTestContext, type ApiErrorBody, type TestContext } from './helpers.js'
 
 interface Parameter {
@@ -17,13 +22,17 @@ interface Response {
   content?: Record<string, { schema: unknown }>
 }
 interface Operation {
+  operationId?: string
   parameters?: Parameter[]
-  requestBody?: unknown
-  responses: Record<string, Response>
+  requestBody?: { content: Record<string, { schema: Schema }> }
+  responses: Record<string, Response & { description?: string }>
 }
+type Schema = Record<string, unknown> & { $ref?: string; title?: string; properties?: Record<string, Schema> }
 interface Document {
   paths: Record<string, Record<string, Operation>>
-  components: { headers: Record<string, unknown> }
+  webhooks: Record<string, Record<string, Operation>>
+  servers: { url: string; variables?: Record<string, { default: string }> }[]
+  components: { headers: Record<string, unknown>; schemas: Record<string, Schema>; parameters: Record<string, Parameter> }
 }
 
 let ctx: TestContext
@@ -44,6 +53,12 @@ const operations = () =>
       .filter(([method]) => METHODS.has(method))
       .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, operation })),
   )
+/** The operations of the webhooks section, as `operations()` gives those of the paths. */
+const webhookOperations = () =>
+  Object.entries(document.webhooks).flatMap(([kind, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ name: `webhook ${kind}`, method, path: kind, operation })),
+  )
+const schemaOf = (ref: string | undefined) => document.components.schemas[ref?.replace('#/components/schemas/', '') ?? '']
 const idempotencyKeyOf = (operation: Operation) =>
   operation.parameters?.find((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
@@ -87,6 +102,93 @@ describe('what every operation may answer', () => {
       }
     }
     expect(replayable).toBe(6)
+  })
+})
+
+describe('names a generated client takes', () => {
+  test('every operation, the webhooks’ too, has its own operationId: a verb then what it acts on, in camelCase', () => {
+    const all = [...operations(), ...webhookOperations()]
+    expect(all.length).toBeGreaterThan(100)
+    const ids = all.map(({ name, operation }) => {
+      expect(operation.operationId, name).toMatch(/^[a-z]+(?:[A-Z][a-z0-9]*)+$|^login$|^register$/)
+      return operation.operationId
+    })
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([])
+    const byName = Object.fromEntries(operations().map(({ name, operation }) => [name, operation.operationId]))
+    expect(byName).toMatchObject({
+      'GET /api/v1/products': 'listProducts',
+      'GET /api/v1/products/{id}': 'getProduct',
+      'POST /api/v1/products': 'createProduct',
+      'POST /api/v1/checkouts/{id}/complete': 'completeCheckout',
+      'POST /api/v1/payments/{id}/capture': 'capturePayment',
+      'POST /api/v1/payments/{id}/refunds': 'createRefund',
+    })
+  })
+
+  test('every request body and every JSON answer is a named component schema (or a choice of them)', () => {
+    const named = (schema: Schema | undefined) => Boolean(schemaOf(schema?.$ref))
+    let bodies = 0
+    for (const { name, operation } of [...operations(), ...webhookOperations()]) {
+      for (const [type, content] of Object.entries(operation.requestBody?.content ?? {})) {
+        bodies++
+        expect(named(content.schema), `${name} body (${type}): ${JSON.stringify(content.schema)}`).toBe(true)
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const schema = response.content?.['application/json']?.schema as Schema | undefined
+        if (!schema) continue
+        const choices = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
+        expect(choices ? choices.every(named) : named(schema), `${name} ${status}: ${JSON.stringify(schema)}`).toBe(true)
+      }
+    }
+    expect(bodies).toBeGreaterThan(60)
+    for (const resource of ['Product', 'Variant', 'Cart', 'CartItem', 'Order', 'Payment', 'Refund', 'Fulfillment', 'Customer', 'Address', 'Webhook', 'WebhookDelivery', 'Event', 'Error']) {
+      expect(document.components.schemas[resource], resource).toMatchObject({ type: 'object', title: resource, description: expect.any(String) })
+    }
+    expect(operations().find(({ name }) => name === 'POST /api/v1/products')!.operation.requestBody!.content['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/CreateProductRequest',
+    })
+    // Inside a component, what has a name of its own is referred to, not repeated.
+    expect(document.components.schemas.Product!.properties!.variants).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Variant' } })
+  })
+
+  test('every answer has a description of its own; an error answer names the codes its status carries (errors.ts’s table)', () => {
+    for (const { name, operation } of [...operations(), ...webhookOperations()]) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(response.description, `${name} ${status}`).toMatch(/\w/)
+        expect(response.description, `${name} ${status}`).not.toBe('Default Response')
+      }
+    }
+    const conflict = operations().find(({ name }) => name === 'POST /api/v1/checkouts/{id}/complete')!.operation.responses['409']!
+    expect(conflict.description).toBe(
+      "Conflict: the error's `code` is `conflict`, `insufficient_inventory`, `invalid_state_transition`, `idempotency_conflict` or `payment_in_progress`",
+    )
+    const code = (document.components.schemas.Error!.properties!.error as Schema).properties!.code!
+    expect(code.enum).toEqual(Object.keys(ERROR_STATUS))
+  })
+
+  test('servers: the origin of a deployment, a variable that defaults to the local development server', () => {
+    expect(document.servers).toEqual([
+      expect.objectContaining({ url: '{origin}', variables: { origin: expect.objectContaining({ default: 'http://localhost:3000' }) } }),
+    ])
+  })
+})
+
+describe('webhooks', () => {
+  test('one webhook per event kind: a POST whose body is `<Kind>Event`, the catalog’s data, signed with the headers the worker sends', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_KINDS].sort())
+    for (const kind of EVENT_KINDS) {
+      const post = document.webhooks[kind]!.post!
+      const body = post.requestBody!.content['application/json']!.schema
+      expect(body, kind).toEqual({ $ref: `#/components/schemas/${webhookEventName(kind)}` })
+      const envelope = schemaOf(body.$ref)!
+      expect(envelope.properties!.event, kind).toMatchObject({ enum: [kind] })
+      const data: TSchema & { title?: string } = EVENT_CATALOG[kind].data
+      expect(envelope.properties!.data, kind).toEqual({ $ref: `#/components/schemas/${data.title}` })
+      const headers = post.parameters!.map((parameter) => document.components.parameters[(parameter as unknown as { $ref: string }).$ref.split('/').at(-1)!]!)
+      expect(headers.map((header) => [header.in, header.name, header.required]), kind).toEqual(Object.keys(DELIVERY_HEADERS).map((name) => ['header', name, true]))
+      expect(Object.keys(post.responses).sort(), kind).toEqual(['2XX', '410', 'default'])
+    }
+    expect(document.components.schemas.WebhookEvent!.oneOf).toHaveLength(EVENT_KINDS.length)
   })
 })
 

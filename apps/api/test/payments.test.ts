@@ -292,7 +292,7 @@ describe('POST /api/v1/payments/:id/refunds', () => {
       select data from events where data->>'order_id' = ${order.id} order by id desc limit 1`
     expect(last!.data).toMatchObject({ status: 'refunded', refund: rest.json() })
 
-    // Refunding the fully refunded order again is 409, with or without an amount (README, Refunds).
+    // Refunding the fully refunded order again is 409, with or without an amount (docs/orders.md, Payments and refunds).
     for (const body of [{}, { amount: 1 }]) {
       const again = await refund(payment!.id, body)
       expect(again.statusCode).toBe(409)

@@ -71,9 +71,13 @@ export async function startApi(
     stdio: stdioOf(stdout),
   })
   pipeStdout(child, stdout)
+  // Up to 30 s: a start-up on a machine busy with other test files can take 10 s or more.
   for (let tries = 0; ; tries++) {
     if (await fetch(`${baseUrl}/health`).then((response) => response.ok, () => false)) return { baseUrl, process: child }
-    if (tries > 150 || child.exitCode !== null) throw new Error('the API did not start')
+    if (tries > 300 || child.exitCode !== null) {
+      child.kill('SIGKILL')
+      throw new Error('the API did not start')
+    }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }

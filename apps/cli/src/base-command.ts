@@ -1,7 +1,6 @@
-/** What every `commerce` command shares: expected failures become a one-line message and exit 1. */
+/** What every `commerce` command shares: expected failures become a one-line message and exit 1, usage errors exit 2. */
 import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import { ApiRequestError, ApiUnreachableError, type Connection } from './api-client.js'
-import { ConfigError } from './config.js'
 import { readCredentials } from './credentials.js'
 
 export const DEFAULT_BASE_URL = 'http://localhost:3000'
@@ -17,11 +16,18 @@ export abstract class BaseCommand extends Command {
     if (error instanceof ApiRequestError) {
       this.failure = error.body
       reported = new Errors.CLIError(`${error.message} (${error.body.error.code}, HTTP ${error.status})`, { exit: 1 })
+    } else if (error instanceof Errors.CLIError && error.oclif.exit === 2) {
+      // A usage error (bad flags or arguments, found before anything is sent): oclif prints the
+      // command's usage after an error marked showHelp that has parse.input.argv, and under --json
+      // takes the exit code from `exitCode`.
+      this.failure = { error: { code: 'usage_error', message: error.message } }
+      Object.assign(error, { showHelp: true, parse: { input: { argv: this.argv } }, exitCode: 2 })
     } else {
       let code: string | undefined
-      if (error instanceof ConfigError) code = 'config_error'
       if (error instanceof ApiUnreachableError) code = 'api_unreachable'
-      // By name: @commerce/domain is loaded only when a database command runs (it is slow to load).
+      // By name: @commerce/runtime's config and @commerce/domain are loaded only when a database
+      // command runs (they are slow to load).
+      if (error.name === 'ConfigError') code = 'config_error'
       if (error.name === 'DomainError') code = (error as Error & { code: string }).code
       if (code) {
         this.failure = { error: { code, message: error.message } }

@@ -1,7 +1,10 @@
 /**
- * The CLI's configuration from the environment: the database commands' here, the API commands'
- * base URL and token through their flags' env fallbacks. No imports: every command loads this.
+ * The CLI's configuration from the environment: the database commands' here (the shared
+ * variables of @commerce/runtime), the API commands' base URL and token through their flags' env
+ * fallbacks. Only the database commands and `login` load this (TypeBox and @commerce/domain are
+ * slow to load): every other command starts without them.
  */
+import { DATABASE_LOCATION, PASSWORD_HASHING, readEnvironment, refuseProblems, type EnvironmentSource } from '@commerce/runtime/config'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`, found running or started for the command. */
@@ -12,43 +15,17 @@ export interface Config {
   scryptCost: number | undefined
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
-
-const MAX_SCRYPT_COST = 2 ** 20
+/** Every variable the CLI's database commands read. */
+export const CLI_VARIABLES = { ...DATABASE_LOCATION, ...PASSWORD_HASHING }
 
 /** Reads the configuration, naming every bad variable in one error. Empty values count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = []
-  const text = (name: string) => {
-    const value = env[name]?.trim()
-    return value === '' ? undefined : value
-  }
-
-  const databaseUrl = text('DATABASE_URL')
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    // Not echoed: a URL may carry a password.
-    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL')
-  }
-
-  let scryptCost: number | undefined
-  const cost = text('SCRYPT_COST')
-  if (cost !== undefined) {
-    const parsed = Number(cost)
-    // scrypt's N must be a power of two greater than 1.
-    if (!/^\d+$/.test(cost) || parsed < 2 || parsed > MAX_SCRYPT_COST || (parsed & (parsed - 1)) !== 0) {
-      problems.push(`SCRYPT_COST must be a power of two from 2 to ${MAX_SCRYPT_COST} (got '${cost}')`)
-    } else {
-      scryptCost = parsed
-    }
-  }
-
-  if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.join('; ')}`)
-  return { databaseUrl, dataDir: text('COMMERCE_DATA_DIR'), scryptCost }
+export function loadConfig(env: EnvironmentSource = process.env): Config {
+  const { values, problems } = readEnvironment(CLI_VARIABLES, env)
+  refuseProblems(problems)
+  return { databaseUrl: values.DATABASE_URL, dataDir: values.COMMERCE_DATA_DIR, scryptCost: values.SCRYPT_COST }
 }
 
-/** COMMERCE_PASSWORD, for `commerce login` in scripts: a password is never a flag (ps shows flags). */
-export function loginPassword(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/** COMMERCE_PASSWORD, for `commerce login` in scripts: a password is never a flag (ps shows flags). Kept as typed, spaces and all. */
+export function loginPassword(env: EnvironmentSource = process.env): string | undefined {
   return env.COMMERCE_PASSWORD === '' ? undefined : env.COMMERCE_PASSWORD
 }

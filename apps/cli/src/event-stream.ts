@@ -57,7 +57,7 @@ export interface EventStreamOptions {
 const FIRST_RETRY_MS = 1_000
 const LAST_RETRY_MS = 30_000
 
-/** Close codes the server uses for a credential that no reconnection can fix (README, Real-time events). */
+/** Close codes the server uses for a credential that no reconnection can fix (docs/realtime.md, Closing). */
 const CREDENTIAL_CLOSES: Record<number, string> = {
   4001: 'the token expired: sign in again',
   4003: 'the API key was revoked',
@@ -142,7 +142,7 @@ export class EventStream {
         const listening = (confirmed: string[] | undefined) => {
           failures = 0
           this.options.onListening({ kinds: confirmed, reconnected: listened })
-          // After the filter, so the replay is filtered too (README, Real-time events: Resuming).
+          // After the filter, so the replay is filtered too (docs/realtime.md, Resuming).
           if (listened && after) socket.send(JSON.stringify({ type: 'resume', after }))
           after ??= idOfNow()
           listened = true

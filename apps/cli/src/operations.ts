@@ -1,7 +1,7 @@
 /**
- * The API's operations as CLI commands, derived from its OpenAPI document at build time
- * (scripts/generate-operations.js writes dist/operations.json): a route added to the API gets
- * its command on the next build, named by the rules below.
+ * The API's operations as CLI commands, derived from the API contract (openapi.json at the
+ * repository root) at build time (scripts/generate-operations.js writes dist/operations.json): a
+ * route added to the API gets its command once the contract is regenerated, named by the rules below.
  */
 
 /** How a request field is read from the command line. */

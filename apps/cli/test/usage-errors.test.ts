@@ -1,7 +1,8 @@
 /**
  * Bad flags are the user's to fix before anything is sent: the real `commerce` binary, pointed at
- * a listener that counts connections, exits 2 with a usage error naming the flag and never
- * connects (the README: "bad flags exit 2"; a refused request exits 1).
+ * a listener that counts connections, exits 2 with a usage error naming the flag, then the
+ * command's usage, and never connects (the README: "bad flags exit 2"; a refused request exits 1).
+ * A mistyped command is one too, and names the nearest command.
  */
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -35,11 +36,16 @@ afterAll(async () => {
   await rm(configHome, { recursive: true, force: true })
 })
 
-function commerce(args: string[]): Promise<{ code: number; stderr: string }> {
+/** The binary's exit code, standard output, and standard error on one line (oclif wraps and marks it with ›). */
+function commerce(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const { COMMERCE_TOKEN: _token, ...inherited } = process.env
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl }, timeout: 30_000 }, (error, _stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr: stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim() }),
+    execFile(process.execPath, [BIN, ...args], { env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl }, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({
+        code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+        stdout,
+        stderr: stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ').trim(),
+      }),
     )
   })
 }
@@ -62,8 +68,39 @@ describe('usage errors exit 2 without calling the API', () => {
   ])('commerce %j', async (args, message) => {
     const run = await commerce(args)
     expect(run.stderr).toContain(message)
+    expect(run.stderr).toContain(`USAGE $ commerce ${args[0]} ${args[1]} `)
     expect(run.code, run.stderr).toBe(2)
     expect(connections).toBe(0)
+  })
+
+  it('--json: the error body with code usage_error on standard output, still exit 2', async () => {
+    const run = await commerce(['products', 'create', '--price', '5', '--json'])
+    expect(run.code, run.stderr).toBe(2)
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: 'usage_error', message: 'Missing required flag --title (or its field in --data)\nSee more help with --help' },
+    })
+    expect(connections).toBe(0)
+  })
+
+  it.each([
+    [['prodcts', 'list'], "'prodcts list' is not a commerce command. Did you mean 'commerce products list'?"],
+    [['products', 'lst', '--page', '2'], "'products lst' is not a commerce command. Did you mean 'commerce products list'?"],
+    [['products', 'varinats', 'list', CART_ID], `'products varinats list ${CART_ID}' is not a commerce command. Did you mean 'commerce products variants list'?`],
+    // No `products variants get`: the topic, whose help lists its commands.
+    [['products', 'varinats', 'get'], "'products varinats get' is not a commerce command. Did you mean 'commerce products variants'?"],
+    [['loign'], "'loign' is not a commerce command. Did you mean 'commerce login'?"],
+    [['custmers'], "'custmers' is not a commerce command. Did you mean 'commerce customers'?"],
+  ])('a mistyped command %j names the nearest command or topic', async (args, message) => {
+    const run = await commerce(args)
+    expect(run.stderr).toBe(`Error: ${message} Run 'commerce help' for the list of commands.`)
+    expect(run.code).toBe(2)
+    expect(connections).toBe(0)
+  })
+
+  it('a command far from every name gets no guess', async () => {
+    const run = await commerce(['xyzzy', 'list'])
+    expect(run.stderr).toBe("Error: 'xyzzy list' is not a commerce command. Run 'commerce help' for the list of commands.")
+    expect(run.code).toBe(2)
   })
 
   it('a complete command does call the API (the listener is reachable), and a failure there exits 1', async () => {

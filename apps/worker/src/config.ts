@@ -1,9 +1,26 @@
 /** The worker's configuration: read from the environment once, validated, typed. */
-import { Type, type Static, type TSchema } from 'typebox'
-import { Value } from 'typebox/value'
+import { Type } from 'typebox'
 import { parseDuration, type PaymentProvider } from '@commerce/domain'
-import { LOG_LEVELS, type LogLevel } from '@commerce/db/logger'
-import { paymentProviderFromEnv } from '@commerce/payments'
+import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
+import {
+  DATABASE_LOCATION,
+  DATABASE_POOL,
+  LISTENING,
+  LOGGING,
+  TRACING,
+  WEBHOOK_TARGETS,
+  custom,
+  duration,
+  integer,
+  readEnvironment,
+  refuseProblems,
+  shutdownVariables,
+  text,
+  tracingSettings,
+  type EnvironmentSource,
+  type LogLevel,
+  type TracingSettings,
+} from '@commerce/runtime/config'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`. */
@@ -33,168 +50,75 @@ export interface Config {
   paymentSweepIntervalMs: number
   /** A payment in progress unchanged for this long is looked up at the provider. */
   paymentReconcileAfterMs: number
+  /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
+  tracing: TracingSettings | undefined
+  /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
+  shutdownGraceMs: number
 }
 
 const DURATION = /^(\d+)(ms|s|m|h)$/
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
 
-/** "1m,5m,30m" → [60000, 300000, 1800000]; undefined when any part is not a duration. */
+/** "1m,5m,30m" → [60000, 300000, 1800000]; undefined when any part is not a duration with a unit. */
 export function parseRetrySchedule(text: string): number[] | undefined {
   const waits = text.split(',').map((part) => DURATION.exec(part.trim()))
   if (waits.some((match) => !match)) return undefined
   return waits.map((match) => Number(match![1]) * UNIT_MS[match![2] as keyof typeof UNIT_MS])
 }
 
-/** A duration more than zero, as parseDuration reads it (a bare number is in the variable's default unit). */
-const DURATION_PATTERN = '^0*[1-9]\\d*\\s*(ms|s|m|h|d)?$'
-
-/** Each variable with the sentence that explains it when its value is refused. */
-const VARIABLES = {
-  DATABASE_URL: {
-    schema: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-    problem: 'must be a postgres:// or postgresql:// URL',
-  },
-  COMMERCE_DATA_DIR: {
-    schema: Type.Optional(Type.String({ minLength: 1 })),
-    problem: 'must be a directory path',
-  },
-  WORKER_CONCURRENCY: {
-    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
-    problem: 'must be an integer >= 1 (at most 1000)',
-  },
-  DATABASE_POOL_MAX: {
-    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-    problem: 'must be an integer >= 1 (at most 1000)',
-  },
-  DATABASE_CONNECT_TIMEOUT: {
-    // As the API reads it: a bare number is milliseconds.
-    schema: Type.String({ pattern: DURATION_PATTERN, default: '5s' }),
-    problem: 'must be a duration such as 5s or 1500ms, more than zero',
-  },
-  PAYMENT_SWEEP_INTERVAL: {
-    schema: Type.String({ pattern: DURATION_PATTERN, default: '30s' }),
-    problem: 'must be a duration such as 30s or 500ms, more than zero',
-  },
-  PAYMENT_RECONCILE_AFTER: {
-    schema: Type.String({ pattern: DURATION_PATTERN, default: '2m' }),
-    problem: 'must be a duration such as 2m or 90s, more than zero',
-  },
-  WEBHOOK_TIMEOUT_MS: {
-    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
-    problem: 'must be an integer number of milliseconds from 100 to 120000',
-  },
-  WEBHOOK_RETRY_SCHEDULE: {
-    schema: Type.String({ pattern: '^\\s*\\d+(ms|s|m|h)\\s*(,\\s*\\d+(ms|s|m|h)\\s*){0,9}$', default: '1m,5m,30m' }),
+/** Every variable the worker reads: the shared ones (@commerce/runtime, @commerce/payments) and its own. */
+export const WORKER_VARIABLES = {
+  ...DATABASE_LOCATION,
+  ...DATABASE_POOL,
+  WORKER_CONCURRENCY: integer({ min: 1, max: 1000, default: 5 }),
+  PAYMENT_SWEEP_INTERVAL: duration({ default: '30s', example: '30s or 500ms' }),
+  PAYMENT_RECONCILE_AFTER: duration({ default: '2m', example: '2m or 90s' }),
+  WEBHOOK_TIMEOUT_MS: integer({ min: 100, max: 120_000, default: 10_000 }),
+  WEBHOOK_RETRY_SCHEDULE: custom({
+    schema: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10 }),
+    decode: parseRetrySchedule,
     problem: 'must be up to 10 comma-separated durations with a unit ms, s, m or h (e.g. 1m,5m,30m)',
-  },
-  WEBHOOK_DISABLE_AFTER: {
-    schema: Type.String({ pattern: '^(\\d+(ms|s|m|h|d)|never)$', default: '5d' }),
+    default: '1m,5m,30m',
+  }),
+  /** A duration with its unit, or never (null). */
+  WEBHOOK_DISABLE_AFTER: custom({
+    schema: Type.Union([Type.Integer({ exclusiveMinimum: 0 }), Type.Null()]),
+    decode: (text) => (text === 'never' ? null : /^\d+(ms|s|m|h|d)$/.test(text) ? parseDuration(text) : undefined),
     problem: 'must be a duration with a unit ms, s, m, h or d (e.g. 5d), or never',
-  },
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: {
-    schema: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
-    problem: 'must be true or false',
-  },
-  WORKER_HEALTH_PORT: {
-    schema: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-    problem: 'must be a port number (0 to 65535)',
-  },
-  WORKER_HEALTH_HOST: {
-    schema: Type.Optional(Type.String({ minLength: 1 })),
-    problem: 'must be a host name or IP address',
-  },
-  HOST: {
-    schema: Type.Optional(Type.String({ minLength: 1 })),
-    problem: 'must be a host name or IP address',
-  },
-  LOG_LEVEL: {
-    schema: Type.Union(
-      LOG_LEVELS.map((level) => Type.Literal(level)),
-      { default: 'info' },
-    ),
-    problem: `must be one of ${LOG_LEVELS.join(', ')}`,
-  },
-} satisfies Record<string, { schema: TSchema; problem: string }>
+    default: '5d',
+  }),
+  ...WEBHOOK_TARGETS,
+  WORKER_HEALTH_PORT: integer({ min: 0, max: 65535 }),
+  WORKER_HEALTH_HOST: text({ problem: 'must be a host name or IP address' }),
+  ...LISTENING,
+  ...PAYMENT_VARIABLES,
+  ...LOGGING,
+  ...TRACING,
+  ...shutdownVariables('25s'),
+}
 
-type Name = keyof typeof VARIABLES
-const NAMES = Object.keys(VARIABLES) as Name[]
-const Environment = Type.Object({
-  DATABASE_URL: VARIABLES.DATABASE_URL.schema,
-  COMMERCE_DATA_DIR: VARIABLES.COMMERCE_DATA_DIR.schema,
-  WORKER_CONCURRENCY: VARIABLES.WORKER_CONCURRENCY.schema,
-  DATABASE_POOL_MAX: VARIABLES.DATABASE_POOL_MAX.schema,
-  DATABASE_CONNECT_TIMEOUT: VARIABLES.DATABASE_CONNECT_TIMEOUT.schema,
-  LOG_LEVEL: VARIABLES.LOG_LEVEL.schema,
-  PAYMENT_SWEEP_INTERVAL: VARIABLES.PAYMENT_SWEEP_INTERVAL.schema,
-  PAYMENT_RECONCILE_AFTER: VARIABLES.PAYMENT_RECONCILE_AFTER.schema,
-  WEBHOOK_TIMEOUT_MS: VARIABLES.WEBHOOK_TIMEOUT_MS.schema,
-  WEBHOOK_RETRY_SCHEDULE: VARIABLES.WEBHOOK_RETRY_SCHEDULE.schema,
-  WEBHOOK_DISABLE_AFTER: VARIABLES.WEBHOOK_DISABLE_AFTER.schema,
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: VARIABLES.WEBHOOK_ALLOW_PRIVATE_TARGETS.schema,
-  WORKER_HEALTH_PORT: VARIABLES.WORKER_HEALTH_PORT.schema,
-  WORKER_HEALTH_HOST: VARIABLES.WORKER_HEALTH_HOST.schema,
-  HOST: VARIABLES.HOST.schema,
-})
-type Environment = Static<typeof Environment>
-
-/** Values that may be echoed back in an error message (a URL may carry a password). */
-const ECHOED: ReadonlySet<Name> = new Set([
-  'WORKER_CONCURRENCY',
-  'DATABASE_POOL_MAX',
-  'DATABASE_CONNECT_TIMEOUT',
-  'LOG_LEVEL',
-  'PAYMENT_SWEEP_INTERVAL',
-  'PAYMENT_RECONCILE_AFTER',
-  'WEBHOOK_TIMEOUT_MS',
-  'WEBHOOK_RETRY_SCHEDULE',
-  'WEBHOOK_DISABLE_AFTER',
-  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
-  'WORKER_HEALTH_PORT',
-])
-
-/**
- * Reads the configuration, naming every bad variable in one error. Empty values count as unset.
- * Integers are converted only from plain digits: TypeBox's Convert would quietly turn "2.5" into 2.
- */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const input: Record<string, unknown> = {}
-  for (const name of NAMES) {
-    const value = env[name]?.trim()
-    if (value === undefined || value === '') continue
-    const schema: object = VARIABLES[name].schema
-    const integer = 'type' in schema && schema.type === 'integer' && /^\d+$/.test(value)
-    input[name] = integer ? Number(value) : value
-  }
-  const candidate = Value.Default(Environment, input)
-  const payments = paymentProviderFromEnv(env)
-  if (!Value.Check(Environment, candidate) || payments.problems.length > 0) {
-    const bad = new Set<Name>()
-    for (const error of Value.Errors(Environment, candidate)) {
-      const name = error.instancePath.split('/')[1] as Name | undefined
-      if (name && name in VARIABLES) bad.add(name)
-    }
-    const problems = NAMES.filter((name) => bad.has(name)).map((name) => {
-      const got = ECHOED.has(name) ? ` (got '${String(input[name])}')` : ''
-      return `${name} ${VARIABLES[name].problem}${got}`
-    })
-    throw new Error(`Invalid environment: ${[...problems, ...payments.problems].join('; ')}`)
-  }
-  const valid = candidate as Environment
+/** Reads the configuration, naming every bad variable in one error. Empty values count as unset. */
+export function loadConfig(env: EnvironmentSource = process.env): Config {
+  const { values: v, problems } = readEnvironment(WORKER_VARIABLES, env)
+  const payments = choosePaymentProvider(v)
+  refuseProblems([...problems, ...payments.problems])
   return {
-    databaseUrl: valid.DATABASE_URL,
-    dataDir: valid.COMMERCE_DATA_DIR,
-    databasePoolMax: valid.DATABASE_POOL_MAX,
-    databaseConnectTimeoutMs: parseDuration(valid.DATABASE_CONNECT_TIMEOUT, 'ms')!,
-    concurrency: valid.WORKER_CONCURRENCY,
-    logLevel: valid.LOG_LEVEL,
-    webhookTimeoutMs: valid.WEBHOOK_TIMEOUT_MS,
-    webhookRetrySchedule: parseRetrySchedule(valid.WEBHOOK_RETRY_SCHEDULE)!,
-    webhookDisableAfterMs: valid.WEBHOOK_DISABLE_AFTER === 'never' ? null : parseDuration(valid.WEBHOOK_DISABLE_AFTER)!,
-    webhookAllowPrivateTargets: valid.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
-    healthPort: valid.WORKER_HEALTH_PORT,
-    healthHost: valid.WORKER_HEALTH_HOST ?? valid.HOST ?? '0.0.0.0',
+    databaseUrl: v.DATABASE_URL,
+    dataDir: v.COMMERCE_DATA_DIR,
+    databasePoolMax: v.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: v.DATABASE_CONNECT_TIMEOUT,
+    concurrency: v.WORKER_CONCURRENCY,
+    logLevel: v.LOG_LEVEL,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    webhookRetrySchedule: v.WEBHOOK_RETRY_SCHEDULE,
+    webhookDisableAfterMs: v.WEBHOOK_DISABLE_AFTER,
+    webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    healthPort: v.WORKER_HEALTH_PORT,
+    healthHost: v.WORKER_HEALTH_HOST ?? v.HOST,
     paymentProvider: payments.provider,
-    paymentSweepIntervalMs: parseDuration(valid.PAYMENT_SWEEP_INTERVAL)!,
-    paymentReconcileAfterMs: parseDuration(valid.PAYMENT_RECONCILE_AFTER)!,
+    paymentSweepIntervalMs: v.PAYMENT_SWEEP_INTERVAL,
+    paymentReconcileAfterMs: v.PAYMENT_RECONCILE_AFTER,
+    tracing: tracingSettings(v, 'commerce-worker'),
+    shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }
 }

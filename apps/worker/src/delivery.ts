@@ -7,6 +7,7 @@
  */
 import { signedDelivery } from '@commerce/domain'
 import { disableFailingWebhooks, type AttemptOutcome, type Database, type DeliveryStep, type Target } from '@commerce/db'
+import type { Tracing } from '@commerce/runtime/tracing'
 import { request, type Dispatcher } from 'undici'
 import type { EndpointLimits } from './endpoints.js'
 import type { Logger } from './logger.js'
@@ -33,6 +34,8 @@ export interface DeliverySettings {
   endpoints: EndpointLimits
   /** Attempts that outlived the job that started them, recorded when they end. */
   background: Background
+  /** A span per attempt, and the request id on the job's span; none when traces are off. */
+  tracing?: Tracing | undefined
 }
 
 /** What an attempt came to (an attempt log row's columns). */
@@ -75,12 +78,15 @@ export type Started =
  * receiver never holds a job (and its worker slot) for its whole time limit.
  */
 export async function attemptAll(targets: readonly Target[], settings: DeliverySettings): Promise<Started[]> {
+  // The job's span: the API request that wrote its events, when they all come from one.
+  const requestIds = new Set(targets.map((target) => target.requestId))
+  if (requestIds.size === 1) settings.tracing?.annotate({ request_id: targets[0]!.requestId })
   const leaseUntil = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS)
   const runs = targets.map((target) => {
     const permit = settings.endpoints.admit(target.webhookId)
     if (permit instanceof Date) return { deferredUntil: permit }
     const run: { permit: typeof permit; outcome?: Outcome; finished: Promise<Outcome> } = { permit, finished: undefined! }
-    run.finished = post(target, settings).then((outcome) => {
+    run.finished = attempt(target, settings).then((outcome) => {
       permit.done(outcome)
       run.outcome = outcome
       return outcome
@@ -231,6 +237,25 @@ function describeError(error: unknown, timeoutMs: number): string {
   const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code
   const message = error.message || (error.cause instanceof Error ? error.cause.message : '')
   return code ? `${code}: ${message}` : message
+}
+
+/** post(), in a span of its own when traces are on: never the URL (it may carry a token), only its host. */
+function attempt(target: Target, settings: DeliverySettings): Promise<Outcome> {
+  const { tracing } = settings
+  if (!tracing) return post(target, settings)
+  const attributes = {
+    'http.request.method': 'POST',
+    'server.address': new URL(target.url).hostname,
+    request_id: target.requestId,
+    event_id: target.eventId,
+    event: target.kind,
+    webhook_id: target.webhookId,
+  }
+  return tracing.inSpan('webhook delivery', 'client', attributes, async () => {
+    const outcome = await post(target, settings)
+    tracing.annotate({ 'http.response.status_code': outcome.statusCode, succeeded: outcome.succeeded })
+    return outcome
+  })
 }
 
 /** One signed POST of an event's envelope; never throws: a failure is an outcome too. */

@@ -1,9 +1,9 @@
 /**
- * The worker's logs: the shared shape of @commerce/db/logger (pino), and the adapter Graphile
+ * The worker's logs: the shared shape of @commerce/runtime/logger (pino), and the adapter Graphile
  * Worker logs through. The worker calls its logger message first (`logger.warn('msg', fields)`).
  */
 import { Logger as GraphileLogger, type LogFunctionFactory } from 'graphile-worker'
-import { createLogger as createProcessLogger, type LogLevel } from '@commerce/db/logger'
+import { createLogger as createProcessLogger, type LogLevel, type ProcessLogger } from '@commerce/runtime/logger'
 
 export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void
@@ -14,7 +14,11 @@ export interface Logger {
 
 /** Standard output, unless `write` is given (tests): it then receives each line. */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
-  const log = createProcessLogger('worker', level, write && { write })
+  return messageFirst(createProcessLogger('worker', level, write && { write }))
+}
+
+/** The process's pino logger, called message first. */
+export function messageFirst(log: ProcessLogger): Logger {
   return {
     error: (msg, fields) => log.error(fields, msg),
     warn: (msg, fields) => log.warn(fields, msg),

@@ -1,11 +1,15 @@
-/** The worker process: config, database (embedded when DATABASE_URL is unset), runner, signals. */
+/**
+ * The worker process: config, traces when OTEL_EXPORTER_OTLP_ENDPOINT is set, database (embedded
+ * when DATABASE_URL is unset), runner; on SIGTERM or SIGINT it stops taking jobs, waits for the
+ * running ones, then closes the database (shutdown.ts of @commerce/runtime).
+ */
 import { openDatabase, redactUrl } from '@commerce/db'
+import { createLogger } from '@commerce/runtime/logger'
+import { handleShutdown } from '@commerce/runtime/shutdown'
 import { loadConfig, type Config } from './config.js'
 import { startHealthServer } from './health.js'
-import { createLogger } from './logger.js'
+import { messageFirst } from './logger.js'
 import { startWorker } from './worker.js'
-
-const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const
 
 function readConfig(): Config {
   try {
@@ -16,80 +20,53 @@ function readConfig(): Config {
   }
 }
 
-async function main(): Promise<void> {
-  const config = readConfig()
-  const logger = createLogger(config.logLevel)
-
-  let stopping = false
-  let onSignal: (signal: NodeJS.Signals) => void = () => {}
-  const signalled = new Promise<NodeJS.Signals>((resolve) => {
-    onSignal = (signal) => {
-      if (stopping) {
-        logger.warn('second signal: exiting without waiting for running jobs', { signal })
-        process.exit(1)
-      }
-      stopping = true
-      resolve(signal)
-    }
-  })
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, onSignal)
-
+const config = readConfig()
+const log = createLogger('worker', config.logLevel)
+const logger = messageFirst(log)
+const shutdown = handleShutdown({ logger: log, graceMs: config.shutdownGraceMs })
+try {
+  const tracing = config.tracing && (await import('@commerce/runtime/tracing')).startTracing(config.tracing)
+  if (tracing) shutdown.add('traces', () => tracing.shutdown())
   const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
-  let exitCode = 0
-  try {
-    const worker = await startWorker({
-      databaseUrl: database.url,
-      concurrency: config.concurrency,
-      databasePoolMax: config.databasePoolMax,
-      databaseConnectTimeoutMs: config.databaseConnectTimeoutMs,
-      webhooks: {
-        timeoutMs: config.webhookTimeoutMs,
-        retrySchedule: config.webhookRetrySchedule,
-        disableAfterMs: config.webhookDisableAfterMs,
-        allowPrivateTargets: config.webhookAllowPrivateTargets,
-      },
-      payments: {
-        provider: config.paymentProvider,
-        intervalMs: config.paymentSweepIntervalMs,
-        reconcileAfterMs: config.paymentReconcileAfterMs,
-      },
-      logger,
-    })
-    const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, config.healthHost, () => !stopping, worker.metrics.registry)
-    logger.info('worker started', {
-      concurrency: config.concurrency,
-      database: redactUrl(database.url),
-      embedded: database.startedHere,
-      // Its name only: the provider's keys are never logged.
-      payment_provider: config.paymentProvider.name,
-      health: health?.address(),
-    })
-    const outcome = await Promise.race([
-      signalled.then((signal) => ({ signal })),
-      worker.runner.promise.then(
-        () => ({ error: new Error('the runner stopped by itself') }),
-        (error: unknown) => ({ error }),
-      ),
-    ])
-    if ('signal' in outcome) {
-      logger.info('stopping: waiting for running jobs', { signal: outcome.signal })
-      await worker.stop()
-      health?.close()
-    } else {
-      logger.error('worker failed', { error: outcome.error })
-      exitCode = 1
-    }
-  } catch (error) {
-    logger.error('worker could not start', { error })
-    exitCode = 1
-  } finally {
-    await database.stop()
-  }
-  logger.info('worker stopped', { exitCode })
-  process.exit(exitCode)
+  shutdown.add('database', () => database.stop())
+  const worker = await startWorker({
+    databaseUrl: database.url,
+    concurrency: config.concurrency,
+    databasePoolMax: config.databasePoolMax,
+    databaseConnectTimeoutMs: config.databaseConnectTimeoutMs,
+    webhooks: {
+      timeoutMs: config.webhookTimeoutMs,
+      retrySchedule: config.webhookRetrySchedule,
+      disableAfterMs: config.webhookDisableAfterMs,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+    },
+    payments: {
+      provider: config.paymentProvider,
+      intervalMs: config.paymentSweepIntervalMs,
+      reconcileAfterMs: config.paymentReconcileAfterMs,
+    },
+    logger,
+    tracing,
+  })
+  const health = config.healthPort === undefined ? undefined : await startHealthServer(config.healthPort, config.healthHost, () => !shutdown.stopping, worker.metrics.registry)
+  // The health port answers 503 while the running jobs finish, and closes after them.
+  shutdown.add('job runner', async () => {
+    await worker.stop()
+    health?.close()
+  })
+  worker.runner.promise.then(
+    () => shutdown.exit(1, { reason: 'the runner stopped by itself' }),
+    (error: unknown) => shutdown.exit(1, { err: error, reason: 'the runner failed' }),
+  )
+  logger.info('worker started', {
+    concurrency: config.concurrency,
+    database: redactUrl(database.url),
+    embedded: database.startedHere,
+    // Its name only: the provider's keys are never logged.
+    payment_provider: config.paymentProvider.name,
+    health: health?.address(),
+    tracing: tracing !== undefined,
+  })
+} catch (error) {
+  await shutdown.exit(1, { err: error, reason: 'the worker could not start' })
 }
-
-main().catch((error: unknown) => {
-  createLogger('error').error('the worker could not start', { error })
-  process.exit(1)
-})

@@ -1,7 +1,8 @@
 /**
  * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
  * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
- * by task, the payments the sweeps settled, and the connections of Graphile Worker's pool. The names are listed in the README ("Metrics").
+ * by task, the payments the sweeps settled, and the connections of Graphile Worker's pool. The
+ * names are listed in docs/operations.md ("Metrics").
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'

@@ -4,6 +4,7 @@
  */
 import { run, type Runner } from 'graphile-worker'
 import { createDb, migrate, unlockStaleJobs } from '@commerce/db'
+import type { Tracing } from '@commerce/runtime/tracing'
 import { createBackground } from './delivery.js'
 import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
@@ -40,6 +41,8 @@ export interface WorkerSettings {
   logger: Logger
   /** Where deliveries and jobs are counted; a registry of its own when omitted. */
   metrics?: WorkerMetrics
+  /** Spans of each job and delivery (tracing.ts of @commerce/runtime); none when omitted. */
+  tracing?: Tracing | undefined
 }
 
 export interface StartedWorker {
@@ -130,6 +133,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     metrics,
     endpoints: createEndpointLimits(webhooks.timeoutMs),
     background,
+    tracing: settings.tracing,
   }
   let runner: Runner
   let relay: OutboxRelay | undefined

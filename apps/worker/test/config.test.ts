@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 30_000,
       paymentReconcileAfterMs: 120_000,
+      tracing: undefined,
+      shutdownGraceMs: 25_000,
     })
   })
 
@@ -45,6 +47,8 @@ describe('loadConfig', () => {
       WORKER_HEALTH_HOST: '10.0.0.5',
       PAYMENT_SWEEP_INTERVAL: '200ms',
       PAYMENT_RECONCILE_AFTER: '90s',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      SHUTDOWN_GRACE_PERIOD: '40s',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -62,23 +66,28 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 200,
       paymentReconcileAfterMs: 90_000,
+      tracing: { endpoint: 'http://collector:4318', headers: {}, serviceName: 'commerce-worker' },
+      shutdownGraceMs: 40_000,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })
     expect(loadConfig({ WEBHOOK_DISABLE_AFTER: 'never' }).webhookDisableAfterMs).toBeNull()
   })
 
-  it('names every bad variable in one error', () => {
+  it('names every bad variable in one error, a line each, as the API and the CLI do', () => {
     expect(() => loadConfig({ WORKER_CONCURRENCY: 'abc', LOG_LEVEL: 'loud', DATABASE_POOL_MAX: '0' })).toThrow(
-      "Invalid environment: WORKER_CONCURRENCY must be an integer >= 1 (at most 1000) (got 'abc'); " +
-        "DATABASE_POOL_MAX must be an integer >= 1 (at most 1000) (got '0'); " +
-        'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got \'loud\')',
+      'Invalid environment:\n' +
+        "  - DATABASE_POOL_MAX must be an integer from 1 to 1000 (got '0')\n" +
+        "  - WORKER_CONCURRENCY must be an integer from 1 to 1000 (got 'abc')\n" +
+        "  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got 'loud')",
     )
   })
 
   it('refuses a retry schedule that is not durations with units, and unknown booleans', () => {
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1m,5,30m' })).toThrow(/WEBHOOK_RETRY_SCHEDULE must be up to 10 comma-separated durations/)
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1d' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/)
-    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/)
+    expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false/)
+    // The API's spellings too: one reader for both.
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }).webhookAllowPrivateTargets).toBe(true)
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/)
     expect(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '5' })).toThrow(/WEBHOOK_DISABLE_AFTER must be a duration with a unit/)
   })
@@ -88,16 +97,17 @@ describe('loadConfig', () => {
     expect(loadConfig(keys).paymentProvider.name).toBe('stripe')
     const half = () => loadConfig({ STRIPE_WEBHOOK_SECRET: keys.STRIPE_WEBHOOK_SECRET, PAYMENT_SWEEP_INTERVAL: 'often' })
     expect(half).toThrow(
-      "Invalid environment: PAYMENT_SWEEP_INTERVAL must be a duration such as 30s or 500ms, more than zero (got 'often'); " +
-        'STRIPE_SECRET_KEY is required with STRIPE_WEBHOOK_SECRET (Stripe needs both)',
+      'Invalid environment:\n' +
+        "  - PAYMENT_SWEEP_INTERVAL must be a duration such as 30s or 500ms, more than zero (got 'often')\n" +
+        '  - STRIPE_SECRET_KEY is required with STRIPE_WEBHOOK_SECRET (Stripe needs both)',
     )
     expect(half).not.toThrow(/not_shown/)
     expect(() => loadConfig({ PAYMENT_RECONCILE_AFTER: '0s' })).toThrow(/PAYMENT_RECONCILE_AFTER must be a duration such as 2m or 90s, more than zero/)
   })
 
   it('refuses fractional and negative integers rather than rounding them', () => {
-    expect(() => loadConfig({ WORKER_CONCURRENCY: '2.5' })).toThrow(/WORKER_CONCURRENCY must be an integer >= 1/)
-    expect(() => loadConfig({ WORKER_CONCURRENCY: '-3' })).toThrow(/WORKER_CONCURRENCY must be an integer >= 1/)
+    expect(() => loadConfig({ WORKER_CONCURRENCY: '2.5' })).toThrow(/WORKER_CONCURRENCY must be an integer from 1 to 1000/)
+    expect(() => loadConfig({ WORKER_CONCURRENCY: '-3' })).toThrow(/WORKER_CONCURRENCY must be an integer from 1 to 1000/)
   })
 
   it('refuses a non-postgres DATABASE_URL without echoing it (it may hold a password)', () => {
@@ -107,7 +117,7 @@ describe('loadConfig', () => {
     } catch (error) {
       message = (error as Error).message
     }
-    expect(message).toBe('Invalid environment: DATABASE_URL must be a postgres:// or postgresql:// URL')
+    expect(message).toBe('Invalid environment:\n  - DATABASE_URL must be a postgres:// or postgresql:// URL')
     expect(message).not.toContain('hunter22')
   })
 })

@@ -8,7 +8,7 @@ function capture(level: Parameters<typeof createLogger>[0]) {
   return { logger, lines }
 }
 
-/** The fields pino adds to every line of the worker (@commerce/db/logger). */
+/** The fields pino adds to every line of the worker (@commerce/runtime/logger). */
 const BASE = { time: expect.any(String), pid: process.pid, hostname: expect.any(String), name: 'worker' }
 
 describe('logger', () => {

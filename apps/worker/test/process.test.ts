@@ -77,12 +77,13 @@ function jsonLines(text: string): Record<string, unknown>[] {
 }
 
 describe('the worker process', () => {
-  it("logs 'worker started' as JSON, masks the password, and exits 0 after a graceful SIGTERM", async () => {
+  it("logs 'worker started' as JSON, masks the password, and exits 0 after a graceful SIGTERM, the runner stopped before the database", async () => {
     const url = new URL(database.url)
     // Whatever password the server needs, the log must not show it: give it one to hide.
     if (!url.password) url.password = 'not-shown-anywhere'
     const exit = await runWorker(
-      { DATABASE_URL: url.toString(), WORKER_CONCURRENCY: '3' },
+      // At debug, each part closed is logged.
+      { DATABASE_URL: url.toString(), WORKER_CONCURRENCY: '3', LOG_LEVEL: 'debug' },
       { text: 'worker started', then: (pid) => process.kill(pid, 'SIGTERM') },
     )
     expect(exit).toMatchObject({ code: 0, signal: null })
@@ -92,10 +93,9 @@ describe('the worker process', () => {
     const masked = Object.assign(new URL(url), { password: '***' }).toString()
     expect(started!.database).toBe(masked)
     expect(exit.stdout).not.toContain(`:${url.password}@`)
-    expect(lines.map((line) => line.msg)).toEqual(
-      expect.arrayContaining(['stopping: waiting for running jobs', 'worker stopped']),
-    )
-    expect(lines.find((line) => line.msg === 'stopping: waiting for running jobs')).toMatchObject({ signal: 'SIGTERM' })
+    expect(lines.find((line) => line.msg === 'shutting down')).toMatchObject({ level: 'info', name: 'worker', signal: 'SIGTERM' })
+    expect(lines.filter((line) => line.msg === 'closed').map((line) => line.step)).toEqual(['job runner', 'database'])
+    expect(lines.at(-1)).toMatchObject({ msg: 'shut down', exit_code: 0 })
   })
 
   it('without DATABASE_URL starts an embedded PostgreSQL in the data directory and stops it on SIGTERM', async () => {
@@ -296,16 +296,14 @@ describe('the worker process', () => {
   it('exits 1 naming the missing variable when half of the Stripe keys is set, without showing the other', async () => {
     const exit = await runWorker({ DATABASE_URL: database.url, STRIPE_SECRET_KEY: 'sk_test_not_shown_0123456789' })
     expect(exit.code).toBe(1)
-    expect(exit.stderr.trim()).toBe('Invalid environment: STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY (Stripe needs both)')
+    expect(exit.stderr.trim()).toBe('Invalid environment:\n  - STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY (Stripe needs both)')
     expect(exit.stdout).toBe('')
   })
 
   it('exits 1 naming the variable when WORKER_CONCURRENCY is not a number', async () => {
     const exit = await runWorker({ DATABASE_URL: database.url, WORKER_CONCURRENCY: 'abc' })
     expect(exit.code).toBe(1)
-    expect(exit.stderr.trim()).toBe(
-      "Invalid environment: WORKER_CONCURRENCY must be an integer >= 1 (at most 1000) (got 'abc')",
-    )
+    expect(exit.stderr.trim()).toBe("Invalid environment:\n  - WORKER_CONCURRENCY must be an integer from 1 to 1000 (got 'abc')")
     expect(exit.stdout).toBe('')
   })
 })

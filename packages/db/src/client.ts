@@ -12,7 +12,7 @@ export interface DatabaseConfig {
   statementTimeoutMs?: number
   /**
    * The longest a statement or transaction waits for a connection, in milliseconds: for one to be
-   * made (DATABASE_CONNECT_TIMEOUT), or to come free (patches/postgres@3.4.9.patch). Default 5 s.
+   * made (DATABASE_CONNECT_TIMEOUT), or to come free (patches/README.md, postgres.js hunk 4). Default 5 s.
    */
   connectTimeoutMs?: number
   /** The name shown in pg_stat_activity. */
@@ -26,7 +26,7 @@ export interface DatabaseConfig {
   /**
    * Connecting through a transaction pooler (PgBouncer in transaction mode): no session
    * settings are sent at connect (the pooler would refuse or drop them), so the statement
-   * timeout and planner settings must be set on the database role instead (README, PgBouncer).
+   * timeout and planner settings must be set on the database role instead (docs/operations.md, PgBouncer).
    */
   transactionPooler?: boolean
   /** Told when announcing committed events failed (their relays and feeds still find them). */

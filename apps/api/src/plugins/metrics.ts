@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics (`GET /metrics`, routes/system): process defaults, HTTP requests by method,
  * route pattern and status, and — read from PostgreSQL when scraped (@commerce/db sql/health.ts)
- * — the server's connections of our pools and the job queue's depth. Other plugins and routes add theirs to `app.metrics`
- * (the WebSocket feed: routes/ws). The names are listed in the README ("Metrics").
+ * — the server's connections of our pools and the job queue's depth. Other plugins and routes add
+ * theirs to `app.metrics` (the WebSocket feed: routes/ws). The names are listed in
+ * docs/operations.md ("Metrics").
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'

@@ -3,10 +3,13 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { Type } from 'typebox'
 import { ErrorBody } from '@commerce/domain'
 import { SYSTEM_PATHS } from '../routes/system/routes.js'
-import { ERROR_STATUS } from '../errors.js'
+import { ERROR_STATUS, type ErrorCode } from '../errors.js'
 import { isStoredStatus } from '../idempotency.js'
+import { canonicalOrder, hoistNamedSchemas } from '../openapi/components.js'
+import { addWebhooks, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -136,7 +139,7 @@ const HEADERS = {
     schema: { type: 'string', maxLength: 2048 },
   },
   'Access-Control-Allow-Origin': {
-    description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see the README)',
+    description: 'Only when CORS_ORIGINS is set and allows the request’s Origin: that origin, or * (see docs/api-conventions.md in the repository)',
     schema: { type: 'string', maxLength: 2048 },
   },
   'X-Request-Id': {
@@ -192,9 +195,8 @@ interface OperationObject {
  * Idempotent-Replayed on the answers an Idempotency-Key stores (idempotency.ts); the
  * Deprecation, Sunset and Link headers of every answer of a deprecated operation, and on every
  * rate-limited operation the 429 with Retry-After and the X-RateLimit-*, RateLimit and
- * RateLimit-Policy headers of its 2xx and 4xx answers; an operationId (method and path, for code generators) where
- * a route has none; the servers marked public (`x-internal: false`: an operator's API for its
- * storefronts, not an internal one).
+ * RateLimit-Policy headers of its 2xx and 4xx answers; the servers marked public
+ * (`x-internal: false`: an operator's API for its storefronts, not an internal one).
  */
 export function withCommonResponses(document: Record<string, unknown>): Record<string, unknown> {
   for (const server of (document.servers ?? []) as Record<string, unknown>[]) server['x-internal'] ??= false
@@ -206,7 +208,6 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
     const counted = !SYSTEM_PATHS.has(path)
     for (const [method, operation] of Object.entries(item)) {
       if (!HTTP_METHODS.has(method)) continue
-      operation.operationId ??= operationIdOf(method, path)
       const responses = (operation.responses ??= {})
       // The route's own answers that an Idempotency-Key stores may be replays (idempotency.ts).
       if ((operation.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')) {
@@ -237,21 +238,27 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
   return document
 }
 
-/** The Error schema, its `code` described with every code and its status (errors.ts's table). */
+/** The Error schema, its `code` one of errors.ts's table, each with its status in the description. */
 function errorSchema() {
   const error = ErrorBody.properties.error
-  const codes = Object.entries(ERROR_STATUS).map(([code, status]) => `${code} (${status})`)
-  const code = { ...error.properties.code, description: `One of ${codes.join(', ')}; more may be added within v1.` }
-  return { ...ErrorBody, $id: 'Error', properties: { error: { ...error, properties: { ...error.properties, code } } } }
+  const statuses = Object.entries(ERROR_STATUS).map(([code, status]) => `${code} (${status})`)
+  const code = Type.Enum(Object.keys(ERROR_STATUS) as ErrorCode[], { description: `What went wrong, with its HTTP status: ${statuses.join(', ')}.` })
+  return {
+    ...ErrorBody,
+    $id: 'Error',
+    title: 'Error',
+    description: 'The body of every error answer',
+    properties: { error: { ...error, properties: { ...error.properties, code } } },
+  }
 }
 
-/** `get /api/v1/products/{id}/variants` -> `getProductsIdVariants`. */
-function operationIdOf(method: string, path: string): string {
-  const words = path
-    .replace(/^\/api\/v1(?=\/)/, '')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-  return method + words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')
+/** The document as served and committed (openapi.json): common answers, webhooks, named schemas, a stable order. */
+function finishDocument(built: Record<string, unknown>): Record<string, unknown> {
+  // A copy: @fastify/swagger's document shares objects with the routes' schemas.
+  const document = withCommonResponses(JSON.parse(JSON.stringify(built)) as Record<string, unknown>)
+  addWebhooks(document)
+  hoistNamedSchemas(document)
+  return canonicalOrder(document)
 }
 
 export default fp(
@@ -269,9 +276,21 @@ export default fp(
             'Errors answer `{ error: { code, message, details?, request_id } }`. On the reference page (/docs) a closed ' +
             'padlock marks an operation that needs a credential, an open one an operation anyone may call.',
         },
-        servers: [{ url: '/', description: 'The deployment serving this document (production, staging or local)' }],
+        servers: [
+          {
+            url: '{origin}',
+            description: 'A deployment of the service: every path starts with its origin (production, staging or local)',
+            variables: {
+              origin: {
+                default: 'http://localhost:3000',
+                description: 'The deployment’s scheme, host and port, without a trailing slash (https:// outside development)',
+              },
+            },
+          },
+        ],
         tags: TAGS,
         components: {
+          schemas: WEBHOOK_SCHEMAS,
           securitySchemes: {
             bearerAuth: {
               type: 'http',
@@ -283,7 +302,7 @@ export default fp(
         },
       },
       transformObject: (documentObject) =>
-        'openapiObject' in documentObject ? withCommonResponses(documentObject.openapiObject as Record<string, unknown>) : documentObject.swaggerObject,
+        'openapiObject' in documentObject ? finishDocument(documentObject.openapiObject as Record<string, unknown>) : documentObject.swaggerObject,
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, index) => (json.$id as string | undefined) ?? `def-${index}`,
       },
@@ -298,6 +317,9 @@ export default fp(
       logo: null as unknown as undefined,
       staticCSP: true,
       transformStaticCSP: referencePagePolicy,
+      // "Try it out" calls the deployment serving the page, not the document's default origin.
+      transformSpecification: (document) => ({ ...document, servers: [{ url: '/', description: 'This deployment' }] }),
+      transformSpecificationClone: false,
     })
     app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   },

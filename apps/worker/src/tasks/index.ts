@@ -3,6 +3,7 @@
  */
 import { parseCronItems, type ParsedCronItem, type Task, type TaskList } from 'graphile-worker'
 import { TASKS } from '@commerce/db'
+import type { Tracing } from '@commerce/runtime/tracing'
 import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
@@ -11,7 +12,7 @@ import { createFanOutEvent } from './fanout-event.js'
 
 /** The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). */
 export function createTaskList(delivery: DeliverySettings): TaskList {
-  const counted = (task: string, run: Task) => countRuns(delivery.metrics, task, run)
+  const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
   const store = createDeliveryStore(delivery)
   return {
     [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(store, delivery)),
@@ -32,6 +33,13 @@ function countRuns(metrics: WorkerMetrics, task: string, run: Task): Task {
       throw error
     }
   }
+}
+
+/** The task, each run in a span of its own when traces are on. */
+function traced(tracing: Tracing | undefined, task: string, run: Task): Task {
+  if (!tracing) return run
+  return (payload, helpers) =>
+    tracing.inSpan(task, 'consumer', { 'job.task': task, 'job.id': helpers.job.id, 'job.attempt': helpers.job.attempts }, async () => run(payload, helpers))
 }
 
 /** The worker's schedule: Graphile runs each at most once per slot however many workers run. */

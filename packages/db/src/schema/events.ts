@@ -1,4 +1,5 @@
 import { bigint, index, integer, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import type { EventKind } from '@commerce/domain'
 import { createdAt, id } from './columns.js'
 
 /** The event log: one row per change, written in the change's own transaction. */
@@ -6,7 +7,8 @@ export const events = pgTable(
   'events',
   {
     id: id(),
-    kind: text('kind').notNull(),
+    /** One of the catalog's kinds (EVENT_KINDS); only writeEvent and the worker's webhook.disabled write it. */
+    kind: text('kind').$type<EventKind>().notNull(),
     /** The text as written (json, not jsonb: checked, not rebuilt; keys keep their order). */
     data: json('data').$type<Record<string, unknown>>().notNull(),
     /** The customer the event concerns, for filtering what a customer may see. */

@@ -21,7 +21,7 @@ export const AddressInput = Type.Object(
     country: Country,
     phone: Optional(40),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AddressInput', description: 'A postal address as it is sent: `line1`, `city` and `country` are required' },
 )
 export type AddressInput = Static<typeof AddressInput>
 
@@ -37,7 +37,7 @@ export const Address = Type.Object({
   postal_code: Nullable(Type.String()),
   country: Type.String(),
   phone: Nullable(Type.String()),
-})
+}, { title: 'Address', description: 'A postal address, every field present (null when not given)' })
 export type Address = Static<typeof Address>
 
 /** The stored form of an address input: absent optional fields become null. */

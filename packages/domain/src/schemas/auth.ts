@@ -18,7 +18,7 @@ export const User = Type.Object({
     }),
   ),
   created_at: Timestamp,
-})
+}, { title: 'User', description: 'A user account: how someone signs in, and its role' })
 export type User = Static<typeof User>
 
 export const ListUsersQuery = Type.Object({
@@ -29,7 +29,7 @@ export const ListUsersQuery = Type.Object({
 })
 export type ListUsersQuery = Static<typeof ListUsersQuery>
 
-export const UserList = Type.Object({ users: Type.Array(User), meta: ListMeta })
+export const UserList = Type.Object({ users: Type.Array(User), meta: ListMeta }, { title: 'UserList', description: 'A page of user accounts' })
 export type UserList = Static<typeof UserList>
 
 /** What an admin may change of an account: its role, and whether it is disabled. */
@@ -38,7 +38,7 @@ export const UpdateUser = Type.Object(
     role: Type.Optional(Role),
     disabled: Type.Optional(Type.Boolean({ description: 'true disables the account, false enables it again' })),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateUserRequest' },
 )
 export type UpdateUser = Static<typeof UpdateUser>
 
@@ -51,7 +51,7 @@ export const Customer = Type.Object({
   phone: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Customer', description: 'A customer: who buys, with or without a user account' })
 export type Customer = Static<typeof Customer>
 
 export const RegisterBody = Type.Object(
@@ -61,13 +61,13 @@ export const RegisterBody = Type.Object(
     first_name: Type.Optional(Name),
     last_name: Type.Optional(Name),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RegisterRequest' },
 )
 export type RegisterBody = Static<typeof RegisterBody>
 
 export const LoginBody = Type.Object(
   { email: Type.String({ maxLength: 254 }), password: Type.String({ maxLength: 200, writeOnly: true }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'LoginRequest' },
 )
 export type LoginBody = Static<typeof LoginBody>
 
@@ -77,8 +77,11 @@ export const AuthResponse = Type.Object({
   token: Type.String(),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'seconds' }),
-})
+}, { title: 'AuthResponse', description: 'A signed-in session: the user, its customer record and a bearer token' })
 export type AuthResponse = Static<typeof AuthResponse>
 
-export const Me = Type.Object({ user: User, customer: Nullable(Customer) })
+export const Me = Type.Object(
+  { user: User, customer: Nullable(Customer) },
+  { title: 'Me', description: 'The signed-in user and its customer record (null when the account has none)' },
+)
 export type Me = Static<typeof Me>

@@ -8,23 +8,29 @@ const Money = Type.Number({ description: 'Decimal amount in major units of the c
 
 export const CreateCart = Type.Object(
   { currency: Currency, email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateCartRequest' },
 )
 export type CreateCart = Static<typeof CreateCart>
 
 export const AddCartItem = Type.Object(
   { product_id: Uuid, quantity: Quantity, variant_id: Type.Optional(Nullable(Uuid)) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'AddCartItemRequest' },
 )
 export type AddCartItem = Static<typeof AddCartItem>
 
-export const UpdateCartItem = Type.Object({ quantity: Quantity }, { additionalProperties: false })
+export const UpdateCartItem = Type.Object({ quantity: Quantity }, { additionalProperties: false, title: 'UpdateCartItemRequest' })
 export type UpdateCartItem = Static<typeof UpdateCartItem>
 
-export const ApplyCoupon = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })
+export const ApplyCoupon = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false, title: 'ApplyCouponRequest' },
+)
 export type ApplyCoupon = Static<typeof ApplyCoupon>
 
-export const SetCartEmail = Type.Object({ email: Type.String({ format: 'email', maxLength: 254 }) }, { additionalProperties: false })
+export const SetCartEmail = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 254 }) },
+  { additionalProperties: false, title: 'SetCartEmailRequest' },
+)
 export type SetCartEmail = Static<typeof SetCartEmail>
 
 export const CartItemParams = Type.Object({ id: Uuid, item_id: Uuid })
@@ -53,6 +59,7 @@ export const CartItem = Type.Object({
         message: Type.String({ description: 'What is wrong and what the customer can do about it' }),
       },
       {
+        title: 'CartItemProblem',
         description:
           'null on a line that can be bought. not_sold: the product was deactivated or deleted; other_currency: it is ' +
           "now sold in another currency than the cart's; total_too_large: with it the cart's total (or tax, or " +
@@ -61,7 +68,7 @@ export const CartItem = Type.Object({
       },
     ),
   ),
-})
+}, { title: 'CartItem', description: 'A line of a cart: a product (or one of its variants), its quantity and what it costs now' })
 export type CartItem = Static<typeof CartItem>
 
 export const CartCoupon = Type.Object({
@@ -72,7 +79,7 @@ export const CartCoupon = Type.Object({
   discount: Type.Number({ description: 'What this coupon takes off now (for free_shipping: the shipping waived)' }),
   applicable: Type.Boolean({ description: 'false when the cart no longer qualifies (expired, below min_subtotal, …)' }),
   reason: Nullable(Type.String({ description: 'Why the coupon does not apply now' })),
-})
+}, { title: 'CartCoupon', description: 'A coupon applied to a cart, and what it takes off now' })
 export type CartCoupon = Static<typeof CartCoupon>
 
 export const Totals = Type.Object({
@@ -81,7 +88,7 @@ export const Totals = Type.Object({
   tax: Money,
   shipping: Money,
   total: Type.Number({ description: 'subtotal − discount + tax + shipping' }),
-})
+}, { title: 'Totals', description: 'What a cart or an order costs, in major units of its currency; the lines add up to these exactly' })
 export type Totals = Static<typeof Totals>
 
 export const Cart = Type.Object({
@@ -98,7 +105,7 @@ export const Cart = Type.Object({
   completed_at: Nullable(Timestamp),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Cart', description: 'A cart with its lines, coupons and totals, priced now' })
 export type Cart = Static<typeof Cart>
 
 export const ShippingRatesQuery = Type.Object({ cart_id: Uuid })

@@ -20,9 +20,12 @@ export const Category = Type.Object({
   parent_id: Nullable(Uuid),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Category', description: 'A product category; categories nest through parent_id' })
 export type Category = Static<typeof Category>
-export const CategoryRef = Type.Object({ id: Uuid, name: Type.String(), slug: Type.String() })
+export const CategoryRef = Type.Object(
+  { id: Uuid, name: Type.String(), slug: Type.String() },
+  { title: 'CategoryRef', description: 'A category a product is in' },
+)
 export type CategoryRef = Static<typeof CategoryRef>
 
 export const CreateCategory = Type.Object(
@@ -32,12 +35,15 @@ export const CreateCategory = Type.Object(
     description: Type.Optional(Nullable(Description)),
     parent_id: Type.Optional(Nullable(Uuid)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateCategoryRequest' },
 )
 export type CreateCategory = Static<typeof CreateCategory>
-export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false, minProperties: 1 })
+export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false, minProperties: 1, title: 'UpdateCategoryRequest' })
 export type UpdateCategory = Static<typeof UpdateCategory>
-export const CategoryList = Type.Object({ categories: Type.Array(Category), meta: ListMeta })
+export const CategoryList = Type.Object(
+  { categories: Type.Array(Category), meta: ListMeta },
+  { title: 'CategoryList', description: 'A page of categories' },
+)
 export const ListCategoriesQuery = Type.Intersect([PaginationQuery])
 
 export const Variant = Type.Object({
@@ -52,7 +58,7 @@ export const Variant = Type.Object({
   weight_unit: WeightUnit,
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Variant', description: 'A variant of a product (a size, a colour) with its own SKU, stock and, optionally, price' })
 export type Variant = Static<typeof Variant>
 export const CreateVariant = Type.Object(
   {
@@ -66,13 +72,16 @@ export const CreateVariant = Type.Object(
     weight: Type.Optional(Nullable(Weight)),
     weight_unit: Type.Optional(WeightUnit),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateVariantRequest' },
 )
 export type CreateVariant = Static<typeof CreateVariant>
-export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties: false, minProperties: 1 })
+export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties: false, minProperties: 1, title: 'UpdateVariantRequest' })
 export type UpdateVariant = Static<typeof UpdateVariant>
 export const VariantParams = Type.Object({ id: Uuid, variant_id: Uuid })
-export const VariantList = Type.Object({ variants: Type.Array(Variant), meta: ListMeta })
+export const VariantList = Type.Object(
+  { variants: Type.Array(Variant), meta: ListMeta },
+  { title: 'VariantList', description: "A page of a product's variants" },
+)
 
 export const Image = Type.Object({
   id: Uuid,
@@ -81,7 +90,7 @@ export const Image = Type.Object({
   alt: Nullable(Type.String()),
   position: Type.Integer(),
   created_at: Timestamp,
-})
+}, { title: 'Image', description: 'An image of a product, by URL, in display order (position)' })
 export type Image = Static<typeof Image>
 export const CreateImage = Type.Object(
   {
@@ -89,11 +98,14 @@ export const CreateImage = Type.Object(
     alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateImageRequest' },
 )
 export type CreateImage = Static<typeof CreateImage>
 export const ImageParams = Type.Object({ id: Uuid, image_id: Uuid })
-export const ImageList = Type.Object({ images: Type.Array(Image), meta: ListMeta })
+export const ImageList = Type.Object(
+  { images: Type.Array(Image), meta: ListMeta },
+  { title: 'ImageList', description: "A page of a product's images, in display order" },
+)
 
 const productFields = {
   id: Uuid,
@@ -112,9 +124,15 @@ const productFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
 }
-export const ProductListItem = Type.Object(productFields)
+export const ProductListItem = Type.Object(productFields, {
+  title: 'ProductListItem',
+  description: 'A product as lists show it: without its variants and images',
+})
 export type ProductListItem = Static<typeof ProductListItem>
-export const Product = Type.Object({ ...productFields, variants: Type.Array(Variant), images: Type.Array(Image) })
+export const Product = Type.Object(
+  { ...productFields, variants: Type.Array(Variant), images: Type.Array(Image) },
+  { title: 'Product', description: 'A product with its variants, images and categories' },
+)
 export type Product = Static<typeof Product>
 
 export const CreateProduct = Type.Object(
@@ -132,10 +150,10 @@ export const CreateProduct = Type.Object(
     image_url: Type.Optional(Nullable(Url)),
     category_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, uniqueItems: true })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateProductRequest' },
 )
 export type CreateProduct = Static<typeof CreateProduct>
-export const UpdateProduct = Type.Partial(CreateProduct, { additionalProperties: false, minProperties: 1 })
+export const UpdateProduct = Type.Partial(CreateProduct, { additionalProperties: false, minProperties: 1, title: 'UpdateProductRequest' })
 export type UpdateProduct = Static<typeof UpdateProduct>
 
 export const ListProductsQuery = Type.Object({
@@ -147,5 +165,8 @@ export const ListProductsQuery = Type.Object({
   after: CursorQuery.properties.after,
 })
 export type ListProductsQuery = Static<typeof ListProductsQuery>
-export const ProductList = Type.Object({ products: Type.Array(ProductListItem), meta: PageOrCursorMeta })
+export const ProductList = Type.Object(
+  { products: Type.Array(ProductListItem), meta: PageOrCursorMeta },
+  { title: 'ProductList', description: 'A page of products' },
+)
 export type ProductList = Static<typeof ProductList>

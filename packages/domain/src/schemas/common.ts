@@ -27,12 +27,15 @@ export const PaginationQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
 })
 
-export const ListMeta = Type.Object({
-  page: Type.Integer(),
-  per_page: Type.Integer(),
-  total: Type.Integer(),
-  total_pages: Type.Integer(),
-})
+export const ListMeta = Type.Object(
+  {
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total: Type.Integer(),
+    total_pages: Type.Integer(),
+  },
+  { title: 'ListMeta', description: 'Where a page is in its list: the page, its size, and how many items and pages there are' },
+)
 
 /**
  * Cursor mode of the long lists (products, orders, events), for exports: keyset pages that stay
@@ -57,7 +60,7 @@ export const CursorMeta = Type.Object(
       Type.String({ description: 'Pass as `after` for the next page; null on the last page (nothing after it).' }),
     ),
   },
-  { description: 'meta of cursor mode (`?after=`)' },
+  { title: 'CursorMeta', description: 'meta of cursor mode (`?after=`)' },
 )
 
 /** A list with cursor mode answers the page envelope's meta, or in cursor mode CursorMeta. */

@@ -15,12 +15,12 @@ export const CreateCustomer = Type.Object(
     last_name: Type.Optional(Nullable(Name)),
     phone: Type.Optional(Nullable(Phone)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateCustomerRequest' },
 )
 export type CreateCustomer = Static<typeof CreateCustomer>
 
 /** Only the personal fields: `id`, `user_id` and `role` are not the caller's to change. */
-export const UpdateCustomer = Type.Partial(CreateCustomer, { additionalProperties: false, minProperties: 1 })
+export const UpdateCustomer = Type.Partial(CreateCustomer, { additionalProperties: false, minProperties: 1, title: 'UpdateCustomerRequest' })
 export type UpdateCustomer = Static<typeof UpdateCustomer>
 
 export const ListCustomersQuery = Type.Object({
@@ -36,7 +36,10 @@ export const ListCustomersQuery = Type.Object({
 })
 export type ListCustomersQuery = Static<typeof ListCustomersQuery>
 
-export const CustomerList = Type.Object({ customers: Type.Array(Customer), meta: ListMeta })
+export const CustomerList = Type.Object(
+  { customers: Type.Array(Customer), meta: ListMeta },
+  { title: 'CustomerList', description: 'A page of customers' },
+)
 export type CustomerList = Static<typeof CustomerList>
 
 const defaultFlags = {
@@ -53,16 +56,19 @@ export const CustomerAddress = Type.Object({
   is_default_billing: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'CustomerAddress', description: "An address saved in a customer's address book" })
 export type CustomerAddress = Static<typeof CustomerAddress>
 
-export const CreateAddress = Type.Object({ ...AddressInput.properties, ...defaultFlags }, { additionalProperties: false })
+export const CreateAddress = Type.Object({ ...AddressInput.properties, ...defaultFlags }, { additionalProperties: false, title: 'CreateAddressRequest' })
 export type CreateAddress = Static<typeof CreateAddress>
 
-export const UpdateAddress = Type.Partial(CreateAddress, { additionalProperties: false, minProperties: 1 })
+export const UpdateAddress = Type.Partial(CreateAddress, { additionalProperties: false, minProperties: 1, title: 'UpdateAddressRequest' })
 export type UpdateAddress = Static<typeof UpdateAddress>
 
-export const AddressList = Type.Object({ addresses: Type.Array(CustomerAddress), meta: ListMeta })
+export const AddressList = Type.Object(
+  { addresses: Type.Array(CustomerAddress), meta: ListMeta },
+  { title: 'AddressList', description: "A page of a customer's saved addresses" },
+)
 export type AddressList = Static<typeof AddressList>
 
 /** `/customers/:id/addresses/:address_id` */

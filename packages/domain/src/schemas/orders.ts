@@ -26,11 +26,11 @@ export const CreateCheckout = Type.Object(
     shipping_address: AddressInput,
     billing_address: Type.Optional(Nullable(AddressInput)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateCheckoutRequest' },
 )
 export type CreateCheckout = Static<typeof CreateCheckout>
 
-export const SelectShipping = Type.Object({ rate_id: Uuid }, { additionalProperties: false })
+export const SelectShipping = Type.Object({ rate_id: Uuid }, { additionalProperties: false, title: 'SelectShippingRateRequest' })
 export type SelectShipping = Static<typeof SelectShipping>
 
 export const PaymentInput = Type.Object(
@@ -41,11 +41,11 @@ export const PaymentInput = Type.Object(
       Type.String({ format: 'uri', maxLength: 2000, description: 'Where a redirect-based confirmation (3-D Secure) brings the customer back to' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'PaymentInput', description: "How the customer pays: the method and the payment provider's token for it" },
 )
 export type PaymentInput = Static<typeof PaymentInput>
 
-export const CompleteCheckout = Type.Object({ payment: PaymentInput }, { additionalProperties: false })
+export const CompleteCheckout = Type.Object({ payment: PaymentInput }, { additionalProperties: false, title: 'CompleteCheckoutRequest' })
 export type CompleteCheckout = Static<typeof CompleteCheckout>
 
 export const Checkout = Type.Object({
@@ -65,7 +65,7 @@ export const Checkout = Type.Object({
   order_id: Nullable(Uuid),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Checkout', description: 'A checkout of a cart: addresses, the shipping rates to choose from and the totals, until it places an order' })
 export type Checkout = Static<typeof Checkout>
 
 // ---------------------------------------------------------------- payments and refunds
@@ -78,7 +78,7 @@ export const Refund = Type.Object({
   currency: Type.String(),
   reason: Nullable(Type.String()),
   created_at: Timestamp,
-})
+}, { title: 'Refund', description: 'Money given back on a payment' })
 export type Refund = Static<typeof Refund>
 
 export const Payment = Type.Object({
@@ -101,7 +101,7 @@ export const Payment = Type.Object({
   failure_message: Nullable(Type.String()),
   refunds: Type.Array(Refund),
   created_at: Timestamp,
-})
+}, { title: 'Payment', description: 'A payment of an order (or of a checkout placing one), with its refunds' })
 export type Payment = Static<typeof Payment>
 
 export const NextActionSchema = Type.Object({
@@ -110,7 +110,7 @@ export const NextActionSchema = Type.Object({
   }),
   client_secret: Nullable(Type.String()),
   redirect_url: Nullable(Type.String()),
-})
+}, { title: 'NextAction', description: 'What the customer must do to confirm a payment' })
 
 /** The 202 answer of a checkout completion whose payment waits for the customer or the provider. */
 export const CheckoutPaymentPending = Type.Object({
@@ -118,9 +118,12 @@ export const CheckoutPaymentPending = Type.Object({
   payment: Payment,
   next_action: Nullable(NextActionSchema),
   reserved_until: Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 UTC. The stock and coupons stay held until then; later, the checkout is released' }),
-})
+}, { title: 'CheckoutPaymentPending', description: 'The payment waits for the customer (next_action) or the provider; the order is not placed yet' })
 export type CheckoutPaymentPending = Static<typeof CheckoutPaymentPending>
-export const PaymentList = Type.Object({ payments: Type.Array(Payment), meta: ListMeta })
+export const PaymentList = Type.Object(
+  { payments: Type.Array(Payment), meta: ListMeta },
+  { title: 'PaymentList', description: "A page of an order's payments, oldest first" },
+)
 export type PaymentList = Static<typeof PaymentList>
 
 export const CreatePayment = Type.Object(
@@ -129,13 +132,13 @@ export const CreatePayment = Type.Object(
     token: Text(200),
     amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to what is still owed' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreatePaymentRequest' },
 )
 export type CreatePayment = Static<typeof CreatePayment>
 
 export const CapturePayment = Type.Object(
   { amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to everything authorized; less releases the rest' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CapturePaymentRequest' },
 )
 export type CapturePayment = Static<typeof CapturePayment>
 
@@ -144,13 +147,16 @@ export const CreateRefund = Type.Object(
     amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Defaults to what is left to refund on the payment' })),
     reason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateRefundRequest' },
 )
 export type CreateRefund = Static<typeof CreateRefund>
 
 // ---------------------------------------------------------------- fulfillments and tracking
 
-export const FulfillmentItem = Type.Object({ order_item_id: Uuid, quantity: Type.Integer() })
+export const FulfillmentItem = Type.Object(
+  { order_item_id: Uuid, quantity: Type.Integer() },
+  { title: 'FulfillmentItem', description: 'Units of an order line sent in a fulfillment' },
+)
 
 export const Fulfillment = Type.Object({
   id: Uuid,
@@ -162,9 +168,12 @@ export const Fulfillment = Type.Object({
   items: Type.Array(FulfillmentItem),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Fulfillment', description: 'A shipment of units of an order, with its carrier and tracking number' })
 export type Fulfillment = Static<typeof Fulfillment>
-export const FulfillmentList = Type.Object({ fulfillments: Type.Array(Fulfillment), meta: ListMeta })
+export const FulfillmentList = Type.Object(
+  { fulfillments: Type.Array(Fulfillment), meta: ListMeta },
+  { title: 'FulfillmentList', description: "A page of an order's fulfillments" },
+)
 export type FulfillmentList = Static<typeof FulfillmentList>
 
 export const CreateFulfillment = Type.Object(
@@ -173,7 +182,7 @@ export const CreateFulfillment = Type.Object(
       Type.Array(
         Type.Object(
           { order_item_id: Uuid, quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }) },
-          { additionalProperties: false },
+          { additionalProperties: false, title: 'FulfillmentItemInput', description: 'Units of an order line to send' },
         ),
         { minItems: 1, maxItems: MAX_CART_LINES, description: 'Omitted: everything not yet fulfilled' },
       ),
@@ -182,7 +191,7 @@ export const CreateFulfillment = Type.Object(
     tracking_number: Text(100),
     tracking_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateFulfillmentRequest' },
 )
 export type CreateFulfillment = Static<typeof CreateFulfillment>
 
@@ -191,7 +200,7 @@ export const TrackingEvent = Type.Object({
   description: Nullable(Type.String()),
   location: Nullable(Type.String()),
   occurred_at: Timestamp,
-})
+}, { title: 'TrackingEvent', description: "A step of a parcel's journey" })
 export type TrackingEvent = Static<typeof TrackingEvent>
 
 export const CreateTrackingEvent = Type.Object(
@@ -201,7 +210,7 @@ export const CreateTrackingEvent = Type.Object(
     location: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
     occurred_at: Type.Optional(Type.String({ format: 'date-time', maxLength: 64 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateTrackingEventRequest' },
 )
 export type CreateTrackingEvent = Static<typeof CreateTrackingEvent>
 
@@ -213,7 +222,7 @@ export const Tracking = Type.Object({
   tracking_url: Nullable(Type.String()),
   status: Type.String(),
   events: Type.Array(TrackingEvent, { description: 'Newest first' }),
-})
+}, { title: 'Tracking', description: 'Where a parcel is: its status and tracking events' })
 export type Tracking = Static<typeof Tracking>
 
 // ---------------------------------------------------------------- orders
@@ -232,7 +241,7 @@ export const OrderItem = Type.Object({
   discount: Money,
   tax: Money,
   total: Money,
-})
+}, { title: 'OrderItem', description: 'A line of an order, priced as it was placed' })
 export type OrderItem = Static<typeof OrderItem>
 
 export const Order = Type.Object({
@@ -247,9 +256,17 @@ export const Order = Type.Object({
   items: Type.Array(OrderItem),
   shipping_address: Nullable(Address),
   billing_address: Nullable(Address),
-  shipping_method: Nullable(Type.Object({ id: Nullable(Uuid), name: Type.String(), amount: Money })),
+  shipping_method: Nullable(
+    Type.Object(
+      { id: Nullable(Uuid), name: Type.String(), amount: Money },
+      { title: 'OrderShippingMethod', description: 'How the order ships and what shipping cost' },
+    ),
+  ),
   coupons: Type.Array(
-    Type.Object({ id: Uuid, code: Type.String(), type: Type.Enum(COUPON_TYPES), discount: Money }),
+    Type.Object(
+      { id: Uuid, code: Type.String(), type: Type.Enum(COUPON_TYPES), discount: Money },
+      { title: 'OrderCoupon', description: 'A coupon used on the order and what it took off' },
+    ),
   ),
   totals: Totals,
   amount_paid: Money,
@@ -260,9 +277,12 @@ export const Order = Type.Object({
   notes: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Order', description: 'An order with its lines, payments and fulfillments' })
 export type Order = Static<typeof Order>
-export const OrderList = Type.Object({ orders: Type.Array(Order), meta: PageOrCursorMeta })
+export const OrderList = Type.Object(
+  { orders: Type.Array(Order), meta: PageOrCursorMeta },
+  { title: 'OrderList', description: 'A page of orders' },
+)
 export type OrderList = Static<typeof OrderList>
 
 export const ListOrdersQuery = Type.Object({
@@ -288,7 +308,7 @@ export const CreateOrder = Type.Object(
           variant_id: Type.Optional(Nullable(Uuid)),
           quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }),
         },
-        { additionalProperties: false },
+        { additionalProperties: false, title: 'OrderItemInput', description: 'A product (or one of its variants) and how many' },
       ),
       { minItems: 1, maxItems: MAX_CART_LINES },
     ),
@@ -297,7 +317,7 @@ export const CreateOrder = Type.Object(
     shipping_method_id: Type.Optional(Nullable(Uuid)),
     notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateOrderRequest' },
 )
 export type CreateOrder = Static<typeof CreateOrder>
 
@@ -308,7 +328,7 @@ export const UpdateOrder = Type.Object(
     shipping_address: Type.Optional(AddressInput),
     billing_address: Type.Optional(Nullable(AddressInput)),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateOrderRequest' },
 )
 export type UpdateOrder = Static<typeof UpdateOrder>
 

@@ -37,7 +37,7 @@ export const Coupon = Type.Object({
   is_active: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Coupon', description: 'A discount coupon: what it takes off, on what, and for how long' })
 export type Coupon = Static<typeof Coupon>
 
 const couponFields = {
@@ -59,9 +59,9 @@ const couponFields = {
   usage_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))),
   is_active: Type.Optional(Type.Boolean()),
 }
-export const CreateCoupon = Type.Object(couponFields, { additionalProperties: false })
+export const CreateCoupon = Type.Object(couponFields, { additionalProperties: false, title: 'CreateCouponRequest' })
 export type CreateCoupon = Static<typeof CreateCoupon>
-export const UpdateCoupon = Type.Partial(CreateCoupon, { additionalProperties: false, minProperties: 1 })
+export const UpdateCoupon = Type.Partial(CreateCoupon, { additionalProperties: false, minProperties: 1, title: 'UpdateCouponRequest' })
 export type UpdateCoupon = Static<typeof UpdateCoupon>
 
 export const ListCouponsQuery = Type.Object({
@@ -71,7 +71,7 @@ export const ListCouponsQuery = Type.Object({
   is_active: Type.Optional(Type.Boolean()),
 })
 export type ListCouponsQuery = Static<typeof ListCouponsQuery>
-export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: ListMeta })
+export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: ListMeta }, { title: 'CouponList', description: 'A page of coupons' })
 export type CouponList = Static<typeof CouponList>
 
 const TaxRoundingSchema = Type.Enum(TAX_ROUNDINGS, {
@@ -90,7 +90,7 @@ export const TaxRate = Type.Object({
   rounding: TaxRoundingSchema,
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'TaxRate', description: 'The tax rate of a country, or of a region of it' })
 export type TaxRate = Static<typeof TaxRate>
 
 export const CreateTaxRate = Type.Object(
@@ -103,10 +103,10 @@ export const CreateTaxRate = Type.Object(
     name: Name,
     rounding: Type.Optional(TaxRoundingSchema),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateTaxRateRequest' },
 )
 export type CreateTaxRate = Static<typeof CreateTaxRate>
-export const UpdateTaxRate = Type.Partial(CreateTaxRate, { additionalProperties: false, minProperties: 1 })
+export const UpdateTaxRate = Type.Partial(CreateTaxRate, { additionalProperties: false, minProperties: 1, title: 'UpdateTaxRateRequest' })
 export type UpdateTaxRate = Static<typeof UpdateTaxRate>
 
 export const ListTaxRatesQuery = Type.Object({
@@ -115,7 +115,10 @@ export const ListTaxRatesQuery = Type.Object({
   country: Type.Optional(Country),
 })
 export type ListTaxRatesQuery = Static<typeof ListTaxRatesQuery>
-export const TaxRateList = Type.Object({ tax_rates: Type.Array(TaxRate), meta: ListMeta })
+export const TaxRateList = Type.Object(
+  { tax_rates: Type.Array(TaxRate), meta: ListMeta },
+  { title: 'TaxRateList', description: 'A page of tax rates' },
+)
 export type TaxRateList = Static<typeof TaxRateList>
 
 export const ShippingMethod = Type.Object({
@@ -132,7 +135,7 @@ export const ShippingMethod = Type.Object({
   is_active: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'ShippingMethod', description: 'A way to ship, where to, and how its price is worked out' })
 export type ShippingMethod = Static<typeof ShippingMethod>
 
 export const CreateShippingMethod = Type.Object(
@@ -148,10 +151,14 @@ export const CreateShippingMethod = Type.Object(
     estimated_days: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }))),
     is_active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateShippingMethodRequest' },
 )
 export type CreateShippingMethod = Static<typeof CreateShippingMethod>
-export const UpdateShippingMethod = Type.Partial(CreateShippingMethod, { additionalProperties: false, minProperties: 1 })
+export const UpdateShippingMethod = Type.Partial(CreateShippingMethod, {
+  additionalProperties: false,
+  minProperties: 1,
+  title: 'UpdateShippingMethodRequest',
+})
 export type UpdateShippingMethod = Static<typeof UpdateShippingMethod>
 
 export const ListShippingMethodsQuery = Type.Object({
@@ -160,7 +167,10 @@ export const ListShippingMethodsQuery = Type.Object({
   is_active: Type.Optional(Type.Boolean()),
 })
 export type ListShippingMethodsQuery = Static<typeof ListShippingMethodsQuery>
-export const ShippingMethodList = Type.Object({ shipping_methods: Type.Array(ShippingMethod), meta: ListMeta })
+export const ShippingMethodList = Type.Object(
+  { shipping_methods: Type.Array(ShippingMethod), meta: ListMeta },
+  { title: 'ShippingMethodList', description: 'A page of shipping methods' },
+)
 export type ShippingMethodList = Static<typeof ShippingMethodList>
 
 /** One way to ship a given cart and what it costs (`GET /shipping/rates`). */
@@ -170,7 +180,10 @@ export const ShippingRate = Type.Object({
   amount: Type.Number({ description: 'Decimal amount in major units of `currency`' }),
   currency: Type.String(),
   estimated_days: Nullable(Type.Integer()),
-})
+}, { title: 'ShippingRate', description: 'One way to ship a given cart, and what it costs' })
 export type ShippingRate = Static<typeof ShippingRate>
-export const ShippingRateList = Type.Object({ rates: Type.Array(ShippingRate) })
+export const ShippingRateList = Type.Object(
+  { rates: Type.Array(ShippingRate) },
+  { title: 'ShippingRateList', description: 'The ways to ship the cart, cheapest first' },
+)
 export type ShippingRateList = Static<typeof ShippingRateList>

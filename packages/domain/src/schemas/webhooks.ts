@@ -1,7 +1,7 @@
-/** Webhook subscriptions, their deliveries and attempt logs, and the event log, as the API shows and takes them. */
+/** Webhook subscriptions, their deliveries and attempt logs, as the API shows and takes them. */
 import { Type, type Static } from 'typebox'
 import { DELIVERY_STATUSES, EVENT_KINDS, MAX_REPLAY_DELIVERIES, MAX_SECRET_GRACE_SECONDS } from '../constants.js'
-import { CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
@@ -16,6 +16,9 @@ const WebhookUrl = Type.String({
 
 /** Every kind, and each family of kinds as `<family>.*`. */
 export const EVENT_FILTERS = [...EVENT_KINDS, ...new Set(EVENT_KINDS.map((kind) => `${kind.split('.')[0]}.*`))]
+
+/** An event kind as the API shows it (events, deliveries, webhook bodies). */
+export const EventKindSchema = Type.Enum(EVENT_KINDS, { title: 'EventKind', description: 'What happened: `<resource>.<change>`' })
 
 const EventSelector = Type.Enum([...EVENT_KINDS, '*'])
 
@@ -66,17 +69,23 @@ export const Webhook = Type.Object({
   disabled_reason: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
-})
+}, { title: 'Webhook', description: 'A webhook subscription: where events of the chosen kinds are delivered, and how delivery goes' })
 export type Webhook = Static<typeof Webhook>
 
 const ShownSecret = Type.String({ description: 'Shown only in this answer; keep it to verify signatures' })
 
 /** The answer of a create: the only read of a secret the API did not receive. */
-export const WebhookWithSecret = Type.Object({ ...Webhook.properties, secret: ShownSecret })
+export const WebhookWithSecret = Type.Object(
+  { ...Webhook.properties, secret: ShownSecret },
+  { title: 'WebhookWithSecret', description: 'A webhook subscription with its signing secret, shown only in this answer' },
+)
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>
 
 /** The answer of an update: carries `secret` only when the update set a new one. */
-export const UpdatedWebhook = Type.Object({ ...Webhook.properties, secret: Type.Optional(ShownSecret) })
+export const UpdatedWebhook = Type.Object(
+  { ...Webhook.properties, secret: Type.Optional(ShownSecret) },
+  { title: 'UpdatedWebhook', description: 'A webhook subscription after an update: with `secret` when the update set a new one' },
+)
 export type UpdatedWebhook = Static<typeof UpdatedWebhook>
 
 export const CreateWebhook = Type.Object(
@@ -87,11 +96,11 @@ export const CreateWebhook = Type.Object(
     description: Type.Optional(Description),
     is_active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateWebhookRequest' },
 )
 export type CreateWebhook = Static<typeof CreateWebhook>
 
-export const UpdateWebhook = Type.Partial(CreateWebhook, { additionalProperties: false, minProperties: 1 })
+export const UpdateWebhook = Type.Partial(CreateWebhook, { additionalProperties: false, minProperties: 1, title: 'UpdateWebhookRequest' })
 export type UpdateWebhook = Static<typeof UpdateWebhook>
 
 export const RotateWebhookSecret = Type.Object(
@@ -106,14 +115,17 @@ export const RotateWebhookSecret = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RotateWebhookSecretRequest' },
 )
 export type RotateWebhookSecret = Static<typeof RotateWebhookSecret>
 
 /** The answer of a rotation: the new secret, shown once. */
 export const RotatedWebhook = WebhookWithSecret
 
-export const WebhookList = Type.Object({ webhooks: Type.Array(Webhook), meta: ListMeta })
+export const WebhookList = Type.Object(
+  { webhooks: Type.Array(Webhook), meta: ListMeta },
+  { title: 'WebhookList', description: 'A page of webhook subscriptions' },
+)
 export type WebhookList = Static<typeof WebhookList>
 
 export const WebhookAttempt = Type.Object({
@@ -124,7 +136,7 @@ export const WebhookAttempt = Type.Object({
   error: Nullable(Type.String({ description: 'Why the attempt failed without an answer (timeout, refused target, …)' })),
   response_body: Nullable(Type.String({ description: 'The first 1 KiB of the response body' })),
   created_at: Timestamp,
-})
+}, { title: 'WebhookAttempt', description: 'One attempt at a delivery: what the receiver answered, or why nothing came' })
 export type WebhookAttempt = Static<typeof WebhookAttempt>
 
 const DeliveryStatus = Type.Enum(DELIVERY_STATUSES)
@@ -133,7 +145,7 @@ export const WebhookDelivery = Type.Object({
   id: Uuid,
   webhook_id: Uuid,
   event_id: Uuid,
-  event: Type.String({ description: 'The event kind', examples: ['order.paid'] }),
+  event: EventKindSchema,
   status: DeliveryStatus,
   attempts: Type.Integer({ description: 'Attempts made so far' }),
   next_attempt_at: Nullable(Type.String({ format: 'date-time', description: 'When the next attempt is due; null when none is' })),
@@ -141,10 +153,13 @@ export const WebhookDelivery = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   attempt_log: Type.Array(WebhookAttempt, { description: 'Every attempt, oldest first' }),
-})
+}, { title: 'WebhookDelivery', description: 'The delivery of one event to one subscription, with its attempts' })
 export type WebhookDelivery = Static<typeof WebhookDelivery>
 
-export const WebhookDeliveryList = Type.Object({ deliveries: Type.Array(WebhookDelivery), meta: ListMeta })
+export const WebhookDeliveryList = Type.Object(
+  { deliveries: Type.Array(WebhookDelivery), meta: ListMeta },
+  { title: 'WebhookDeliveryList', description: "A page of a subscription's deliveries" },
+)
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>
 
 export const ListWebhookDeliveriesQuery = Type.Object({
@@ -181,7 +196,7 @@ export const ReplayWebhook = Type.Object(
     ),
     dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Count what would be replayed, queue nothing' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ReplayWebhookRequest' },
 )
 export type ReplayWebhook = Static<typeof ReplayWebhook>
 
@@ -190,41 +205,8 @@ export const WebhookReplay = Type.Object({
   replayed: Type.Integer({ description: `Queued to be sent now: 0 in a dry run; at most ${MAX_REPLAY_DELIVERIES}` }),
   created: Type.Integer({ description: 'Of those, new deliveries made for `missing` events' }),
   dry_run: Type.Boolean(),
-})
+}, { title: 'WebhookReplay', description: 'What a replay selected and queued' })
 export type WebhookReplay = Static<typeof WebhookReplay>
 
 /** `/webhooks/:id/deliveries/:delivery_id` */
 export const WebhookDeliveryParams = Type.Object({ id: Uuid, delivery_id: Uuid })
-
-export const Event = Type.Object({
-  id: Uuid,
-  event: Type.String({ description: 'The event kind', examples: ['product.created'] }),
-  timestamp: Timestamp,
-  resource_id: Type.String({
-    format: 'uuid',
-    description: 'What the event is about: the order (for order.* and its payments), product, customer or webhook subscription',
-  }),
-  sequence: Type.Integer({
-    minimum: 1,
-    description:
-      "The event's number among its resource's events: 1, 2, 3… in the order they committed, without gaps. A receiver " +
-      'orders the deliveries of one resource by it (deliveries themselves are not ordered)',
-  }),
-  data: Type.Record(Type.String(), Type.Unknown(), { description: 'The resource as it was after the change' }),
-  customer_id: Nullable(Uuid),
-})
-export type Event = Static<typeof Event>
-
-
-export const ListEventsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
-  event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'A kind (`order.paid`) or a family (`order.*`)' })),
-  from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
-  to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
-  after: CursorQuery.properties.after,
-})
-export type ListEventsQuery = Static<typeof ListEventsQuery>
-
-export const EventList = Type.Object({ events: Type.Array(Event), meta: PageOrCursorMeta })
-export type EventList = Static<typeof EventList>

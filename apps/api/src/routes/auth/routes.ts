@@ -30,6 +30,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     '/register',
     {
       schema: {
+        operationId: 'register',
         tags: ['auth'],
         summary: 'Create a customer account',
         body: RegisterBody,
@@ -46,6 +47,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     '/login',
     {
       schema: {
+        operationId: 'login',
         tags: ['auth'],
         summary: 'Exchange email and password for a token',
         description:
@@ -83,6 +85,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     '/me',
     {
       schema: {
+        operationId: 'getCurrentUser',
         tags: ['auth'],
         summary: 'The signed-in user and their customer record',
         response: { 200: Me, ...errorResponses(401, 403) },

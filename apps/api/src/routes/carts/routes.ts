@@ -31,6 +31,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createCart',
         tags: ['carts'],
         summary: 'Create a cart',
         description: CART_ACCESS,
@@ -48,6 +49,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getCart',
         tags: ['carts'],
         summary: 'A cart with its items, coupons and totals',
         description: CART_ACCESS,
@@ -62,6 +64,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/items',
     {
       schema: {
+        operationId: 'addCartItem',
         tags: ['carts'],
         summary: 'Add a product (or one of its variants); the same product and variant again raises that line',
         params: IdParams,
@@ -77,6 +80,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/items/:item_id',
     {
       schema: {
+        operationId: 'updateCartItem',
         tags: ['carts'],
         summary: "Set a line's quantity",
         params: CartItemParams,
@@ -92,6 +96,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/items/:item_id',
     {
       schema: {
+        operationId: 'deleteCartItem',
         tags: ['carts'],
         summary: 'Remove a line',
         params: CartItemParams,
@@ -108,6 +113,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/coupons',
     {
       schema: {
+        operationId: 'applyCartCoupon',
         tags: ['carts'],
         summary: 'Apply a coupon by its code (case-insensitive)',
         description:
@@ -126,6 +132,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/coupons/:coupon_id',
     {
       schema: {
+        operationId: 'removeCartCoupon',
         tags: ['carts'],
         summary: 'Remove a coupon from the cart',
         params: CartCouponParams,
@@ -142,6 +149,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/shipping-address',
     {
       schema: {
+        operationId: 'setCartShippingAddress',
         tags: ['carts'],
         summary: 'Set the shipping address (tax follows it)',
         params: IdParams,
@@ -156,6 +164,7 @@ export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/email',
     {
       schema: {
+        operationId: 'setCartEmail',
         tags: ['carts'],
         summary: "Set the buyer's email",
         params: IdParams,

@@ -11,6 +11,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listCategories',
         tags: ['categories'],
         summary: 'List categories by name',
         querystring: PaginationQuery,
@@ -24,6 +25,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getCategory',
         tags: ['categories'],
         summary: 'A category',
         params: IdParams,
@@ -37,6 +39,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createCategory',
         tags: ['categories'],
         summary: 'Create a category (slug generated from the name when omitted)',
         body: CreateCategory,
@@ -50,6 +53,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateCategory',
         tags: ['categories'],
         summary: 'Update a category',
         params: IdParams,
@@ -64,6 +68,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'deleteCategory',
         tags: ['categories'],
         summary: 'Delete a category; its products stay and lose the link',
         params: IdParams,

@@ -22,6 +22,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     '/',
     {
       schema: {
+        operationId: 'createCheckout',
         tags: ['checkout'],
         summary: 'Start a checkout for a cart: sets its email and shipping address, answers totals and shipping rates',
         description:
@@ -39,6 +40,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     '/:id',
     {
       schema: {
+        operationId: 'getCheckout',
         tags: ['checkout'],
         summary: 'A checkout with its items, totals and shipping rates',
         params: IdParams,
@@ -52,6 +54,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     '/:id/shipping',
     {
       schema: {
+        operationId: 'selectCheckoutShippingRate',
         tags: ['checkout'],
         summary: 'Choose one of the shipping rates; the totals include it',
         params: IdParams,
@@ -67,6 +70,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     '/:id/complete',
     {
       schema: {
+        operationId: 'completeCheckout',
         tags: ['checkout'],
         summary: 'Pay and place the order (Idempotency-Key required)',
         description:

@@ -11,6 +11,7 @@ export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listCoupons',
         tags: ['coupons'],
         summary: 'List coupons, newest first',
         description: '`code` matches the exact code, case-insensitively.',
@@ -25,6 +26,7 @@ export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getCoupon',
         tags: ['coupons'],
         summary: 'A coupon',
         params: IdParams,
@@ -38,6 +40,7 @@ export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createCoupon',
         tags: ['coupons'],
         summary: 'Create a coupon',
         description:
@@ -55,6 +58,7 @@ export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateCoupon',
         tags: ['coupons'],
         summary: 'Update a coupon',
         description:
@@ -72,6 +76,7 @@ export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'deleteCoupon',
         tags: ['coupons'],
         summary: 'Delete a coupon; carts holding it lose it',
         params: IdParams,

@@ -54,6 +54,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listCustomers',
         tags: ['customers'],
         summary: 'List customers, newest first (deleted customers are not listed)',
         description: 'search matches a case-insensitive substring of the email, first name, last name or full name.',
@@ -68,6 +69,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createCustomer',
         tags: ['customers'],
         summary: 'Create a guest customer (no login); emits customer.created',
         description: 'Email is unique among customers, case-insensitively (409). Registering later with this email claims the record.',
@@ -82,6 +84,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'deleteCustomer',
         tags: ['customers'],
         summary: 'Delete a customer: anonymise personal data, delete addresses and login, keep the record for orders',
         description:
@@ -103,6 +106,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me',
     {
       schema: {
+        operationId: 'getCurrentCustomer',
         tags: ['customers'],
         summary: "The signed-in customer's own record (404 for accounts without one)",
         response: { 200: Customer, ...errorResponses(401, 404, 429) },
@@ -115,6 +119,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me',
     {
       schema: {
+        operationId: 'updateCurrentCustomer',
         tags: ['customers'],
         summary: "Update the signed-in customer's name, phone or email (a new email is also the new login)",
         body: UpdateCustomer,
@@ -128,6 +133,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me/addresses',
     {
       schema: {
+        operationId: 'listCurrentCustomerAddresses',
         tags: ['customers'],
         summary: "The signed-in customer's saved addresses, oldest first",
         querystring: PaginationQuery,
@@ -141,6 +147,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me/addresses',
     {
       schema: {
+        operationId: 'createCurrentCustomerAddress',
         tags: ['customers'],
         summary: 'Save an address for the signed-in customer (the first one becomes the default shipping and billing address)',
         description: FIRST_ADDRESS_RULE,
@@ -156,6 +163,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me/addresses/:address_id',
     {
       schema: {
+        operationId: 'getCurrentCustomerAddress',
         tags: ['customers'],
         summary: "One of the signed-in customer's addresses",
         params: OwnAddressParams,
@@ -169,6 +177,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me/addresses/:address_id',
     {
       schema: {
+        operationId: 'updateCurrentCustomerAddress',
         tags: ['customers'],
         summary: "Update one of the signed-in customer's addresses (setting a default clears the previous one)",
         description: FIRST_ADDRESS_RULE,
@@ -185,6 +194,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/me/addresses/:address_id',
     {
       schema: {
+        operationId: 'deleteCurrentCustomerAddress',
         tags: ['customers'],
         summary: "Delete one of the signed-in customer's addresses (no other address becomes the default)",
         params: OwnAddressParams,
@@ -203,6 +213,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getCustomer',
         tags: ['customers'],
         summary: 'A customer (admins, or the customer itself; anyone else gets 404)',
         params: IdParams,
@@ -216,6 +227,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateCustomer',
         tags: ['customers'],
         summary: "Update a customer's name, phone or email (admins, or the customer itself)",
         description: 'A new email of a customer with a login also becomes the login email; a clash with another customer or account answers 409.',
@@ -231,6 +243,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/addresses',
     {
       schema: {
+        operationId: 'listCustomerAddresses',
         tags: ['customers'],
         summary: "A customer's saved addresses, oldest first (admins, or the customer itself)",
         params: IdParams,
@@ -246,6 +259,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/addresses',
     {
       schema: {
+        operationId: 'createCustomerAddress',
         tags: ['customers'],
         summary: "Save an address for a customer (the first one becomes the default shipping and billing address)",
         description: FIRST_ADDRESS_RULE,
@@ -264,6 +278,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/addresses/:address_id',
     {
       schema: {
+        operationId: 'getCustomerAddress',
         tags: ['customers'],
         summary: "One of a customer's addresses",
         params: AddressParams,
@@ -278,6 +293,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/addresses/:address_id',
     {
       schema: {
+        operationId: 'updateCustomerAddress',
         tags: ['customers'],
         summary: "Update one of a customer's addresses (setting a default clears the previous one)",
         description: FIRST_ADDRESS_RULE,
@@ -298,6 +314,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/addresses/:address_id',
     {
       schema: {
+        operationId: 'deleteCustomerAddress',
         tags: ['customers'],
         summary: "Delete one of a customer's addresses (no other address becomes the default)",
         params: AddressParams,

@@ -12,6 +12,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listEvents',
         tags: ['events'],
         summary: 'The event log, newest first',
         description:
@@ -30,6 +31,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getEvent',
         tags: ['events'],
         summary: 'An event',
         params: IdParams,

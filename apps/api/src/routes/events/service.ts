@@ -33,8 +33,8 @@ function toEvent(row: typeof events.$inferSelect): Event {
 
 /** `order.paid` matches itself; `order.*` every kind of its family (listed, so the kind index serves it). */
 function kindCondition(filter: string): SQL {
-  if (!filter.endsWith('.*')) return eq(events.kind, filter)
-  return inArray(events.kind, [...eventKindsOf(filter)])
+  const kinds = eventKindsOf(filter)
+  return kinds.length === 1 ? eq(events.kind, kinds[0]!) : inArray(events.kind, [...kinds])
 }
 
 export function createEventService(db: Database) {

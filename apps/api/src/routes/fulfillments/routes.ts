@@ -24,6 +24,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:id/fulfillments',
     {
       schema: {
+        operationId: 'createFulfillment',
         tags: ['fulfillments'],
         summary: 'Send units of a paid or shipped order (admin)',
         description:
@@ -48,6 +49,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/orders/:id/fulfillments',
     {
       schema: {
+        operationId: 'listOrderFulfillments',
         tags: ['fulfillments'],
         summary: 'The fulfillments of an order, oldest first',
         description: 'The order’s owner or a caller with orders:read; another customer’s order is 404.',
@@ -67,6 +69,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/fulfillments/:id/tracking-events',
     {
       schema: {
+        operationId: 'createTrackingEvent',
         tags: ['fulfillments'],
         summary: 'Add a carrier tracking event to a fulfillment (admin); answers its tracking',
         description:
@@ -84,6 +87,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/shipping/tracking/:tracking_number',
     {
       schema: {
+        operationId: 'getTracking',
         tags: ['shipping'],
         summary: 'Tracking of a parcel by its number: carrier, status and events, newest first',
         description:

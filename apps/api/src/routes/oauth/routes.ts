@@ -32,22 +32,28 @@ const TokenRequest = Type.Object(
     client_id: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'When the client does not use HTTP Basic' })),
     client_secret: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'When the client does not use HTTP Basic' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'OAuthTokenRequest' },
 )
 
-const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'Seconds' }),
-  scope: Type.String({ description: 'The scopes granted, space-separated' }),
-})
+const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds' }),
+    scope: Type.String({ description: 'The scopes granted, space-separated' }),
+  },
+  { title: 'OAuthToken', description: 'An access token for the client (RFC 6749 §5.1)' },
+)
 
-const OAuthErrorBody = Type.Object({
-  error: Type.Union(
-    ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'].map((code) => Type.Literal(code)),
-  ),
-  error_description: Type.String(),
-})
+const OAuthErrorBody = Type.Object(
+  {
+    error: Type.Union(
+      ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'].map((code) => Type.Literal(code)),
+    ),
+    error_description: Type.String(),
+  },
+  { title: 'OAuthError', description: 'Why no token was issued, in the form of RFC 6749 §5.2' },
+)
 
 const BAD_CLIENT = 'Client authentication failed: unknown or revoked client, or wrong secret'
 
@@ -142,6 +148,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The schema documents the body; parameters() checks it, so that errors keep the RFC's form.
       attachValidation: true,
       schema: {
+        operationId: 'createOAuthToken',
         tags: ['auth'],
         summary: 'Get an access token for an OAuth client (client credentials grant)',
         description:
@@ -155,7 +162,15 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: TokenRequest,
         // A body that is not JSON (or is JSON with a `__proto__` key) is refused before the handler,
         // in the API's own error body: 400 must allow both, or its serialization fails with a 500.
-        response: { 200: TokenResponse, 400: { anyOf: [OAuthErrorBody, { $ref: 'Error#' }] }, 401: OAuthErrorBody, ...errorResponses(429) },
+        response: {
+          200: TokenResponse,
+          400: {
+            description: 'Bad Request: an OAuth error (`invalid_request`, `unsupported_grant_type`, `invalid_scope`), or our error body for a body that is not JSON or form data',
+            anyOf: [OAuthErrorBody, { $ref: 'Error#' }],
+          },
+          401: OAuthErrorBody,
+          ...errorResponses(429),
+        },
       },
     },
     async (request, reply) => {

@@ -23,6 +23,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listOrders',
         tags: ['orders'],
         summary: 'List orders, newest first',
         description: `${OWNERSHIP} Admins may filter by status, customer_id and a created_at range.`,
@@ -38,6 +39,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getOrder',
         tags: ['orders'],
         summary: 'An order with its items, addresses, totals, payments, refunds and fulfillments',
         description: OWNERSHIP,
@@ -52,6 +54,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createOrder',
         tags: ['orders'],
         summary: 'Create a pending order from lines and addresses (admin)',
         description:
@@ -74,6 +77,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateOrder',
         tags: ['orders'],
         summary: 'Change notes, email or addresses (addresses only while nothing has shipped)',
         params: IdParams,
@@ -88,6 +92,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'archiveOrder',
         tags: ['orders'],
         summary: 'Archive a pending or cancelled order (a pending one is cancelled and restocked first)',
         description: 'The order is kept but no longer listed or found. Other statuses are 409 invalid_state_transition.',
@@ -105,6 +110,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/cancel',
     {
       schema: {
+        operationId: 'cancelOrder',
         tags: ['orders'],
         summary: 'Cancel: restocks; a paid order is refunded in full first',
         description: 'Allowed from pending and paid; anything else is 409 invalid_state_transition listing the allowed moves.',
@@ -119,6 +125,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/complete',
     {
       schema: {
+        operationId: 'completeOrder',
         tags: ['orders'],
         summary: 'Mark a shipped order completed',
         description: 'Allowed from shipped only; anything else is 409 invalid_state_transition listing the allowed moves.',

@@ -15,6 +15,11 @@ import { handleProviderWebhook } from './provider-webhooks.js'
 import { createPaymentService } from './service.js'
 
 
+const ProviderWebhookReceipt = Type.Object(
+  { received: Type.Boolean(), duplicate: Type.Boolean({ description: 'The provider sent this notification before: nothing was done again' }) },
+  { title: 'ProviderWebhookReceipt', description: 'The notification was handled' },
+)
+
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app) => {
   const paymentService = createPaymentService(app.db, app.paymentProvider)
 
@@ -27,6 +32,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/orders/:id/payments',
     {
       schema: {
+        operationId: 'createPayment',
         tags: ['payments'],
         summary: 'Pay a pending order (Idempotency-Key required)',
         description:
@@ -54,6 +60,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/orders/:id/payments',
     {
       schema: {
+        operationId: 'listOrderPayments',
         tags: ['payments'],
         summary: 'The payments of an order, oldest first, each with its refunds (declined ones too)',
         description: 'The order’s owner or a caller with payments:read; another customer’s order is 404.',
@@ -72,6 +79,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   )
 
   const refundSchema = {
+    operationId: 'createRefund',
     tags: ['payments'],
     summary: 'Refund part or all of a payment (admin; Idempotency-Key required)',
     description:
@@ -94,6 +102,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       url: '/payments/:id/refund',
       schema: {
         ...refundSchema,
+        operationId: 'refundPayment',
         summary: 'Refund a payment (deprecated alias of POST /payments/{id}/refunds)',
         description: `${alias.description} ${refundSchema.description}`,
         deprecated: true,
@@ -111,6 +120,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   }
 
   const captureSchema = {
+    operationId: 'capturePayment',
     tags: ['payments'],
     summary: 'Capture an authorized payment, in full or in part (admin; Idempotency-Key required)',
     description:
@@ -134,6 +144,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/payments/:id/cancel',
     {
       schema: {
+        operationId: 'cancelPayment',
         tags: ['payments'],
         summary: 'Void an authorized payment (admin; Idempotency-Key required)',
         description: 'Releases the hold: nothing is taken (payment.canceled). A payment that is not authorized is 409; refund a captured one.',
@@ -154,6 +165,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       '/payments/webhooks/:provider',
       {
         schema: {
+          operationId: 'receivePaymentProviderWebhook',
           tags: ['payments'],
           summary: 'Notifications of the payment provider (for the provider, not for clients)',
           description:
@@ -163,7 +175,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
             'succeeded payment places the checkout’s reserved order if no completion call did yet, a failed one ' +
             'releases its stock. Answers 200 once handled, so the provider stops retrying.',
           params: Type.Object({ provider: Type.String({ maxLength: 50 }) }),
-          response: { 200: Type.Object({ received: Type.Boolean(), duplicate: Type.Boolean() }), ...errorResponses(400, 404, 429) },
+          response: { 200: ProviderWebhookReceipt, ...errorResponses(400, 404, 429) },
         },
       },
       async (request) => {

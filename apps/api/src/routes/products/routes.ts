@@ -38,6 +38,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listProducts',
         tags: ['products'],
         summary: 'List products (active only unless an admin asks include_inactive)',
         querystring: ListProductsQuery,
@@ -58,6 +59,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getProduct',
         tags: ['products'],
         summary: 'A product with its variants, images and categories',
         params: IdParams,
@@ -71,6 +73,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createProduct',
         tags: ['products'],
         summary: 'Create a product',
         body: CreateProduct,
@@ -84,6 +87,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateProduct',
         tags: ['products'],
         summary: 'Update a product (only the fields sent change)',
         params: IdParams,
@@ -98,6 +102,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'deleteProduct',
         tags: ['products'],
         summary: 'Soft-delete a product: is_active becomes false and the record stays',
         params: IdParams,
@@ -114,6 +119,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/variants',
     {
       schema: {
+        operationId: 'listProductVariants',
         tags: ['variants'],
         summary: "A product's variants",
         params: IdParams,
@@ -131,6 +137,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/variants',
     {
       schema: {
+        operationId: 'createProductVariant',
         tags: ['variants'],
         summary: 'Add a variant',
         params: IdParams,
@@ -146,6 +153,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/variants/:variant_id',
     {
       schema: {
+        operationId: 'updateProductVariant',
         tags: ['variants'],
         summary: 'Update a variant',
         params: VariantParams,
@@ -161,6 +169,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/variants/:variant_id',
     {
       schema: {
+        operationId: 'deleteProductVariant',
         tags: ['variants'],
         summary: 'Delete a variant',
         params: VariantParams,
@@ -177,6 +186,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/images',
     {
       schema: {
+        operationId: 'listProductImages',
         tags: ['images'],
         summary: "A product's images in display order",
         params: IdParams,
@@ -194,6 +204,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/images',
     {
       schema: {
+        operationId: 'createProductImage',
         tags: ['images'],
         summary: 'Add an image by URL',
         params: IdParams,
@@ -209,6 +220,7 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id/images/:image_id',
     {
       schema: {
+        operationId: 'deleteProductImage',
         tags: ['images'],
         summary: 'Delete an image',
         params: ImageParams,

@@ -19,6 +19,7 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/methods',
     {
       schema: {
+        operationId: 'listShippingMethods',
         tags: ['shipping'],
         summary: 'List shipping methods by name',
         querystring: ListShippingMethodsQuery,
@@ -32,6 +33,7 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/methods/:id',
     {
       schema: {
+        operationId: 'getShippingMethod',
         tags: ['shipping'],
         summary: 'A shipping method',
         params: IdParams,
@@ -45,6 +47,7 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/methods',
     {
       schema: {
+        operationId: 'createShippingMethod',
         tags: ['shipping'],
         summary: 'Create a shipping method',
         description:
@@ -61,6 +64,7 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/methods/:id',
     {
       schema: {
+        operationId: 'updateShippingMethod',
         tags: ['shipping'],
         summary: 'Update a shipping method',
         description: 'Re-validated as a whole after the change; a new `currency` keeps the amounts shown, refused if they do not fit it.',
@@ -76,6 +80,7 @@ export const shippingMethodRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/methods/:id',
     {
       schema: {
+        operationId: 'deleteShippingMethod',
         tags: ['shipping'],
         summary: 'Delete a shipping method; carts that chose it lose the choice',
         params: IdParams,

@@ -46,6 +46,7 @@ export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/rates',
     {
       schema: {
+        operationId: 'listShippingRates',
         tags: ['shipping'],
         summary: "Shipping rates for a cart's address and weight, cheapest first",
         description:

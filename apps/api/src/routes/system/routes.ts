@@ -4,17 +4,17 @@ import { Type } from 'typebox'
 import { pingDatabase } from '@commerce/db'
 import { ApiError, errorResponses } from '../../errors.js'
 
-const Status = Type.Object({ status: Type.String() })
+const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus', description: 'The process answers (`ok`), or is ready for traffic (`ready`)' })
 
 /** What the platform calls (probes, the metrics scrape): never rate limited, logged at debug. */
 export const SYSTEM_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics'])
 
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/health', { schema: { tags: ['system'], response: { 200: Status } } }, async () => ({ status: 'ok' }))
+  app.get('/health', { schema: { operationId: 'getHealth', tags: ['system'], response: { 200: Status } } }, async () => ({ status: 'ok' }))
 
   app.get(
     '/ready',
-    { schema: { tags: ['system'], response: { 200: Status, ...errorResponses(503) } } },
+    { schema: { operationId: 'getReadiness', tags: ['system'], response: { 200: Status, ...errorResponses(503) } } },
     async () => {
       try {
         await pingDatabase(app.sql)
@@ -27,7 +27,14 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/metrics',
-    { schema: { tags: ['system'], produces: ['text/plain'], response: { 200: Type.String({ description: 'Prometheus text format' }) } } },
+    {
+      schema: {
+        operationId: 'getMetrics',
+        tags: ['system'],
+        produces: ['text/plain'],
+        response: { 200: Type.String({ description: 'The metrics, in Prometheus text format' }) },
+      },
+    },
     async (_request, reply) =>
       reply.type(app.metrics.contentType).send(await app.metrics.metrics()),
   )

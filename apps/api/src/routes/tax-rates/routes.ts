@@ -11,6 +11,7 @@ export const taxRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listTaxRates',
         tags: ['tax-rates'],
         summary: 'List tax rates by country, then region (the whole-country rate first)',
         querystring: ListTaxRatesQuery,
@@ -24,6 +25,7 @@ export const taxRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getTaxRate',
         tags: ['tax-rates'],
         summary: 'A tax rate',
         params: IdParams,
@@ -37,6 +39,7 @@ export const taxRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'createTaxRate',
         tags: ['tax-rates'],
         summary: 'Create a tax rate',
         description:
@@ -53,6 +56,7 @@ export const taxRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateTaxRate',
         tags: ['tax-rates'],
         summary: 'Update a tax rate',
         params: IdParams,
@@ -67,6 +71,7 @@ export const taxRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'deleteTaxRate',
         tags: ['tax-rates'],
         summary: 'Delete a tax rate',
         params: IdParams,

@@ -15,6 +15,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     {
       schema: {
+        operationId: 'listUsers',
         tags: ['users'],
         summary: 'List user accounts (admins and customers with a login), newest first',
         querystring: ListUsersQuery,
@@ -28,6 +29,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'getUser',
         tags: ['users'],
         summary: 'A user account',
         params: IdParams,
@@ -41,6 +43,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:id',
     {
       schema: {
+        operationId: 'updateUser',
         tags: ['users'],
         summary: 'Change a user’s role, or disable or enable the account',
         description:

@@ -30,6 +30,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/',
     {
       schema: {
+        operationId: 'listWebhooks',
         tags: ['webhooks'],
         summary: 'List webhook subscriptions, newest first',
         description: 'The secret is never shown here.',
@@ -44,6 +45,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id',
     {
       schema: {
+        operationId: 'getWebhook',
         tags: ['webhooks'],
         summary: 'A webhook subscription',
         params: IdParams,
@@ -57,6 +59,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/',
     {
       schema: {
+        operationId: 'createWebhook',
         tags: ['webhooks'],
         summary: 'Subscribe a URL to event kinds',
         description:
@@ -74,6 +77,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id',
     {
       schema: {
+        operationId: 'updateWebhook',
         tags: ['webhooks'],
         summary: 'Update a webhook subscription',
         description:
@@ -93,6 +97,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/rotate-secret',
     {
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags: ['webhooks'],
         summary: 'Rotate the signing secret without downtime',
         description:
@@ -117,6 +122,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/enable',
     {
       schema: {
+        operationId: 'enableWebhook',
         tags: ['webhooks'],
         summary: 'Enable a subscription again',
         description:
@@ -135,6 +141,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/replay',
     {
       schema: {
+        operationId: 'replayWebhookEvents',
         tags: ['webhooks'],
         summary: 'Replay the deliveries of a time window',
         description:
@@ -156,6 +163,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id',
     {
       schema: {
+        operationId: 'deleteWebhook',
         tags: ['webhooks'],
         summary: 'Delete a webhook subscription with its deliveries',
         params: IdParams,
@@ -172,6 +180,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/deliveries',
     {
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags: ['webhooks'],
         summary: "A subscription's deliveries with their attempts, newest first",
         params: IdParams,
@@ -186,6 +195,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/deliveries/:delivery_id',
     {
       schema: {
+        operationId: 'getWebhookDelivery',
         tags: ['webhooks'],
         summary: 'A delivery with its attempts',
         params: WebhookDeliveryParams,
@@ -199,6 +209,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     '/:id/deliveries/:delivery_id/redeliver',
     {
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags: ['webhooks'],
         summary: 'Send a delivery again, now',
         description:

@@ -1,6 +1,6 @@
 /**
- * GET /api/v1/ws: committed events, live, over a WebSocket (the protocol: README "Real-time
- * events"). The credential is checked before the upgrade, so a bad one is an HTTP 401.
+ * GET /api/v1/ws: committed events, live, over a WebSocket (the protocol: docs/realtime.md). The
+ * credential is checked before the upgrade, so a bad one is an HTTP 401.
  */
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
@@ -157,6 +157,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     method: 'GET',
     url: '/',
     schema: {
+      operationId: 'streamEvents',
       tags: ['events'],
       summary: 'Live events over a WebSocket',
       description:

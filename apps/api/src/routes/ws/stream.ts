@@ -1,7 +1,7 @@
 /**
  * What one WebSocket connection is sent: the live events its viewer may see and its filter
- * wants, and after a resume first the events it missed; each event at most once (README
- * "Real-time events", "Resuming").
+ * wants, and after a resume first the events it missed; each event at most once (docs/realtime.md,
+ * "Resuming").
  *
  * Why a resume has no gap and no duplicate: `replayEnd` is the feed's newest id when the
  * connection joined (feed.ts, newestId), so an event committed before then has an id up to it or

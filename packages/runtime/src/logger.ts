@@ -5,14 +5,18 @@
  * body and the event log use). When standard output is a terminal the same entries are printed
  * for a person instead (pino-pretty, in the process: nothing to lose at exit, no thread to start);
  * a deployment's standard output is a pipe or a file, so it always gets JSON.
+ *
+ * Why this shape: a level by name and an ISO time read the same to a person, `jq` and a log
+ * store, with no table of pino's numbers or epoch conversion; `request_id` is the name the API's
+ * error body, its `X-Request-Id` and the events table give the same id, so one search finds a
+ * request's lines, its error and the webhook deliveries it caused.
  */
 import { createRequire } from 'node:module'
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+import type { LogLevel } from './config.js'
 
 export type { DestinationStream as LogDestination, Logger as ProcessLogger } from 'pino'
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
+export type { LogLevel } from './config.js'
 
 /** The field that carries a request's id on each of its log lines. */
 export const REQUEST_ID_LOG_FIELD = 'request_id'
@@ -39,6 +43,11 @@ export function logDestination(): DestinationStream | undefined {
   return pretty({ sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true })
 }
 
-export function createLogger(name: string, level: LogLevel, destination: DestinationStream | undefined = logDestination()): Logger {
+/**
+ * A process's own logger (start-up, shutdown, the worker's jobs): each line written at once, so
+ * exiting never waits on a flush (pino's asynchronous stdout, whose reader has gone, would keep
+ * `process.exit` waiting for ever). The API's request lines go through Fastify's logger instead.
+ */
+export function createLogger(name: string, level: LogLevel, destination: DestinationStream | undefined = logDestination() ?? pino.destination({ dest: 1, sync: true })): Logger {
   return pino(logOptions(name, level), destination)
 }

@@ -1,0 +1,142 @@
+/**
+ * The event log and the event catalog: every event kind, what its `data` is, and the body a
+ * webhook delivery of it carries (signature.ts signs that body).
+ */
+import { Type, type Static, type TSchema } from 'typebox'
+import { EVENT_KINDS, type EventKind } from '../constants.js'
+import { Customer } from './auth.js'
+import { Product } from './catalog.js'
+import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Fulfillment, Order, Payment, Refund } from './orders.js'
+import { EVENT_FILTERS, EventKindSchema, Webhook } from './webhooks.js'
+
+const orderEventFields = {
+  ...Order.properties,
+  order_id: Type.String({ format: 'uuid', description: 'The order’s id again (as `id`)' }),
+  total: Type.Number({ description: 'The order’s total again (as `totals.total`)' }),
+}
+export const OrderEventData = Type.Object(orderEventFields, {
+  title: 'OrderEventData',
+  description: 'The order as it was after the change, with `order_id` and `total` repeated at the top',
+})
+export const OrderShippedEventData = Type.Object(
+  { ...orderEventFields, fulfillment: Fulfillment },
+  { title: 'OrderShippedEventData', description: 'The order as it was after the change, and the fulfillment that was sent' },
+)
+export const OrderRefundedEventData = Type.Object(
+  { ...orderEventFields, refund: Refund },
+  { title: 'OrderRefundedEventData', description: 'The order as it was after the change, and the refund that was made' },
+)
+
+interface EventSpec {
+  /** The schema of the event's `data`. */
+  data: TSchema
+  /** When the event is written. */
+  description: string
+}
+
+/** Every event kind: when it is written and what its `data` is. */
+export const EVENT_CATALOG = {
+  'order.created': { data: OrderEventData, description: 'An order was placed: by a checkout completion, or by an admin (POST /orders)' },
+  'order.paid': { data: OrderEventData, description: 'An order was paid: its captured payments cover the total' },
+  'order.shipped': {
+    data: OrderShippedEventData,
+    description: 'A fulfillment of the order was sent: written for every fulfillment; the first moves the order to shipped',
+  },
+  'order.completed': { data: OrderEventData, description: 'An order was marked completed' },
+  'order.cancelled': { data: OrderEventData, description: 'An order was cancelled' },
+  'order.refunded': {
+    data: OrderRefundedEventData,
+    description: 'Money was refunded on the order: written for every refund; the one that returns everything moves the order to refunded',
+  },
+  'payment.authorized': { data: Payment, description: 'A payment was authorized: held, not taken yet (PAYMENT_CAPTURE=manual)' },
+  'payment.succeeded': { data: Payment, description: 'A payment was captured, in full or in part' },
+  'payment.failed': { data: Payment, description: 'A payment was declined, or failed at the provider' },
+  'payment.canceled': { data: Payment, description: 'A payment was voided: its hold released, nothing taken' },
+  'payment.refunded': {
+    data: Payment,
+    description: 'A payment that succeeded after its checkout had been released was refunded at the provider',
+  },
+  'product.created': { data: Product, description: 'A product was created' },
+  'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },
+  'customer.created': { data: Customer, description: 'A customer record was created: at sign-up, or by an admin (POST /customers)' },
+  'webhook.disabled': {
+    data: Webhook,
+    description: 'A webhook subscription was disabled because its deliveries kept failing',
+  },
+} as const satisfies Record<EventKind, EventSpec>
+
+/** The `data` of an event of kind K. */
+export type EventData<K extends EventKind = EventKind> = Static<(typeof EVENT_CATALOG)[K]['data']>
+
+/** The fields every event has, as the event log shows them and webhook deliveries carry them. */
+const eventFields = {
+  id: Type.String({
+    format: 'uuid',
+    description: 'The event’s id (a UUIDv7, ascending in commit order): the same on every delivery attempt and replay; dedupe on it',
+  }),
+  timestamp: Type.String({ format: 'date-time', description: 'When the event was committed (ISO 8601 UTC)' }),
+  resource_id: Type.String({
+    format: 'uuid',
+    description:
+      'What the event is about, whose sequence it counts in: the order for order.* events and for the payment events of ' +
+      'an order; the payment itself for a checkout’s payment that placed no order; else the product, customer or subscription',
+  }),
+  sequence: Type.Integer({
+    minimum: 1,
+    description:
+      "The event's number among its resource's events: 1, 2, 3… in the order they committed, without gaps. A receiver " +
+      'orders the deliveries of one resource by it (deliveries themselves are not ordered)',
+  }),
+}
+
+export const Event = Type.Object(
+  {
+    id: Uuid,
+    event: EventKindSchema,
+    timestamp: Timestamp,
+    resource_id: eventFields.resource_id,
+    sequence: eventFields.sequence,
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The resource as it was after the change: for each kind, the `data` of its webhook body (`<Kind>Event`)',
+    }),
+    customer_id: Nullable(Uuid),
+  },
+  { title: 'Event', description: 'Something that happened to a resource, as the event log keeps it' },
+)
+export type Event = Static<typeof Event>
+
+export const ListEventsQuery = Type.Object({
+  page: PaginationQuery.properties.page,
+  per_page: PaginationQuery.properties.per_page,
+  event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'A kind (`order.paid`) or a family (`order.*`)' })),
+  from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
+  to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
+  after: CursorQuery.properties.after,
+})
+export type ListEventsQuery = Static<typeof ListEventsQuery>
+
+export const EventList = Type.Object(
+  { events: Type.Array(Event), meta: PageOrCursorMeta },
+  { title: 'EventList', description: 'A page of events' },
+)
+export type EventList = Static<typeof EventList>
+
+/** The name of a delivery body of kind `kind` in the OpenAPI document: `order.created` -> `OrderCreatedEvent`. */
+export const webhookEventName = (kind: EventKind) => `${kind.replace(/(?:^|[._])([a-z])/g, (_, letter: string) => letter.toUpperCase())}Event`
+
+/** The body of a webhook delivery of one kind (signedDelivery writes it): the event with its typed data. */
+function webhookEventOf<K extends EventKind>(kind: K) {
+  const { data, description } = EVENT_CATALOG[kind]
+  return Type.Object(
+    { id: eventFields.id, event: Type.Literal(kind), timestamp: eventFields.timestamp, resource_id: eventFields.resource_id, sequence: eventFields.sequence, data },
+    { title: webhookEventName(kind), description: `The body of a \`${kind}\` delivery. ${description}.` },
+  )
+}
+
+/** The body of a webhook delivery, by event kind. */
+export const WEBHOOK_EVENTS = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, webhookEventOf(kind)])) as {
+  [K in EventKind]: ReturnType<typeof webhookEventOf<K>>
+}
+/** The body of any webhook delivery: narrow it on `event`. */
+export type WebhookEvent = { [K in EventKind]: Static<(typeof WEBHOOK_EVENTS)[K]> }[EventKind]

@@ -1,0 +1,3 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({ test: { name: 'runtime', include: ['test/**/*.test.ts'], pool: 'forks', testTimeout: 30_000 } })
