@@ -4,7 +4,7 @@
  * secrets are never shown.
  */
 import type { Webhook, WebhookDelivery } from '@commerce/domain'
-import type { webhookAttempts, webhookDeliveries, webhooks } from './schema/index.js'
+import type { events, webhookAttempts, webhookDeliveries, webhooks } from './schema/index.js'
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
 
@@ -31,7 +31,7 @@ export function webhookView(row: typeof webhooks.$inferSelect): Webhook {
 /** A delivery with its event's kind and its attempts (in attempt order). */
 export function deliveryView(
   delivery: typeof webhookDeliveries.$inferSelect,
-  kind: string,
+  kind: (typeof events.$inferSelect)['kind'],
   attempts: readonly (typeof webhookAttempts.$inferSelect)[],
 ): WebhookDelivery {
   return {
