@@ -27,7 +27,7 @@ export abstract class BaseCommand extends Command {
       if (error instanceof ApiUnreachableError) code = 'api_unreachable'
       // By name: @commerce/runtime's config and @commerce/domain are loaded only when a database
       // command runs (they are slow to load).
-      if (error.name === 'ConfigError') code = 'config_error'
+      if (error.name === 'ConfigError' || error.name === 'EmbeddedPostgresMissingError') code = 'config_error'
       if (error.name === 'DomainError') code = (error as Error & { code: string }).code
       if (code) {
         this.failure = { error: { code, message: error.message } }

@@ -2,8 +2,8 @@
  * The database of a direct-to-database command: DATABASE_URL, else the embedded one in `.data/`
  * (found running, or started for this command and stopped again afterwards).
  */
-import { EmbeddedPostgresMissingError, createDb, openDatabase, type Database } from '@commerce/db'
-import { ConfigError, type Config } from './config.js'
+import { createDb, openDatabase, type Database } from '@commerce/db'
+import type { Config } from './config.js'
 
 export interface CommandDatabase {
   url: string
@@ -12,10 +12,9 @@ export interface CommandDatabase {
 
 /** Runs `work` with the database open, and always closes the connections (and the cluster it started). */
 export async function withDatabase<T>(config: Config, work: (database: CommandDatabase) => Promise<T>): Promise<T> {
-  const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }).catch((error: unknown) => {
-    // The published CLI comes without the embedded PostgreSQL: a setting to fix, said in one line.
-    throw error instanceof EmbeddedPostgresMissingError ? new ConfigError(error.message) : error
-  })
+  // The published CLI comes without the embedded PostgreSQL: EmbeddedPostgresMissingError says what to
+  // set or install, in one line (base-command.ts reports it as a config_error).
+  const opened = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   try {
     // postgres.js connects on the first query, so a command that only migrates opens nothing here.
     const handle = createDb({ url: opened.url, poolMax: 1, applicationName: 'commerce-cli' })
