@@ -1,7 +1,7 @@
 /**
  * Traces of the worker (tracing.ts of @commerce/runtime), read from an in-memory exporter: a real
  * job, delivering an event to a real receiver, is a CONSUMER span carrying the request id that
- * wrote the event; its delivery is a CLIENT span beneath it, and so are its pg statements.
+ * wrote the event; its delivery is a CLIENT span beneath it, and so are its statements.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { createDb, newId, writeEvents, type DatabaseHandle } from '@commerce/db'
@@ -73,7 +73,7 @@ describe('traces of the worker', () => {
       succeeded: true,
     })
 
-    // The job's reads and its record of the attempt, through Graphile Worker's pg pool.
+    // The job's reads and its record of the attempt (postgres.js, our statements' pool).
     const statements = spans.filter((span) => span.attributes['db.system.name'] === 'postgresql')
     expect(statements.some((span) => /webhook_deliveries/.test(String(span.attributes['db.query.text'])))).toBe(true)
     for (const statement of statements) expect(parentOf(statement)).toBe(idOf(job))

@@ -10,7 +10,7 @@
  * - each statement of postgres.js (the API's and the worker's database layer), when a span is
  *   active: postgres.js has no OpenTelemetry instrumentation, so a span is wrapped around each
  *   query's execution here;
- * - each statement of pg (Graphile Worker and the worker's job queries) inside a span
+ * - each statement of pg (Graphile Worker's own queries) inside a span
  *   (@opentelemetry/instrumentation-pg, `requireParentSpan`: a poll for jobs makes none);
  * - what the worker wraps with `inSpan`: each job, each webhook delivery.
  */
