@@ -20,7 +20,7 @@ const get = <T = Json>(url: string, token?: string) => ctx.expectStatus<T>(200, 
 async function documentedNames(path: string): Promise<string[]> {
   const document = await get<{ paths: Record<string, { get: { parameters: { $ref?: string; description?: string }[] } }> }>('/api/v1/openapi.json')
   const parameter = document.paths[path]!.get.parameters.find((one) => one.$ref === '#/components/parameters/fields')!
-  return parameter.description!.replace(/^Fields of [^:]*: /, '').replace(/\.$/, '').split(', ')
+  return parameter.description!.replace(/^[^:]*: /, '').replace(/\.$/, '').split(', ')
 }
 
 beforeAll(async () => {
@@ -214,7 +214,7 @@ describe('the OpenAPI document', () => {
       const parameters = item.get!.parameters ?? []
       const fields = parameters.filter((parameter) => parameter.$ref === '#/components/parameters/fields')
       expect(fields, path).toHaveLength(1)
-      expect(fields[0]!.description, path).toMatch(/^Fields of (the answer|each of `[a-z_]+`): [a-z0-9_]+(, [a-z0-9_.]+)*\.$/)
+      expect(fields[0]!.description, path).toMatch(/^Only these fields of (the answer|each of `[a-z_]+`), comma-separated, nested with dots: [a-z0-9_]+(, [a-z0-9_.]+)*\.$/)
       expect(parameters.some((parameter) => parameter.name === 'fields'), path).toBe(false)
     }
     expect(await documentedNames('/api/v1/orders')).toContain('payments.refunds.amount')

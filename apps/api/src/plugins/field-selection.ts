@@ -17,13 +17,14 @@ const READ_METHODS = new Set(['GET', 'HEAD'])
 
 /** The parameter's text in the OpenAPI document, shared by every operation (components.parameters.fields). */
 export const FIELDS_PARAMETER_DESCRIPTION =
-  'Answer with only these fields of the resource (of each item, in a list), comma-separated: `id,title,price`. ' +
+  'Answer with only these fields of the resource (of each item, in a list), comma-separated: `title,price`. Its ' +
   '`id` always comes along. A dot selects inside an embedded object or list: `variants.sku` answers each variant ' +
-  'with its `id` and `sku`. Unknown names are a 400 validation_error naming them. A list keeps its `meta`.'
+  'with its `id` and `sku`; `variants` alone answers them whole. An unknown name is a 400 validation_error naming ' +
+  'it and listing the known ones. A list keeps its `meta` (and cursor) whole.'
 
 function fieldsParameter({ names, list }: Selectable): Schema {
   const of = list === undefined ? 'the answer' : `each of \`${list}\``
-  return { type: 'string', maxLength: FIELDS_MAX_LENGTH, description: `Fields of ${of}: ${names.join(', ')}.` }
+  return { type: 'string', maxLength: FIELDS_MAX_LENGTH, description: `Only these fields of ${of}, comma-separated, nested with dots: ${names.join(', ')}.` }
 }
 
 /** The route's querystring with `fields` added: a new schema, as the querystring may be shared with other routes. */
