@@ -16,7 +16,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const READ_METHODS = new Set(['GET', 'HEAD'])
 
 /** The parameter's text in the OpenAPI document, shared by every operation (components.parameters.fields). */
-export const FIELDS_PARAMETER_DESCRIPTION =
+const FIELDS_PARAMETER_DESCRIPTION =
   'Answer with only these fields of the resource (of each item, in a list), comma-separated: `title,price`. Its ' +
   '`id` always comes along. A dot selects inside an embedded object or list: `variants.sku` answers each variant ' +
   'with its `id` and `sku`; `variants` alone answers them whole. An unknown name is a 400 validation_error naming ' +
