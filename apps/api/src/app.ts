@@ -16,6 +16,7 @@ import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
 import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
+import fieldSelectionPlugin from './plugins/field-selection.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
@@ -147,6 +148,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(databasePlugin, { main, catalog, listen })
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
+  // Before any route: each read gets `fields` as it is registered.
+  await app.register(fieldSelectionPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
   await app.register(rateLimitPlugin, {
     max: config.rateLimitMax,

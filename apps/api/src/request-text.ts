@@ -144,10 +144,19 @@ export function illFormedTextPaths(value: unknown): string[] {
   return found.sort()
 }
 
+const NO_PATHS: readonly string[] = []
+
+/** An object without a key (the query of a read without one): no text to check, found without allocating. */
+function isEmptyObject(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false
+  for (const _key in value) return false
+  return true
+}
+
 /** A validator that first refuses text that is not well-formed Unicode, naming each field, then runs `validate`. */
 export function withWellFormedText(validate: ValidateFunction): ValidateFunction {
   const checked = ((data: unknown, context?: Parameters<ValidateFunction>[1]) => {
-    const paths = illFormedTextPaths(data)
+    const paths = isEmptyObject(data) ? NO_PATHS : illFormedTextPaths(data)
     if (paths.length > 0) {
       checked.errors = paths.map(
         (instancePath): ErrorObject => ({

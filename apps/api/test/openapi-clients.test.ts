@@ -28,6 +28,7 @@ export const key: CompleteCheckout['parameters']['header']['idempotency-key'] = 
 
 export const code: components['schemas']['Error']['error']['code'] = 'insufficient_inventory'
 export const product = (created: operations['createProduct']['responses'][201]['content']['application/json']) => created.variants[0]?.sku
+export const selection: NonNullable<operations['getProduct']['parameters']['query']>['fields'] = 'title,variants.sku'
 
 type Paid = webhooks['order.paid']['post']['requestBody']['content']['application/json']
 export const onPaid = (event: Paid): [string, number] => [event.event, event.data.total]

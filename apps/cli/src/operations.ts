@@ -75,18 +75,30 @@ const VERBS_ON_ITEM: Record<string, string> = { get: 'get', patch: 'update', put
 const VERBS_ON_COLLECTION: Record<string, string> = { get: 'list', post: 'create', put: 'set', delete: 'delete' }
 
 type Schema = Record<string, unknown>
+interface Parameter {
+  in: string
+  name: string
+  required?: boolean
+  description?: string
+  schema?: Schema
+}
+/** A parameter defined once in components.parameters; its own description, if any, wins (OpenAPI 3.1). */
+interface ParameterReference {
+  $ref: string
+  description?: string
+}
 interface OpenApiOperation {
   /** Deprecated operations (aliases kept until their sunset) get no command. */
   deprecated?: boolean
   summary?: string
   description?: string
   security?: Array<Record<string, unknown>>
-  parameters?: Array<{ in: string; name: string; required?: boolean; description?: string; schema?: Schema }>
+  parameters?: Array<Parameter | ParameterReference>
   requestBody?: { content?: Record<string, { schema?: Schema }> }
 }
 export interface OpenApiDocument {
   paths: Record<string, Partial<Record<(typeof METHODS)[number], OpenApiOperation>>>
-  components?: { schemas?: Record<string, Schema> }
+  components?: { schemas?: Record<string, Schema>; parameters?: Record<string, Parameter> }
 }
 
 const isParam = (segment: string) => segment.startsWith('{')
@@ -121,6 +133,13 @@ function resolve(document: OpenApiDocument, schema: Schema | undefined): Schema 
     current = document.components?.schemas?.[name] ?? {}
   }
   return current
+}
+
+function parameterOf(document: OpenApiDocument, parameter: Parameter | ParameterReference): Parameter {
+  if (!('$ref' in parameter)) return parameter
+  const shared = document.components?.parameters?.[parameter.$ref.replace('#/components/parameters/', '')]
+  if (!shared) throw new Error(`The parameter ${parameter.$ref} is not in the document`)
+  return { ...shared, description: parameter.description ?? shared.description }
 }
 
 /** A schema without its `null` alternative, and whether it had one. */
@@ -187,7 +206,7 @@ export function deriveOperations(document: OpenApiDocument): Operation[] {
       const operation = item[method]
       if (!operation || operation.deprecated || SKIPPED.has(`${method.toUpperCase()} ${path}`)) continue
       const segments = path.split('/').filter(Boolean)
-      const parameters = operation.parameters ?? []
+      const parameters = (operation.parameters ?? []).map((parameter) => parameterOf(document, parameter))
       const query = parameters
         .filter((parameter) => parameter.in === 'query')
         .flatMap((parameter) => fieldsOf(document, parameter.name, { description: parameter.description, ...parameter.schema }, parameter.required ?? false))

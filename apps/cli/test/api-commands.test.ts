@@ -184,6 +184,11 @@ describe('catalog: categories, products, variants, images', () => {
     expect(table.stdout).toMatch(/^ID\s+TITLE/m)
     expect(table.stdout).toContain('Fell runner')
     expect(table.stdout).toContain('Page 1 of 1 (1 in all)')
+    // --fields comes from the contract's shared parameter: only the fields asked for, and the id.
+    expect(await json(['products', 'get', product.id, '--fields', 'title,price'])).toEqual({ id: product.id, title: 'Fell runner', price: 79.5 })
+    const selected = await commerce(['products', 'list', '--search', 'fell', '--fields', 'title'])
+    expect(selected.stdout).toMatch(/^ID\s+TITLE\s*$/m)
+    expect(selected.stdout).toContain('Page 1 of 1 (1 in all)')
 
     const variant = await json<{ id: string }>(['products', 'variants', 'create', product.id, '--title', 'UK 9', '--options', '{"size":"9"}'])
     await json(['products', 'variants', 'update', product.id, variant.id, '--inventory-quantity', '3'])

@@ -10,6 +10,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js'
 import { isStoredStatus } from '../idempotency.js'
 import { canonicalOrder, hoistNamedSchemas } from '../openapi/components.js'
 import { addWebhooks, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js'
+import { shareFieldsParameter } from './field-selection.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -252,10 +253,11 @@ function errorSchema() {
   }
 }
 
-/** The document as served and committed (openapi.json): common answers, webhooks, named schemas, a stable order. */
+/** The document as served and committed (openapi.json): common answers, webhooks, the shared `fields`, named schemas, a stable order. */
 function finishDocument(built: Record<string, unknown>): Record<string, unknown> {
   // A copy: @fastify/swagger's document shares objects with the routes' schemas.
   const document = withCommonResponses(JSON.parse(JSON.stringify(built)) as Record<string, unknown>)
+  shareFieldsParameter(document)
   addWebhooks(document)
   hoistNamedSchemas(document)
   return canonicalOrder(document)
