@@ -120,11 +120,9 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
   }
 
   private open(): void {
-    const url = new URL(this.options.url.replace(/^http/, 'ws'))
     const resumeAfter = this.lastEventId ?? this.listeningSince
-    if (resumeAfter) url.searchParams.set('since', resumeAfter)
     const bearer = this.options.bearer()
-    const socket = new this.WebSocket(url.toString(), bearer ? ['access_token', bearer] : undefined)
+    const socket = new this.WebSocket(this.options.url.replace(/^http/, 'ws'), bearer ? ['access_token', bearer] : undefined)
     this.socket = socket
     let opened = false
     let lastMessageAt = Date.now()
@@ -166,13 +164,19 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
     switch (message.type) {
       case 'ready':
         this.failures = 0
-        if (events) socket.send(JSON.stringify({ type: 'subscribe', events }))
         this.options.onStatus?.({ type: 'open', resumedAfter: resumeAfter })
         this.listeningSince ??= idOfNow()
+        // The resume follows the subscription, so that the replay holds only the kinds asked for
+        // (the server skips in it the events it already sent live on this connection).
+        if (events) socket.send(JSON.stringify({ type: 'subscribe', events }))
+        else if (resumeAfter) socket.send(JSON.stringify({ type: 'resume', after: resumeAfter }))
+        return
+      case 'subscribed':
+        if (resumeAfter) socket.send(JSON.stringify({ type: 'resume', after: resumeAfter }))
         return
       case 'event':
         if (this.lastEventId === undefined || message.id > this.lastEventId) this.lastEventId = message.id
-        // Until the server confirms the subscription (and during a replay asked for before it) it sends every kind.
+        // Until the server confirms the subscription it sends every kind.
         if (!events || matches(events, message.event)) this.push(message)
         return
       case 'resumed':
