@@ -5,33 +5,25 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ChildProcess } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createApiKey, createDb, createUser, type DatabaseHandle } from '@commerce/db'
-import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-import { apiKeyLookupPrefix, generateApiKey, hashApiKey, hashPassword } from '@commerce/domain'
-// The real API and worker processes, started as the CLI's tests start them: a test harness, not a runtime import.
-// eslint-disable-next-line no-restricted-imports
-import { startApi, startWorker, stopProcess } from '../../../apps/api/test/processes.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApiKey } from '@commerce/db'
+import { apiKeyLookupPrefix, generateApiKey, hashApiKey } from '@commerce/domain'
 import { CommerceError, createClient, type CommerceClient } from '../src/index.js'
 import { constructWebhookEvent, verify, WebhookVerificationError } from '../src/webhooks.js'
+import { ADMIN, startService, type Service } from './service.js'
 
-const ADMIN = { email: 'sdk-admin@example.com', password: 'correct horse battery staple' }
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' as const }
 const VISA = { payment: { method: 'card', token: 'tok_visa' } }
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 
-let database: TestDatabase
-let handle: DatabaseHandle
-let api: ChildProcess
-let worker: ChildProcess
+let service: Service
 let baseUrl: string
 let admin: CommerceClient
 
 /** An API key stored as `commerce api-keys create` stores it; `rateLimit` per window (2 s here). */
 async function apiKey(scopes: string[], rateLimit: number | null = null): Promise<string> {
   const key = generateApiKey()
-  await createApiKey(handle.db, { name: `sdk ${scopes}`, prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes, rateLimitPerMinute: rateLimit })
+  await createApiKey(service.handle.db, { name: `sdk ${scopes}`, prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes, rateLimitPerMinute: rateLimit })
   return key
 }
 
@@ -49,21 +41,11 @@ function recordingFetch() {
 const rejection = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected a CommerceError'), (error: unknown) => error as CommerceError)
 
 beforeAll(async () => {
-  database = await createTestDatabase(inject('adminUrl'), inject('template'))
-  handle = createDb({ url: database.url, poolMax: 2 })
-  await createUser(handle.db, { email: ADMIN.email, passwordHash: await hashPassword(ADMIN.password, 1024), role: 'admin' })
   // A short rate-limit window, so a 429's Retry-After is a second or two.
-  ;({ baseUrl, process: api } = await startApi(database.url, { RATE_LIMIT_WINDOW: '2s' }))
-  worker = startWorker(database.url)
-  admin = createClient({ baseUrl })
-  await admin.signIn(ADMIN)
+  service = await startService({ env: { RATE_LIMIT_WINDOW: '2s' }, worker: true })
+  ;({ baseUrl, admin } = service)
 })
-
-afterAll(async () => {
-  await Promise.all([stopProcess(api), stopProcess(worker)])
-  await handle?.close()
-  await database?.drop()
-})
+afterAll(() => service?.stop())
 
 describe('credentials', () => {
   it('signIn exchanges email and password for a token (login) that the next calls carry', async () => {

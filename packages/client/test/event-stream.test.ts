@@ -4,42 +4,24 @@
  * events arrive as they commit, and after a forced disconnect the stream reconnects and resumes
  * with the events of the outage, none lost, none twice.
  */
-import type { ChildProcess } from 'node:child_process'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { createDb, createUser } from '@commerce/db'
-import { createTestDatabase, startDatabaseProxy, type DatabaseProxy, type TestDatabase } from '@commerce/db/testing'
-import { hashPassword } from '@commerce/domain'
-// The real API process, started as the CLI's tests start it: a test harness, not a runtime import.
-// eslint-disable-next-line no-restricted-imports
-import { startApi, stopProcess } from '../../../apps/api/test/processes.js'
-import { createClient, type CommerceClient, type StreamedEvent, type StreamStatus } from '../src/index.js'
+import { startDatabaseProxy, type DatabaseProxy } from '@commerce/db/testing'
+import { createClient, type StreamedEvent, type StreamStatus } from '../src/index.js'
+import { startService, type Service } from './service.js'
 
-const ADMIN = { email: 'stream-admin@example.com', password: 'correct horse battery staple' }
-
-let database: TestDatabase
-let api: ChildProcess
-let baseUrl: string
-let admin: CommerceClient
-let token: string
+let service: Service
 /** Any TCP proxy will do for HTTP and WebSocket alike; the database package's fault-test one is at hand. */
 let proxy: DatabaseProxy
 
 beforeAll(async () => {
-  database = await createTestDatabase(inject('adminUrl'), inject('template'))
-  const handle = createDb({ url: database.url, poolMax: 1 })
-  await createUser(handle.db, { email: ADMIN.email, passwordHash: await hashPassword(ADMIN.password, 1024), role: 'admin' })
-  await handle.close()
-  ;({ baseUrl, process: api } = await startApi(database.url))
-  proxy = await startDatabaseProxy(new URL(baseUrl))
-  admin = createClient({ baseUrl })
-  token = (await admin.signIn(ADMIN)).token
+  service = await startService()
+  proxy = await startDatabaseProxy(new URL(service.baseUrl))
 })
 
 afterAll(async () => {
   await proxy?.close()
-  await stopProcess(api)
-  await database?.drop()
+  await service?.stop()
 })
 
 /** Reads a stream into an array until it ends; `done` settles with the iteration. */
@@ -51,12 +33,12 @@ function collect(stream: AsyncIterable<StreamedEvent>) {
   return { events, done }
 }
 
-const newProduct = (title: string) => admin.createProduct({ title, price: 10, currency: 'USD' })
+const newProduct = (title: string) => service.admin.createProduct({ title, price: 10, currency: 'USD' })
 
 describe('streamEvents', () => {
   it('receives the events it subscribed to, and after a forced disconnect resumes with those of the outage: no gap, no duplicate', async () => {
     const statuses: StreamStatus[] = []
-    const stream = createClient({ baseUrl: proxy.url, auth: { token } }).streamEvents({
+    const stream = createClient({ baseUrl: proxy.url, auth: { token: service.token } }).streamEvents({
       events: ['product.*'],
       WebSocket,
       reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
@@ -69,7 +51,7 @@ describe('streamEvents', () => {
     const expected: [string, string][] = []
     for (const title of ['Live 1', 'Live 2']) expected.push(['product.created', (await newProduct(title)).id])
     // Not a product event: left out by the subscription.
-    await admin.createCustomer({ email: 'not-streamed@example.com' })
+    await service.admin.createCustomer({ email: 'not-streamed@example.com' })
     await expect.poll(() => events.length).toBe(2)
     const beforeOutage = stream.lastEventId
 
@@ -77,7 +59,7 @@ describe('streamEvents', () => {
     proxy.cut()
     await expect.poll(() => statuses.filter((status) => status.type === 'dropped').length).toBeGreaterThanOrEqual(2)
     for (const title of ['Outage 1', 'Outage 2', 'Outage 3']) expected.push(['product.created', (await newProduct(title)).id])
-    await admin.updateProduct(expected[2]![1], { title: 'Outage 1, renamed' })
+    await service.admin.updateProduct(expected[2]![1], { title: 'Outage 1, renamed' })
     expected.push(['product.updated', expected[2]![1]])
     proxy.refuse(false)
 
@@ -99,10 +81,10 @@ describe('streamEvents', () => {
   it('starts after `since`: the events after that id first, then live ones', async () => {
     const first = await newProduct('Since 1')
     // The newest first: the event of 'Since 1'.
-    const since = (await admin.listEvents({ event: 'product.created', per_page: 1 })).events[0]!.id
+    const since = (await service.admin.listEvents({ event: 'product.created', per_page: 1 })).events[0]!.id
     const second = await newProduct('Since 2')
     const statuses: StreamStatus[] = []
-    const stream = createClient({ baseUrl, auth: { token } }).streamEvents({ events: ['product.created'], since, WebSocket, onStatus: (status) => statuses.push(status) })
+    const stream = createClient({ baseUrl: service.baseUrl, auth: { token: service.token } }).streamEvents({ events: ['product.created'], since, WebSocket, onStatus: (status) => statuses.push(status) })
     const { events, done } = collect(stream)
     await expect.poll(() => statuses.find((status) => status.type === 'resumed')).toEqual({ type: 'resumed', after: since, count: 1 })
     const third = await newProduct('Since 3')
@@ -114,7 +96,7 @@ describe('streamEvents', () => {
 
   it('ends the iteration with the API’s refusal of the credential (401), without retrying', async () => {
     const statuses: StreamStatus[] = []
-    const stream = createClient({ baseUrl, auth: { token: 'not-a-token' } }).streamEvents({ WebSocket, onStatus: (status) => statuses.push(status) })
+    const stream = createClient({ baseUrl: service.baseUrl, auth: { token: 'not-a-token' } }).streamEvents({ WebSocket, onStatus: (status) => statuses.push(status) })
     await expect(collect(stream).done).rejects.toMatchObject({ name: 'CommerceError', status: 401, code: 'unauthorized' })
     expect(statuses).toEqual([])
   })

@@ -3,16 +3,13 @@
  * project outside the workspace, then imported from plain JavaScript (both entries) against the
  * real API, and type-checked from TypeScript through its exports map.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
-// The real API process, started as the CLI's tests start it: a test harness, not a runtime import.
-// eslint-disable-next-line no-restricted-imports
-import { startApi, stopProcess } from '../../../apps/api/test/processes.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startService, type Service } from './service.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
@@ -21,9 +18,7 @@ const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 
 let project: string
 let installed: string
-let database: TestDatabase
-let api: ChildProcess
-let baseUrl: string
+let service: Service
 
 const run = (command: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
   execFileSync(command, args, { cwd: project, encoding: 'utf8', stdio: 'pipe', env })
@@ -54,13 +49,11 @@ beforeAll(async () => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_)/i.test(name)))
   run('npm', ['install', '--no-audit', '--no-fund', '--silent', join(packs, tarball!)], env)
   installed = join(project, 'node_modules/@commerce/client')
-  database = await createTestDatabase(inject('adminUrl'), inject('template'))
-  ;({ baseUrl, process: api } = await startApi(database.url))
+  service = await startService()
 }, 180_000)
 
 afterAll(async () => {
-  await stopProcess(api)
-  await database?.drop()
+  await service?.stop()
   if (project) rmSync(project, { recursive: true, force: true })
 })
 
@@ -82,7 +75,7 @@ describe('the packed @commerce/client', () => {
 
   it('runs from plain JavaScript against the API: calls, a typed error, a verified webhook', () => {
     writeFileSync(join(project, 'use.mjs'), USE)
-    expect(JSON.parse(run('node', ['use.mjs', baseUrl]))).toEqual({ health: 'ok', products: 0, error: [404, 'not_found'], event: 'order.paid' })
+    expect(JSON.parse(run('node', ['use.mjs', service.baseUrl]))).toEqual({ health: 'ok', products: 0, error: [404, 'not_found'], event: 'order.paid' })
   })
 
   it('type-checks from TypeScript through its exports map and .d.ts files', { timeout: 120_000 }, () => {
