@@ -4,11 +4,14 @@
 // client with its next build and shows in review once, in openapi.json:
 //   contract.ts    the document's types (openapi-typescript): components, operations, webhooks
 //   operations.ts  the method table: per operationId, what the runtime needs to call it
+// `node scripts/generate.js [document] [folder]` reads and writes elsewhere (the type tests do).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
 
-const document = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8'))
-const out = new URL('../src/generated/', import.meta.url)
+const [documentPath, outPath] = process.argv.slice(2)
+const document = JSON.parse(readFileSync(documentPath ?? new URL('../../../openapi.json', import.meta.url), 'utf8'))
+const out = outPath ? pathToFileURL(`${outPath}/`) : new URL('../src/generated/', import.meta.url)
 const METHODS = ['get', 'put', 'post', 'patch', 'delete']
 const HEADER = '// Generated from openapi.json by scripts/generate.js at build time: do not edit.\n'
 
@@ -86,4 +89,4 @@ writeFileSync(
   new URL('operations.ts', out),
   `${HEADER}export const OPERATIONS = {\n${Object.entries(sorted).map(([id, spec]) => `  ${id}: ${JSON.stringify(spec)},\n`).join('')}} as const\n`,
 )
-console.log(`src/generated/: ${Object.keys(sorted).length} operations`)
+console.log(`${outPath ?? 'src/generated'}/: ${Object.keys(sorted).length} operations`)

@@ -136,12 +136,14 @@ export function createClient(options: ClientOptions): CommerceClient {
 
   function paginate<K extends ListOperationId>(operationId: K, ...args: OperationArgs<K>): Pages<K> {
     const spec: OperationSpec = OPERATIONS[operationId]
-    const { items, cursor } = spec.list!
+    const { items: itemsKey, cursor } = spec.list!
     const at = spec.pathParams.length
-    const query = { ...(args[at] as Record<string, QueryValue> | undefined) }
+    const given = args[at] as Record<string, QueryValue> | undefined
     // Cursor mode unless a page was asked for: rows added or removed meanwhile shift no page.
-    const byCursor = cursor && query.page === undefined
+    const byCursor = cursor && given?.page === undefined
+    // Each walk starts from the query given.
     async function* pages(): AsyncGenerator<OperationResult<K>> {
+      const query = { ...given }
       if (byCursor) query.after ??= ''
       let page = Number(query.page ?? 1)
       for (;;) {
@@ -161,7 +163,7 @@ export function createClient(options: ClientOptions): CommerceClient {
     return {
       [Symbol.asyncIterator]: pages,
       async *items() {
-        for await (const page of pages()) yield* (page as unknown as Record<string, ListItem<K>[]>)[items]!
+        for await (const page of pages()) yield* (page as unknown as Record<string, ListItem<K>[]>)[itemsKey]!
       },
     }
   }

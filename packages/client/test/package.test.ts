@@ -62,7 +62,7 @@ describe('the packed @commerce/client', () => {
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>
     expect(manifest).not.toHaveProperty('dependencies')
     expect(manifest).not.toHaveProperty('peerDependencies')
-    expect(readdirSync(installed).sort()).toEqual(['dist', 'package.json'])
+    expect(readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json'])
     expect(readdirSync(join(project, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@commerce'])
   })
 

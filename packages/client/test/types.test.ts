@@ -1,9 +1,11 @@
 /**
  * The client's types, as a TypeScript user gets them from the built .d.ts files: methods by
  * operationId with the document's bodies, query parameters and answers compile, and what the
- * contract does not allow does not.
+ * contract does not allow does not. And a query parameter the document gains reaches its method
+ * once the client is generated again, with no change to the client's code.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,48 +47,80 @@ export async function shop(): Promise<string> {
 const WRONG = [
   `await client.createProduct({ price: 1 })`,
   `await client.completeCheckout('id', { payment: { method: 'card' } })`,
-  `await client.getProduct()`,
+  `await client.deleteProduct()`,
   `await client.listProducts({ status: 'paid' })`,
-  `await client.getProduct('id', { idempotencyKey: 'not-taken-here-0001' })`,
+  `await client.deleteProduct('id', { idempotencyKey: 'not-taken-here-0001' })`,
   `client.paginate('getProduct', 'id')`,
   `client.streamEvents({ events: ['order.shiped'] })`,
   `export const code: CommerceError['code'] = 'no_such_code'`,
 ]
 
-let errors: Record<'right' | 'wrong', string[]>
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
+const CONTRACT = join(PACKAGE, '../../openapi.json')
+type File = 'right' | 'wrong' | 'regenerated'
+let errors: Record<File, string[]>
 
-/** One compiler run for both files (each run takes seconds): its errors per file, as `<line>: <message>`. */
-function compile(sources: Record<'right' | 'wrong', string>): Record<'right' | 'wrong', string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'commerce-client-types-'))
-  try {
-    const files = Object.entries(sources).map(([name, source]) => {
-      writeFileSync(join(dir, `${name}.ts`), source)
-      return join(dir, `${name}.ts`)
-    })
-    const program = ts.createProgram(files, {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.asynciterable.d.ts'],
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      types: [],
-    })
-    const found: Record<'right' | 'wrong', string[]> = { right: [], wrong: [] }
-    for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
-      const file = diagnostic.file?.fileName.endsWith('wrong.ts') ? 'wrong' : 'right'
-      const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1 : 0
-      found[file].push(`${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`)
-    }
-    return found
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
+/**
+ * The client's source beside a copy of the contract in which getProduct takes `fields` (as a
+ * comma-separated string, unless the contract has it already), generated as the build does:
+ * its index.ts, to import.
+ */
+function regeneratedClient(dir: string): string {
+  const document = JSON.parse(readFileSync(CONTRACT, 'utf8')) as { paths: Record<string, { get: { parameters?: { name: string }[] } }> }
+  const getProduct = document.paths['/api/v1/products/{id}']!.get
+  getProduct.parameters ??= []
+  if (!getProduct.parameters.some((parameter) => parameter.name === 'fields')) {
+    getProduct.parameters.push({ in: 'query', name: 'fields', required: false, schema: { type: 'string', maxLength: 1000 } } as never)
   }
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document))
+  cpSync(join(PACKAGE, 'src'), join(dir, 'src'), { recursive: true, filter: (source) => !source.includes('generated') })
+  execFileSync(process.execPath, [join(PACKAGE, 'scripts/generate.js'), join(dir, 'openapi.json'), join(dir, 'src/generated')], { stdio: 'pipe' })
+  return join(dir, 'src/index.js')
+}
+
+/** One compiler run for every file (each run takes seconds): its errors per file, as `<line>: <message>`. */
+function compile(dir: string, sources: Record<File, string>): Record<File, string[]> {
+  const files = Object.entries(sources).map(([name, source]) => {
+    writeFileSync(join(dir, `${name}.ts`), source)
+    return join(dir, `${name}.ts`)
+  })
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.asynciterable.d.ts'],
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+  })
+  const found: Record<File, string[]> = { right: [], wrong: [], regenerated: [] }
+  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+    const name = (Object.keys(found) as File[]).find((file) => diagnostic.file?.fileName === join(dir, `${file}.ts`)) ?? 'right'
+    const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1 : 0
+    found[name].push(`${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`)
+  }
+  return found
 }
 
 beforeAll(() => {
-  errors = compile({ right: CLIENT, wrong: `${IMPORTS}${WRONG.join('\n')}\n` })
-}, 60_000)
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-client-types-'))
+  try {
+    const regenerated = regeneratedClient(dir)
+    errors = compile(dir, {
+      right: CLIENT,
+      wrong: `${IMPORTS}${WRONG.join('\n')}\n`,
+      regenerated: [
+        `import { createClient } from '${regenerated}'`,
+        `const client = createClient({ baseUrl: 'http://localhost:3000' })`,
+        `export const chosen = await client.getProduct('id', { fields: ['id', 'title'] })`,
+        `export const joined = await client.getProduct('id', { fields: 'id,title' }, { retry: false })`,
+        `export const misspelt = await client.getProduct('id', { field: 'id' })`,
+      ].join('\n'),
+    })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 120_000)
 
 describe('the client’s types (dist/*.d.ts)', () => {
   test('compile a storefront’s calls: bodies, query parameters, answers, errors, stream and webhook events', () => {
@@ -104,5 +138,10 @@ describe('the client’s types (dist/*.d.ts)', () => {
     expect(wrong[5]).toMatch(/"getProduct"/)
     expect(wrong[6]).toMatch(/"order.shiped"/)
     expect(wrong[7]).toMatch(/"no_such_code"/)
+  })
+
+  test('take a query parameter the document gains (getProduct’s `fields`) once generated again, an array of strings included', () => {
+    expect(errors.regenerated).toHaveLength(1)
+    expect(errors.regenerated[0]).toMatch(/^5: .*'field' does not exist/)
   })
 })
