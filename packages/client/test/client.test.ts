@@ -3,6 +3,7 @@
  * typed errors, a checkout whose lost answer is retried with the same automatic Idempotency-Key,
  * retries after 429, pagination in both modes, and a webhook delivery verified on a receiver.
  */
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -46,6 +47,15 @@ beforeAll(async () => {
   ;({ baseUrl, admin } = service)
 })
 afterAll(() => service?.stop())
+
+describe('methods', () => {
+  it('has one for every operation of openapi.json, by operationId (the WebSocket is streamEvents)', () => {
+    const document = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> }
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.operationId ?? []))
+    expect(ids.length).toBeGreaterThanOrEqual(105)
+    expect(ids.filter((id) => typeof (admin as unknown as Record<string, unknown>)[id] !== 'function')).toEqual([])
+  })
+})
 
 describe('credentials', () => {
   it('signIn exchanges email and password for a token (login) that the next calls carry', async () => {
