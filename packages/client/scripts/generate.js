@@ -15,8 +15,8 @@ const out = outPath ? pathToFileURL(`${outPath}/`) : new URL('../src/generated/'
 const METHODS = ['get', 'put', 'post', 'patch', 'delete']
 const HEADER = '// Generated from openapi.json by scripts/generate.js at build time: do not edit.\n'
 
-/** The schema a $ref points to, or the schema itself. */
-const resolve = (schema) => (schema?.$ref ? document.components.schemas[schema.$ref.split('/').at(-1)] : schema)
+/** What a local $ref (`#/components/…`) points to, or the object itself. */
+const resolve = (object) => (object?.$ref ? object.$ref.split('/').slice(1).reduce((node, key) => node[key], document) : object)
 
 /** 'required', 'optional', or undefined when there is none. */
 const presence = (items) => (items.length === 0 ? undefined : items.some((item) => item.required) ? 'required' : 'optional')
@@ -36,7 +36,8 @@ function listOf(operation, query) {
 
 /** One row of the method table: the runtime's whole knowledge of an operation. */
 function specOf(path, method, operation) {
-  const parameters = operation.parameters ?? []
+  // Shared parameters (`fields`) are references to components.parameters.
+  const parameters = (operation.parameters ?? []).map(resolve)
   const query = parameters.filter((parameter) => parameter.in === 'query')
   const spec = {
     method: method.toUpperCase(),

@@ -197,6 +197,17 @@ describe('pagination', () => {
     ])
   })
 
+  it('selects fields on a read and on each item of a list, given as an array', async () => {
+    const one = await admin.getProduct(ids[0]!, { fields: ['title', 'price'] })
+    expect(one).toEqual({ id: ids[0], title: 'Paginated mug 1', price: 1 })
+    const page = await admin.listProducts({ search: 'paginated', per_page: 2, fields: ['title', 'categories.name'] })
+    expect(page.products.map((product) => Object.keys(product).sort())).toEqual([
+      ['categories', 'id', 'title'],
+      ['categories', 'id', 'title'],
+    ])
+    expect(page.meta).toMatchObject({ per_page: 2, total: 7 })
+  })
+
   it('sends an array given for a string query parameter comma-separated', async () => {
     const { calls, fetch } = recordingFetch()
     await createClient({ baseUrl, fetch }).listProducts({ search: ['paginated', 'mug'] })
