@@ -4,6 +4,7 @@
  * close() or Ctrl-C, and (for listen) opens it again with backoff when it drops.
  */
 import { Errors } from '@oclif/core'
+import { eventKindsOf } from '@commerce/domain'
 import { WebSocket } from 'undici'
 import { ApiRequestError, apiUrl, callApi, type Connection } from './api-client.js'
 
@@ -123,6 +124,9 @@ export class EventStream {
        */
       let after: string | undefined
       let failures = 0
+      // Until the server confirms a subscription the channel sends every kind, and an event sent
+      // then is not replayed by a resume: the kinds asked for are handed on from the first message.
+      const wanted = this.options.events && new Set(this.options.events.flatMap(eventKindsOf))
 
       const retryAfter = (reason: string) => {
         const delayMs = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** failures++)
@@ -136,9 +140,6 @@ export class EventStream {
         this.socket = socket
         let opened = false
         let refused: Error | undefined
-        // With events, nothing is handed on until the server confirms the subscription, and only
-        // the kinds it confirmed: until then the channel sends every kind.
-        let kinds: Set<string> | undefined
         const listening = (confirmed: string[] | undefined) => {
           failures = 0
           this.options.onListening({ kinds: confirmed, reconnected: listened })
@@ -158,7 +159,6 @@ export class EventStream {
             if (this.options.events) socket.send(JSON.stringify({ type: 'subscribe', events: this.options.events }))
             else listening(undefined)
           } else if (parsed.type === 'subscribed') {
-            kinds = new Set(parsed.events)
             listening(parsed.events)
           } else if (parsed.type === 'resumed') {
             this.options.onResumed?.({ after: after!, count: parsed.count })
@@ -170,7 +170,7 @@ export class EventStream {
             socket.close(1000)
           } else if (parsed.type === 'event') {
             if (!after || parsed.id > after) after = parsed.id
-            if (!this.options.events || kinds?.has(parsed.event)) this.options.onEvent(parsed)
+            if (!wanted || wanted.has(parsed.event)) this.options.onEvent(parsed)
           }
         })
         socket.addEventListener('close', (event) => {

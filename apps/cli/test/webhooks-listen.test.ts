@@ -6,7 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -148,6 +148,33 @@ const standardHeaders = (headers: IncomingHttpHeaders) => ({
   'webhook-timestamp': String(headers['webhook-timestamp']),
   'webhook-signature': String(headers['webhook-signature']),
 })
+
+/**
+ * A TCP proxy to the API that holds what the client sends once the API has answered its upgrade:
+ * the client has its `ready` but the API not yet its `subscribe`, until release().
+ */
+async function holdingProxy(): Promise<{ url: string; fromApi: () => string; release: () => void }> {
+  let fromApi = ''
+  let held: Socket | undefined
+  const server = createTcpServer((client) => {
+    const upstream = connect(apiPort, '127.0.0.1')
+    client.on('data', (chunk: Buffer) => upstream.write(chunk))
+    upstream.on('data', (chunk: Buffer) => {
+      fromApi += chunk.toString('latin1')
+      if (!held) (held = client).pause()
+      client.write(chunk)
+    })
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    fromApi: () => fromApi,
+    release: () => held?.resume(),
+  }
+}
 
 beforeAll(async () => {
   database = await createTestDatabase(inject('adminUrl'), inject('template'))
@@ -318,6 +345,28 @@ describe('commerce webhooks listen', () => {
     expect(local.requests.map((request) => (JSON.parse(request.body.toString('utf8')) as { data: { id: string } }).data.id)).toEqual([missedId, product.id])
     expect(listening.process.exitCode).toBeNull()
     expect(await listening.interrupt()).toBe(0)
+  })
+
+  it('forwards an event of the kinds asked for that arrives before the API confirms the subscription, and only those', async () => {
+    const local = await startReceiver()
+    const proxy = await holdingProxy()
+    const child = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--forward-to', local.url, '--events', 'product.created'], {
+      env: { ...cliEnv(), COMMERCE_BASE_URL: proxy.url },
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    cleanups.push(() => stopProcess(child))
+    await until(() => proxy.fromApi().includes('"ready"'), 'the upgrade and ready')
+    // The subscribe is held: the channel still sends every kind, and these two go out live.
+    const early = await createProduct('Before the subscription')
+    const customer = await call<{ id: string }>('POST', '/api/v1/customers', { email: 'early@example.com', first_name: 'Early', last_name: 'Bird' })
+    await until(() => proxy.fromApi().includes(early.id) && proxy.fromApi().includes(customer.id), 'both events on the socket')
+    proxy.release()
+    await until(() => stderr.includes('Ready: forwarding'), 'the subscription')
+    const later = await createProduct('After the subscription')
+    await until(() => local.requests.length >= 2, 'the forwarded requests')
+    expect(local.requests.map((request) => (JSON.parse(request.body.toString('utf8')) as { data: { id: string } }).data.id)).toEqual([early.id, later.id])
+    child.kill('SIGINT')
   })
 
   it('refuses a --forward-to that is not an http(s) URL, before connecting', async () => {
