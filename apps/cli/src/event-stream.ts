@@ -126,7 +126,7 @@ export class EventStream {
       let failures = 0
       // Until the server confirms a subscription the channel sends every kind, and an event sent
       // then is not replayed by a resume: the kinds asked for are handed on from the first message.
-      const wanted = this.options.events && new Set(this.options.events.flatMap(eventKindsOf))
+      const wanted = this.options.events && new Set<string>(this.options.events.flatMap(eventKindsOf))
 
       const retryAfter = (reason: string) => {
         const delayMs = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** failures++)
