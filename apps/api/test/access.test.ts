@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { describe, expect, vi } from 'vitest'
 import { SCOPE_RESOURCES } from '@commerce/domain'
 import { ACCESS, PUBLIC, type Access, type Scope } from '../src/access.js'
 import accessPlugin from '../src/plugins/access.js'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 // Every route each Fastify instance registers, seen by an onRoute hook added before anything else:
 // a record kept apart from the access plugin's own.
@@ -46,19 +46,9 @@ const scoped = entries.flatMap((entry) =>
 /** Reads the Authorization header itself (HTTP Basic): a bearer token means nothing to it. */
 const TOKEN_ENDPOINT = 'POST /api/v1/oauth/token'
 
-let ctx: TestContext
-let customerToken: string
-let adminToken: string
-beforeAll(async () => {
-  ctx = await createTestContext()
-  customerToken = (await ctx.signIn('customer')).token
-  adminToken = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
 const keys = new Map<string, Promise<string>>()
 /** One API key per set of scopes, made on first use. */
-function keyWith(...scopes: string[]): Promise<string> {
+function keyWith(ctx: TestContext, ...scopes: string[]): Promise<string> {
   let key = keys.get(scopes.join(' '))
   if (!key) {
     key = ctx.createApiKey(scopes).then((created) => created.key)
@@ -74,7 +64,7 @@ function unrelatedTo(required: Scope): Scope {
 }
 
 /** The route with its path parameters filled (random UUIDs: no such record) and `{}` as a write's body. */
-function send({ method, url }: Entry, token?: string, headers: Record<string, string> = {}) {
+function send(ctx: TestContext, { method, url }: Entry, token?: string, headers: Record<string, string> = {}) {
   const path = url.replace(/:\w+/g, () => randomUUID()).replace('*', 'nothing-here.js')
   const payload = ['POST', 'PUT', 'PATCH'].includes(method) ? { payload: {} } : {}
   return ctx.request({ method: method as 'GET', url: path, token, headers, ...payload })
@@ -94,34 +84,34 @@ function expectThrough(response: LightMyRequestResponse, who: string) {
 
 describe('routes that need a scope', () => {
   for (const entry of scoped) {
-    test(`${entry.key}: 401 anonymous, 403 another scope, through with ${entry.scope}, *${entry.scope.endsWith(':read') ? ' or read' : ''}`, async () => {
-      expectRefused(await send(entry), 401, 'anonymous')
-      expectRefused(await send(entry, await keyWith(unrelatedTo(entry.scope))), 403, `a key with ${unrelatedTo(entry.scope)}`)
-      expectThrough(await send(entry, await keyWith(entry.scope)), `a key with ${entry.scope}`)
-      expectThrough(await send(entry, await keyWith('*')), 'a key with *')
-      expectThrough(await send(entry, adminToken), 'an admin')
-      if (entry.scope.endsWith(':read')) expectThrough(await send(entry, await keyWith('read')), 'a key with read')
-      if (entry.customersPass) expectThrough(await send(entry, customerToken), 'a customer (its own records only)')
-      else expectRefused(await send(entry, customerToken), 403, 'a customer')
+    test(`${entry.key}: 401 anonymous, 403 another scope, through with ${entry.scope}, *${entry.scope.endsWith(':read') ? ' or read' : ''}`, async ({ ctx, admin, customer }) => {
+      expectRefused(await send(ctx, entry), 401, 'anonymous')
+      expectRefused(await send(ctx, entry, await keyWith(ctx, unrelatedTo(entry.scope))), 403, `a key with ${unrelatedTo(entry.scope)}`)
+      expectThrough(await send(ctx, entry, await keyWith(ctx, entry.scope)), `a key with ${entry.scope}`)
+      expectThrough(await send(ctx, entry, await keyWith(ctx, '*')), 'a key with *')
+      expectThrough(await send(ctx, entry, admin), 'an admin')
+      if (entry.scope.endsWith(':read')) expectThrough(await send(ctx, entry, await keyWith(ctx, 'read')), 'a key with read')
+      if (entry.customersPass) expectThrough(await send(ctx, entry, customer), 'a customer (its own records only)')
+      else expectRefused(await send(ctx, entry, customer), 403, 'a customer')
     })
   }
 })
 
 describe('routes for anyone signed in', () => {
   for (const entry of entries.filter(({ access }) => access.kind === 'signed_in')) {
-    test(`${entry.key}: 401 anonymous, through with a customer's token`, async () => {
-      expectRefused(await send(entry), 401, 'anonymous')
-      expectThrough(await send(entry, customerToken), 'a customer')
+    test(`${entry.key}: 401 anonymous, through with a customer's token`, async ({ ctx, customer }) => {
+      expectRefused(await send(ctx, entry), 401, 'anonymous')
+      expectThrough(await send(ctx, entry, customer), 'a customer')
     })
   }
 })
 
 describe('public routes', () => {
   for (const entry of entries.filter(({ access }) => access === PUBLIC)) {
-    test(`${entry.key}: through anonymous${entry.key === TOKEN_ENDPOINT ? '' : '; 401 with a bad bearer token'}`, async () => {
-      expectThrough(await send(entry), 'anonymous')
+    test(`${entry.key}: through anonymous${entry.key === TOKEN_ENDPOINT ? '' : '; 401 with a bad bearer token'}`, async ({ ctx }) => {
+      expectThrough(await send(ctx, entry), 'anonymous')
       if (entry.key === TOKEN_ENDPOINT) return
-      const refused = await send(entry, 'not-a-token')
+      const refused = await send(ctx, entry, 'not-a-token')
       expectRefused(refused, 401, 'a bad bearer token')
       expect(refused.json().error.message).toBe('The access token is malformed, expired or invalid')
     })
@@ -131,13 +121,13 @@ describe('public routes', () => {
 describe('the guard answers first', () => {
   const createProduct = { method: 'POST' as const, url: '/api/v1/products' }
 
-  test('before body validation: an invalid body is 401 anonymous and 403 for an API key without the scope', async () => {
+  test('before body validation: an invalid body is 401 anonymous and 403 for an API key without the scope', async ({ ctx }) => {
     await ctx.expectError(401, 'unauthorized', { ...createProduct, payload: { title: 5 } })
-    await ctx.expectError(403, 'forbidden', { ...createProduct, payload: { title: 5 }, token: await keyWith('products:read') })
-    await ctx.expectError(400, 'validation_error', { ...createProduct, payload: { title: 5 }, token: await keyWith('products:write') })
+    await ctx.expectError(403, 'forbidden', { ...createProduct, payload: { title: 5 }, token: await keyWith(ctx, 'products:read') })
+    await ctx.expectError(400, 'validation_error', { ...createProduct, payload: { title: 5 }, token: await keyWith(ctx, 'products:write') })
   })
 
-  test('before reading a body over the limit, over real HTTP: 401 and 403, not 413', async () => {
+  test('before reading a body over the limit, over real HTTP: 401 and 403, not 413', async ({ ctx }) => {
     const address = await ctx.app.listen({ host: '127.0.0.1', port: 0 })
     const body = JSON.stringify({ title: 'x', description: 'y'.repeat(2 * 1024 * 1024) })
     const post = async (token?: string) => {
@@ -149,25 +139,25 @@ describe('the guard answers first', () => {
       return { status: response.status, body: (await response.json()) as { error: { code: string } } }
     }
     expect(await post()).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } })
-    expect(await post(await keyWith('products:read'))).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } })
-    expect(await post(await keyWith('products:write'))).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } })
+    expect(await post(await keyWith(ctx, 'products:read'))).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } })
+    expect(await post(await keyWith(ctx, 'products:write'))).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } })
   })
 
-  test('after the rate limiter: a refused request is counted', async () => {
+  test('after the rate limiter: a refused request is counted', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/orders' })
     expect(response.statusCode).toBe(401)
     expect(response.headers['x-ratelimit-limit']).toBe(String(ctx.config.rateLimitMax))
   })
 
-  test("a HEAD route shares its GET's entry", async () => {
+  test("a HEAD route shares its GET's entry", async ({ ctx }) => {
     const response = await ctx.request({ method: 'HEAD', url: '/api/v1/orders' })
     expect(response.statusCode).toBe(401)
-    expect((await ctx.request({ method: 'HEAD', url: '/api/v1/orders', token: await keyWith('orders:read') })).statusCode).toBe(200)
+    expect((await ctx.request({ method: 'HEAD', url: '/api/v1/orders', token: await keyWith(ctx, 'orders:read') })).statusCode).toBe(200)
   })
 })
 
 describe('the table and the routes', () => {
-  test('every route the app registers has an entry, and every entry is a registered route', () => {
+  test('every route the app registers has an entry, and every entry is a registered route', ({ ctx }) => {
     const registered = routesOf.get(ctx.app)!
     const entryOf = (route: string) =>
       route in ACCESS ? route : route.startsWith('HEAD ') && `GET ${route.slice(5)}` in ACCESS ? `GET ${route.slice(5)}` : undefined
@@ -189,7 +179,7 @@ describe('the table and the routes', () => {
 })
 
 describe('OpenAPI', () => {
-  test('each operation shows its access: security, x-required-scope and a line of its description', async () => {
+  test('each operation shows its access: security, x-required-scope and a line of its description', async ({ ctx }) => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     const documented = entries.filter(({ url }) => url.startsWith('/api/v1/') && url !== '/api/v1/openapi.json')
     for (const { key, method, url, access } of documented) {

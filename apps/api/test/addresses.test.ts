@@ -1,7 +1,7 @@
 /** Customer addresses: owner and admin CRUD under /customers/:id and /customers/me, default-address rules, ownership. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import type { AddressList, CustomerAddress } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 const CUSTOMERS = '/api/v1/customers'
 const MINE = `${CUSTOMERS}/me/addresses`
@@ -13,30 +13,21 @@ const HOME = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Squ
 const WORK = { line1: '1 Infinite Loop', city: 'Cupertino', region: 'CA', postal_code: '95014', country: 'US' }
 const CABIN = { line1: 'Lakeside 3', city: 'Tampere', country: 'FI' }
 
-let ctx: TestContext
-let admin: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
-async function newCustomer() {
+async function newCustomer(ctx: TestContext) {
   const session = await ctx.signIn('customer')
   return { ...session, customerId: session.customerId! }
 }
 
-function addAddress(token: string, payload: Record<string, unknown>, url = MINE): Promise<CustomerAddress> {
+function addAddress(ctx: TestContext, token: string, payload: Record<string, unknown>, url = MINE): Promise<CustomerAddress> {
   return ctx.expectStatus(201, { method: 'POST', url, token, payload })
 }
 
-function listAddresses(token: string, url = MINE): Promise<AddressList> {
+function listAddresses(ctx: TestContext, token: string, url = MINE): Promise<AddressList> {
   return ctx.expectStatus(200, { method: 'GET', url, token })
 }
 
 /** [id, is_default_shipping, is_default_billing] of every address of the customer, oldest first. */
-async function defaults(customerId: string) {
+async function defaults(ctx: TestContext, customerId: string) {
   const rows = await ctx.handle.sql<{ id: string; s: boolean; b: boolean }[]>`
     select id, is_default_shipping as s, is_default_billing as b from customer_addresses
     where customer_id = ${customerId} order by created_at, id`
@@ -44,8 +35,8 @@ async function defaults(customerId: string) {
 }
 
 describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
-  test('saves an address and answers 201 with every field; the first one becomes default shipping and billing', async () => {
-    const me = await newCustomer()
+  test('saves an address and answers 201 with every field; the first one becomes default shipping and billing', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
     const response = await ctx.request({ method: 'POST', url: MINE, token: me.token, payload: HOME })
     expect(response.statusCode).toBe(201)
     expect(response.json()).toEqual({
@@ -68,56 +59,56 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
     })
   })
 
-  test('later addresses without flags are not defaults and leave the defaults alone', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
-    const work = await addAddress(me.token, WORK)
+  test('later addresses without flags are not defaults and leave the defaults alone', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
+    const work = await addAddress(ctx, me.token, WORK)
     expect(work).toMatchObject({ ...WORK, is_default_shipping: false, is_default_billing: false })
-    expect(await defaults(me.customerId)).toEqual([
+    expect(await defaults(ctx, me.customerId)).toEqual([
       [home.id, true, true],
       [work.id, false, false],
     ])
   })
 
-  test('a new default shipping address takes the flag from the previous one; billing stays where it was', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
-    const work = await addAddress(me.token, { ...WORK, is_default_shipping: true })
+  test('a new default shipping address takes the flag from the previous one; billing stays where it was', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
+    const work = await addAddress(ctx, me.token, { ...WORK, is_default_shipping: true })
     expect(work).toMatchObject({ is_default_shipping: true, is_default_billing: false })
-    const cabin = await addAddress(me.token, { ...CABIN, is_default_billing: true, is_default_shipping: false })
+    const cabin = await addAddress(ctx, me.token, { ...CABIN, is_default_billing: true, is_default_shipping: false })
     expect(cabin).toMatchObject({ is_default_shipping: false, is_default_billing: true })
-    expect(await defaults(me.customerId)).toEqual([
+    expect(await defaults(ctx, me.customerId)).toEqual([
       [home.id, false, false],
       [work.id, true, false],
       [cabin.id, false, true],
     ])
-    const listed = await listAddresses(me.token)
+    const listed = await listAddresses(ctx, me.token)
     const home2 = listed.addresses.find((address) => address.id === home.id)!
     expect(home2.updated_at >= home.updated_at).toBe(true)
   })
 
-  test('a first address that sets either flag is taken as sent: the other flag is not defaulted', async () => {
-    const me = await newCustomer()
-    const only = await addAddress(me.token, { ...HOME, is_default_billing: false })
+  test('a first address that sets either flag is taken as sent: the other flag is not defaulted', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const only = await addAddress(ctx, me.token, { ...HOME, is_default_billing: false })
     expect(only).toMatchObject({ is_default_shipping: false, is_default_billing: false })
-    const other = await newCustomer()
-    expect(await addAddress(other.token, { ...HOME, is_default_shipping: true })).toMatchObject({
+    const other = await newCustomer(ctx)
+    expect(await addAddress(ctx, other.token, { ...HOME, is_default_shipping: true })).toMatchObject({
       is_default_shipping: true,
       is_default_billing: false,
     })
   })
 
-  test('an admin saves an address for any customer by id; the owner may use its id too', async () => {
-    const me = await newCustomer()
-    const byAdmin = await addAddress(admin, WORK, `${CUSTOMERS}/${me.customerId}/addresses`)
+  test('an admin saves an address for any customer by id; the owner may use its id too', async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const byAdmin = await addAddress(ctx, admin, WORK, `${CUSTOMERS}/${me.customerId}/addresses`)
     expect(byAdmin).toMatchObject({ customer_id: me.customerId, is_default_shipping: true, is_default_billing: true })
-    const byOwner = await addAddress(me.token, CABIN, `${CUSTOMERS}/${me.customerId}/addresses`)
+    const byOwner = await addAddress(ctx, me.token, CABIN, `${CUSTOMERS}/${me.customerId}/addresses`)
     expect(byOwner).toMatchObject({ customer_id: me.customerId, is_default_shipping: false })
-    expect((await listAddresses(me.token)).addresses.map((address) => address.id)).toEqual([byAdmin.id, byOwner.id])
+    expect((await listAddresses(ctx, me.token)).addresses.map((address) => address.id)).toEqual([byAdmin.id, byOwner.id])
   })
 
-  test('answers 400 for a missing line1 ("Field \'line1\' is required"), bad countries, unknown fields; nothing saved', async () => {
-    const me = await newCustomer()
+  test('answers 400 for a missing line1 ("Field \'line1\' is required"), bad countries, unknown fields; nothing saved', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
     const before = await ctx.countRows('customer_addresses')
     const { line1: _line1, ...withoutLine1 } = HOME
     const missing = await ctx.request({ method: 'POST', url: MINE, token: me.token, payload: withoutLine1 })
@@ -149,14 +140,14 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
     expect(await ctx.countRows('customer_addresses')).toBe(before)
   })
 
-  test("401 anonymous and for a deleted customer's token; 404 for an admin's /me, another customer's id, an unknown or deleted customer; nothing saved", async () => {
-    const me = await newCustomer()
-    const other = await newCustomer()
+  test("401 anonymous and for a deleted customer's token; 404 for an admin's /me, another customer's id, an unknown or deleted customer; nothing saved", async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const other = await newCustomer(ctx)
     const before = await ctx.countRows('customer_addresses')
     const anonymous = await ctx.request({ method: 'POST', url: MINE, payload: HOME })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
-    const doomed = await newCustomer()
+    const doomed = await newCustomer(ctx)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${doomed.customerId}`, token: admin })
     for (const [url, token] of [
       [MINE, admin],
@@ -174,16 +165,16 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
     expect(await ctx.countRows('customer_addresses')).toBe(before)
   })
 
-  test('two concurrent POSTs with is_default_shipping: both saved, exactly one default shipping remains', async () => {
-    const me = await newCustomer()
-    await addAddress(me.token, HOME)
+  test('two concurrent POSTs with is_default_shipping: both saved, exactly one default shipping remains', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    await addAddress(ctx, me.token, HOME)
     const responses = await Promise.all(
       [WORK, CABIN].map((address) =>
         ctx.request({ method: 'POST', url: MINE, token: me.token, payload: { ...address, is_default_shipping: true } }),
       ),
     )
     expect(responses.map((response) => response.statusCode)).toEqual([201, 201])
-    const rows = await defaults(me.customerId)
+    const rows = await defaults(ctx, me.customerId)
     expect(rows).toHaveLength(3)
     const shipping = rows.filter(([, isShipping]) => isShipping)
     expect(shipping).toHaveLength(1)
@@ -191,23 +182,23 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
     expect(rows.filter(([, , isBilling]) => isBilling)).toHaveLength(1)
   })
 
-  test('ten concurrent first addresses of a new customer: one becomes both defaults, the rest none', async () => {
-    const me = await newCustomer()
+  test('ten concurrent first addresses of a new customer: one becomes both defaults, the rest none', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>
         ctx.request({ method: 'POST', url: MINE, token: me.token, payload: { ...CABIN, line1: `Lakeside ${n}` } }),
       ),
     )
     expect(responses.every((response) => response.statusCode === 201)).toBe(true)
-    const rows = await defaults(me.customerId)
+    const rows = await defaults(ctx, me.customerId)
     expect(rows).toHaveLength(10)
     expect(rows.filter(([, s, b]) => s && b)).toHaveLength(1)
     expect(rows.filter(([, s, b]) => s || b)).toHaveLength(1)
   })
 
-  test('the database refuses a second default of a kind even past the service (the last guard)', async () => {
-    const me = await newCustomer()
-    await addAddress(me.token, HOME)
+  test('the database refuses a second default of a kind even past the service (the last guard)', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    await addAddress(ctx, me.token, HOME)
     const insert = ctx.handle.sql`
       insert into customer_addresses (id, customer_id, line1, city, country, is_default_shipping)
       values (gen_random_uuid(), ${me.customerId}, 'x', 'y', 'GB', true)`
@@ -216,28 +207,28 @@ describe('POST /customers/me/addresses and /customers/:id/addresses', () => {
 })
 
 describe('GET addresses', () => {
-  test('lists the customer\'s own addresses oldest first in the list envelope, with paging', async () => {
-    const me = await newCustomer()
-    const created = [await addAddress(me.token, HOME), await addAddress(me.token, WORK), await addAddress(me.token, CABIN)]
-    await addAddress((await newCustomer()).token, HOME) // someone else's, never listed
-    expect(await listAddresses(me.token)).toEqual({
+  test('lists the customer\'s own addresses oldest first in the list envelope, with paging', async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const created = [await addAddress(ctx, me.token, HOME), await addAddress(ctx, me.token, WORK), await addAddress(ctx, me.token, CABIN)]
+    await addAddress(ctx, (await newCustomer(ctx)).token, HOME) // someone else's, never listed
+    expect(await listAddresses(ctx, me.token)).toEqual({
       addresses: created,
       meta: { page: 1, per_page: 20, total: 3, total_pages: 1 },
     })
-    expect(await listAddresses(admin, `${CUSTOMERS}/${me.customerId}/addresses`)).toEqual(await listAddresses(me.token))
-    const second = await listAddresses(me.token, `${MINE}?per_page=2&page=2`)
+    expect(await listAddresses(ctx, admin, `${CUSTOMERS}/${me.customerId}/addresses`)).toEqual(await listAddresses(ctx, me.token))
+    const second = await listAddresses(ctx, me.token, `${MINE}?per_page=2&page=2`)
     expect(second).toEqual({ addresses: [created[2]], meta: { page: 2, per_page: 2, total: 3, total_pages: 2 } })
-    expect((await listAddresses(me.token, `${MINE}?per_page=2&page=3`)).addresses).toEqual([])
-    const empty = await newCustomer()
-    expect(await listAddresses(empty.token)).toEqual({ addresses: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
+    expect((await listAddresses(ctx, me.token, `${MINE}?per_page=2&page=3`)).addresses).toEqual([])
+    const empty = await newCustomer(ctx)
+    expect(await listAddresses(ctx, empty.token)).toEqual({ addresses: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
     const bad = await ctx.request({ method: 'GET', url: `${MINE}?per_page=101`, token: me.token })
     expect(bad.statusCode).toBe(400)
     expect(bad.json().error.details).toContainEqual(expect.objectContaining({ field: 'per_page' }))
   })
 
-  test('reads one address by id, under /me, under its own id, and by an admin', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
+  test('reads one address by id, under /me, under its own id, and by an admin', async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
     for (const [url, token] of [
       [`${MINE}/${home.id}`, me.token],
       [`${CUSTOMERS}/${me.customerId}/addresses/${home.id}`, me.token],
@@ -247,10 +238,10 @@ describe('GET addresses', () => {
     }
   })
 
-  test("another customer's address or customer answers 404, never 403; unknown ids 404; malformed 400; 401 anonymous", async () => {
-    const me = await newCustomer()
-    const other = await newCustomer()
-    const theirs = await addAddress(other.token, HOME)
+  test("another customer's address or customer answers 404, never 403; unknown ids 404; malformed 400; 401 anonymous", async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const other = await newCustomer(ctx)
+    const theirs = await addAddress(ctx, other.token, HOME)
     for (const [url, message] of [
       [`${MINE}/${theirs.id}`, 'Address not found'],
       [`${CUSTOMERS}/${me.customerId}/addresses/${theirs.id}`, 'Address not found'],
@@ -276,9 +267,9 @@ describe('GET addresses', () => {
 })
 
 describe('PATCH addresses', () => {
-  test('changes only the fields sent; null clears an optional field; updated_at moves', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, { ...HOME, company: 'Analytical Engines Ltd', phone: '+44 20 0000' })
+  test('changes only the fields sent; null clears an optional field; updated_at moves', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, { ...HOME, company: 'Analytical Engines Ltd', phone: '+44 20 0000' })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${MINE}/${home.id}`,
@@ -298,10 +289,10 @@ describe('PATCH addresses', () => {
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${MINE}/${home.id}`, token: me.token })).toEqual(response.json())
   })
 
-  test('setting a default moves it from the previous default; unsetting leaves the customer without one', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
-    const work = await addAddress(me.token, WORK)
+  test('setting a default moves it from the previous default; unsetting leaves the customer without one', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
+    const work = await addAddress(ctx, me.token, WORK)
     const moved = await ctx.expectStatus<CustomerAddress>(200, {
       method: 'PATCH',
       url: `${CUSTOMERS}/${me.customerId}/addresses/${work.id}`,
@@ -309,39 +300,39 @@ describe('PATCH addresses', () => {
       payload: { is_default_billing: true },
     })
     expect(moved).toMatchObject({ id: work.id, is_default_billing: true, is_default_shipping: false })
-    expect(await defaults(me.customerId)).toEqual([
+    expect(await defaults(ctx, me.customerId)).toEqual([
       [home.id, true, false],
       [work.id, false, true],
     ])
     // Setting the flag an address already has changes nothing else.
     await ctx.expectStatus(200, { method: 'PATCH', url: `${MINE}/${home.id}`, token: me.token, payload: { is_default_shipping: true } })
-    expect(await defaults(me.customerId)).toEqual([
+    expect(await defaults(ctx, me.customerId)).toEqual([
       [home.id, true, false],
       [work.id, false, true],
     ])
     await ctx.expectStatus(200, { method: 'PATCH', url: `${MINE}/${home.id}`, token: me.token, payload: { is_default_shipping: false } })
-    expect(await defaults(me.customerId)).toEqual([
+    expect(await defaults(ctx, me.customerId)).toEqual([
       [home.id, false, false],
       [work.id, false, true],
     ])
   })
 
-  test('concurrent PATCHes making different addresses the default shipping leave exactly one', async () => {
-    const me = await newCustomer()
+  test('concurrent PATCHes making different addresses the default shipping leave exactly one', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
     const addresses = []
-    for (let n = 0; n < 6; n++) addresses.push(await addAddress(me.token, { ...CABIN, line1: `Pier ${n}` }))
+    for (let n = 0; n < 6; n++) addresses.push(await addAddress(ctx, me.token, { ...CABIN, line1: `Pier ${n}` }))
     const responses = await Promise.all(
       addresses.map((address) =>
         ctx.request({ method: 'PATCH', url: `${MINE}/${address.id}`, token: me.token, payload: { is_default_shipping: true } }),
       ),
     )
     expect(responses.map((response) => response.statusCode)).toEqual(addresses.map(() => 200))
-    expect((await defaults(me.customerId)).filter(([, s]) => s)).toHaveLength(1)
+    expect((await defaults(ctx, me.customerId)).filter(([, s]) => s)).toHaveLength(1)
   })
 
-  test('an admin updates any customer\'s address by id', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
+  test('an admin updates any customer\'s address by id', async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
     const body = await ctx.expectStatus<CustomerAddress>(200, {
       method: 'PATCH',
       url: `${CUSTOMERS}/${me.customerId}/addresses/${home.id}`,
@@ -351,9 +342,9 @@ describe('PATCH addresses', () => {
     expect(body).toMatchObject({ id: home.id, phone: '+44 1234' })
   })
 
-  test('answers 400 for an empty body, bad countries, a null line1, unknown fields; nothing changes', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
+  test('answers 400 for an empty body, bad countries, a null line1, unknown fields; nothing changes', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
     for (const [payload, field] of [
       [{ country: 'XX' }, 'country'],
       [{ country: 'gb' }, 'country'],
@@ -372,11 +363,11 @@ describe('PATCH addresses', () => {
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${MINE}/${home.id}`, token: me.token })).toEqual(home)
   })
 
-  test("another customer's address answers 404 and stays as it was; 401 anonymous", async () => {
-    const me = await newCustomer()
-    const other = await newCustomer()
-    const theirs = await addAddress(other.token, HOME)
-    const mine = await addAddress(me.token, WORK)
+  test("another customer's address answers 404 and stays as it was; 401 anonymous", async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const other = await newCustomer(ctx)
+    const theirs = await addAddress(ctx, other.token, HOME)
+    const mine = await addAddress(ctx, me.token, WORK)
     for (const url of [
       `${MINE}/${theirs.id}`,
       `${CUSTOMERS}/${me.customerId}/addresses/${theirs.id}`,
@@ -388,21 +379,21 @@ describe('PATCH addresses', () => {
     }
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${MINE}/${theirs.id}`, token: other.token })).toEqual(theirs)
     // The refused request did not take the default from the caller's own address either.
-    expect(await defaults(me.customerId)).toEqual([[mine.id, true, true]])
+    expect(await defaults(ctx, me.customerId)).toEqual([[mine.id, true, true]])
     const anonymous = await ctx.request({ method: 'PATCH', url: `${MINE}/${mine.id}`, payload: { line1: 'X' } })
     expect(anonymous.statusCode).toBe(401)
   })
 })
 
 describe('DELETE addresses', () => {
-  test('answers 204 and the address is gone; deleting the default leaves no default; deleting again answers 404', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
-    const work = await addAddress(me.token, WORK)
+  test('answers 204 and the address is gone; deleting the default leaves no default; deleting again answers 404', async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
+    const work = await addAddress(ctx, me.token, WORK)
     const response = await ctx.request({ method: 'DELETE', url: `${MINE}/${home.id}`, token: me.token })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
-    expect(await defaults(me.customerId)).toEqual([[work.id, false, false]])
+    expect(await defaults(ctx, me.customerId)).toEqual([[work.id, false, false]])
     const again = await ctx.request({ method: 'DELETE', url: `${MINE}/${home.id}`, token: me.token })
     expect(again.statusCode).toBe(404)
     expect(again.json().error).toMatchObject({ code: 'not_found', message: 'Address not found' })
@@ -410,19 +401,19 @@ describe('DELETE addresses', () => {
     expect(gone.statusCode).toBe(404)
   })
 
-  test('the owner by id and an admin delete too', async () => {
-    const me = await newCustomer()
-    const home = await addAddress(me.token, HOME)
-    const work = await addAddress(me.token, WORK)
+  test('the owner by id and an admin delete too', async ({ ctx, admin }) => {
+    const me = await newCustomer(ctx)
+    const home = await addAddress(ctx, me.token, HOME)
+    const work = await addAddress(ctx, me.token, WORK)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}/addresses/${home.id}`, token: me.token })
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}/addresses/${work.id}`, token: admin })
-    expect((await listAddresses(me.token)).meta.total).toBe(0)
+    expect((await listAddresses(ctx, me.token)).meta.total).toBe(0)
   })
 
-  test("another customer's address answers 404 and stays; 401 anonymous; 400 malformed", async () => {
-    const me = await newCustomer()
-    const other = await newCustomer()
-    const theirs = await addAddress(other.token, HOME)
+  test("another customer's address answers 404 and stays; 401 anonymous; 400 malformed", async ({ ctx }) => {
+    const me = await newCustomer(ctx)
+    const other = await newCustomer(ctx)
+    const theirs = await addAddress(ctx, other.token, HOME)
     for (const url of [`${MINE}/${theirs.id}`, `${CUSTOMERS}/${other.customerId}/addresses/${theirs.id}`]) {
       const response = await ctx.request({ method: 'DELETE', url, token: me.token })
       expect(response.statusCode, url).toBe(404)

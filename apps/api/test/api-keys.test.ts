@@ -1,42 +1,36 @@
 /** API keys as credentials: scopes decide access, bad, revoked or expired keys are 401, rotation has a grace period, each key has its own rate limit. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { apiKeyLookupPrefix, generateApiKey, hashApiKey, type OrderList, type Product } from '@commerce/domain'
 import { rotateApiKey } from '@commerce/db'
-import { createTestContext, type TestContext } from './helpers.js'
+import { createTestContext, test, type TestContext } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
 
 const PRODUCTS = '/api/v1/products'
 const ORDERS = '/api/v1/orders'
 const ADDRESS = { line1: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FR' }
 
-let ctx: TestContext
-beforeAll(async () => {
-  ctx = await createTestContext()
-})
-afterAll(() => ctx.close())
-
-const makeKey = (scopes: string[], rateLimitPerMinute: number | null = null) => ctx.createApiKey(scopes, rateLimitPerMinute)
+const makeKey = (ctx: TestContext, scopes: string[], rateLimitPerMinute: number | null = null) => ctx.createApiKey(scopes, rateLimitPerMinute)
 
 const newProduct = (title: string) => ({ method: 'POST' as const, url: PRODUCTS, payload: { title, price: 12.5, currency: 'EUR' } })
 
 describe('scopes', () => {
-  test('a key with products:write creates a product; one with products:read gets 403 forbidden', async () => {
-    const writer = await makeKey(['products:write'])
+  test('a key with products:write creates a product; one with products:read gets 403 forbidden', async ({ ctx }) => {
+    const writer = await makeKey(ctx, ['products:write'])
     const created = await ctx.expectStatus<Product>(201, { ...newProduct('Keyed Kettle'), token: writer.key })
     expect(created).toMatchObject({ title: 'Keyed Kettle', price: 12.5 })
 
-    const reader = await makeKey(['products:read'])
+    const reader = await makeKey(ctx, ['products:read'])
     const before = await ctx.countRows('products')
     const refused = await ctx.expectError(403, 'forbidden', { ...newProduct('Refused'), token: reader.key })
     expect(refused.message).toBe('You do not have permission to do this')
     expect(await ctx.countRows('products')).toBe(before)
   })
 
-  test('bare read lists every order but may not create one', async () => {
+  test('bare read lists every order but may not create one', async ({ ctx }) => {
     const customer = await ctx.signIn('customer')
     const { order } = await insertOrder(ctx, { customerId: customer.customerId })
-    const reader = await makeKey(['read'])
-    const product = await ctx.expectStatus<Product>(201, { ...newProduct('Orderable'), token: (await makeKey(['*'])).key })
+    const reader = await makeKey(ctx, ['read'])
+    const product = await ctx.expectStatus<Product>(201, { ...newProduct('Orderable'), token: (await makeKey(ctx, ['*'])).key })
     const list = await ctx.expectStatus<OrderList>(200, { method: 'GET', url: `${ORDERS}?per_page=100`, token: reader.key })
     expect(list.orders.map((listed) => listed.id)).toContain(order.id)
     await ctx.expectError(403, 'forbidden', {
@@ -52,16 +46,16 @@ describe('scopes', () => {
     })
   })
 
-  test('a key without an orders scope gets 403 on the orders (it is nobody’s customer)', async () => {
+  test('a key without an orders scope gets 403 on the orders (it is nobody’s customer)', async ({ ctx }) => {
     const customer = await ctx.signIn('customer')
     const { order } = await insertOrder(ctx, { customerId: customer.customerId })
-    const other = await makeKey(['products:read'])
+    const other = await makeKey(ctx, ['products:read'])
     await ctx.expectError(403, 'forbidden', { method: 'GET', url: ORDERS, token: other.key })
     await ctx.expectError(403, 'forbidden', { method: 'GET', url: `${ORDERS}/${order.id}`, token: other.key })
   })
 
-  test('* does admin things: creates a tax rate and lists webhooks', async () => {
-    const all = await makeKey(['*'])
+  test('* does admin things: creates a tax rate and lists webhooks', async ({ ctx }) => {
+    const all = await makeKey(ctx, ['*'])
     const rate = await ctx.expectStatus<{ id: string }>(201, {
       method: 'POST',
       url: '/api/v1/tax-rates',
@@ -72,8 +66,8 @@ describe('scopes', () => {
     await ctx.expectStatus(200, { method: 'GET', url: '/api/v1/webhooks', token: all.key })
   })
 
-  test('/auth/me answers 403 to a key: it is not a user', async () => {
-    const all = await makeKey(['*'])
+  test('/auth/me answers 403 to a key: it is not a user', async ({ ctx }) => {
+    const all = await makeKey(ctx, ['*'])
     const error = await ctx.expectError(403, 'forbidden', { method: 'GET', url: '/api/v1/auth/me', token: all.key })
     expect(error.message).toBe('An API key has no user account; /auth/me needs a user token')
   })
@@ -82,16 +76,16 @@ describe('scopes', () => {
 describe('refused keys', () => {
   const refused = 'The API key is malformed, unknown or revoked'
 
-  test('a revoked key is 401 on its next request', async () => {
-    const { key, id } = await makeKey(['products:write'])
+  test('a revoked key is 401 on its next request', async ({ ctx }) => {
+    const { key, id } = await makeKey(ctx, ['products:write'])
     await ctx.expectStatus(201, { ...newProduct('Before revoking'), token: key })
     await ctx.handle.sql`update api_keys set revoked_at = now() where id = ${id}`
     const error = await ctx.expectError(401, 'unauthorized', { ...newProduct('After revoking'), token: key })
     expect(error.message).toBe(refused)
   })
 
-  test('an expired key is 401 saying when it expired; a key expiring later works until then', async () => {
-    const { key, id } = await makeKey(['products:write'])
+  test('an expired key is 401 saying when it expired; a key expiring later works until then', async ({ ctx }) => {
+    const { key, id } = await makeKey(ctx, ['products:write'])
     const later = new Date(Date.now() + 3_600_000)
     await ctx.handle.sql`update api_keys set expires_at = ${later.toISOString()}::timestamptz where id = ${id}`
     await ctx.expectStatus(201, { ...newProduct('Before expiry'), token: key })
@@ -101,8 +95,8 @@ describe('refused keys', () => {
     expect(error.message).toBe(`The API key expired at ${past.toISOString()}`)
   })
 
-  test('a rotated key and its replacement both work during the grace period; then only the replacement', async () => {
-    const { key: oldKey, id } = await makeKey(['products:write'], 7)
+  test('a rotated key and its replacement both work during the grace period; then only the replacement', async ({ ctx }) => {
+    const { key: oldKey, id } = await makeKey(ctx, ['products:write'], 7)
     const newKey = generateApiKey()
     const graceEnd = new Date(Date.now() + 3_600_000)
     const rotated = await rotateApiKey(ctx.handle.db, id, { prefix: apiKeyLookupPrefix(newKey), keyHash: hashApiKey(newKey) }, graceEnd, () => null)
@@ -120,8 +114,8 @@ describe('refused keys', () => {
     expect(again).toMatchObject({ usable: false, created: undefined })
   })
 
-  test('a malformed key, a bad checksum, an unknown key and a right prefix with a wrong rest are 401, even on public routes', async () => {
-    const { key } = await makeKey(['*'])
+  test('a malformed key, a bad checksum, an unknown key and a right prefix with a wrong rest are 401, even on public routes', async ({ ctx }) => {
+    const { key } = await makeKey(ctx, ['*'])
     const lastChar = key.at(-1) === 'a' ? 'b' : 'a'
     const samePrefixOtherKey = (() => {
       // Another well-formed key that shares the stored key's lookup prefix.
@@ -145,9 +139,9 @@ describe('refused keys', () => {
 })
 
 describe('per-key rate limit', () => {
-  test('a key limited to 3 gets 429 on its 4th request; another key and the IP are unaffected', async () => {
-    const limited = await makeKey(['products:read'], 3)
-    const other = await makeKey(['products:read'])
+  test('a key limited to 3 gets 429 on its 4th request; another key and the IP are unaffected', async ({ ctx }) => {
+    const limited = await makeKey(ctx, ['products:read'], 3)
+    const other = await makeKey(ctx, ['products:read'])
     for (let i = 1; i <= 3; i++) {
       const response = await ctx.request({ method: 'GET', url: PRODUCTS, token: limited.key })
       expect(response.statusCode).toBe(200)
@@ -190,8 +184,8 @@ describe('per-key rate limit', () => {
 })
 
 describe('last_used_at', () => {
-  test('is null until the key is used, then set soon after its first request', async () => {
-    const { key, id } = await makeKey(['products:read'])
+  test('is null until the key is used, then set soon after its first request', async ({ ctx }) => {
+    const { key, id } = await makeKey(ctx, ['products:read'])
     const lastUsed = async () => {
       const [row] = await ctx.handle.sql<{ at: string | null }[]>`select last_used_at as at from api_keys where id = ${id}`
       return row!.at === null ? null : new Date(row!.at)

@@ -1,12 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createTestContext, type TestContext } from './helpers.js'
-
-let ctx: TestContext
-beforeAll(async () => {
-  ctx = await createTestContext()
-})
-afterAll(() => ctx.close())
+import { afterAll, beforeAll, describe, expect } from 'vitest'
+import { createTestContext, test, type TestContext } from './helpers.js'
 
 const base64url = (value: object | string) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
@@ -22,13 +16,13 @@ function decodeClaims(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString())
 }
 
-async function register(email: string, password = 'long enough password') {
+async function register(ctx: TestContext, email: string, password = 'long enough password') {
   return ctx.request({ method: 'POST', url: '/api/v1/auth/register', payload: { email, password, first_name: 'Ada' } })
 }
 
 describe('POST /auth/register', () => {
-  test('creates a customer account, answers 201 with user, customer and a bearer token', async () => {
-    const response = await register('ada@example.com')
+  test('creates a customer account, answers 201 with user, customer and a bearer token', async ({ ctx }) => {
+    const response = await register(ctx, 'ada@example.com')
     expect(response.statusCode).toBe(201)
     const body = response.json()
     expect(body.user).toMatchObject({ email: 'ada@example.com', role: 'customer' })
@@ -38,8 +32,8 @@ describe('POST /auth/register', () => {
     expect(JSON.stringify(body)).not.toContain('long enough password')
   })
 
-  test('stores a scrypt hash, never the password, and writes one customer.created event', async () => {
-    const body = (await register('grace@example.com', 'another secret 123')).json()
+  test('stores a scrypt hash, never the password, and writes one customer.created event', async ({ ctx }) => {
+    const body = (await register(ctx, 'grace@example.com', 'another secret 123')).json()
     const [user] = await ctx.handle.sql`select password_hash from users where id = ${body.user.id}`
     expect(user!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/)
     expect(user!.password_hash).not.toContain('another secret 123')
@@ -48,10 +42,10 @@ describe('POST /auth/register', () => {
     expect(events[0]).toMatchObject({ kind: 'customer.created', data: { id: body.customer.id, email: 'grace@example.com' } })
   })
 
-  test('refuses an email already registered, ignoring case, with 409 conflict and no new rows', async () => {
-    await register('linus@example.com')
+  test('refuses an email already registered, ignoring case, with 409 conflict and no new rows', async ({ ctx }) => {
+    await register(ctx, 'linus@example.com')
     const [before] = await ctx.handle.sql`select count(*)::int as n from events`
-    const response = await register('LINUS@Example.com')
+    const response = await register(ctx, 'LINUS@Example.com')
     expect(response.statusCode).toBe(409)
     expect(response.json().error.code).toBe('conflict')
     const [users] = await ctx.handle.sql`select count(*)::int as n from users where lower(email) = 'linus@example.com'`
@@ -60,21 +54,21 @@ describe('POST /auth/register', () => {
     expect(after!.n).toBe(before!.n)
   })
 
-  test('answers 400 validation_error naming the field for a missing email, a short password, a bad email', async () => {
+  test('answers 400 validation_error naming the field for a missing email, a short password, a bad email', async ({ ctx }) => {
     const missing = await ctx.request({ method: 'POST', url: '/api/v1/auth/register', payload: { password: 'long enough' } })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().error).toMatchObject({ code: 'validation_error', message: "Field 'email' is required" })
 
-    const short = await register('short@example.com', 'short')
+    const short = await register(ctx, 'short@example.com', 'short')
     expect(short.statusCode).toBe(400)
     expect(short.json().error.details).toContainEqual(expect.objectContaining({ field: 'password' }))
 
-    const bad = await register('not-an-email')
+    const bad = await register(ctx, 'not-an-email')
     expect(bad.statusCode).toBe(400)
     expect(bad.json().error.details).toContainEqual(expect.objectContaining({ field: 'email' }))
   })
 
-  test('refuses a role sent in the body: accounts made here are always customers', async () => {
+  test('refuses a role sent in the body: accounts made here are always customers', async ({ ctx }) => {
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/auth/register',
@@ -86,8 +80,8 @@ describe('POST /auth/register', () => {
 })
 
 describe('POST /auth/login', () => {
-  test('answers a token whose claims are sub, role, iat, exp and jti, valid for JWT_EXPIRES_IN', async () => {
-    const registered = (await register('barbara@example.com', 'liskov substitution')).json()
+  test('answers a token whose claims are sub, role, iat, exp and jti, valid for JWT_EXPIRES_IN', async ({ ctx }) => {
+    const registered = (await register(ctx, 'barbara@example.com', 'liskov substitution')).json()
     const response = await ctx.request({
       method: 'POST',
       url: '/api/v1/auth/login',
@@ -104,8 +98,8 @@ describe('POST /auth/login', () => {
     expect(header.alg).toBe('HS256')
   })
 
-  test('answers the same 401 for a wrong password and for an unknown email', async () => {
-    await register('ken@example.com', 'thompson unix')
+  test('answers the same 401 for a wrong password and for an unknown email', async ({ ctx }) => {
+    await register(ctx, 'ken@example.com', 'thompson unix')
     const wrong = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'ken@example.com', password: 'nope nope' } })
     const unknown = await ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'nobody@example.com', password: 'nope nope' } })
     expect(wrong.statusCode).toBe(401)
@@ -116,52 +110,52 @@ describe('POST /auth/login', () => {
 })
 
 describe('sign-in throttling (failed attempts per account and client address)', () => {
-  const login = (email: string, password: string, remoteAddress = '198.51.100.1') =>
+  const login = (ctx: TestContext, email: string, password: string, remoteAddress = '198.51.100.1') =>
     ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password }, remoteAddress })
 
-  test('twelve successful sign-ins in a row never answer 429', async () => {
-    await register('script@example.com', 'runs on every deploy')
+  test('twelve successful sign-ins in a row never answer 429', async ({ ctx }) => {
+    await register(ctx, 'script@example.com', 'runs on every deploy')
     for (let run = 0; run < 12; run++) {
-      const answer = await login('script@example.com', 'runs on every deploy')
+      const answer = await login(ctx, 'script@example.com', 'runs on every deploy')
       expect(answer.statusCode, `sign-in ${run + 1}: ${answer.body}`).toBe(200)
     }
   })
 
-  test('after fifteen wrong passwords from one address the owner signs in from another; the attacker’s address is refused', async () => {
-    await register('hopper@example.com', 'cobol compiler')
+  test('after fifteen wrong passwords from one address the owner signs in from another; the attacker’s address is refused', async ({ ctx }) => {
+    await register(ctx, 'hopper@example.com', 'cobol compiler')
     const attacker = '203.0.113.66'
     const statuses: number[] = []
     for (let guess = 0; guess < 15; guess++) {
       // The same account in any spelling of its address.
-      statuses.push((await login(guess % 2 ? 'HOPPER@example.com' : 'hopper@example.com', `guess ${guess}!`, attacker)).statusCode)
+      statuses.push((await login(ctx, guess % 2 ? 'HOPPER@example.com' : 'hopper@example.com', `guess ${guess}!`, attacker)).statusCode)
     }
     expect(statuses).toEqual([...Array<number>(ctx.config.loginMaxFailures).fill(401), ...Array<number>(15 - ctx.config.loginMaxFailures).fill(429)])
 
-    const owner = await login('hopper@example.com', 'cobol compiler', '192.0.2.10')
+    const owner = await login(ctx, 'hopper@example.com', 'cobol compiler', '192.0.2.10')
     expect(owner.statusCode, owner.body).toBe(200)
 
     // Refused before the password is checked: the right one gets the same 429, so the lock tells nothing.
-    const refused = await login('hopper@example.com', 'cobol compiler', attacker)
+    const refused = await login(ctx, 'hopper@example.com', 'cobol compiler', attacker)
     expect(refused.statusCode).toBe(429)
     expect(refused.json().error).toMatchObject({ code: 'rate_limited', message: 'Too many failed sign-ins to this account from this address; retry later' })
     const retryAfter = Number(refused.headers['retry-after'])
     expect(retryAfter).toBeGreaterThan(0)
     expect(retryAfter).toBeLessThanOrEqual(ctx.config.loginFailureWindowMs / 1000)
     // Other accounts from that address are not affected.
-    await register('alan@example.com', 'turing machine')
-    expect((await login('alan@example.com', 'turing machine', attacker)).statusCode).toBe(200)
+    await register(ctx, 'alan@example.com', 'turing machine')
+    expect((await login(ctx, 'alan@example.com', 'turing machine', attacker)).statusCode).toBe(200)
   })
 
-  test('a successful sign-in clears its address’s failures', async () => {
-    await register('edsger@example.com', 'goto considered harmful')
+  test('a successful sign-in clears its address’s failures', async ({ ctx }) => {
+    await register(ctx, 'edsger@example.com', 'goto considered harmful')
     const max = ctx.config.loginMaxFailures
     for (let round = 0; round < 2; round++) {
-      for (let guess = 0; guess < max - 1; guess++) expect((await login('edsger@example.com', `wrong ${guess}`)).statusCode).toBe(401)
-      expect((await login('edsger@example.com', 'goto considered harmful')).statusCode).toBe(200)
+      for (let guess = 0; guess < max - 1; guess++) expect((await login(ctx, 'edsger@example.com', `wrong ${guess}`)).statusCode).toBe(401)
+      expect((await login(ctx, 'edsger@example.com', 'goto considered harmful')).statusCode).toBe(200)
     }
     // Unknown accounts are counted alike, so the throttle tells nothing about which emails exist.
     const unknown: number[] = []
-    for (let guess = 0; guess <= max; guess++) unknown.push((await login('nobody-here@example.com', `wrong ${guess}`)).statusCode)
+    for (let guess = 0; guess <= max; guess++) unknown.push((await login(ctx, 'nobody-here@example.com', `wrong ${guess}`)).statusCode)
     expect(unknown.at(-2)).toBe(401)
     expect(unknown.at(-1)).toBe(429)
   })
@@ -189,20 +183,20 @@ describe('sign-in throttling across addresses (LOGIN_SLOWDOWN_AFTER)', () => {
 })
 
 describe('GET /auth/me and bearer tokens', () => {
-  test('answers the signed-in user and customer', async () => {
-    const body = (await register('margaret@example.com')).json()
+  test('answers the signed-in user and customer', async ({ ctx }) => {
+    const body = (await register(ctx, 'margaret@example.com')).json()
     const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token: body.token })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({ user: { id: body.user.id }, customer: { id: body.customer.id } })
   })
 
-  test('an admin made with the CLI path has no customer record and role admin', async () => {
+  test('an admin made with the CLI path has no customer record and role admin', async ({ ctx }) => {
     const admin = await ctx.signIn('admin')
     const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token: admin.token })
     expect(response.json()).toMatchObject({ user: { role: 'admin' }, customer: null })
   })
 
-  test('answers 401 without a token', async () => {
+  test('answers 401 without a token', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me' })
     expect(response.statusCode).toBe(401)
     expect(response.json().error.code).toBe('unauthorized')
@@ -221,22 +215,22 @@ describe('GET /auth/me and bearer tokens', () => {
     ...extra,
   })
 
-  test.each([
+  test.for([
     ['alg none', (id: string) => forgeToken({ alg: 'none', typ: 'JWT' }, claims(id), null)],
     ['a wrong secret', (id: string) => forgeToken({ alg: 'HS256', typ: 'JWT' }, claims(id), 'another-secret-another-secret-0000')],
-    ['HS512 with the right secret', (id: string) => {
+    ['HS512 with the right secret', (id: string, secret: string) => {
       const unsigned = `${base64url({ alg: 'HS512', typ: 'JWT' })}.${base64url(claims(id))}`
-      return `${unsigned}.${createHmac('sha512', ctx.config.jwtSecret).update(unsigned).digest('base64url')}`
+      return `${unsigned}.${createHmac('sha512', secret).update(unsigned).digest('base64url')}`
     }],
-    ['an expired token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { iat: now() - 7200, exp: now() - 3600 }), ctx.config.jwtSecret)],
-    ['a not-yet-valid token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { nbf: now() + 3600 }), ctx.config.jwtSecret)],
-    ['another issuer', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { iss: 'elsewhere' }), ctx.config.jwtSecret)],
-    ['another audience', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { aud: 'elsewhere' }), ctx.config.jwtSecret)],
-    ['a token that is not a user token', (id: string) => forgeToken({ alg: 'HS256' }, claims(id, { typ: 'client' }), ctx.config.jwtSecret)],
+    ['an expired token', (id: string, secret: string) => forgeToken({ alg: 'HS256' }, claims(id, { iat: now() - 7200, exp: now() - 3600 }), secret)],
+    ['a not-yet-valid token', (id: string, secret: string) => forgeToken({ alg: 'HS256' }, claims(id, { nbf: now() + 3600 }), secret)],
+    ['another issuer', (id: string, secret: string) => forgeToken({ alg: 'HS256' }, claims(id, { iss: 'elsewhere' }), secret)],
+    ['another audience', (id: string, secret: string) => forgeToken({ alg: 'HS256' }, claims(id, { aud: 'elsewhere' }), secret)],
+    ['a token that is not a user token', (id: string, secret: string) => forgeToken({ alg: 'HS256' }, claims(id, { typ: 'client' }), secret)],
     ['garbage', () => 'not.a.token'],
-  ])('answers 401 for %s, even on admin routes', async (_name, makeToken) => {
+  ] as const)('answers 401 for %s, even on admin routes', async ([_name, makeToken], { ctx }) => {
     const admin = await ctx.signIn('admin')
-    const token = makeToken(admin.userId)
+    const token = makeToken(admin.userId, ctx.config.jwtSecret)
     const me = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token })
     expect(me.statusCode).toBe(401)
     const write = await ctx.request({ method: 'POST', url: '/api/v1/products', token, payload: { title: 'Forged' } })
@@ -244,19 +238,19 @@ describe('GET /auth/me and bearer tokens', () => {
     expect(write.json().error.code).toBe('unauthorized')
   })
 
-  test('a correctly signed admin token is accepted (the forging helper is sound)', async () => {
+  test('a correctly signed admin token is accepted (the forging helper is sound)', async ({ ctx }) => {
     const admin = await ctx.signIn('admin')
     const token = forgeToken({ alg: 'HS256', typ: 'JWT' }, claims(admin.userId), ctx.config.jwtSecret)
     const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', token })
     expect(response.statusCode).toBe(200)
   })
 
-  test('answers 401 for an Authorization header that is not Bearer', async () => {
+  test('answers 401 for an Authorization header that is not Bearer', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic dXNlcjpwYXNz' } })
     expect(response.statusCode).toBe(401)
   })
 
-  test('answers 403 forbidden to a customer on an admin route', async () => {
+  test('answers 403 forbidden to a customer on an admin route', async ({ ctx }) => {
     const customer = await ctx.signIn('customer')
     const response = await ctx.request({ method: 'POST', url: '/api/v1/products', token: customer.token, payload: { title: 'Nope' } })
     expect(response.statusCode).toBe(403)

@@ -1,25 +1,17 @@
 /** Carts: the seven routes of the seed plus address and email, live prices, coupons, tax and who may see a cart. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { Cart, Product, Variant } from '@commerce/domain'
 import { carts, coupons, shippingMethods, taxRates } from '@commerce/db'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 const CARTS = '/api/v1/carts'
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const NY = { line1: '1 Main St', city: 'New York', region: 'NY', postal_code: '10001', country: 'US' }
 
-let ctx: TestContext
-let admin: string
 let codes = 0
 
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
-function createProduct(payload: Record<string, unknown>): Promise<Product> {
+function createProduct(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Product> {
   return ctx.expectStatus(201, {
     method: 'POST',
     url: '/api/v1/products',
@@ -28,25 +20,25 @@ function createProduct(payload: Record<string, unknown>): Promise<Product> {
   })
 }
 
-function createCart(payload: Record<string, unknown> = { currency: 'USD' }, token?: string): Promise<Cart> {
+function createCart(ctx: TestContext, payload: Record<string, unknown> = { currency: 'USD' }, token?: string): Promise<Cart> {
   return ctx.expectStatus(201, { method: 'POST', url: CARTS, payload, ...(token ? { token } : {}) })
 }
 
-function getCart(id: string, token?: string): Promise<Cart> {
+function getCart(ctx: TestContext, id: string, token?: string): Promise<Cart> {
   return ctx.expectStatus(200, { method: 'GET', url: `${CARTS}/${id}`, ...(token ? { token } : {}) })
 }
 
-function addItem(cartId: string, payload: Record<string, unknown>, token?: string): Promise<Cart> {
+function addItem(ctx: TestContext, cartId: string, payload: Record<string, unknown>, token?: string): Promise<Cart> {
   return ctx.expectStatus(201, { method: 'POST', url: `${CARTS}/${cartId}/items`, payload, ...(token ? { token } : {}) })
 }
 
-function applyCoupon(cartId: string, code: string): Promise<Cart> {
+function applyCoupon(ctx: TestContext, cartId: string, code: string): Promise<Cart> {
   return ctx.expectStatus(201, { method: 'POST', url: `${CARTS}/${cartId}/coupons`, payload: { code } })
 }
 
 type NewCoupon = Partial<typeof coupons.$inferInsert> & Pick<typeof coupons.$inferInsert, 'type'>
 
-async function createCoupon(values: NewCoupon) {
+async function createCoupon(ctx: TestContext, values: NewCoupon) {
   const [row] = await ctx.handle.db
     .insert(coupons)
     .values({ code: `CODE${++codes}`, ...values })
@@ -54,21 +46,20 @@ async function createCoupon(values: NewCoupon) {
   return row!
 }
 
-
 /** A cart holding the given lines, each as a fresh product. */
-async function cartWith(prices: number[], currency = 'USD'): Promise<Cart> {
-  const cart = await createCart({ currency })
+async function cartWith(ctx: TestContext, admin: string, prices: number[], currency = 'USD'): Promise<Cart> {
+  const cart = await createCart(ctx, { currency })
   let current = cart
   for (const price of prices) {
-    const product = await createProduct({ title: `Item ${price}`, price, currency })
-    current = await addItem(cart.id, { product_id: product.id, quantity: 1 })
+    const product = await createProduct(ctx, admin, { title: `Item ${price}`, price, currency })
+    current = await addItem(ctx, cart.id, { product_id: product.id, quantity: 1 })
   }
   return current
 }
 
 describe('POST /api/v1/carts', () => {
-  test('creates an empty anonymous cart: 201 with id and cart_id, zero totals', async () => {
-    const cart = await createCart({ currency: 'EUR', email: 'buyer@example.com' })
+  test('creates an empty anonymous cart: 201 with id and cart_id, zero totals', async ({ ctx }) => {
+    const cart = await createCart(ctx, { currency: 'EUR', email: 'buyer@example.com' })
     expect(cart.cart_id).toBe(cart.id)
     expect(cart).toMatchObject({
       currency: 'EUR',
@@ -80,10 +71,10 @@ describe('POST /api/v1/carts', () => {
       totals: { subtotal: 0, discount: 0, tax: 0, shipping: 0, total: 0 },
       completed_at: null,
     })
-    expect(await getCart(cart.id)).toEqual(cart)
+    expect(await getCart(ctx, cart.id)).toEqual(cart)
   })
 
-  test('refuses a missing, malformed or unknown currency and unknown fields with 400', async () => {
+  test('refuses a missing, malformed or unknown currency and unknown fields with 400', async ({ ctx }) => {
     const missing = await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: {} })
     expect(missing.message).toBe("Field 'currency' is required")
     await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'usd' } })
@@ -92,24 +83,24 @@ describe('POST /api/v1/carts', () => {
     await ctx.expectError(400, 'validation_error', { method: 'POST', url: CARTS, payload: { currency: 'USD', customer_id: UNKNOWN_ID } })
   })
 
-  test('a cart created with a customer token belongs to that customer', async () => {
+  test('a cart created with a customer token belongs to that customer', async ({ ctx }) => {
     const owner = await ctx.signIn('customer')
-    const cart = await createCart({ currency: 'USD' }, owner.token)
+    const cart = await createCart(ctx, { currency: 'USD' }, owner.token)
     expect(cart.customer_id).toBe(owner.customerId)
   })
 })
 
 describe('GET /api/v1/carts/:id', () => {
-  test('answers 404 for an unknown cart and 400 for a malformed id', async () => {
+  test('answers 404 for an unknown cart and 400 for a malformed id', async ({ ctx }) => {
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${UNKNOWN_ID}` })
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${CARTS}/not-a-uuid` })
   })
 
-  test("another customer and anonymous callers get 404 for a customer's cart; the owner and admins see it", async () => {
+  test("another customer and anonymous callers get 404 for a customer's cart; the owner and admins see it", async ({ ctx, admin }) => {
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')
-    const cart = await createCart({ currency: 'USD' }, owner.token)
-    const product = await createProduct({ title: 'Owned', price: 5 })
+    const cart = await createCart(ctx, { currency: 'USD' }, owner.token)
+    const product = await createProduct(ctx, admin, { title: 'Owned', price: 5 })
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}` })
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${CARTS}/${cart.id}`, token: other.token })
     await ctx.expectError(404, 'not_found', {
@@ -118,22 +109,22 @@ describe('GET /api/v1/carts/:id', () => {
       payload: { product_id: product.id, quantity: 1 },
       token: other.token,
     })
-    expect((await getCart(cart.id, owner.token)).id).toBe(cart.id)
-    expect((await getCart(cart.id, admin)).id).toBe(cart.id)
+    expect((await getCart(ctx, cart.id, owner.token)).id).toBe(cart.id)
+    expect((await getCart(ctx, cart.id, admin)).id).toBe(cart.id)
   })
 
-  test('an anonymous cart is reachable by whoever holds its id', async () => {
-    const cart = await createCart()
+  test('an anonymous cart is reachable by whoever holds its id', async ({ ctx }) => {
+    const cart = await createCart(ctx)
     const someone = await ctx.signIn('customer')
-    expect((await getCart(cart.id, someone.token)).id).toBe(cart.id)
+    expect((await getCart(ctx, cart.id, someone.token)).id).toBe(cart.id)
   })
 })
 
 describe('POST /api/v1/carts/:id/items', () => {
-  test('adds a line with the product data and recalculates the totals', async () => {
-    const product = await createProduct({ title: 'Mug', sku: 'MUG-1', price: 12.5, image_url: 'https://img.example/m.png' })
-    const cart = await createCart()
-    const updated = await addItem(cart.id, { product_id: product.id, quantity: 3 })
+  test('adds a line with the product data and recalculates the totals', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Mug', sku: 'MUG-1', price: 12.5, image_url: 'https://img.example/m.png' })
+    const cart = await createCart(ctx)
+    const updated = await addItem(ctx, cart.id, { product_id: product.id, quantity: 3 })
     expect(updated.items).toEqual([
       {
         id: expect.any(String),
@@ -155,26 +146,26 @@ describe('POST /api/v1/carts/:id/items', () => {
     expect(updated.totals).toEqual({ subtotal: 37.5, discount: 0, tax: 0, shipping: 0, total: 37.5 })
   })
 
-  test('the same product and variant again raises the existing line instead of adding one', async () => {
-    const product = await createProduct({ title: 'Pen', price: 1.1 })
-    const cart = await createCart()
-    await addItem(cart.id, { product_id: product.id, quantity: 2 })
-    const updated = await addItem(cart.id, { product_id: product.id, quantity: 5 })
+  test('the same product and variant again raises the existing line instead of adding one', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Pen', price: 1.1 })
+    const cart = await createCart(ctx)
+    await addItem(ctx, cart.id, { product_id: product.id, quantity: 2 })
+    const updated = await addItem(ctx, cart.id, { product_id: product.id, quantity: 5 })
     expect(updated.items).toHaveLength(1)
     expect(updated.items[0]).toMatchObject({ quantity: 7, line_total: 7.7 })
   })
 
-  test("a variant line uses the variant's price, sku and stock, and is a line of its own", async () => {
-    const product = await createProduct({ title: 'Shirt', sku: 'SHIRT', price: 20 })
+  test("a variant line uses the variant's price, sku and stock, and is a line of its own", async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Shirt', sku: 'SHIRT', price: 20 })
     const variant = await ctx.expectStatus<Variant>(201, {
       method: 'POST',
       url: `/api/v1/products/${product.id}/variants`,
       payload: { title: 'XL', sku: 'SHIRT-XL', price: 22.99, inventory_quantity: 2 },
       token: admin,
     })
-    const cart = await createCart()
-    await addItem(cart.id, { product_id: product.id, quantity: 1 })
-    const updated = await addItem(cart.id, { product_id: product.id, variant_id: variant.id, quantity: 2 })
+    const cart = await createCart(ctx)
+    await addItem(ctx, cart.id, { product_id: product.id, quantity: 1 })
+    const updated = await addItem(ctx, cart.id, { product_id: product.id, variant_id: variant.id, quantity: 2 })
     expect(updated.items.map((item) => [item.variant_title, item.sku, item.unit_price, item.line_total])).toEqual([
       [null, 'SHIRT', 20, 20],
       ['XL', 'SHIRT-XL', 22.99, 45.98],
@@ -188,10 +179,10 @@ describe('POST /api/v1/carts/:id/items', () => {
     expect(error.message).toBe('Only 2 in stock, 3 requested')
   })
 
-  test('unknown or inactive products and variants of another product are 404', async () => {
-    const cart = await createCart()
-    const product = await createProduct({ title: 'Gone', price: 3 })
-    const other = await createProduct({ title: 'Other', price: 3 })
+  test('unknown or inactive products and variants of another product are 404', async ({ ctx, admin }) => {
+    const cart = await createCart(ctx)
+    const product = await createProduct(ctx, admin, { title: 'Gone', price: 3 })
+    const other = await createProduct(ctx, admin, { title: 'Other', price: 3 })
     const variant = await ctx.expectStatus<Variant>(201, {
       method: 'POST',
       url: `/api/v1/products/${other.id}/variants`,
@@ -206,7 +197,7 @@ describe('POST /api/v1/carts/:id/items', () => {
     const wrongVariant = await ctx.expectError(404, 'not_found', {
       method: 'POST',
       url: items,
-      payload: { product_id: (await createProduct({ title: 'Third', price: 1 })).id, variant_id: variant.id, quantity: 1 },
+      payload: { product_id: (await createProduct(ctx, admin, { title: 'Third', price: 1 })).id, variant_id: variant.id, quantity: 1 },
     })
     expect(wrongVariant.message).toBe('Variant not found')
     await ctx.expectError(404, 'not_found', {
@@ -216,9 +207,9 @@ describe('POST /api/v1/carts/:id/items', () => {
     })
   })
 
-  test('quantity below 1, a fraction, a missing product_id or an extra field (price) is 400', async () => {
-    const cart = await createCart()
-    const product = await createProduct({ title: 'Q', price: 1 })
+  test('quantity below 1, a fraction, a missing product_id or an extra field (price) is 400', async ({ ctx, admin }) => {
+    const cart = await createCart(ctx)
+    const product = await createProduct(ctx, admin, { title: 'Q', price: 1 })
     const items = `${CARTS}/${cart.id}/items`
     for (const payload of [
       { product_id: product.id, quantity: 0 },
@@ -231,26 +222,26 @@ describe('POST /api/v1/carts/:id/items', () => {
     }
     const missing = await ctx.expectError(400, 'validation_error', { method: 'POST', url: items, payload: { quantity: 1 } })
     expect(missing.message).toBe("Field 'product_id' is required")
-    expect((await getCart(cart.id)).items).toEqual([])
+    expect((await getCart(ctx, cart.id)).items).toEqual([])
   })
 
-  test('more than the stock is 409 insufficient_inventory and leaves the cart as it was', async () => {
-    const product = await createProduct({ title: 'Scarce', price: 9, inventory_quantity: 3 })
-    const cart = await createCart()
-    await addItem(cart.id, { product_id: product.id, quantity: 2 })
-    const before = await getCart(cart.id)
+  test('more than the stock is 409 insufficient_inventory and leaves the cart as it was', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Scarce', price: 9, inventory_quantity: 3 })
+    const cart = await createCart(ctx)
+    await addItem(ctx, cart.id, { product_id: product.id, quantity: 2 })
+    const before = await getCart(ctx, cart.id)
     const error = await ctx.expectError(409, 'insufficient_inventory', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
       payload: { product_id: product.id, quantity: 2 },
     })
     expect(error.message).toBe('Only 3 in stock, 4 requested')
-    expect(await getCart(cart.id)).toEqual(before)
+    expect(await getCart(ctx, cart.id)).toEqual(before)
   })
 
-  test('a product priced in another currency is 400 currency_mismatch', async () => {
-    const product = await createProduct({ title: 'Euro thing', price: 10, currency: 'EUR' })
-    const cart = await createCart({ currency: 'USD' })
+  test('a product priced in another currency is 400 currency_mismatch', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Euro thing', price: 10, currency: 'EUR' })
+    const cart = await createCart(ctx, { currency: 'USD' })
     const error = await ctx.expectError(400, 'currency_mismatch', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
@@ -259,23 +250,23 @@ describe('POST /api/v1/carts/:id/items', () => {
     expect(error.message).toBe('The product is priced in EUR and the cart in USD')
   })
 
-  test('concurrent adds of the same product to one cart all count, on one line', async () => {
-    const product = await createProduct({ title: 'Busy', price: 2 })
-    const cart = await createCart()
+  test('concurrent adds of the same product to one cart all count, on one line', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Busy', price: 2 })
+    const cart = await createCart(ctx)
     const responses = await Promise.all(
       Array.from({ length: 20 }, () =>
         ctx.request({ method: 'POST', url: `${CARTS}/${cart.id}/items`, payload: { product_id: product.id, quantity: 1 } }),
       ),
     )
     expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201))
-    const final = await getCart(cart.id)
+    const final = await getCart(ctx, cart.id)
     expect(final.items).toHaveLength(1)
     expect(final.items[0]!.quantity).toBe(20)
     expect(final.totals.subtotal).toBe(40)
   })
 
-  test('a cart holds at most 100 lines', async () => {
-    const cart = await createCart()
+  test('a cart holds at most 100 lines', async ({ ctx }) => {
+    const cart = await createCart(ctx)
     const rows = await ctx.handle.sql<{ id: string }[]>`
       insert into products (id, title, slug, price_minor, currency, inventory_quantity)
       select gen_random_uuid(), 'Bulk ' || n, ${'bulk-' + cart.id} || '-' || n, 100, 'USD', 10
@@ -291,15 +282,15 @@ describe('POST /api/v1/carts/:id/items', () => {
       payload: { product_id: extra, quantity: 1 },
     })
     expect(error.message).toBe('A cart holds at most 100 lines')
-    expect((await getCart(cart.id)).totals.subtotal).toBe(100)
+    expect((await getCart(ctx, cart.id)).totals.subtotal).toBe(100)
   })
 })
 
 describe('PATCH and DELETE /api/v1/carts/:id/items/:item_id', () => {
-  test('PATCH sets the quantity and the totals follow; more than the stock is 409', async () => {
-    const product = await createProduct({ title: 'Cup', price: 4.99, inventory_quantity: 5 })
-    const cart = await createCart()
-    const { items } = await addItem(cart.id, { product_id: product.id, quantity: 1 })
+  test('PATCH sets the quantity and the totals follow; more than the stock is 409', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Cup', price: 4.99, inventory_quantity: 5 })
+    const cart = await createCart(ctx)
+    const { items } = await addItem(ctx, cart.id, { product_id: product.id, quantity: 1 })
     const url = `${CARTS}/${cart.id}/items/${items[0]!.id}`
     const updated = await ctx.expectStatus<Cart>(200, { method: 'PATCH', url, payload: { quantity: 5 } })
     expect(updated.items[0]).toMatchObject({ quantity: 5, line_total: 24.95 })
@@ -308,51 +299,51 @@ describe('PATCH and DELETE /api/v1/carts/:id/items/:item_id', () => {
     await ctx.expectError(400, 'validation_error', { method: 'PATCH', url, payload: { quantity: 0 } })
     await ctx.expectError(400, 'validation_error', { method: 'PATCH', url, payload: {} })
     await ctx.expectError(404, 'not_found', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${UNKNOWN_ID}`, payload: { quantity: 1 } })
-    expect((await getCart(cart.id)).items[0]!.quantity).toBe(5)
+    expect((await getCart(ctx, cart.id)).items[0]!.quantity).toBe(5)
   })
 
-  test('DELETE removes the line (204) and a second DELETE is 404', async () => {
-    const cart = await cartWith([3, 4])
+  test('DELETE removes the line (204) and a second DELETE is 404', async ({ ctx, admin }) => {
+    const cart = await cartWith(ctx, admin, [3, 4])
     const url = `${CARTS}/${cart.id}/items/${cart.items[0]!.id}`
     await ctx.expectStatus(204, { method: 'DELETE', url })
-    const after = await getCart(cart.id)
+    const after = await getCart(ctx, cart.id)
     expect(after.items.map((item) => item.unit_price)).toEqual([4])
     expect(after.totals.subtotal).toBe(4)
     await ctx.expectError(404, 'not_found', { method: 'DELETE', url })
   })
 
-  test("an item id of another cart is 404 on this cart", async () => {
-    const mine = await cartWith([1])
-    const theirs = await cartWith([2])
+  test("an item id of another cart is 404 on this cart", async ({ ctx, admin }) => {
+    const mine = await cartWith(ctx, admin, [1])
+    const theirs = await cartWith(ctx, admin, [2])
     await ctx.expectError(404, 'not_found', {
       method: 'PATCH',
       url: `${CARTS}/${mine.id}/items/${theirs.items[0]!.id}`,
       payload: { quantity: 2 },
     })
     await ctx.expectError(404, 'not_found', { method: 'DELETE', url: `${CARTS}/${mine.id}/items/${theirs.items[0]!.id}` })
-    expect((await getCart(theirs.id)).items).toHaveLength(1)
+    expect((await getCart(ctx, theirs.id)).items).toHaveLength(1)
   })
 })
 
 describe('live prices', () => {
-  test('a cart follows the current product price until checkout', async () => {
-    const product = await createProduct({ title: 'Moving price', price: 10 })
-    const cart = await createCart()
-    await addItem(cart.id, { product_id: product.id, quantity: 2 })
+  test('a cart follows the current product price until checkout', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Moving price', price: 10 })
+    const cart = await createCart(ctx)
+    await addItem(ctx, cart.id, { product_id: product.id, quantity: 2 })
     await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { price: 8.25 }, token: admin })
-    const after = await getCart(cart.id)
+    const after = await getCart(ctx, cart.id)
     expect(after.items[0]).toMatchObject({ unit_price: 8.25, line_total: 16.5 })
     expect(after.totals.total).toBe(16.5)
   })
 
-  test('a line whose product was deactivated stays visible as unavailable and counts 0', async () => {
-    const kept = await createProduct({ title: 'Kept', price: 5 })
-    const dropped = await createProduct({ title: 'Dropped', price: 7 })
-    const cart = await createCart()
-    await addItem(cart.id, { product_id: kept.id, quantity: 1 })
-    await addItem(cart.id, { product_id: dropped.id, quantity: 1 })
+  test('a line whose product was deactivated stays visible as unavailable and counts 0', async ({ ctx, admin }) => {
+    const kept = await createProduct(ctx, admin, { title: 'Kept', price: 5 })
+    const dropped = await createProduct(ctx, admin, { title: 'Dropped', price: 7 })
+    const cart = await createCart(ctx)
+    await addItem(ctx, cart.id, { product_id: kept.id, quantity: 1 })
+    await addItem(ctx, cart.id, { product_id: dropped.id, quantity: 1 })
     await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/products/${dropped.id}`, token: admin })
-    const after = await getCart(cart.id)
+    const after = await getCart(ctx, cart.id)
     expect(after.items.map((item) => [item.title, item.available, item.line_total, item.problem])).toEqual([
       ['Kept', true, 5, null],
       ['Dropped', false, 0, { code: 'not_sold', message: 'This product is no longer sold; remove it from the cart' }],
@@ -365,21 +356,21 @@ describe('a line repriced past the total limit', () => {
   const MAX = 'more than 9999999999999.99 CHF, the most an amount can be'
 
   /** A CHF cart with a line per [title, price, quantity], in order; then the last product is repriced to `price`. */
-  async function repricedCart(lines: [string, number, number][], price: number) {
-    const cart = await createCart({ currency: 'CHF' })
+  async function repricedCart(ctx: TestContext, admin: string, lines: [string, number, number][], price: number) {
+    const cart = await createCart(ctx, { currency: 'CHF' })
     const products: Product[] = []
     for (const [title, unitPrice, quantity] of lines) {
-      products.push(await createProduct({ title, price: unitPrice, currency: 'CHF' }))
-      await addItem(cart.id, { product_id: products.at(-1)!.id, quantity })
+      products.push(await createProduct(ctx, admin, { title, price: unitPrice, currency: 'CHF' }))
+      await addItem(ctx, cart.id, { product_id: products.at(-1)!.id, quantity })
     }
     await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${products.at(-1)!.id}`, payload: { price }, token: admin })
     return { cart, products }
   }
 
-  test('the cart still reads (200) with the line marked and left out of the totals; adding units is refused, fixing it is not; checkout refuses it', async () => {
+  test('the cart still reads (200) with the line marked and left out of the totals; adding units is refused, fixing it is not; checkout refuses it', async ({ ctx, admin }) => {
     // 5 × 5,000,000,000,000 is past the most an amount can be (15 digits).
-    const { cart, products: [mug] } = await repricedCart([['Mug', 10, 1], ['Yacht', 1000, 5]], 5_000_000_000_000)
-    const marked = await getCart(cart.id)
+    const { cart, products: [mug] } = await repricedCart(ctx, admin, [['Mug', 10, 1], ['Yacht', 1000, 5]], 5_000_000_000_000)
+    const marked = await getCart(ctx, cart.id)
     expect(marked.items.map((item) => [item.title, item.available, item.line_total, item.problem])).toEqual([
       ['Mug', true, 10, null],
       ['Yacht', false, 0, { code: 'total_too_large', message: `With this line the cart's total would be ${MAX}; lower its quantity or remove it` }],
@@ -394,7 +385,7 @@ describe('a line repriced past the total limit', () => {
     const more = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${CARTS}/${cart.id}/items`, payload: { product_id: mug!.id, quantity: 1 } })
     expect(more.details).toEqual([{ field: 'quantity', message: `With this quantity the cart's total would be ${MAX}` }])
     await ctx.expectError(400, 'validation_error', { method: 'PATCH', url: `${CARTS}/${cart.id}/items/${mugLine}`, payload: { quantity: 2 } })
-    expect((await getCart(cart.id)).items.map((item) => item.quantity)).toEqual([1, 5])
+    expect((await getCart(ctx, cart.id)).items.map((item) => item.quantity)).toEqual([1, 5])
 
     // Checkout completion refuses the cart, naming the line.
     const checkout = await ctx.expectStatus<{ id: string }>(201, {
@@ -420,21 +411,21 @@ describe('a line repriced past the total limit', () => {
     expect(fixed.totals.total).toBe(5_000_000_000_010)
   })
 
-  test('the line added last is the one set aside; removing it clears the cart', async () => {
-    const { cart } = await repricedCart([['First', 6_000_000_000_000, 1], ['Second', 1, 1]], 5_000_000_000_000)
-    const marked = await getCart(cart.id)
+  test('the line added last is the one set aside; removing it clears the cart', async ({ ctx, admin }) => {
+    const { cart } = await repricedCart(ctx, admin, [['First', 6_000_000_000_000, 1], ['Second', 1, 1]], 5_000_000_000_000)
+    const marked = await getCart(ctx, cart.id)
     expect(marked.items.map((item) => item.problem?.code ?? null)).toEqual([null, 'total_too_large'])
     expect(marked.totals.total).toBe(6_000_000_000_000)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CARTS}/${cart.id}/items/${marked.items[1]!.id}` })
-    expect((await getCart(cart.id)).items.map((item) => item.available)).toEqual([true])
+    expect((await getCart(ctx, cart.id)).items.map((item) => item.available)).toEqual([true])
   })
 })
 
 describe('coupons on a cart', () => {
-  test('a percentage coupon is spread over the lines by largest remainder and lines sum to the totals', async () => {
-    await createCoupon({ code: 'TENOFF', type: 'percentage', percentOffPpm: 100_000 })
-    const cart = await cartWith([3.33, 3.33, 3.34])
-    const updated = await applyCoupon(cart.id, 'tenoff')
+  test('a percentage coupon is spread over the lines by largest remainder and lines sum to the totals', async ({ ctx, admin }) => {
+    await createCoupon(ctx, { code: 'TENOFF', type: 'percentage', percentOffPpm: 100_000 })
+    const cart = await cartWith(ctx, admin, [3.33, 3.33, 3.34])
+    const updated = await applyCoupon(ctx, cart.id, 'tenoff')
     expect(updated.totals).toEqual({ subtotal: 10, discount: 1, tax: 0, shipping: 0, total: 9 })
     const discounts = updated.items.map((item) => item.discount)
     expect(discounts.reduce((sum, value) => sum + Math.round(value * 100), 0)).toBe(100)
@@ -444,16 +435,16 @@ describe('coupons on a cart', () => {
     ])
   })
 
-  test('a fixed amount never takes more than the subtotal', async () => {
-    await createCoupon({ code: 'FIFTY', type: 'fixed_amount', amountOffMinor: 5000, currency: 'USD' })
-    const cart = await cartWith([12, 8])
-    const updated = await applyCoupon(cart.id, 'FIFTY')
+  test('a fixed amount never takes more than the subtotal', async ({ ctx, admin }) => {
+    await createCoupon(ctx, { code: 'FIFTY', type: 'fixed_amount', amountOffMinor: 5000, currency: 'USD' })
+    const cart = await cartWith(ctx, admin, [12, 8])
+    const updated = await applyCoupon(ctx, cart.id, 'FIFTY')
     expect(updated.totals).toEqual({ subtotal: 20, discount: 20, tax: 0, shipping: 0, total: 0 })
     expect(updated.items.map((item) => item.discount)).toEqual([12, 8])
   })
 
-  test('unknown, inactive, not yet started, expired, used up, other-currency and below-minimum coupons are 400 coupon_invalid', async () => {
-    const cart = await cartWith([10])
+  test('unknown, inactive, not yet started, expired, used up, other-currency and below-minimum coupons are 400 coupon_invalid', async ({ ctx, admin }) => {
+    const cart = await cartWith(ctx, admin, [10])
     const day = 86_400_000
     const cases: [NewCoupon | null, string][] = [
       [null, "Coupon 'NOPE' does not exist"],
@@ -465,7 +456,7 @@ describe('coupons on a cart', () => {
       [{ code: 'BIG1', type: 'percentage', percentOffPpm: 10_000, currency: 'USD', minSubtotalMinor: 5000 }, 'BIG1'],
     ]
     for (const [coupon, expected] of cases) {
-      if (coupon) await createCoupon(coupon)
+      if (coupon) await createCoupon(ctx, coupon)
       const error = await ctx.expectError(400, 'coupon_invalid', {
         method: 'POST',
         url: `${CARTS}/${cart.id}/coupons`,
@@ -473,40 +464,40 @@ describe('coupons on a cart', () => {
       })
       expect(error.message).toContain(expected)
     }
-    expect((await getCart(cart.id)).coupons).toEqual([])
+    expect((await getCart(ctx, cart.id)).coupons).toEqual([])
   })
 
-  test('applying the same coupon twice is 409; DELETE removes it (204) and a second DELETE is 404', async () => {
-    const coupon = await createCoupon({ code: 'TWICE', type: 'percentage', percentOffPpm: 50_000 })
-    const cart = await cartWith([20])
-    await applyCoupon(cart.id, 'TWICE')
+  test('applying the same coupon twice is 409; DELETE removes it (204) and a second DELETE is 404', async ({ ctx, admin }) => {
+    const coupon = await createCoupon(ctx, { code: 'TWICE', type: 'percentage', percentOffPpm: 50_000 })
+    const cart = await cartWith(ctx, admin, [20])
+    await applyCoupon(ctx, cart.id, 'TWICE')
     await ctx.expectError(409, 'conflict', { method: 'POST', url: `${CARTS}/${cart.id}/coupons`, payload: { code: 'twice' } })
     const url = `${CARTS}/${cart.id}/coupons/${coupon.id}`
     await ctx.expectStatus(204, { method: 'DELETE', url })
-    const after = await getCart(cart.id)
+    const after = await getCart(ctx, cart.id)
     expect(after.coupons).toEqual([])
     expect(after.totals.discount).toBe(0)
     await ctx.expectError(404, 'not_found', { method: 'DELETE', url })
   })
 
-  test('a coupon that stops qualifying stays on the cart with applicable false and no discount', async () => {
-    await createCoupon({ code: 'MIN30', type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', minSubtotalMinor: 3000 })
-    const cart = await cartWith([20, 15])
-    const applied = await applyCoupon(cart.id, 'MIN30')
+  test('a coupon that stops qualifying stays on the cart with applicable false and no discount', async ({ ctx, admin }) => {
+    await createCoupon(ctx, { code: 'MIN30', type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', minSubtotalMinor: 3000 })
+    const cart = await cartWith(ctx, admin, [20, 15])
+    const applied = await applyCoupon(ctx, cart.id, 'MIN30')
     expect(applied.totals.discount).toBe(5)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CARTS}/${cart.id}/items/${cart.items[1]!.id}` })
-    const after = await getCart(cart.id)
+    const after = await getCart(ctx, cart.id)
     expect(after.totals).toEqual({ subtotal: 20, discount: 0, tax: 0, shipping: 0, total: 20 })
     expect(after.coupons[0]).toMatchObject({ code: 'MIN30', applicable: false, discount: 0 })
     expect(after.coupons[0]!.reason).toContain('30.00 USD')
   })
 
-  test('at most five coupons per cart', async () => {
-    const cart = await cartWith([100])
+  test('at most five coupons per cart', async ({ ctx, admin }) => {
+    const cart = await cartWith(ctx, admin, [100])
     for (let index = 0; index < 5; index++) {
-      await applyCoupon(cart.id, (await createCoupon({ type: 'percentage', percentOffPpm: 10_000 })).code)
+      await applyCoupon(ctx, cart.id, (await createCoupon(ctx, { type: 'percentage', percentOffPpm: 10_000 })).code)
     }
-    const sixth = await createCoupon({ type: 'percentage', percentOffPpm: 10_000 })
+    const sixth = await createCoupon(ctx, { type: 'percentage', percentOffPpm: 10_000 })
     const error = await ctx.expectError(400, 'validation_error', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/coupons`,
@@ -517,14 +508,14 @@ describe('coupons on a cart', () => {
 })
 
 describe('tax from the shipping address', () => {
-  test('PUT shipping-address applies the region rate over the country rate, on the discounted amounts', async () => {
+  test('PUT shipping-address applies the region rate over the country rate, on the discounted amounts', async ({ ctx, admin }) => {
     await ctx.handle.db.insert(taxRates).values([
       { country: 'US', region: null, ratePpm: 50_000, name: 'US' },
       { country: 'US', region: 'NY', ratePpm: 88_750, name: 'New York' },
     ])
-    await createCoupon({ code: 'TAXTEST', type: 'percentage', percentOffPpm: 200_000 })
-    const cart = await cartWith([10, 5.55])
-    await applyCoupon(cart.id, 'TAXTEST')
+    await createCoupon(ctx, { code: 'TAXTEST', type: 'percentage', percentOffPpm: 200_000 })
+    const cart = await cartWith(ctx, admin, [10, 5.55])
+    await applyCoupon(ctx, cart.id, 'TAXTEST')
     const updated = await ctx.expectStatus<Cart>(200, { method: 'PUT', url: `${CARTS}/${cart.id}/shipping-address`, payload: NY })
     expect(updated.shipping_address).toEqual({
       first_name: null,
@@ -558,12 +549,12 @@ describe('tax from the shipping address', () => {
     expect(canada.totals.tax).toBe(0)
   })
 
-  test("a rate with order rounding rounds the cart's tax once and shares it over the lines", async () => {
+  test("a rate with order rounding rounds the cart's tax once and shares it over the lines", async ({ ctx, admin }) => {
     await ctx.handle.db.insert(taxRates).values([
       { country: 'PT', ratePpm: 50_000, name: 'PT by line' },
       { country: 'PT', region: 'Madeira', ratePpm: 50_000, name: 'Madeira by order', rounding: 'order' },
     ])
-    const cart = await cartWith([0.1, 0.1, 0.1], 'EUR')
+    const cart = await cartWith(ctx, admin, [0.1, 0.1, 0.1], 'EUR')
     const url = `${CARTS}/${cart.id}/shipping-address`
     const lisbon = { line1: '1 Rua Augusta', city: 'Lisboa', country: 'PT' }
     // 5 % of 0.10 is 0.005: rounded on each line, 0.01 three times.
@@ -577,32 +568,32 @@ describe('tax from the shipping address', () => {
     expect(lowestFirst.map((item) => item.tax)).toEqual([0.01, 0.01, 0])
   })
 
-  test('an address needs line1, city and an ISO 3166-1 alpha-2 country', async () => {
-    const cart = await createCart()
+  test('an address needs line1, city and an ISO 3166-1 alpha-2 country', async ({ ctx }) => {
+    const cart = await createCart(ctx)
     const url = `${CARTS}/${cart.id}/shipping-address`
     const missing = await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { city: 'X', country: 'US' } })
     expect(missing.message).toBe("Field 'line1' is required")
     for (const country of ['XX', 'us', 'USA']) {
       await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { ...NY, country } })
     }
-    expect((await getCart(cart.id)).shipping_address).toBeNull()
+    expect((await getCart(ctx, cart.id)).shipping_address).toBeNull()
   })
 })
 
 describe('PUT /api/v1/carts/:id/email', () => {
-  test('sets the email; a malformed one is 400', async () => {
-    const cart = await createCart()
+  test('sets the email; a malformed one is 400', async ({ ctx }) => {
+    const cart = await createCart(ctx)
     const url = `${CARTS}/${cart.id}/email`
     expect((await ctx.expectStatus<Cart>(200, { method: 'PUT', url, payload: { email: 'a@example.com' } })).email).toBe('a@example.com')
     await ctx.expectError(400, 'validation_error', { method: 'PUT', url, payload: { email: 'not-an-email' } })
-    expect((await getCart(cart.id)).email).toBe('a@example.com')
+    expect((await getCart(ctx, cart.id)).email).toBe('a@example.com')
   })
 })
 
 describe('currencies with 0 and 3 decimals', () => {
-  test('JPY and KWD carts price in whole yen and in fils', async () => {
+  test('JPY and KWD carts price in whole yen and in fils', async ({ ctx, admin }) => {
     await ctx.handle.db.insert(taxRates).values({ country: 'JP', ratePpm: 100_000, name: 'JP' })
-    const yen = await cartWith([1999, 501], 'JPY')
+    const yen = await cartWith(ctx, admin, [1999, 501], 'JPY')
     const taxed = await ctx.expectStatus<Cart>(200, {
       method: 'PUT',
       url: `${CARTS}/${yen.id}/shipping-address`,
@@ -610,29 +601,29 @@ describe('currencies with 0 and 3 decimals', () => {
     })
     // 10 % of 1999 = 199.9 -> 200, of 501 = 50.1 -> 50.
     expect(taxed.totals).toEqual({ subtotal: 2500, discount: 0, tax: 250, shipping: 0, total: 2750 })
-    const dinar = await cartWith([1.005, 2.25], 'KWD')
+    const dinar = await cartWith(ctx, admin, [1.005, 2.25], 'KWD')
     expect(dinar.totals.subtotal).toBe(3.255)
   })
 })
 
 describe('shipping', () => {
-  async function method(values: Partial<typeof shippingMethods.$inferInsert> & { name: string }) {
+  async function method(ctx: TestContext, values: Partial<typeof shippingMethods.$inferInsert> & { name: string }) {
     const [row] = await ctx.handle.db.insert(shippingMethods).values({ currency: 'GBP', ...values }).returning()
     return row!
   }
 
-  test('GET /shipping/rates lists the methods that fit address, weight and currency, cheapest first', async () => {
-    const standard = await method({ name: 'Standard', countries: ['GB'], basePriceMinor: 399, pricePerKgMinor: 100 })
-    const express = await method({ name: 'Express', countries: ['GB', 'IE'], basePriceMinor: 999, estimatedDays: 1 })
-    await method({ name: 'Light only', basePriceMinor: 100, maxWeightKg: 1 })
-    await method({ name: 'France', countries: ['FR'], basePriceMinor: 1 })
-    await method({ name: 'Retired', basePriceMinor: 1, isActive: false })
-    await method({ name: 'Dollars', currency: 'USD', basePriceMinor: 1 })
-    const anywhere = await method({ name: 'Anywhere', basePriceMinor: 2500, freeOverMinor: 10_000 })
+  test('GET /shipping/rates lists the methods that fit address, weight and currency, cheapest first', async ({ ctx, admin }) => {
+    const standard = await method(ctx, { name: 'Standard', countries: ['GB'], basePriceMinor: 399, pricePerKgMinor: 100 })
+    const express = await method(ctx, { name: 'Express', countries: ['GB', 'IE'], basePriceMinor: 999, estimatedDays: 1 })
+    await method(ctx, { name: 'Light only', basePriceMinor: 100, maxWeightKg: 1 })
+    await method(ctx, { name: 'France', countries: ['FR'], basePriceMinor: 1 })
+    await method(ctx, { name: 'Retired', basePriceMinor: 1, isActive: false })
+    await method(ctx, { name: 'Dollars', currency: 'USD', basePriceMinor: 1 })
+    const anywhere = await method(ctx, { name: 'Anywhere', basePriceMinor: 2500, freeOverMinor: 10_000 })
 
-    const product = await createProduct({ title: 'Books', price: 30, currency: 'GBP', weight: 2.5, weight_unit: 'lb' })
-    const cart = await createCart({ currency: 'GBP' })
-    await addItem(cart.id, { product_id: product.id, quantity: 2 })
+    const product = await createProduct(ctx, admin, { title: 'Books', price: 30, currency: 'GBP', weight: 2.5, weight_unit: 'lb' })
+    const cart = await createCart(ctx, { currency: 'GBP' })
+    await addItem(ctx, cart.id, { product_id: product.id, quantity: 2 })
     const url = `/api/v1/shipping/rates?cart_id=${cart.id}`
 
     // No address: only methods that ship everywhere. 5 lb = 2.26796185 kg, so "Light only" is out.
@@ -655,29 +646,29 @@ describe('shipping', () => {
     // Over 100.00 of goods the "Anywhere" method is free.
     await ctx.expectStatus(200, {
       method: 'PATCH',
-      url: `${CARTS}/${cart.id}/items/${(await getCart(cart.id)).items[0]!.id}`,
+      url: `${CARTS}/${cart.id}/items/${(await getCart(ctx, cart.id)).items[0]!.id}`,
       payload: { quantity: 4 },
     })
     const free = await ctx.expectStatus<{ rates: { name: string; amount: number }[] }>(200, { method: 'GET', url })
     expect(free.rates[0]).toMatchObject({ name: 'Anywhere', amount: 0 })
   })
 
-  test('rates need a visible cart: a missing cart_id is 400, another customer’s cart 404', async () => {
+  test('rates need a visible cart: a missing cart_id is 400, another customer’s cart 404', async ({ ctx }) => {
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: '/api/v1/shipping/rates' })
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')
-    const cart = await createCart({ currency: 'USD' }, owner.token)
+    const cart = await createCart(ctx, { currency: 'USD' }, owner.token)
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${cart.id}`, token: other.token })
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `/api/v1/shipping/rates?cart_id=${UNKNOWN_ID}` })
   })
 
-  test('a chosen method adds shipping to the totals, a free-shipping coupon waives it, a new address drops it', async () => {
-    const courier = await method({ name: 'Courier', currency: 'USD', basePriceMinor: 750 })
-    await createCoupon({ code: 'SHIPFREE', type: 'free_shipping' })
-    const cart = await cartWith([40])
+  test('a chosen method adds shipping to the totals, a free-shipping coupon waives it, a new address drops it', async ({ ctx, admin }) => {
+    const courier = await method(ctx, { name: 'Courier', currency: 'USD', basePriceMinor: 750 })
+    await createCoupon(ctx, { code: 'SHIPFREE', type: 'free_shipping' })
+    const cart = await cartWith(ctx, admin, [40])
     await ctx.handle.db.update(carts).set({ shippingMethodId: courier.id }).where(eq(carts.id, cart.id))
-    expect((await getCart(cart.id)).totals).toEqual({ subtotal: 40, discount: 0, tax: 0, shipping: 7.5, total: 47.5 })
-    const waived = await applyCoupon(cart.id, 'SHIPFREE')
+    expect((await getCart(ctx, cart.id)).totals).toEqual({ subtotal: 40, discount: 0, tax: 0, shipping: 7.5, total: 47.5 })
+    const waived = await applyCoupon(ctx, cart.id, 'SHIPFREE')
     expect(waived.totals).toEqual({ subtotal: 40, discount: 0, tax: 0, shipping: 0, total: 40 })
     expect(waived.coupons[0]).toMatchObject({ code: 'SHIPFREE', type: 'free_shipping', value: null, discount: 7.5 })
     const moved = await ctx.expectStatus<Cart>(200, { method: 'PUT', url: `${CARTS}/${cart.id}/shipping-address`, payload: NY })
@@ -686,10 +677,10 @@ describe('shipping', () => {
 })
 
 describe('a checked-out cart', () => {
-  test('no longer changes: every write is 409', async () => {
-    const cart = await cartWith([5])
+  test('no longer changes: every write is 409', async ({ ctx, admin }) => {
+    const cart = await cartWith(ctx, admin, [5])
     await ctx.handle.db.update(carts).set({ completedAt: new Date() }).where(eq(carts.id, cart.id))
-    const product = await createProduct({ title: 'Late', price: 1 })
+    const product = await createProduct(ctx, admin, { title: 'Late', price: 1 })
     const error = await ctx.expectError(409, 'conflict', {
       method: 'POST',
       url: `${CARTS}/${cart.id}/items`,
@@ -697,6 +688,6 @@ describe('a checked-out cart', () => {
     })
     expect(error.message).toBe('This cart was checked out and can no longer change')
     await ctx.expectError(409, 'conflict', { method: 'PUT', url: `${CARTS}/${cart.id}/email`, payload: { email: 'x@example.com' } })
-    expect((await getCart(cart.id)).completed_at).not.toBeNull()
+    expect((await getCart(ctx, cart.id)).completed_at).not.toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 /** Customers: admin CRUD, the owner's own record (/me and by id), search, paging and anonymising deletes. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect } from 'vitest'
 import type { Customer, CustomerList } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { createTestContext, test, type TestContext } from './helpers.js'
 
 const CUSTOMERS = '/api/v1/customers'
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000cafe'
@@ -9,36 +9,28 @@ const PASSWORD = 'correct horse battery' // the password ctx.signIn gives every 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-let ctx: TestContext
-let admin: string
 let seq = 0
 const uniqueEmail = (label: string) => `${label}-${++seq}-${Date.now()}@example.com`
 
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
-function createCustomer(payload: Record<string, unknown>, on: TestContext = ctx, token = admin): Promise<Customer> {
-  return on.expectStatus(201, { method: 'POST', url: CUSTOMERS, payload, token })
+function createCustomer(ctx: TestContext, token: string, payload: Record<string, unknown>): Promise<Customer> {
+  return ctx.expectStatus(201, { method: 'POST', url: CUSTOMERS, payload, token })
 }
 
-async function signInCustomer(email?: string) {
+async function signInCustomer(ctx: TestContext, email?: string) {
   const session = await ctx.signIn('customer', email)
   return { ...session, customerId: session.customerId! }
 }
 
-function customerEvents(customerId: string) {
+function customerEvents(ctx: TestContext, customerId: string) {
   return ctx.handle.sql<{ kind: string; data: Customer; customer_id: string; request_id: string }[]>`
     select kind, data, customer_id, request_id from events where customer_id = ${customerId} order by id`
 }
 
-const login = (email: string, password = PASSWORD) =>
+const login = (ctx: TestContext, email: string, password = PASSWORD) =>
   ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } })
 
 describe('POST /api/v1/customers', () => {
-  test('creates a guest customer (no login), answers 201 with the record and writes customer.created in the same request', async () => {
+  test('creates a guest customer (no login), answers 201 with the record and writes customer.created in the same request', async ({ ctx, admin }) => {
     const email = uniqueEmail('guest')
     const response = await ctx.request({
       method: 'POST',
@@ -60,20 +52,20 @@ describe('POST /api/v1/customers', () => {
     })
     const rows = await ctx.handle.sql`select email, user_id, deleted_at from customers where id = ${body.id}`
     expect(rows).toEqual([{ email, user_id: null, deleted_at: null }])
-    expect(await customerEvents(body.id)).toEqual([
+    expect(await customerEvents(ctx, body.id)).toEqual([
       { kind: 'customer.created', data: body, customer_id: body.id, request_id: response.headers['x-request-id'] },
     ])
   })
 
-  test('optional fields default to null', async () => {
+  test('optional fields default to null', async ({ ctx, admin }) => {
     const email = uniqueEmail('bare')
-    expect(await createCustomer({ email })).toMatchObject({ email, first_name: null, last_name: null, phone: null, user_id: null })
+    expect(await createCustomer(ctx, admin, { email })).toMatchObject({ email, first_name: null, last_name: null, phone: null, user_id: null })
   })
 
-  test('an email another customer has, in any case, answers 409 conflict; no row and no event are written', async () => {
+  test('an email another customer has, in any case, answers 409 conflict; no row and no event are written', async ({ ctx, admin }) => {
     const email = uniqueEmail('taken')
-    await createCustomer({ email })
-    const registered = await signInCustomer(uniqueEmail('registered'))
+    await createCustomer(ctx, admin, { email })
+    const registered = await signInCustomer(ctx, uniqueEmail('registered'))
     const [registeredRow] = await ctx.handle.sql<{ email: string }[]>`
       select email from customers where id = ${registered.customerId}`
     const registeredEmail = registeredRow!.email
@@ -91,7 +83,7 @@ describe('POST /api/v1/customers', () => {
     expect(await ctx.countRows('events')).toBe(eventsBefore)
   })
 
-  test('answers 400: missing email, bad email, too long, unknown fields (role, user_id, id), the reserved anonymised domain; nothing written', async () => {
+  test('answers 400: missing email, bad email, too long, unknown fields (role, user_id, id), the reserved anonymised domain; nothing written', async ({ ctx, admin }) => {
     const [customersBefore, eventsBefore] = [await ctx.countRows('customers'), await ctx.countRows('events')]
     const missing = await ctx.request({ method: 'POST', url: CUSTOMERS, token: admin, payload: { first_name: 'No Email' } })
     expect(missing.statusCode).toBe(400)
@@ -123,8 +115,8 @@ describe('POST /api/v1/customers', () => {
     expect(await ctx.countRows('events')).toBe(eventsBefore)
   })
 
-  test('answers 401 anonymous or with a garbage token, 403 for a customer; nothing written', async () => {
-    const { token: customer } = await signInCustomer()
+  test('answers 401 anonymous or with a garbage token, 403 for a customer; nothing written', async ({ ctx }) => {
+    const { token: customer } = await signInCustomer(ctx)
     const before = await ctx.countRows('customers')
     const payload = { email: uniqueEmail('nope') }
     const anonymous = await ctx.request({ method: 'POST', url: CUSTOMERS, payload })
@@ -137,16 +129,16 @@ describe('POST /api/v1/customers', () => {
     expect(await ctx.countRows('customers')).toBe(before)
   })
 
-  test('registering later with the guest email claims the guest record instead of creating another', async () => {
+  test('registering later with the guest email claims the guest record instead of creating another', async ({ ctx, admin }) => {
     const email = uniqueEmail('claimed')
-    const guest = await createCustomer({ email, first_name: 'Guest' })
+    const guest = await createCustomer(ctx, admin, { email, first_name: 'Guest' })
     const registered = await ctx.expectStatus<{ customer: Customer; user: { id: string } }>(201, {
       method: 'POST',
       url: '/api/v1/auth/register',
       payload: { email, password: 'long enough password' },
     })
     expect(registered.customer).toMatchObject({ id: guest.id, email, first_name: 'Guest', user_id: registered.user.id })
-    expect((await customerEvents(guest.id)).map((event) => event.kind)).toEqual(['customer.created'])
+    expect((await customerEvents(ctx, guest.id)).map((event) => event.kind)).toEqual(['customer.created'])
   })
 })
 
@@ -166,7 +158,7 @@ describe('GET /api/v1/customers', () => {
     own = await createTestContext()
     token = (await own.signIn('admin')).token
     created = []
-    for (const person of people) created.push(await createCustomer(person, own, token))
+    for (const person of people) created.push(await createCustomer(own, token, person))
   })
   afterAll(() => own.close())
 
@@ -224,7 +216,7 @@ describe('GET /api/v1/customers', () => {
   })
 
   test('a deleted customer is not listed and not counted', async () => {
-    const doomed = await createCustomer({ email: 'doomed@example.com' }, own, token)
+    const doomed = await createCustomer(own, token, { email: 'doomed@example.com' })
     expect((await list()).meta.total).toBe(6)
     await own.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${doomed.id}`, token })
     const after = await list()
@@ -259,20 +251,20 @@ describe('GET /api/v1/customers', () => {
 })
 
 describe('GET /api/v1/customers/:id', () => {
-  test('an admin reads any customer', async () => {
-    const guest = await createCustomer({ email: uniqueEmail('read'), last_name: 'Readable' })
+  test('an admin reads any customer', async ({ ctx, admin }) => {
+    const guest = await createCustomer(ctx, admin, { email: uniqueEmail('read'), last_name: 'Readable' })
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${CUSTOMERS}/${guest.id}`, token: admin })).toEqual(guest)
   })
 
-  test('a customer reads its own record by id', async () => {
-    const me = await signInCustomer()
+  test('a customer reads its own record by id', async ({ ctx }) => {
+    const me = await signInCustomer(ctx)
     const body = await ctx.expectStatus<Customer>(200, { method: 'GET', url: `${CUSTOMERS}/${me.customerId}`, token: me.token })
     expect(body).toMatchObject({ id: me.customerId, user_id: me.userId })
   })
 
-  test("another customer's id answers 404 exactly like an unknown id (no existence leak)", async () => {
-    const me = await signInCustomer()
-    const other = await signInCustomer()
+  test("another customer's id answers 404 exactly like an unknown id (no existence leak)", async ({ ctx, admin }) => {
+    const me = await signInCustomer(ctx)
+    const other = await signInCustomer(ctx)
     const foreign = await ctx.request({ method: 'GET', url: `${CUSTOMERS}/${other.customerId}`, token: me.token })
     const unknown = await ctx.request({ method: 'GET', url: `${CUSTOMERS}/${UNKNOWN_ID}`, token: me.token })
     for (const response of [foreign, unknown]) {
@@ -284,7 +276,7 @@ describe('GET /api/v1/customers/:id', () => {
     expect(byAdmin.json().error).toMatchObject({ code: 'not_found', message: 'Customer not found' })
   })
 
-  test('answers 400 for a malformed id and 401 anonymous', async () => {
+  test('answers 400 for a malformed id and 401 anonymous', async ({ ctx, admin }) => {
     const malformed = await ctx.request({ method: 'GET', url: `${CUSTOMERS}/not-a-uuid`, token: admin })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json().error.details).toContainEqual(expect.objectContaining({ field: 'id' }))
@@ -295,9 +287,9 @@ describe('GET /api/v1/customers/:id', () => {
 })
 
 describe('GET /api/v1/customers/me', () => {
-  test("answers the signed-in customer's own record", async () => {
+  test("answers the signed-in customer's own record", async ({ ctx }) => {
     const email = uniqueEmail('me')
-    const me = await signInCustomer(email)
+    const me = await signInCustomer(ctx, email)
     const body = await ctx.expectStatus<Customer>(200, { method: 'GET', url: `${CUSTOMERS}/me`, token: me.token })
     expect(body).toEqual({
       id: me.customerId,
@@ -311,7 +303,7 @@ describe('GET /api/v1/customers/me', () => {
     })
   })
 
-  test('answers 401 anonymous and 404 for an admin, who has no customer record', async () => {
+  test('answers 401 anonymous and 404 for an admin, who has no customer record', async ({ ctx, admin }) => {
     const anonymous = await ctx.request({ method: 'GET', url: `${CUSTOMERS}/me` })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
@@ -322,8 +314,8 @@ describe('GET /api/v1/customers/me', () => {
 })
 
 describe('PATCH /api/v1/customers/me and /customers/:id', () => {
-  test('the customer changes its names and phone; only the fields sent change; null clears', async () => {
-    const me = await signInCustomer()
+  test('the customer changes its names and phone; only the fields sent change; null clears', async ({ ctx }) => {
+    const me = await signInCustomer(ctx)
     const before = await ctx.expectStatus<Customer>(200, { method: 'GET', url: `${CUSTOMERS}/me`, token: me.token })
     const named = await ctx.expectStatus<Customer>(200, {
       method: 'PATCH',
@@ -348,9 +340,9 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
     expect(await ctx.expectStatus(200, { method: 'GET', url: `${CUSTOMERS}/me`, token: me.token })).toEqual(cleared)
   })
 
-  test('a new email changes the login too: the new email logs in, the old one no longer does', async () => {
+  test('a new email changes the login too: the new email logs in, the old one no longer does', async ({ ctx }) => {
     const oldEmail = uniqueEmail('old')
-    const me = await signInCustomer(oldEmail)
+    const me = await signInCustomer(ctx, oldEmail)
     const newEmail = uniqueEmail('new')
     const body = await ctx.expectStatus<Customer>(200, {
       method: 'PATCH',
@@ -360,16 +352,16 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
     })
     expect(body).toMatchObject({ id: me.customerId, email: newEmail })
     expect(await ctx.handle.sql`select email from users where id = ${me.userId}`).toEqual([{ email: newEmail }])
-    const fresh = await login(newEmail)
+    const fresh = await login(ctx, newEmail)
     expect(fresh.statusCode).toBe(200)
     expect(fresh.json()).toMatchObject({ user: { id: me.userId, email: newEmail }, customer: { id: me.customerId, email: newEmail } })
-    expect((await login(oldEmail)).statusCode).toBe(401)
+    expect((await login(ctx, oldEmail)).statusCode).toBe(401)
   })
 
-  test('an email another customer or another account (an admin) has answers 409; neither the customer nor the login change', async () => {
+  test('an email another customer or another account (an admin) has answers 409; neither the customer nor the login change', async ({ ctx, admin }) => {
     const email = uniqueEmail('keeps')
-    const me = await signInCustomer(email)
-    const guest = await createCustomer({ email: uniqueEmail('guest-clash') })
+    const me = await signInCustomer(ctx, email)
+    const guest = await createCustomer(ctx, admin, { email: uniqueEmail('guest-clash') })
     const adminEmail = uniqueEmail('admin-clash')
     await ctx.signIn('admin', adminEmail)
     const before = await ctx.expectStatus<Customer>(200, { method: 'GET', url: `${CUSTOMERS}/me`, token: me.token })
@@ -390,9 +382,9 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
     expect(await ctx.handle.sql`select email from users where id = ${me.userId}`).toEqual([{ email }])
   })
 
-  test('changing only the case of its own email is allowed', async () => {
+  test('changing only the case of its own email is allowed', async ({ ctx }) => {
     const email = uniqueEmail('case')
-    const me = await signInCustomer(email)
+    const me = await signInCustomer(ctx, email)
     const body = await ctx.expectStatus<Customer>(200, {
       method: 'PATCH',
       url: `${CUSTOMERS}/me`,
@@ -400,11 +392,11 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
       payload: { email: email.toUpperCase() },
     })
     expect(body.email).toBe(email.toUpperCase())
-    expect((await login(email)).statusCode).toBe(200)
+    expect((await login(ctx, email)).statusCode).toBe(200)
   })
 
-  test('answers 400 for role, user_id, id, an empty body, a bad or null email; nothing changes', async () => {
-    const me = await signInCustomer()
+  test('answers 400 for role, user_id, id, an empty body, a bad or null email; nothing changes', async ({ ctx, admin }) => {
+    const me = await signInCustomer(ctx)
     const before = await ctx.expectStatus<Customer>(200, { method: 'GET', url: `${CUSTOMERS}/me`, token: me.token })
     for (const [payload, field] of [
       [{ role: 'admin' }, 'role'],
@@ -431,8 +423,8 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
     expect(await ctx.handle.sql`select role from users where id = ${me.userId}`).toEqual([{ role: 'customer' }])
   })
 
-  test('an admin updates any customer, a guest included', async () => {
-    const guest = await createCustomer({ email: uniqueEmail('admin-edit') })
+  test('an admin updates any customer, a guest included', async ({ ctx, admin }) => {
+    const guest = await createCustomer(ctx, admin, { email: uniqueEmail('admin-edit') })
     const email = uniqueEmail('admin-edited')
     const body = await ctx.expectStatus<Customer>(200, {
       method: 'PATCH',
@@ -443,9 +435,9 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
     expect(body).toEqual({ ...guest, email, first_name: 'Edited', updated_at: expect.stringMatching(ISO) })
   })
 
-  test("a customer patching another customer's id gets 404 and nothing changes; 401 anonymous; admin /me 404", async () => {
-    const me = await signInCustomer()
-    const other = await signInCustomer()
+  test("a customer patching another customer's id gets 404 and nothing changes; 401 anonymous; admin /me 404", async ({ ctx, admin }) => {
+    const me = await signInCustomer(ctx)
+    const other = await signInCustomer(ctx)
     const before = await ctx.expectStatus(200, { method: 'GET', url: `${CUSTOMERS}/${other.customerId}`, token: admin })
     const response = await ctx.request({
       method: 'PATCH',
@@ -467,9 +459,9 @@ describe('PATCH /api/v1/customers/me and /customers/:id', () => {
 })
 
 describe('DELETE /api/v1/customers/:id', () => {
-  test('anonymises in one go: email replaced, names and phone cleared, addresses and login deleted, row kept', async () => {
+  test('anonymises in one go: email replaced, names and phone cleared, addresses and login deleted, row kept', async ({ ctx, admin }) => {
     const email = uniqueEmail('forget-me')
-    const me = await signInCustomer(email)
+    const me = await signInCustomer(ctx, email)
     await ctx.expectStatus(200, {
       method: 'PATCH',
       url: `${CUSTOMERS}/me`,
@@ -482,7 +474,7 @@ describe('DELETE /api/v1/customers/:id', () => {
       token: me.token,
       payload: { line1: '1 Privacy Lane', city: 'London', country: 'GB' },
     })
-    expect((await login(email)).statusCode).toBe(200)
+    expect((await login(ctx, email)).statusCode).toBe(200)
     const address = { line1: '1 Privacy Lane', city: 'London', country: 'GB' }
     const cart = async () => {
       const { id } = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', token: me.token, payload: { currency: 'GBP', email } })
@@ -516,13 +508,13 @@ describe('DELETE /api/v1/customers/:id', () => {
       { id: checkedOut, email: null, shipping_address: null },
     ])
 
-    const loginAfter = await login(email)
+    const loginAfter = await login(ctx, email)
     expect(loginAfter.statusCode).toBe(401)
     expect(loginAfter.json().error).toMatchObject({ code: 'unauthorized', message: 'Invalid email or password' })
   })
 
-  test('a deleted customer answers 404 everywhere to admins, deleting twice too; its own old token is 401, its login gone', async () => {
-    const me = await signInCustomer()
+  test('a deleted customer answers 404 everywhere to admins, deleting twice too; its own old token is 401, its login gone', async ({ ctx, admin }) => {
+    const me = await signInCustomer(ctx)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}`, token: admin })
     for (const [method, url, payload] of [
       ['GET', `${CUSTOMERS}/${me.customerId}`, undefined],
@@ -545,9 +537,9 @@ describe('DELETE /api/v1/customers/:id', () => {
     }
   })
 
-  test('the old email is free again: it can register, and gets a new customer record', async () => {
+  test('the old email is free again: it can register, and gets a new customer record', async ({ ctx, admin }) => {
     const email = uniqueEmail('again')
-    const me = await signInCustomer(email)
+    const me = await signInCustomer(ctx, email)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}`, token: admin })
     const registered = await ctx.expectStatus<{ customer: Customer }>(201, {
       method: 'POST',
@@ -556,16 +548,16 @@ describe('DELETE /api/v1/customers/:id', () => {
     })
     expect(registered.customer.email).toBe(email)
     expect(registered.customer.id).not.toBe(me.customerId)
-    expect(await createCustomer({ email: uniqueEmail('unrelated') })).toBeTruthy()
+    expect(await createCustomer(ctx, admin, { email: uniqueEmail('unrelated') })).toBeTruthy()
     // A guest can be deleted too, and its email reused by an admin create.
     const guestEmail = uniqueEmail('guest-again')
-    const guest = await createCustomer({ email: guestEmail })
+    const guest = await createCustomer(ctx, admin, { email: guestEmail })
     await ctx.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${guest.id}`, token: admin })
-    expect((await createCustomer({ email: guestEmail })).id).not.toBe(guest.id)
+    expect((await createCustomer(ctx, admin, { email: guestEmail })).id).not.toBe(guest.id)
   })
 
-  test('answers 403 for a customer (even for itself), 401 anonymous, 404 unknown, 400 malformed; nothing changes', async () => {
-    const me = await signInCustomer()
+  test('answers 403 for a customer (even for itself), 401 anonymous, 404 unknown, 400 malformed; nothing changes', async ({ ctx, admin }) => {
+    const me = await signInCustomer(ctx)
     const self = await ctx.request({ method: 'DELETE', url: `${CUSTOMERS}/${me.customerId}`, token: me.token })
     expect(self.statusCode).toBe(403)
     expect(self.json().error.code).toBe('forbidden')
@@ -582,7 +574,7 @@ describe('DELETE /api/v1/customers/:id', () => {
 })
 
 describe('OpenAPI', () => {
-  test('every customer route is documented with the customers tag, a summary, bearer security and its responses', async () => {
+  test('every customer route is documented with the customers tag, a summary, bearer security and its responses', async ({ ctx }) => {
     const document = await ctx.expectStatus<{ paths: Record<string, Record<string, Record<string, unknown>>> }>(200, {
       method: 'GET',
       url: '/api/v1/openapi.json',

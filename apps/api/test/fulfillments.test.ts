@@ -1,36 +1,27 @@
 /** Fulfillments (partial and whole), the move to shipped, tracking events and tracking by number. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import type { Fulfillment, FulfillmentList, Order, Tracking } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 import { insertOrder, orderRow } from './order-fixtures.js'
 
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const PARCEL = { carrier: 'DHL', tracking_number: 'JD0001', tracking_url: 'https://dhl.example/track/JD0001' }
 
-let ctx: TestContext
-let admin: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
-function fulfil(orderId: string, body: Record<string, unknown>, token = admin) {
+function fulfil(ctx: TestContext, token: string, orderId: string, body: Record<string, unknown>) {
   return ctx.request({ method: 'POST', url: `/api/v1/orders/${orderId}/fulfillments`, payload: body, token })
 }
 
-function track(fulfillmentId: string, body: Record<string, unknown>, token = admin) {
+function track(ctx: TestContext, token: string, fulfillmentId: string, body: Record<string, unknown>) {
   return ctx.request({ method: 'POST', url: `/api/v1/fulfillments/${fulfillmentId}/tracking-events`, payload: body, token })
 }
 
 const twoLines = { status: 'paid' as const, items: [{ unitPriceMinor: 500, quantity: 2 }, { unitPriceMinor: 300, quantity: 1 }] }
 
 describe('POST /api/v1/orders/:id/fulfillments', () => {
-  test('a partial fulfillment ships the order (order.shipped); the next sends the rest; then nothing is left (409)', async () => {
+  test('a partial fulfillment ships the order (order.shipped); the next sends the rest; then nothing is left (409)', async ({ ctx, admin }) => {
     const { order, items } = await insertOrder(ctx, twoLines)
     const [mugs, plate] = items
-    const first = await fulfil(order.id, { ...PARCEL, items: [{ order_item_id: mugs!.id, quantity: 1 }] })
+    const first = await fulfil(ctx, admin, order.id, { ...PARCEL, items: [{ order_item_id: mugs!.id, quantity: 1 }] })
     expect(first.statusCode, first.body).toBe(201)
     expect(first.json<Fulfillment>()).toMatchObject({
       order_id: order.id,
@@ -46,7 +37,7 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
       items.map((item) => (item.id === mugs!.id ? 1 : 0)),
     )
 
-    const rest = await fulfil(order.id, { carrier: 'UPS', tracking_number: '1Z999' })
+    const rest = await fulfil(ctx, admin, order.id, { carrier: 'UPS', tracking_number: '1Z999' })
     expect(rest.statusCode, rest.body).toBe(201)
     expect(rest.json<Fulfillment>().items).toEqual(
       [
@@ -55,7 +46,7 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
       ].sort((a, b) => a.order_item_id.localeCompare(b.order_item_id)),
     )
     expect(await orderRow(ctx, order.id)).toMatchObject({ status: 'shipped', fulfillmentStatus: 'fulfilled' })
-    const nothingLeft = await fulfil(order.id, PARCEL)
+    const nothingLeft = await fulfil(ctx, admin, order.id, PARCEL)
     expect(nothingLeft.statusCode).toBe(409)
     expect(nothingLeft.json().error.message).toBe('Every unit of this order has been fulfilled already')
 
@@ -69,7 +60,7 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
     expect(listed).toEqual({ fulfillments: [first.json(), rest.json()], meta: { page: 1, per_page: 20, total: 2, total_pages: 1 } })
   })
 
-  test('refuses unknown, repeated or too many units with 400 naming the field, and keeps nothing', async () => {
+  test('refuses unknown, repeated or too many units with 400 naming the field, and keeps nothing', async ({ ctx, admin }) => {
     const { order, items } = await insertOrder(ctx, twoLines)
     const line = items[0]!.id
     const cases: [Record<string, unknown>[], string, string][] = [
@@ -85,7 +76,7 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
       [[{ order_item_id: line, quantity: 3 }], 'items[0].quantity', "Field 'items[0].quantity' is more than the 2 left to fulfil on this line"],
     ]
     for (const [requested, field, message] of cases) {
-      const response = await fulfil(order.id, { ...PARCEL, items: requested })
+      const response = await fulfil(ctx, admin, order.id, { ...PARCEL, items: requested })
       expect(response.statusCode).toBe(400)
       expect(response.json().error.details).toEqual([{ field, message }])
     }
@@ -99,23 +90,23 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
     expect(await ctx.orderEvents(order.id)).toEqual([])
   })
 
-  test('pending, completed, cancelled and refunded orders are 409 invalid_state_transition; customers 403; unknown 404', async () => {
+  test('pending, completed, cancelled and refunded orders are 409 invalid_state_transition; customers 403; unknown 404', async ({ ctx, admin }) => {
     for (const status of ['pending', 'completed', 'cancelled', 'refunded'] as const) {
       const { order } = await insertOrder(ctx, { status })
-      const response = await fulfil(order.id, PARCEL)
+      const response = await fulfil(ctx, admin, order.id, PARCEL)
       expect(response.statusCode).toBe(409)
       expect(response.json().error.code).toBe('invalid_state_transition')
       expect(response.json().error.message).toMatch(new RegExp(`^An order cannot move from ${status} to shipped`))
     }
     const customer = await ctx.signIn('customer')
     const { order } = await insertOrder(ctx, { status: 'paid', customerId: customer.customerId })
-    expect((await fulfil(order.id, PARCEL, customer.token)).statusCode).toBe(403)
-    expect((await fulfil(UNKNOWN_ID, PARCEL)).statusCode).toBe(404)
+    expect((await fulfil(ctx, customer.token, order.id, PARCEL)).statusCode).toBe(403)
+    expect((await fulfil(ctx, admin, UNKNOWN_ID, PARCEL)).statusCode).toBe(404)
   })
 
-  test('a failure after the fulfillment insert keeps no fulfillment, no event and the order unshipped', async () => {
+  test('a failure after the fulfillment insert keeps no fulfillment, no event and the order unshipped', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, twoLines)
-    const response = await ctx.withFailingInserts('events', () => fulfil(order.id, PARCEL))
+    const response = await ctx.withFailingInserts('events', () => fulfil(ctx, admin, order.id, PARCEL))
     expect(response.statusCode).toBe(500)
     const [left] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from fulfillments where order_id = ${order.id}`
     expect(left!.n).toBe(0)
@@ -124,9 +115,9 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
     expect(units!.n).toBe(0)
   })
 
-  test('once something has shipped, the addresses are fixed (PATCH 409) but notes may change', async () => {
+  test('once something has shipped, the addresses are fixed (PATCH 409) but notes may change', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, twoLines)
-    expect((await fulfil(order.id, PARCEL)).statusCode).toBe(201)
+    expect((await fulfil(ctx, admin, order.id, PARCEL)).statusCode).toBe(201)
     const url = `/api/v1/orders/${order.id}`
     await ctx.expectError(409, 'conflict', { method: 'PATCH', url, token: admin, payload: { shipping_address: { line1: 'x', city: 'y', country: 'FR' } } })
     await ctx.expectStatus(200, { method: 'PATCH', url, token: admin, payload: { notes: 'Shipped in two boxes' } })
@@ -134,11 +125,11 @@ describe('POST /api/v1/orders/:id/fulfillments', () => {
 })
 
 describe('GET /api/v1/orders/:id/fulfillments', () => {
-  test("the owner sees its order's fulfillments; another customer gets 404", async () => {
+  test("the owner sees its order's fulfillments; another customer gets 404", async ({ ctx, admin }) => {
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')
     const { order } = await insertOrder(ctx, { ...twoLines, customerId: owner.customerId })
-    const sent = (await fulfil(order.id, PARCEL)).json<Fulfillment>()
+    const sent = (await fulfil(ctx, admin, order.id, PARCEL)).json<Fulfillment>()
     const url = `/api/v1/orders/${order.id}/fulfillments`
     const seen = await ctx.expectStatus<FulfillmentList>(200, { method: 'GET', url, token: owner.token })
     expect(seen.fulfillments).toEqual([sent])
@@ -148,11 +139,11 @@ describe('GET /api/v1/orders/:id/fulfillments', () => {
 })
 
 describe('tracking', () => {
-  test('tracking events set the status to the latest by occurred_at; GET /shipping/tracking/:number is public, newest first', async () => {
+  test('tracking events set the status to the latest by occurred_at; GET /shipping/tracking/:number is public, newest first', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, twoLines)
     const parcel = { ...PARCEL, tracking_number: 'TRACK-42' }
-    const fulfillment = (await fulfil(order.id, parcel)).json<Fulfillment>()
-    const transit = await track(fulfillment.id, { status: 'in_transit', location: 'Leipzig', occurred_at: '2026-11-20T08:00:00.000Z' })
+    const fulfillment = (await fulfil(ctx, admin, order.id, parcel)).json<Fulfillment>()
+    const transit = await track(ctx, admin, fulfillment.id, { status: 'in_transit', location: 'Leipzig', occurred_at: '2026-11-20T08:00:00.000Z' })
     expect(transit.statusCode, transit.body).toBe(201)
     expect(transit.json<Tracking>()).toEqual({
       carrier: 'DHL',
@@ -161,9 +152,9 @@ describe('tracking', () => {
       status: 'in_transit',
       events: [{ status: 'in_transit', description: null, location: 'Leipzig', occurred_at: '2026-11-20T08:00:00.000Z' }],
     })
-    await track(fulfillment.id, { status: 'delivered', description: 'Left with neighbour', occurred_at: '2026-11-21T15:30:00.000Z' })
+    await track(ctx, admin, fulfillment.id, { status: 'delivered', description: 'Left with neighbour', occurred_at: '2026-11-21T15:30:00.000Z' })
     // Reported late: an older scan does not overwrite the newer status.
-    await track(fulfillment.id, { status: 'out_for_delivery', occurred_at: '2026-11-21T07:00:00.000Z' })
+    await track(ctx, admin, fulfillment.id, { status: 'out_for_delivery', occurred_at: '2026-11-21T07:00:00.000Z' })
 
     const tracking = await ctx.expectStatus<Tracking>(200, { method: 'GET', url: '/api/v1/shipping/tracking/TRACK-42' })
     expect(tracking.status).toBe('delivered')
@@ -173,12 +164,12 @@ describe('tracking', () => {
     await ctx.expectError(404, 'not_found', { method: 'GET', url: '/api/v1/shipping/tracking/NOPE-1' })
   })
 
-  test('tracking events: unknown fulfillment 404, customers 403, bad status 400', async () => {
+  test('tracking events: unknown fulfillment 404, customers 403, bad status 400', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, twoLines)
-    const fulfillment = (await fulfil(order.id, PARCEL)).json<Fulfillment>()
-    expect((await track(UNKNOWN_ID, { status: 'in_transit' })).statusCode).toBe(404)
+    const fulfillment = (await fulfil(ctx, admin, order.id, PARCEL)).json<Fulfillment>()
+    expect((await track(ctx, admin, UNKNOWN_ID, { status: 'in_transit' })).statusCode).toBe(404)
     const customer = await ctx.signIn('customer')
-    expect((await track(fulfillment.id, { status: 'in_transit' }, customer.token)).statusCode).toBe(403)
+    expect((await track(ctx, customer.token, fulfillment.id, { status: 'in_transit' })).statusCode).toBe(403)
     await ctx.expectInvalidField({ method: 'POST', url: `/api/v1/fulfillments/${fulfillment.id}/tracking-events`, payload: { status: 'In Transit!' }, token: admin }, 'status', 'tracking_events')
     await ctx.expectInvalidField({ method: 'POST', url: `/api/v1/fulfillments/${fulfillment.id}/tracking-events`, payload: { status: 'delivered', occurred_at: 'yesterday' }, token: admin }, 'occurred_at', 'tracking_events')
   })

@@ -14,10 +14,10 @@
 import fc from 'fast-check'
 import { randomUUID } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect } from 'vitest'
 import { ACCESS } from '../src/access.js'
 import { ERROR_STATUS } from '../src/errors.js'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test as apiTest, type TestContext } from './helpers.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25)
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
@@ -666,9 +666,6 @@ function describeRequest(built: Built): string {
 // ---------------------------------------------------------------------------------------------
 // The run
 
-let ctx: TestContext
-let document: OpenApiDocument
-let tokens: Record<Caller, string | null>
 const pools: Pools = new Map()
 const started = Date.now()
 /** Answers by operation and status class, to show how deep the generated requests reach. */
@@ -676,13 +673,19 @@ const answered = new Map<string, Record<string, number>>()
 
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '1 Main St', city: 'Springfield', postal_code: '12345', country: 'US' }
 
-beforeAll(async () => {
-  ctx = await createTestContext()
-  document = ctx.app.swagger() as unknown as OpenApiDocument
-  await seed()
-  console.info(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`)
+/** `document` is the app's OpenAPI document; `tokens` the callers' of the seeded records, seeded before the first test. */
+const test = apiTest.extend<{ document: OpenApiDocument; tokens: Record<Caller, string | null> }>({
+  document: [async ({ ctx }, use) => use(ctx.app.swagger() as unknown as OpenApiDocument), { scope: 'file' }],
+  tokens: [
+    async ({ ctx }, use) => {
+      const tokens = await seed(ctx)
+      console.info(`fuzz: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}`)
+      await use(tokens)
+    },
+    { scope: 'file', auto: true },
+  ],
 })
-afterAll(async () => {
+afterAll(() => {
   const total: Record<string, number> = {}
   for (const counts of answered.values()) for (const [status, n] of Object.entries(counts)) total[status] = (total[status] ?? 0) + n
   const neverSucceeded = ROUTE_KEYS.filter((key) => !answered.get(key)?.['2xx'])
@@ -690,17 +693,15 @@ afterAll(async () => {
     `fuzz: ${ROUTE_KEYS.length} operations × ${RUNS} runs in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
       `answers ${JSON.stringify(total)}; never 2xx: ${neverSucceeded.join(', ') || 'none'}`,
   )
-  await ctx?.close()
 })
 
 const add = (name: string, ...values: unknown[]) => pools.set(name, [...(pools.get(name) ?? []), ...values])
 
-/** One of everything, created through the API (so the events are there too), ids into the pools. */
-async function seed() {
+/** One of everything, created through the API (so the events are there too), ids into the pools; the callers' tokens. */
+async function seed(ctx: TestContext): Promise<Record<Caller, string | null>> {
   const admin = await ctx.signIn('admin')
   const customer = await ctx.signIn('customer', 'fuzz-customer@example.com')
   const other = await ctx.signIn('customer')
-  tokens = { admin: admin.token, customer: customer.token, anonymous: null }
   // `fields` names that most resources have, so that selected reads succeed as well as fail.
   add('fields', 'id', 'id,created_at')
   const as = (token: string | null) => (token ? { token } : {})
@@ -800,10 +801,11 @@ async function seed() {
   add('url', 'https://example.com/hooks/commerce', 'http://127.0.0.1:9/fuzz')
   add('password', 'correct horse battery')
   add('quantity', 1, 2)
+  return { admin: admin.token, customer: customer.token, anonymous: null }
 }
 
 describe('schema-driven fuzzing', () => {
-  test('every /api/v1 operation of the OpenAPI document is fuzzed', () => {
+  test('every /api/v1 operation of the OpenAPI document is fuzzed', ({ document }) => {
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations)
         .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -815,7 +817,7 @@ describe('schema-driven fuzzing', () => {
     expect(fuzzed.filter((operation) => !documented.includes(operation))).toEqual([])
   })
 
-  test.each(ROUTE_KEYS.map((key, index) => [key, index] as const))('%s: no 5xx, errors in the API format', async (key, index) => {
+  test.for(ROUTE_KEYS.map((key, index) => [key, index] as const))('%s: no 5xx, errors in the API format', async ([key, index], { ctx, document, tokens }) => {
     const operation = operationOf(document, key)
     expect(operation, `${key} is not in the OpenAPI document`).toBeDefined()
     const arbitraries = new SchemaArbitraries(document, pools)
@@ -845,13 +847,13 @@ describe('schema-driven fuzzing', () => {
   })
 
   // What the fuzzing found, kept as plain cases so that they fail on any run if they come back.
-  test.each([
+  test.for([
     ['GET', '/api/v1/categories/%E0%A4%A', undefined],
     ['GET', '/api/v1/shipping/tracking/%FF%FE', undefined],
     ['GET', `/api/v1/orders/${'a'.repeat(101)}`, undefined],
     ['POST', '/api/v1/oauth/token', '{'],
     ['POST', '/api/v1/oauth/token', '{"grant_type": {"__proto__": {"x": 1}}}'],
-  ])('%s %s (body %s) answers 400 validation_error in the API format', async (method, url, payload) => {
+  ] as const)('%s %s (body %s) answers 400 validation_error in the API format', async ([method, url, payload], { ctx }) => {
     const operation = { key: `${method} ${url}`, method, path: url, parameters: [], body: null }
     const response = await ctx.app.inject({
       method: method as 'GET' | 'POST',
@@ -863,7 +865,7 @@ describe('schema-driven fuzzing', () => {
     expect(response.json().error.code).toBe('validation_error')
   })
 
-  test('the database invariants hold after the fuzzing', async () => {
+  test('the database invariants hold after the fuzzing', async ({ ctx }) => {
     const { sql } = ctx.handle
     expect(await sql`select id, inventory_quantity from products where inventory_quantity < 0`).toEqual([])
     expect(await sql`select id, inventory_quantity from product_variants where inventory_quantity < 0`).toEqual([])

@@ -1,6 +1,7 @@
 /** Test harness: a cloned database per test file, the real app on it, and signed-in callers. */
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { expect, inject } from 'vitest'
+import { expect, inject, test as vitestTest } from 'vitest'
 import { apiKeyLookupPrefix, generateApiKey, hashApiKey, hashPassword, type Product, type Role } from '@commerce/domain'
 import { createApiKey, createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
@@ -86,11 +87,10 @@ export interface ApiErrorBody {
 
 let emails = 0
 
-/** `overrides` may depend on the test database's URL. */
-export async function createTestContext(
-  overrides: Partial<Config> | ((databaseUrl: string) => Partial<Config>) = {},
-  build: BuildOptions = {},
-): Promise<TestContext> {
+/** Settings over `testConfig`; a function of the test database's URL when they depend on it. */
+export type ConfigOverrides = Partial<Config> | ((databaseUrl: string) => Partial<Config>)
+
+export async function createTestContext(overrides: ConfigOverrides = {}, build: BuildOptions = {}): Promise<TestContext> {
   const database = await createTestDatabase(inject('adminUrl'), inject('template'))
   const config = testConfig(database.url, typeof overrides === 'function' ? overrides(database.url) : overrides)
   const handle = createDb({ url: database.url, poolMax: config.databasePoolMax })
@@ -173,3 +173,40 @@ export async function createTestContext(
     },
   }
 }
+
+export interface ApiFixtures {
+  /** What the file's `ctx` is made with; a file sets it once, at its top: `test.scoped({ contextOptions: … })`. */
+  contextOptions: { config?: ConfigOverrides; build?: BuildOptions }
+  /** The file's database and app, made for the first test that asks for it and closed after the file's last test. */
+  ctx: TestContext
+  /** The file's app listening on 127.0.0.1 (for fetch, raw sockets, WebSocket): `http://127.0.0.1:<port>`. */
+  baseUrl: string
+  /** Bearer tokens of an admin and of a customer of the file's database. */
+  admin: string
+  customer: string
+}
+
+/**
+ * The API tests' `test`: `test('…', async ({ ctx, admin }) => …)`. Every fixture is per file; a test
+ * or a describe block that needs an app of its own settings calls `createTestContext` itself.
+ */
+export const test = vitestTest.extend<ApiFixtures>({
+  contextOptions: [{}, { scope: 'file' }],
+  ctx: [
+    async ({ contextOptions }, use) => {
+      const ctx = await createTestContext(contextOptions.config, contextOptions.build)
+      await use(ctx)
+      await ctx.close()
+    },
+    { scope: 'file' },
+  ],
+  baseUrl: [
+    async ({ ctx }, use) => {
+      await ctx.app.listen({ host: '127.0.0.1', port: 0 })
+      await use(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`)
+    },
+    { scope: 'file' },
+  ],
+  admin: [async ({ ctx }, use) => use((await ctx.signIn('admin')).token), { scope: 'file' }],
+  customer: [async ({ ctx }, use) => use((await ctx.signIn('customer')).token), { scope: 'file' }],
+})

@@ -5,24 +5,16 @@
  * several times faster; the test compares medians of interleaved attempts and allows anything
  * within a factor of two either way, so machine noise does not decide it — a missing decoy does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestContext, type TestContext } from './helpers.js'
+import { describe, expect } from 'vitest'
+import { test as it } from './helpers.js'
 
 const SAMPLES = 15
-let ctx: TestContext
-
-beforeAll(async () => {
-  ctx = await createTestContext({ scryptCost: 2 ** 14 })
-})
-
-afterAll(async () => {
-  await ctx?.close()
-})
+it.scoped({ contextOptions: { config: { scryptCost: 2 ** 14 } } })
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 describe('sign-in timing', () => {
-  it('is the same for an unknown email and a wrong password', { timeout: 120_000 }, async () => {
+  it('is the same for an unknown email and a wrong password', { timeout: 120_000 }, async ({ ctx }) => {
     // One account per attempt: the per-account throttle must not answer instead of the password check.
     const emails = Array.from({ length: SAMPLES }, (_, index) => `timing-${index}@example.com`)
     for (const email of emails) {

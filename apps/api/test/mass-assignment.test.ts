@@ -4,21 +4,9 @@
  * validator never strips), so read-only and privileged fields — role, a line's price, an order's
  * number, status or totals — are refused with 400 wherever they are sent.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestContext, type TestContext } from './helpers.js'
+import { describe, expect } from 'vitest'
+import { test as it } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
-
-let ctx: TestContext
-let admin: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-
-afterAll(async () => {
-  await ctx?.close()
-})
 
 type Schema = Record<string, unknown>
 
@@ -43,7 +31,7 @@ function openObjects(schema: Schema, components: Record<string, Schema>, at: str
 }
 
 describe('mass assignment', () => {
-  it('every request body of the OpenAPI document is closed at every level', () => {
+  it('every request body of the OpenAPI document is closed at every level', ({ ctx }) => {
     const document = ctx.app.swagger() as {
       paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>>
       components?: { schemas?: Record<string, Schema> }
@@ -65,14 +53,14 @@ describe('mass assignment', () => {
     expect(open).toEqual([])
   })
 
-  it.each([
+  it.for([
     ['a role at sign-up', 'POST', '/api/v1/auth/register', { email: 'mallory@example.com', password: 'long enough password', role: 'admin' }, 'role'],
     ['a price on a cart line', 'POST', '/api/v1/carts/:cart/items', { product_id: '00000000-0000-7000-8000-000000000000', quantity: 1, price: 0.01 }, 'price'],
     ['an order number', 'PATCH', '/api/v1/orders/:order', { notes: 'hi', order_number: '1' }, 'order_number'],
     ['an order status', 'PATCH', '/api/v1/orders/:order', { status: 'completed' }, 'status'],
     ['order totals', 'PATCH', '/api/v1/orders/:order', { totals: { total: 0 } }, 'totals'],
     ['a customer’s user id', 'PATCH', '/api/v1/customers/me', { first_name: 'M', user_id: '00000000-0000-7000-8000-000000000000' }, 'user_id'],
-  ] as const)('refuses %s with 400 naming the field, and keeps nothing', async (_label, method, url, payload, field) => {
+  ] as const)('refuses %s with 400 naming the field, and keeps nothing', async ([_label, method, url, payload, field], { ctx, admin }) => {
     const customer = await ctx.signIn('customer')
     const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
     const { order } = await insertOrder(ctx)

@@ -1,22 +1,16 @@
 /** OAuth 2.0 client credentials: POST /oauth/token and its access tokens as credentials. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { generateClientId, generateClientSecret, hashClientSecret } from '@commerce/domain'
 import { createOAuthClient } from '@commerce/db'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 const TOKEN = '/api/v1/oauth/token'
 const PRODUCTS = '/api/v1/products'
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 const newProduct = (title: string) => ({ method: 'POST' as const, url: PRODUCTS, payload: { title, price: 3, currency: 'EUR' } })
 
-let ctx: TestContext
-beforeAll(async () => {
-  ctx = await createTestContext()
-})
-afterAll(() => ctx.close())
-
 /** Stores a client as `commerce oauth-clients create` does. */
-async function makeClient(scopes: string[]) {
+async function makeClient(ctx: TestContext, scopes: string[]) {
   const clientId = generateClientId()
   const secret = generateClientSecret()
   const row = await createOAuthClient(ctx.handle.db, { name: 'test', clientId, secretHash: hashClientSecret(secret), scopes })
@@ -26,12 +20,12 @@ async function makeClient(scopes: string[]) {
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
 
-function formToken(fields: Record<string, string>, headers: Record<string, string> = {}) {
+function formToken(ctx: TestContext, fields: Record<string, string>, headers: Record<string, string> = {}) {
   return ctx.request({ method: 'POST', url: TOKEN, headers: { ...FORM, ...headers }, payload: new URLSearchParams(fields).toString() })
 }
 
-async function tokenOf(client: { clientId: string; secret: string }, scope?: string): Promise<string> {
-  const response = await formToken({
+async function tokenOf(ctx: TestContext, client: { clientId: string; secret: string }, scope?: string): Promise<string> {
+  const response = await formToken(ctx, {
     grant_type: 'client_credentials',
     client_id: client.clientId,
     client_secret: client.secret,
@@ -42,9 +36,9 @@ async function tokenOf(client: { clientId: string; secret: string }, scope?: str
 }
 
 describe('POST /oauth/token', () => {
-  test('a form body issues a token with every scope of the client, not cached', async () => {
-    const client = await makeClient(['products:write', 'orders:read'])
-    const response = await formToken({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
+  test('a form body issues a token with every scope of the client, not cached', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:write', 'orders:read'])
+    const response = await formToken(ctx, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
     expect(response.statusCode, response.body).toBe(200)
     expect(response.json()).toEqual({
       access_token: expect.any(String),
@@ -58,35 +52,35 @@ describe('POST /oauth/token', () => {
     expect(row!.used).toBe(true)
   })
 
-  test('a JSON body and HTTP Basic issue tokens too', async () => {
-    const client = await makeClient(['products:read'])
+  test('a JSON body and HTTP Basic issue tokens too', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:read'])
     const json = await ctx.request({
       method: 'POST',
       url: TOKEN,
       payload: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret },
     })
     expect(json.statusCode, json.body).toBe(200)
-    const viaBasic = await formToken({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.secret) })
+    const viaBasic = await formToken(ctx, { grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.secret) })
     expect(viaBasic.statusCode, viaBasic.body).toBe(200)
     expect(viaBasic.json().scope).toBe('products:read')
   })
 
-  test('scope narrows the token; a scope beyond the client’s or unknown is invalid_scope', async () => {
-    const client = await makeClient(['products:write', 'orders:write'])
-    const narrowed = await formToken({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'products:read' })
+  test('scope narrows the token; a scope beyond the client’s or unknown is invalid_scope', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:write', 'orders:write'])
+    const narrowed = await formToken(ctx, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope: 'products:read' })
     expect(narrowed.json().scope).toBe('products:read')
     await ctx.expectStatus(403, { ...newProduct('Narrowed'), token: narrowed.json().access_token })
 
     for (const scope of ['products:read customers:read', '*', 'widgets:read']) {
-      const response = await formToken({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope })
+      const response = await formToken(ctx, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret, scope })
       expect(response.statusCode, scope).toBe(400)
       expect(response.json()).toEqual({ error: 'invalid_scope', error_description: expect.any(String) })
     }
   })
 
-  test('wrong secret, unknown client and revoked client are 401 invalid_client, alike', async () => {
-    const client = await makeClient(['products:read'])
-    const revoked = await makeClient(['products:read'])
+  test('wrong secret, unknown client and revoked client are 401 invalid_client, alike', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:read'])
+    const revoked = await makeClient(ctx, ['products:read'])
     await ctx.handle.sql`update oauth_clients set revoked_at = now() where id = ${revoked.id}`
     const attempts = [
       { clientId: client.clientId, secret: generateClientSecret() },
@@ -96,14 +90,14 @@ describe('POST /oauth/token', () => {
     ]
     const descriptions = new Set<string>()
     for (const attempt of attempts) {
-      const inBody = await formToken({ grant_type: 'client_credentials', client_id: attempt.clientId, client_secret: attempt.secret })
+      const inBody = await formToken(ctx, { grant_type: 'client_credentials', client_id: attempt.clientId, client_secret: attempt.secret })
       expect(inBody.statusCode).toBe(401)
       expect(inBody.headers['www-authenticate']).toBeUndefined()
       expect(Object.keys(inBody.json())).toEqual(['error', 'error_description'])
       expect(inBody.json().error).toBe('invalid_client')
       descriptions.add(inBody.json().error_description)
 
-      const viaBasic = await formToken({ grant_type: 'client_credentials' }, { authorization: basic(attempt.clientId, attempt.secret) })
+      const viaBasic = await formToken(ctx, { grant_type: 'client_credentials' }, { authorization: basic(attempt.clientId, attempt.secret) })
       expect(viaBasic.statusCode).toBe(401)
       expect(viaBasic.headers['www-authenticate']).toBe('Basic realm="commerce"')
       expect(viaBasic.json().error).toBe('invalid_client')
@@ -112,8 +106,8 @@ describe('POST /oauth/token', () => {
     expect(descriptions.size).toBe(1)
   })
 
-  test('request errors: missing grant_type, other grants, two ways of authenticating, no authentication', async () => {
-    const client = await makeClient(['products:read'])
+  test('request errors: missing grant_type, other grants, two ways of authenticating, no authentication', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:read'])
     const credentials = { client_id: client.clientId, client_secret: client.secret }
     const cases: [Record<string, string>, Record<string, string>, number, string][] = [
       [credentials, {}, 400, 'invalid_request'],
@@ -123,7 +117,7 @@ describe('POST /oauth/token', () => {
       [{ grant_type: 'client_credentials' }, {}, 401, 'invalid_client'],
     ]
     for (const [fields, headers, status, error] of cases) {
-      const response = await formToken(fields, headers)
+      const response = await formToken(ctx, fields, headers)
       expect(response.statusCode, JSON.stringify(fields)).toBe(status)
       expect(response.json()).toEqual({ error, error_description: expect.any(String) })
     }
@@ -137,14 +131,14 @@ describe('POST /oauth/token', () => {
     expect(repeated.json().error).toBe('invalid_request')
   })
 
-  test('a Bearer header is not read on this route: it is an unsupported client authentication', async () => {
+  test('a Bearer header is not read on this route: it is an unsupported client authentication', async ({ ctx }) => {
     const { token } = await ctx.signIn('admin')
-    const response = await formToken({ grant_type: 'client_credentials' }, { authorization: `Bearer ${token}` })
+    const response = await formToken(ctx, { grant_type: 'client_credentials' }, { authorization: `Bearer ${token}` })
     expect(response.statusCode).toBe(401)
     expect(response.json().error).toBe('invalid_client')
   })
 
-  test('is in the OpenAPI document', async () => {
+  test('is in the OpenAPI document', async ({ ctx }) => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     const operation = document.paths[TOKEN].post
     expect(operation.tags).toEqual(['auth'])
@@ -154,32 +148,32 @@ describe('POST /oauth/token', () => {
 })
 
 describe('client access tokens', () => {
-  test('work where their scope allows and get 403 elsewhere', async () => {
-    const token = await tokenOf(await makeClient(['products:write']))
+  test('work where their scope allows and get 403 elsewhere', async ({ ctx }) => {
+    const token = await tokenOf(ctx, await makeClient(ctx, ['products:write']))
     await ctx.expectStatus(201, { ...newProduct('Client Kettle'), token })
     const taxRate = { country: 'DE', rate: 19, name: 'MwSt' }
     await ctx.expectError(403, 'forbidden', { method: 'POST', url: '/api/v1/tax-rates', payload: taxRate, token })
     await ctx.expectError(403, 'forbidden', { method: 'GET', url: '/api/v1/webhooks', token })
   })
 
-  test('of a revoked client stay valid until they expire (at most an hour); it gets no new one', async () => {
-    const client = await makeClient(['products:write'])
-    const token = await tokenOf(client)
+  test('of a revoked client stay valid until they expire (at most an hour); it gets no new one', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:write'])
+    const token = await tokenOf(ctx, client)
     await ctx.handle.sql`update oauth_clients set revoked_at = now() where id = ${client.id}`
     await ctx.expectStatus(201, { ...newProduct('Still valid'), token })
-    const again = await formToken({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
+    const again = await formToken(ctx, { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.secret })
     expect(again.statusCode).toBe(401)
   })
 
-  test('expire: an expired client token is 401', async () => {
-    const client = await makeClient(['products:read'])
+  test('expire: an expired client token is 401', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:read'])
     const expired = ctx.app.issueClientToken({ id: client.id, scopes: ['products:read'] }, -10)
     await ctx.expectError(401, 'unauthorized', { method: 'GET', url: PRODUCTS, token: expired })
   })
 
-  test('are not users: /auth/me is 403, and a role claim grants nothing', async () => {
-    const client = await makeClient(['products:read'])
-    const token = await tokenOf(client)
+  test('are not users: /auth/me is 403, and a role claim grants nothing', async ({ ctx }) => {
+    const client = await makeClient(ctx, ['products:read'])
+    const token = await tokenOf(ctx, client)
     const me = await ctx.expectError(403, 'forbidden', { method: 'GET', url: '/api/v1/auth/me', token })
     expect(me.message).toBe('An OAuth client has no user account; /auth/me needs a user token')
 
@@ -193,13 +187,13 @@ describe('client access tokens', () => {
     }
   })
 
-  test('a user token is not a client token: it keeps its role’s rights only', async () => {
+  test('a user token is not a client token: it keeps its role’s rights only', async ({ ctx }) => {
     const { token } = await ctx.signIn('customer')
     await ctx.expectError(403, 'forbidden', { ...newProduct('Customer'), token })
   })
 
-  test('are rate-limited per client at RATE_LIMIT_API_KEY_MAX', async () => {
-    const token = await tokenOf(await makeClient(['products:read']))
+  test('are rate-limited per client at RATE_LIMIT_API_KEY_MAX', async ({ ctx }) => {
+    const token = await tokenOf(ctx, await makeClient(ctx, ['products:read']))
     const response = await ctx.request({ method: 'GET', url: PRODUCTS, token })
     expect(response.headers['x-ratelimit-limit']).toBe(String(ctx.config.rateLimitApiKeyMax))
   })

@@ -5,9 +5,9 @@
  * and a valid body) or as holding nothing owned (with the reason), or this test fails.
  */
 import { randomUUID } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import { ACCESS } from '../src/access.js'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 const ADDRESS = { first_name: 'Bea', last_name: 'Baker', line1: '2 Quay St', city: 'Cork', postal_code: 'T12', country: 'IE' }
 
@@ -28,93 +28,97 @@ interface Owned {
   headers?: Record<string, string>
 }
 
-let ctx: TestContext
-let alice: string
-let bea: string
-/** Every owned route with B's ids; filled in beforeAll from B's real records. */
-let owned: Record<string, Owned>
+interface Scene {
+  /** The tokens of customer A (Alice) and of customer B (Bea). */
+  alice: string
+  bea: string
+  /** Every owned route with B's ids, from B's real records. */
+  owned: Record<string, Owned>
+}
 
-beforeAll(async () => {
-  ctx = await createTestContext()
-  const admin = (await ctx.signIn('admin')).token
-  alice = (await ctx.signIn('customer')).token
-  const beaAccount = await ctx.signIn('customer')
-  bea = beaAccount.token
-  const customerId = beaAccount.customerId!
-  const as = (token: string) => ({ token })
+/** `scene` is made before the first test: B's records, reached through every owned route. */
+const it = test.extend<{ scene: Scene }>({
+  scene: [
+    async ({ ctx }, use) => {
+      const admin = (await ctx.signIn('admin')).token
+      const alice = (await ctx.signIn('customer')).token
+      const beaAccount = await ctx.signIn('customer')
+      const bea = beaAccount.token
+      const customerId = beaAccount.customerId!
+      const as = (token: string) => ({ token })
 
-  const product = await ctx.expectStatus<{ id: string }>(201, {
-    method: 'POST', url: '/api/v1/products', ...as(admin), payload: { title: 'Owned lamp', price: 10, currency: 'EUR', inventory_quantity: 50 },
-  })
-  await ctx.expectStatus(201, { method: 'POST', url: '/api/v1/coupons', ...as(admin), payload: { code: 'BEA10', type: 'percentage', value: 10 } })
-  const address = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/customers/me/addresses', ...as(bea), payload: ADDRESS })
+      const product = await ctx.expectStatus<{ id: string }>(201, {
+        method: 'POST', url: '/api/v1/products', ...as(admin), payload: { title: 'Owned lamp', price: 10, currency: 'EUR', inventory_quantity: 50 },
+      })
+      await ctx.expectStatus(201, { method: 'POST', url: '/api/v1/coupons', ...as(admin), payload: { code: 'BEA10', type: 'percentage', value: 10 } })
+      const address = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/customers/me/addresses', ...as(bea), payload: ADDRESS })
 
-  /** A cart of Bea's with one line and the coupon. */
-  const cart = async () => {
-    const created = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', ...as(bea), payload: { currency: 'EUR' } })
-    const withItem = await ctx.expectStatus<{ items: { id: string }[] }>(201, {
-      method: 'POST', url: `/api/v1/carts/${created.id}/items`, ...as(bea), payload: { product_id: product.id, quantity: 1 },
-    })
-    const withCoupon = await ctx.expectStatus<{ coupons: { id: string }[] }>(201, {
-      method: 'POST', url: `/api/v1/carts/${created.id}/coupons`, ...as(bea), payload: { code: 'BEA10' },
-    })
-    return { id: created.id, itemId: withItem.items[0]!.id, couponId: withCoupon.coupons[0]!.id }
-  }
-  const startCheckout = (cartId: string) =>
-    ctx.expectStatus<{ id: string }>(201, {
-      method: 'POST', url: '/api/v1/checkouts', ...as(bea), payload: { cart_id: cartId, email: 'bea@example.com', shipping_address: ADDRESS },
-    })
+      /** A cart of Bea's with one line and the coupon. */
+      const cart = async () => {
+        const created = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', ...as(bea), payload: { currency: 'EUR' } })
+        const withItem = await ctx.expectStatus<{ items: { id: string }[] }>(201, {
+          method: 'POST', url: `/api/v1/carts/${created.id}/items`, ...as(bea), payload: { product_id: product.id, quantity: 1 },
+        })
+        const withCoupon = await ctx.expectStatus<{ coupons: { id: string }[] }>(201, {
+          method: 'POST', url: `/api/v1/carts/${created.id}/coupons`, ...as(bea), payload: { code: 'BEA10' },
+        })
+        return { id: created.id, itemId: withItem.items[0]!.id, couponId: withCoupon.coupons[0]!.id }
+      }
+      const startCheckout = (cartId: string) =>
+        ctx.expectStatus<{ id: string }>(201, {
+          method: 'POST', url: '/api/v1/checkouts', ...as(bea), payload: { cart_id: cartId, email: 'bea@example.com', shipping_address: ADDRESS },
+        })
 
-  const openCart = await cart()
-  const openCheckout = await startCheckout((await cart()).id)
-  const paidCheckout = await startCheckout((await cart()).id)
-  const order = await ctx.expectStatus<{ id: string }>(201, {
-    method: 'POST', url: `/api/v1/checkouts/${paidCheckout.id}/complete`, ...as(bea),
-    headers: { 'idempotency-key': `bola-${randomUUID()}` }, payload: { payment: { method: 'card', token: 'tok_visa' } },
-  })
+      const openCart = await cart()
+      const openCheckout = await startCheckout((await cart()).id)
+      const paidCheckout = await startCheckout((await cart()).id)
+      const order = await ctx.expectStatus<{ id: string }>(201, {
+        method: 'POST', url: `/api/v1/checkouts/${paidCheckout.id}/complete`, ...as(bea),
+        headers: { 'idempotency-key': `bola-${randomUUID()}` }, payload: { payment: { method: 'card', token: 'tok_visa' } },
+      })
 
-  const idempotent = () => ({ 'idempotency-key': `alice-${randomUUID()}` })
-  const cartIds = { id: openCart.id, item_id: openCart.itemId, coupon_id: openCart.couponId }
-  owned = {
-    'GET /api/v1/carts/:id': { ids: cartIds },
-    'POST /api/v1/carts/:id/items': { ids: cartIds, body: { product_id: product.id, quantity: 1 } },
-    'PATCH /api/v1/carts/:id/items/:item_id': { ids: cartIds, body: { quantity: 3 } },
-    'DELETE /api/v1/carts/:id/items/:item_id': { ids: cartIds },
-    'POST /api/v1/carts/:id/coupons': { ids: cartIds, body: { code: 'BEA10' } },
-    'DELETE /api/v1/carts/:id/coupons/:coupon_id': { ids: cartIds },
-    'PUT /api/v1/carts/:id/shipping-address': { ids: cartIds, body: ADDRESS },
-    'PUT /api/v1/carts/:id/email': { ids: cartIds, body: { email: 'alice@example.com' } },
-    'GET /api/v1/checkouts/:id': { ids: { id: openCheckout.id } },
-    'POST /api/v1/checkouts/:id/shipping': { ids: { id: openCheckout.id }, body: { rate_id: randomUUID() } },
-    'POST /api/v1/checkouts/:id/complete': {
-      ids: { id: openCheckout.id }, headers: idempotent(), body: { payment: { method: 'card', token: 'tok_visa' } },
+      const idempotent = () => ({ 'idempotency-key': `alice-${randomUUID()}` })
+      const cartIds = { id: openCart.id, item_id: openCart.itemId, coupon_id: openCart.couponId }
+      const owned: Record<string, Owned> = {
+        'GET /api/v1/carts/:id': { ids: cartIds },
+        'POST /api/v1/carts/:id/items': { ids: cartIds, body: { product_id: product.id, quantity: 1 } },
+        'PATCH /api/v1/carts/:id/items/:item_id': { ids: cartIds, body: { quantity: 3 } },
+        'DELETE /api/v1/carts/:id/items/:item_id': { ids: cartIds },
+        'POST /api/v1/carts/:id/coupons': { ids: cartIds, body: { code: 'BEA10' } },
+        'DELETE /api/v1/carts/:id/coupons/:coupon_id': { ids: cartIds },
+        'PUT /api/v1/carts/:id/shipping-address': { ids: cartIds, body: ADDRESS },
+        'PUT /api/v1/carts/:id/email': { ids: cartIds, body: { email: 'alice@example.com' } },
+        'GET /api/v1/checkouts/:id': { ids: { id: openCheckout.id } },
+        'POST /api/v1/checkouts/:id/shipping': { ids: { id: openCheckout.id }, body: { rate_id: randomUUID() } },
+        'POST /api/v1/checkouts/:id/complete': {
+          ids: { id: openCheckout.id }, headers: idempotent(), body: { payment: { method: 'card', token: 'tok_visa' } },
+        },
+        'GET /api/v1/orders/:id': { ids: { id: order.id } },
+        'POST /api/v1/orders/:id/payments': { ids: { id: order.id }, headers: idempotent(), body: { method: 'card', token: 'tok_visa' } },
+        'GET /api/v1/orders/:id/payments': { ids: { id: order.id } },
+        'GET /api/v1/orders/:id/fulfillments': { ids: { id: order.id } },
+        'GET /api/v1/customers/:id': { ids: { id: customerId } },
+        'PATCH /api/v1/customers/:id': { ids: { id: customerId }, body: { first_name: 'Alice' } },
+        'GET /api/v1/customers/:id/addresses': { ids: { id: customerId } },
+        'POST /api/v1/customers/:id/addresses': { ids: { id: customerId }, body: ADDRESS },
+        'GET /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id } },
+        'PATCH /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id }, body: { line2: 'Flat 9' } },
+        'DELETE /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id } },
+        'GET /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id } },
+        'PATCH /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id }, body: { line2: 'Flat 9' } },
+        'DELETE /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id } },
+      }
+      // Ids in the body or the query rather than the path.
+      owned['POST /api/v1/checkouts'] = { ids: {}, body: { cart_id: openCart.id, email: 'alice@example.com', shipping_address: ADDRESS } }
+      owned[`GET /api/v1/shipping/rates?cart_id=${openCart.id}`] = { ids: {} }
+      await use({ alice, bea, owned })
     },
-    'GET /api/v1/orders/:id': { ids: { id: order.id } },
-    'POST /api/v1/orders/:id/payments': { ids: { id: order.id }, headers: idempotent(), body: { method: 'card', token: 'tok_visa' } },
-    'GET /api/v1/orders/:id/payments': { ids: { id: order.id } },
-    'GET /api/v1/orders/:id/fulfillments': { ids: { id: order.id } },
-    'GET /api/v1/customers/:id': { ids: { id: customerId } },
-    'PATCH /api/v1/customers/:id': { ids: { id: customerId }, body: { first_name: 'Alice' } },
-    'GET /api/v1/customers/:id/addresses': { ids: { id: customerId } },
-    'POST /api/v1/customers/:id/addresses': { ids: { id: customerId }, body: ADDRESS },
-    'GET /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id } },
-    'PATCH /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id }, body: { line2: 'Flat 9' } },
-    'DELETE /api/v1/customers/:id/addresses/:address_id': { ids: { id: customerId, address_id: address.id } },
-    'GET /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id } },
-    'PATCH /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id }, body: { line2: 'Flat 9' } },
-    'DELETE /api/v1/customers/me/addresses/:address_id': { ids: { address_id: address.id } },
-  }
-  // Ids in the body or the query rather than the path.
-  owned['POST /api/v1/checkouts'] = { ids: {}, body: { cart_id: openCart.id, email: 'alice@example.com', shipping_address: ADDRESS } }
-  owned[`GET /api/v1/shipping/rates?cart_id=${openCart.id}`] = { ids: {} }
-}, 60_000)
-
-afterAll(async () => {
-  await ctx?.close()
+    { scope: 'file', auto: true },
+  ],
 })
 
 /** Every row of the tables that hold owned records, to show that a refused request changed none. */
-async function snapshot(): Promise<string> {
+async function snapshot(ctx: TestContext): Promise<string> {
   const tables = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'orders', 'payments', 'customers', 'customer_addresses', 'events']
   const rows = await Promise.all(
     tables.map((table) => ctx.handle.sql.unsafe(`select coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as sum from ${table} t`)),
@@ -128,13 +132,13 @@ const routesWithIds = Object.entries(ACCESS)
   .map(([key]) => key)
 
 describe('customer A using customer B’s ids', () => {
-  it('every route of the access table that takes an id is either owned (tested below) or holds nothing owned', () => {
+  it('every route of the access table that takes an id is either owned (tested below) or holds nothing owned', ({ scene: { owned } }) => {
     const unlisted = routesWithIds.filter((key) => !(key in owned) && !(key in NOT_OWNED))
     expect(unlisted, 'add each to `owned` (with B’s ids and a valid body) or to NOT_OWNED (with the reason)').toEqual([])
   })
 
-  it('gets 404 on every owned route, B gets through on the same ids, and nothing changes', async () => {
-    const before = await snapshot()
+  it('gets 404 on every owned route, B gets through on the same ids, and nothing changes', async ({ ctx, scene: { alice, bea, owned } }) => {
+    const before = await snapshot(ctx)
     const answers: string[] = []
     for (const [key, route] of Object.entries(owned)) {
       const [method, pattern] = key.split(' ') as [string, string]
@@ -143,7 +147,7 @@ describe('customer A using customer B’s ids', () => {
       answers.push(`${key} → ${response.statusCode} ${response.statusCode === 404 ? (response.json() as { error: { code: string } }).error.code : response.body}`)
     }
     expect(answers).toEqual(Object.keys(owned).map((key) => `${key} → 404 not_found`))
-    expect(await snapshot()).toBe(before)
+    expect(await snapshot(ctx)).toBe(before)
 
     // The ids are B's real records: B reads each of them.
     for (const [key, route] of Object.entries(owned)) {

@@ -5,11 +5,11 @@
  * operationId, every body a named schema, every answer a description; every event kind a webhook.
  */
 import type { TSchema } from 'typebox'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { newId } from '@commerce/db'
 import { DELIVERY_HEADERS, EVENT_CATALOG, EVENT_KINDS, webhookEventName } from '@commerce/domain'
 import { ERROR_STATUS } from '../src/errors.js'
-import { createTestContext, type ApiErrorBody, type TestContext } from './helpers.js'
+import { test as apiTest, type ApiErrorBody } from './helpers.js'
 
 interface Parameter {
   in: string
@@ -35,37 +35,32 @@ interface Document {
   components: { headers: Record<string, unknown>; schemas: Record<string, Schema>; parameters: Record<string, Parameter> }
 }
 
-let ctx: TestContext
-let document: Document
-let admin: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
-  admin = (await ctx.signIn('admin')).token
+/** The OpenAPI document the file's app serves. */
+const test = apiTest.extend<{ document: Document }>({
+  document: [async ({ ctx }, use) => use((await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()), { scope: 'file' }],
 })
-afterAll(() => ctx.close())
+
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
-const operations = () =>
+const operations = (document: Document) =>
   Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.has(method))
       .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, operation })),
   )
 /** The operations of the webhooks section, as `operations()` gives those of the paths. */
-const webhookOperations = () =>
+const webhookOperations = (document: Document) =>
   Object.entries(document.webhooks).flatMap(([kind, item]) =>
     Object.entries(item).map(([method, operation]) => ({ name: `webhook ${kind}`, method, path: kind, operation })),
   )
-const schemaOf = (ref: string | undefined) => document.components.schemas[ref?.replace('#/components/schemas/', '') ?? '']
+const schemaOf = (document: Document, ref: string | undefined) => document.components.schemas[ref?.replace('#/components/schemas/', '') ?? '']
 const idempotencyKeyOf = (operation: Operation) =>
   operation.parameters?.find((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
 
 describe('what every operation may answer', () => {
-  test('every operation that takes a body lists 413 payload_too_large and 415 unsupported_media_type, in the error format', () => {
-    const withBody = operations().filter(({ operation }) => operation.requestBody)
+  test('every operation that takes a body lists 413 payload_too_large and 415 unsupported_media_type, in the error format', ({ document }) => {
+    const withBody = operations(document).filter(({ operation }) => operation.requestBody)
     expect(withBody.length).toBeGreaterThanOrEqual(40)
     for (const { name, operation } of withBody) {
       for (const status of ['413', '415']) {
@@ -76,9 +71,9 @@ describe('what every operation may answer', () => {
     }
   })
 
-  test('every answer of every operation declares X-Request-Id (and Access-Control-Allow-Origin), as the server sends it', async () => {
+  test('every answer of every operation declares X-Request-Id (and Access-Control-Allow-Origin), as the server sends it', async ({ ctx, document }) => {
     expect(document.components.headers['X-Request-Id']).toMatchObject({ schema: { type: 'string' } })
-    for (const { name, operation } of operations()) {
+    for (const { name, operation } of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         for (const header of ['X-Request-Id', 'Access-Control-Allow-Origin']) {
           expect(response.headers?.[header], `${name} ${status} ${header}`).toEqual(headerRef(header))
@@ -90,10 +85,10 @@ describe('what every operation may answer', () => {
     }
   })
 
-  test('the answers a replay can give declare Idempotent-Replayed: the 2xx and the stored refusals of operations taking an Idempotency-Key, and no other', () => {
+  test('the answers a replay can give declare Idempotent-Replayed: the 2xx and the stored refusals of operations taking an Idempotency-Key, and no other', ({ document }) => {
     expect(document.components.headers['Idempotent-Replayed']).toMatchObject({ schema: { type: 'string', const: 'true' } })
     let replayable = 0
-    for (const { name, operation } of operations()) {
+    for (const { name, operation } of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         const notStored = (operation as { 'x-idempotency-not-stored'?: number[] })['x-idempotency-not-stored'] ?? []
         const stored = Boolean(idempotencyKeyOf(operation)) && ['200', '201', '402', '404', '409', '422'].includes(status) && !notStored.includes(Number(status))
@@ -106,15 +101,15 @@ describe('what every operation may answer', () => {
 })
 
 describe('names a generated client takes', () => {
-  test('every operation, the webhooks’ too, has its own operationId: a verb then what it acts on, in camelCase', () => {
-    const all = [...operations(), ...webhookOperations()]
+  test('every operation, the webhooks’ too, has its own operationId: a verb then what it acts on, in camelCase', ({ document }) => {
+    const all = [...operations(document), ...webhookOperations(document)]
     expect(all.length).toBeGreaterThan(100)
     const ids = all.map(({ name, operation }) => {
       expect(operation.operationId, name).toMatch(/^[a-z]+(?:[A-Z][a-z0-9]*)+$|^login$|^register$/)
       return operation.operationId
     })
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([])
-    const byName = Object.fromEntries(operations().map(({ name, operation }) => [name, operation.operationId]))
+    const byName = Object.fromEntries(operations(document).map(({ name, operation }) => [name, operation.operationId]))
     expect(byName).toMatchObject({
       'GET /api/v1/products': 'listProducts',
       'GET /api/v1/products/{id}': 'getProduct',
@@ -125,10 +120,10 @@ describe('names a generated client takes', () => {
     })
   })
 
-  test('every request body and every JSON answer is a named component schema (or a choice of them)', () => {
-    const named = (schema: Schema | undefined) => Boolean(schemaOf(schema?.$ref))
+  test('every request body and every JSON answer is a named component schema (or a choice of them)', ({ document }) => {
+    const named = (schema: Schema | undefined) => Boolean(schemaOf(document, schema?.$ref))
     let bodies = 0
-    for (const { name, operation } of [...operations(), ...webhookOperations()]) {
+    for (const { name, operation } of [...operations(document), ...webhookOperations(document)]) {
       for (const [type, content] of Object.entries(operation.requestBody?.content ?? {})) {
         bodies++
         expect(named(content.schema), `${name} body (${type}): ${JSON.stringify(content.schema)}`).toBe(true)
@@ -144,21 +139,21 @@ describe('names a generated client takes', () => {
     for (const resource of ['Product', 'Variant', 'Cart', 'CartItem', 'Order', 'Payment', 'Refund', 'Fulfillment', 'Customer', 'Address', 'Webhook', 'WebhookDelivery', 'Event', 'Error']) {
       expect(document.components.schemas[resource], resource).toMatchObject({ type: 'object', title: resource, description: expect.any(String) })
     }
-    expect(operations().find(({ name }) => name === 'POST /api/v1/products')!.operation.requestBody!.content['application/json']!.schema).toEqual({
+    expect(operations(document).find(({ name }) => name === 'POST /api/v1/products')!.operation.requestBody!.content['application/json']!.schema).toEqual({
       $ref: '#/components/schemas/CreateProductRequest',
     })
     // Inside a component, what has a name of its own is referred to, not repeated.
     expect(document.components.schemas.Product!.properties!.variants).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Variant' } })
   })
 
-  test('every answer has a description of its own; an error answer names the codes its status carries (errors.ts’s table)', () => {
-    for (const { name, operation } of [...operations(), ...webhookOperations()]) {
+  test('every answer has a description of its own; an error answer names the codes its status carries (errors.ts’s table)', ({ document }) => {
+    for (const { name, operation } of [...operations(document), ...webhookOperations(document)]) {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.description, `${name} ${status}`).toMatch(/\w/)
         expect(response.description, `${name} ${status}`).not.toBe('Default Response')
       }
     }
-    const conflict = operations().find(({ name }) => name === 'POST /api/v1/checkouts/{id}/complete')!.operation.responses['409']!
+    const conflict = operations(document).find(({ name }) => name === 'POST /api/v1/checkouts/{id}/complete')!.operation.responses['409']!
     expect(conflict.description).toBe(
       "Conflict: the error's `code` is `conflict`, `insufficient_inventory`, `invalid_state_transition`, `idempotency_conflict` or `payment_in_progress`",
     )
@@ -166,7 +161,7 @@ describe('names a generated client takes', () => {
     expect(code.enum).toEqual(Object.keys(ERROR_STATUS))
   })
 
-  test('servers: the origin of a deployment, a variable that defaults to the local development server', () => {
+  test('servers: the origin of a deployment, a variable that defaults to the local development server', ({ document }) => {
     expect(document.servers).toEqual([
       expect.objectContaining({ url: '{origin}', variables: { origin: expect.objectContaining({ default: 'http://localhost:3000' }) } }),
     ])
@@ -174,13 +169,13 @@ describe('names a generated client takes', () => {
 })
 
 describe('webhooks', () => {
-  test('one webhook per event kind: a POST whose body is `<Kind>Event`, the catalog’s data, signed with the headers the worker sends', () => {
+  test('one webhook per event kind: a POST whose body is `<Kind>Event`, the catalog’s data, signed with the headers the worker sends', ({ document }) => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_KINDS].sort())
     for (const kind of EVENT_KINDS) {
       const post = document.webhooks[kind]!.post!
       const body = post.requestBody!.content['application/json']!.schema
       expect(body, kind).toEqual({ $ref: `#/components/schemas/${webhookEventName(kind)}` })
-      const envelope = schemaOf(body.$ref)!
+      const envelope = schemaOf(document, body.$ref)!
       expect(envelope.properties!.event, kind).toMatchObject({ enum: [kind] })
       const data: TSchema & { title?: string } = EVENT_CATALOG[kind].data
       expect(envelope.properties!.data, kind).toEqual({ $ref: `#/components/schemas/${data.title}` })
@@ -205,11 +200,11 @@ describe('Idempotency-Key', () => {
     'POST /api/v1/orders': { email: 'keyless@example.com', currency: 'USD', items: [{ product_id: newId(), quantity: 1 }], shipping_address: address },
     'POST /api/v1/orders/{id}/fulfillments': { carrier: 'UPS', tracking_number: '1Z999' },
   }
-  const taking = () => operations().filter(({ operation }) => idempotencyKeyOf(operation))
+  const taking = (document: Document) => operations(document).filter(({ operation }) => idempotencyKeyOf(operation))
 
-  test('is required in the document exactly where the server refuses a request without it (and generated clients then demand it)', async () => {
-    expect(taking().map(({ name }) => name).sort()).toEqual(Object.keys(VALID_BODIES).sort())
-    const required = taking().filter(({ operation }) => idempotencyKeyOf(operation)!.required)
+  test('is required in the document exactly where the server refuses a request without it (and generated clients then demand it)', async ({ ctx, document, admin }) => {
+    expect(taking(document).map(({ name }) => name).sort()).toEqual(Object.keys(VALID_BODIES).sort())
+    const required = taking(document).filter(({ operation }) => idempotencyKeyOf(operation)!.required)
     expect(required.map(({ name }) => name).sort()).toEqual([
       'POST /api/v1/checkouts/{id}/complete',
       'POST /api/v1/orders/{id}/payments',
@@ -218,7 +213,7 @@ describe('Idempotency-Key', () => {
       'POST /api/v1/payments/{id}/refund',
       'POST /api/v1/payments/{id}/refunds',
     ])
-    for (const { name, path, operation } of taking()) {
+    for (const { name, path, operation } of taking(document)) {
       const response = await ctx.request({ method: 'POST', url: path.replace('{id}', newId()), token: admin, payload: VALID_BODIES[name] as object })
       const refusal = (response.json() as Partial<ApiErrorBody>).error
       if (idempotencyKeyOf(operation)!.required) {
@@ -237,8 +232,8 @@ describe('Idempotency-Key', () => {
     }
   })
 
-  test('its format is in the document and refused by every operation that takes it: 16–255 printable ASCII characters', async () => {
-    for (const { name, path, operation } of taking()) {
+  test('its format is in the document and refused by every operation that takes it: 16–255 printable ASCII characters', async ({ ctx, document, admin }) => {
+    for (const { name, path, operation } of taking(document)) {
       expect(idempotencyKeyOf(operation)!.schema, name).toEqual({ type: 'string', minLength: 16, maxLength: 255, pattern: '^[!-~]+$' })
       for (const key of ['short', 'x'.repeat(256), 'sixteen chars with spaces']) {
         const response = await ctx.request({
@@ -258,7 +253,7 @@ describe('Idempotency-Key', () => {
 })
 
 describe('descriptions', () => {
-  test('no text a Markdown renderer (the reference page) would take for an HTML tag and drop: placeholders are in code spans', () => {
+  test('no text a Markdown renderer (the reference page) would take for an HTML tag and drop: placeholders are in code spans', ({ document }) => {
     const found: string[] = []
     const walk = (value: unknown, at: string) => {
       if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${at}/${index}`))

@@ -1,41 +1,32 @@
 /** Orders: who sees which, admin-made orders, edits, archiving, and the cancel and complete moves. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { randomUUID } from 'node:crypto'
 import { ORDER_MOVES, ORDER_STATUSES, allowedMoves, type Order, type OrderList, type OrderStatus, type Product } from '@commerce/domain'
 import { shippingMethods, taxRates } from '@commerce/db'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
 
 const ORDERS = '/api/v1/orders'
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const ADDRESS = { line1: '1 Rue de Rivoli', city: 'Paris', postal_code: '75001', country: 'FR' }
 
-let ctx: TestContext
-let admin: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
-
-function createProduct(payload: Record<string, unknown>): Promise<Product> {
+function createProduct(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Product> {
   return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/products', payload: { currency: 'EUR', ...payload }, token: admin })
 }
 
-async function stockOf(productId: string): Promise<number> {
+async function stockOf(ctx: TestContext, productId: string): Promise<number> {
   const [row] = await ctx.handle.sql<{ n: number }[]>`select inventory_quantity as n from products where id = ${productId}`
   return row!.n
 }
 
-function createOrder(payload: Record<string, unknown>): Promise<Order> {
+function createOrder(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Order> {
   return ctx.expectStatus(201, { method: 'POST', url: ORDERS, payload, token: admin })
 }
 
-const eventKinds = (orderId: string) => ctx.orderEvents(orderId)
+const eventKinds = (ctx: TestContext, orderId: string) => ctx.orderEvents(orderId)
 
 describe('GET /api/v1/orders', () => {
-  test('admins see every order; a customer only its own; anonymous callers 401', async () => {
+  test('admins see every order; a customer only its own; anonymous callers 401', async ({ ctx, admin }) => {
     const alice = await ctx.signIn('customer')
     const bob = await ctx.signIn('customer')
     const mine = await insertOrder(ctx, { customerId: alice.customerId })
@@ -48,7 +39,7 @@ describe('GET /api/v1/orders', () => {
     await ctx.expectError(401, 'unauthorized', { method: 'GET', url: ORDERS })
   })
 
-  test('admins filter by status, customer and created_at range; pages are newest first', async () => {
+  test('admins filter by status, customer and created_at range; pages are newest first', async ({ ctx, admin }) => {
     const carol = await ctx.signIn('customer')
     const first = await insertOrder(ctx, { customerId: carol.customerId, status: 'pending' })
     const second = await insertOrder(ctx, { customerId: carol.customerId, status: 'paid' })
@@ -77,7 +68,7 @@ describe('GET /api/v1/orders', () => {
 })
 
 describe('GET /api/v1/orders/:id', () => {
-  test('the owner and admins see the order with every part; another customer gets 404', async () => {
+  test('the owner and admins see the order with every part; another customer gets 404', async ({ ctx, admin }) => {
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')
     const { order, payment } = await insertOrder(ctx, { customerId: owner.customerId, status: 'paid', items: [{ unitPriceMinor: 1250, quantity: 2 }] })
@@ -102,15 +93,15 @@ describe('GET /api/v1/orders/:id', () => {
 })
 
 describe('POST /api/v1/orders (admin)', () => {
-  test('creates a pending order at current prices with tax and shipping, takes the stock, emits order.created', async () => {
+  test('creates a pending order at current prices with tax and shipping, takes the stock, emits order.created', async ({ ctx, admin }) => {
     await ctx.handle.db.insert(taxRates).values({ country: 'FR', ratePpm: 200_000, name: 'TVA' })
     const [colissimo] = await ctx.handle.db
       .insert(shippingMethods)
       .values({ name: 'Colissimo', currency: 'EUR', countries: ['FR'], basePriceMinor: 490 })
       .returning()
-    const product = await createProduct({ title: 'Croissant tin', price: 9.99, inventory_quantity: 10 })
+    const product = await createProduct(ctx, admin, { title: 'Croissant tin', price: 9.99, inventory_quantity: 10 })
     const customer = await ctx.signIn('customer')
-    const order = await createOrder({
+    const order = await createOrder(ctx, admin, {
       email: 'chef@example.com',
       customer_id: customer.customerId,
       currency: 'EUR',
@@ -131,13 +122,13 @@ describe('POST /api/v1/orders (admin)', () => {
       payments: [],
     })
     expect(order.billing_address).toEqual(order.shipping_address)
-    expect(await stockOf(product.id)).toBe(7)
-    expect(await eventKinds(order.id)).toEqual(['order.created'])
+    expect(await stockOf(ctx, product.id)).toBe(7)
+    expect(await eventKinds(ctx, order.id)).toEqual(['order.created'])
   })
 
-  test('refusals leave nothing behind: short stock 409, other currency 400, unknown product 400, customers 403', async () => {
-    const product = await createProduct({ title: 'Two left', price: 5, inventory_quantity: 2 })
-    const dollars = await createProduct({ title: 'Dollar thing', price: 5, currency: 'USD', inventory_quantity: 2 })
+  test('refusals leave nothing behind: short stock 409, other currency 400, unknown product 400, customers 403', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Two left', price: 5, inventory_quantity: 2 })
+    const dollars = await createProduct(ctx, admin, { title: 'Dollar thing', price: 5, currency: 'USD', inventory_quantity: 2 })
     const customer = await ctx.signIn('customer')
     const before = { orders: await ctx.countRows('orders'), events: await ctx.countRows('events') }
     const payload = { email: 'x@example.com', currency: 'EUR', shipping_address: ADDRESS }
@@ -173,12 +164,12 @@ describe('POST /api/v1/orders (admin)', () => {
       payload: { ...payload, items: [{ product_id: product.id, quantity: 1 }], status: 'paid', order_number: '1' },
     })
     expect({ orders: await ctx.countRows('orders'), events: await ctx.countRows('events') }).toEqual(before)
-    expect(await stockOf(product.id)).toBe(2)
+    expect(await stockOf(ctx, product.id)).toBe(2)
   })
 })
 
 describe('PATCH /api/v1/orders/:id', () => {
-  test('changes notes, email and addresses while unfulfilled; addresses are 409 once shipped', async () => {
+  test('changes notes, email and addresses while unfulfilled; addresses are 409 once shipped', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, { status: 'paid' })
     const url = `${ORDERS}/${order.id}`
     const updated = await ctx.expectStatus<Order>(200, {
@@ -199,34 +190,34 @@ describe('PATCH /api/v1/orders/:id', () => {
 })
 
 describe('status moves', () => {
-  test('cancel a pending order: cancelled, stock back, order.cancelled once', async () => {
-    const product = await createProduct({ title: 'Returnable', price: 4, inventory_quantity: 5 })
-    const order = await createOrder({ email: 'a@example.com', currency: 'EUR', items: [{ product_id: product.id, quantity: 2 }], shipping_address: ADDRESS })
-    expect(await stockOf(product.id)).toBe(3)
+  test('cancel a pending order: cancelled, stock back, order.cancelled once', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Returnable', price: 4, inventory_quantity: 5 })
+    const order = await createOrder(ctx, admin, { email: 'a@example.com', currency: 'EUR', items: [{ product_id: product.id, quantity: 2 }], shipping_address: ADDRESS })
+    expect(await stockOf(ctx, product.id)).toBe(3)
     const cancelled = await ctx.expectStatus<Order>(200, { method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin })
     expect(cancelled.status).toBe('cancelled')
-    expect(await stockOf(product.id)).toBe(5)
-    expect(await eventKinds(order.id)).toEqual(['order.created', 'order.cancelled'])
+    expect(await stockOf(ctx, product.id)).toBe(5)
+    expect(await eventKinds(ctx, order.id)).toEqual(['order.created', 'order.cancelled'])
     const again = await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin })
     expect(again.message).toBe('An order cannot move from cancelled to cancelled; allowed from cancelled: none')
-    expect(await stockOf(product.id)).toBe(5)
+    expect(await stockOf(ctx, product.id)).toBe(5)
   })
 
-  test('cancel a paid order: every payment refunded, stock back, order.refunded then order.cancelled', async () => {
-    const product = await createProduct({ title: 'Paid then cancelled', price: 8, inventory_quantity: 4 })
+  test('cancel a paid order: every payment refunded, stock back, order.refunded then order.cancelled', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Paid then cancelled', price: 8, inventory_quantity: 4 })
     const { order } = await insertOrder(ctx, { status: 'paid', items: [{ unitPriceMinor: 800, quantity: 1, productId: product.id }] })
     const cancelled = await ctx.expectStatus<Order>(200, { method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin })
     expect(cancelled).toMatchObject({ status: 'cancelled', payment_status: 'refunded', amount_paid: 8, amount_refunded: 8 })
     expect(cancelled.payments[0]!.refunds).toEqual([expect.objectContaining({ amount: 8, reason: 'Order cancelled' })])
-    expect(await stockOf(product.id)).toBe(5)
-    expect(await eventKinds(order.id)).toEqual(['order.refunded', 'order.cancelled'])
+    expect(await stockOf(ctx, product.id)).toBe(5)
+    expect(await eventKinds(ctx, order.id)).toEqual(['order.refunded', 'order.cancelled'])
   })
 
-  test('complete moves shipped to completed once; from any other status it is 409 listing the allowed moves', async () => {
+  test('complete moves shipped to completed once; from any other status it is 409 listing the allowed moves', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, { status: 'shipped' })
     const completed = await ctx.expectStatus<Order>(200, { method: 'POST', url: `${ORDERS}/${order.id}/complete`, token: admin })
     expect(completed.status).toBe('completed')
-    expect(await eventKinds(order.id)).toEqual(['order.completed'])
+    expect(await eventKinds(ctx, order.id)).toEqual(['order.completed'])
     const cases: [string, string][] = [
       ['pending', 'paid, cancelled'],
       ['paid', 'shipped, cancelled, refunded'],
@@ -237,14 +228,14 @@ describe('status moves', () => {
       const { order: other } = await insertOrder(ctx, { status: status as 'paid' })
       const error = await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: `${ORDERS}/${other.id}/complete`, token: admin })
       expect(error.message).toBe(`An order cannot move from ${status} to completed; allowed from ${status}: ${allowed}`)
-      expect(await eventKinds(other.id)).toEqual([])
+      expect(await eventKinds(ctx, other.id)).toEqual([])
     }
     const { order: shipped } = await insertOrder(ctx, { status: 'shipped' })
     const refused = await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: `${ORDERS}/${shipped.id}/cancel`, token: admin })
     expect(refused.message).toBe('An order cannot move from shipped to cancelled; allowed from shipped: completed, refunded')
   })
 
-  test('customers may not cancel or complete (403); unknown orders are 404', async () => {
+  test('customers may not cancel or complete (403); unknown orders are 404', async ({ ctx, admin }) => {
     const customer = await ctx.signIn('customer')
     const { order } = await insertOrder(ctx, { customerId: customer.customerId })
     await ctx.expectError(403, 'forbidden', { method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: customer.token })
@@ -253,18 +244,17 @@ describe('status moves', () => {
 })
 
 describe('every move of the state machine through the API', () => {
-  /** The request that asks for each target status; refunds need a payment, so pending has none. */
-  const ACTIONS: Record<Exclude<OrderStatus, 'pending'>, (order: Awaited<ReturnType<typeof insertOrder>>) => Promise<{ statusCode: number; body: string }>> = {
-    paid: ({ order }) =>
-      ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: { 'idempotency-key': randomUUID() }, token: admin }),
-    shipped: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/fulfillments`, payload: { carrier: 'DHL', tracking_number: 'M1' }, token: admin }),
-    completed: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/complete`, token: admin }),
-    cancelled: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin }),
-    refunded: ({ payment }) =>
-      ctx.request({ method: 'POST', url: `/api/v1/payments/${payment!.id}/refunds`, payload: {}, headers: { 'idempotency-key': randomUUID() }, token: admin }),
-  }
-
-  test('allowed moves succeed with their event written once; every other pair is 409 naming the allowed moves and changes nothing', async () => {
+  test('allowed moves succeed with their event written once; every other pair is 409 naming the allowed moves and changes nothing', async ({ ctx, admin }) => {
+    /** The request that asks for each target status; refunds need a payment, so pending has none. */
+    const ACTIONS: Record<Exclude<OrderStatus, 'pending'>, (order: Awaited<ReturnType<typeof insertOrder>>) => Promise<{ statusCode: number; body: string }>> = {
+      paid: ({ order }) =>
+        ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: { 'idempotency-key': randomUUID() }, token: admin }),
+      shipped: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/fulfillments`, payload: { carrier: 'DHL', tracking_number: 'M1' }, token: admin }),
+      completed: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/complete`, token: admin }),
+      cancelled: ({ order }) => ctx.request({ method: 'POST', url: `${ORDERS}/${order.id}/cancel`, token: admin }),
+      refunded: ({ payment }) =>
+        ctx.request({ method: 'POST', url: `/api/v1/payments/${payment!.id}/refunds`, payload: {}, headers: { 'idempotency-key': randomUUID() }, token: admin }),
+    }
     let tried = 0
     for (const from of ORDER_STATUSES) {
       for (const [to, action] of Object.entries(ACTIONS) as [Exclude<OrderStatus, 'pending'>, (typeof ACTIONS)['paid']][]) {
@@ -273,7 +263,7 @@ describe('every move of the state machine through the API', () => {
         const fixture = await insertOrder(ctx, { status: from })
         const response = await action(fixture)
         const after = (await ctx.handle.sql<{ status: OrderStatus }[]>`select status from orders where id = ${fixture.order.id}`)[0]!.status
-        const events = await eventKinds(fixture.order.id)
+        const events = await eventKinds(ctx, fixture.order.id)
         const event = ORDER_MOVES[from][to]
         const pair = `${from} -> ${to}: ${response.body}`
         if (event) {
@@ -302,12 +292,12 @@ describe('every move of the state machine through the API', () => {
 })
 
 describe('DELETE /api/v1/orders/:id', () => {
-  test('archives a pending order (cancelled and restocked first) or a cancelled one; others are 409', async () => {
-    const product = await createProduct({ title: 'Archived', price: 2, inventory_quantity: 3 })
-    const pending = await createOrder({ email: 'a@example.com', currency: 'EUR', items: [{ product_id: product.id, quantity: 3 }], shipping_address: ADDRESS })
-    expect(await stockOf(product.id)).toBe(0)
+  test('archives a pending order (cancelled and restocked first) or a cancelled one; others are 409', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Archived', price: 2, inventory_quantity: 3 })
+    const pending = await createOrder(ctx, admin, { email: 'a@example.com', currency: 'EUR', items: [{ product_id: product.id, quantity: 3 }], shipping_address: ADDRESS })
+    expect(await stockOf(ctx, product.id)).toBe(0)
     await ctx.expectStatus(204, { method: 'DELETE', url: `${ORDERS}/${pending.id}`, token: admin })
-    expect(await stockOf(product.id)).toBe(3)
+    expect(await stockOf(ctx, product.id)).toBe(3)
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${ORDERS}/${pending.id}`, token: admin })
     const listed = await ctx.expectStatus<OrderList>(200, { method: 'GET', url: `${ORDERS}?per_page=100`, token: admin })
     expect(listed.orders.some((order) => order.id === pending.id)).toBe(false)

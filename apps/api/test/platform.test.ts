@@ -1,16 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { buildApp } from '../src/app.js'
-import { createTestContext, testConfig, type TestContext } from './helpers.js'
-
-let ctx: TestContext
-beforeAll(async () => {
-  ctx = await createTestContext()
-})
-afterAll(() => ctx.close())
+import { createTestContext, test, testConfig } from './helpers.js'
 
 describe('errors', () => {
-  test('malformed JSON answers 400 validation_error', async () => {
+  test('malformed JSON answers 400 validation_error', async ({ ctx }) => {
     const { token } = await ctx.signIn('admin')
     const response = await ctx.request({
       method: 'POST',
@@ -23,7 +17,7 @@ describe('errors', () => {
     expect(response.json().error).toMatchObject({ code: 'validation_error', message: 'The request body is not valid JSON' })
   })
 
-  test('a body over 1 MiB answers 413 payload_too_large', async () => {
+  test('a body over 1 MiB answers 413 payload_too_large', async ({ ctx }) => {
     const { token } = await ctx.signIn('admin')
     const response = await ctx.request({
       method: 'POST',
@@ -36,7 +30,7 @@ describe('errors', () => {
     expect(response.json().error.code).toBe('payload_too_large')
   })
 
-  test('a non-JSON content type answers 415 unsupported_media_type', async () => {
+  test('a non-JSON content type answers 415 unsupported_media_type', async ({ ctx }) => {
     const { token } = await ctx.signIn('admin')
     const response = await ctx.request({
       method: 'POST',
@@ -49,7 +43,7 @@ describe('errors', () => {
     expect(response.json().error.code).toBe('unsupported_media_type')
   })
 
-  test('an unknown route answers 404 not_found in the error format', async () => {
+  test('an unknown route answers 404 not_found in the error format', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/nothing-here?token=abc' })
     expect(response.statusCode).toBe(404)
     expect(response.json()).toEqual({
@@ -57,7 +51,7 @@ describe('errors', () => {
     })
   })
 
-  test('text PostgreSQL cannot store (a NUL character) answers 400, not 500', async () => {
+  test('text PostgreSQL cannot store (a NUL character) answers 400, not 500', async ({ ctx }) => {
     const { token } = await ctx.signIn('admin')
     const body = await ctx.request({ method: 'POST', url: '/api/v1/products', token, payload: { title: 'a\u0000b' } })
     expect(body.statusCode).toBe(400)
@@ -66,13 +60,13 @@ describe('errors', () => {
     expect(query.statusCode).toBe(400)
   })
 
-  test('a bad token is refused with 401 on public routes too', async () => {
+  test('a bad token is refused with 401 on public routes too', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/api/v1/products', token: 'expired.or.forged' })
     expect(response.statusCode).toBe(401)
     expect(response.json().error.code).toBe('unauthorized')
   })
 
-  test('every response carries X-Request-Id, echoing a safe incoming one', async () => {
+  test('every response carries X-Request-Id, echoing a safe incoming one', async ({ ctx }) => {
     const fresh = await ctx.request({ method: 'GET', url: '/health' })
     expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
     const echoed = await ctx.request({ method: 'GET', url: '/api/v1/products', headers: { 'x-request-id': 'trace-42' } })
@@ -81,7 +75,7 @@ describe('errors', () => {
     expect(unsafe.headers['x-request-id']).not.toBe('a b<script>')
   })
 
-  test('an unexpected error answers 500 internal_error without internals', async () => {
+  test('an unexpected error answers 500 internal_error without internals', async ({ ctx }) => {
     const app = await buildApp(testConfig(ctx.database.url), { logger: false })
     // A hook on the existing routes: a route of the test's own would have no entry in the access table.
     app.addHook('preHandler', async () => {
@@ -116,7 +110,7 @@ describe('errors', () => {
 })
 
 describe('health, readiness, metrics, OpenAPI', () => {
-  test('GET /health and GET /ready answer 200 with a live database', async () => {
+  test('GET /health and GET /ready answer 200 with a live database', async ({ ctx }) => {
     const health = await ctx.request({ method: 'GET', url: '/health' })
     expect(health.json()).toEqual({ status: 'ok' })
     // Never counted: no rate-limit fields of either kind.
@@ -124,7 +118,7 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect((await ctx.request({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ready' })
   })
 
-  test('GET /metrics answers Prometheus text with request durations by route and status', async () => {
+  test('GET /metrics answers Prometheus text with request durations by route and status', async ({ ctx }) => {
     await ctx.request({ method: 'GET', url: '/api/v1/products' })
     const response = await ctx.request({ method: 'GET', url: '/metrics' })
     expect(response.statusCode).toBe(200)
@@ -133,7 +127,7 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(response.body).toContain('process_cpu_seconds_total')
   })
 
-  test('GET /api/v1/openapi.json is OpenAPI 3.1 with every API route and its responses', async () => {
+  test('GET /api/v1/openapi.json is OpenAPI 3.1 with every API route and its responses', async ({ ctx }) => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     expect(document.openapi).toBe('3.1.0')
     const routes = ctx.app.printRoutes({ commonPrefix: false })
@@ -168,14 +162,14 @@ describe('health, readiness, metrics, OpenAPI', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
   })
 
-  test('the OpenAPI document passes the OpenAPI 3.1 schema validator', async () => {
+  test('the OpenAPI document passes the OpenAPI 3.1 schema validator', async ({ ctx }) => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     const result = await new Validator().validate(document)
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
   })
 
-  test('GET /docs serves the reference page', async () => {
+  test('GET /docs serves the reference page', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: '/docs/' })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toContain('text/html')

@@ -1,60 +1,49 @@
 /** Products: list, read, create, update, soft delete — on a real database, through the real app. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect } from 'vitest'
 import type { Category, Product, ProductList } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { createTestContext, test, type TestContext } from './helpers.js'
 
 const PRODUCTS = '/api/v1/products'
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000dead'
 
-let ctx: TestContext
-let admin: string
-let customer: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-  customer = (await ctx.signIn('customer')).token
-})
-afterAll(() => ctx.close())
-
-function createProduct(payload: Record<string, unknown>): Promise<Product> {
+function createProduct(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Product> {
   return ctx.expectStatus(201, { method: 'POST', url: PRODUCTS, payload, token: admin })
 }
 
-function patchProduct(id: string, payload: Record<string, unknown>): Promise<Product> {
+function patchProduct(ctx: TestContext, admin: string, id: string, payload: Record<string, unknown>): Promise<Product> {
   return ctx.expectStatus(200, { method: 'PATCH', url: `${PRODUCTS}/${id}`, payload, token: admin })
 }
 
-function deleteProduct(id: string): Promise<void> {
+function deleteProduct(ctx: TestContext, admin: string, id: string): Promise<void> {
   return ctx.expectStatus(204, { method: 'DELETE', url: `${PRODUCTS}/${id}`, token: admin })
 }
 
-function getProduct(id: string): Promise<Product> {
+function getProduct(ctx: TestContext, id: string): Promise<Product> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${id}` })
 }
 
 /** A list answer in page mode (no `after`): its meta is the page envelope's, with a total. */
 type ProductPage = ProductList & { meta: { total: number } }
 
-function listProducts(query = '', token?: string): Promise<ProductPage> {
+function listProducts(ctx: TestContext, query = '', token?: string): Promise<ProductPage> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}${query}`, token })
 }
 
-async function totalOf(query = '', token?: string): Promise<number> {
-  return (await listProducts(query, token)).meta.total
+async function totalOf(ctx: TestContext, query = '', token?: string): Promise<number> {
+  return (await listProducts(ctx, query, token)).meta.total
 }
 
-function createCategory(name: string, slug?: string): Promise<Category> {
+function createCategory(ctx: TestContext, admin: string, name: string, slug?: string): Promise<Category> {
   return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/categories', payload: slug ? { name, slug } : { name }, token: admin })
 }
 
-const eventsOf = (productId: string) => ctx.productEvents(productId)
-const eventCount = () => ctx.countRows('events')
-const productRowCount = () => ctx.countRows('products')
+const eventsOf = (ctx: TestContext, productId: string) => ctx.productEvents(productId)
+const eventCount = (ctx: TestContext) => ctx.countRows('events')
+const productRowCount = (ctx: TestContext) => ctx.countRows('products')
 
 describe('POST /api/v1/products', () => {
-  test('creates a product and answers 201 with every field of the detail shape', async () => {
-    const category = await createCategory('Kitchen')
+  test('creates a product and answers 201 with every field of the detail shape', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Kitchen')
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -97,8 +86,8 @@ describe('POST /api/v1/products', () => {
     expect(row).toEqual({ price_minor: 1250, currency: 'EUR', is_active: true })
   })
 
-  test('with only a title: price 0 USD, no stock, weight unit kg, active, slug from the title', async () => {
-    const body = await createProduct({ title: 'Plain Thing' })
+  test('with only a title: price 0 USD, no stock, weight unit kg, active, slug from the title', async ({ ctx, admin }) => {
+    const body = await createProduct(ctx, admin, { title: 'Plain Thing' })
     expect(body).toMatchObject({
       title: 'Plain Thing',
       slug: 'plain-thing',
@@ -115,19 +104,19 @@ describe('POST /api/v1/products', () => {
     })
   })
 
-  test('writes exactly one product.created event whose data is the product snapshot, in the request', async () => {
+  test('writes exactly one product.created event whose data is the product snapshot, in the request', async ({ ctx, admin }) => {
     const response = await ctx.request({ method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Evented Kettle', price: 30 } })
     expect(response.statusCode).toBe(201)
     const body: Product = response.json()
-    const events = await eventsOf(body.id)
+    const events = await eventsOf(ctx, body.id)
     expect(events).toHaveLength(1)
     expect(events[0]!.kind).toBe('product.created')
     expect(events[0]!.data).toEqual(body)
     expect(events[0]!.request_id).toBe(response.headers['x-request-id'])
   })
 
-  test('answers 400 "Field \'title\' is required" when the title is missing, and creates nothing', async () => {
-    const before = await productRowCount()
+  test('answers 400 "Field \'title\' is required" when the title is missing, and creates nothing', async ({ ctx, admin }) => {
+    const before = await productRowCount(ctx)
     const response = await ctx.request({ method: 'POST', url: PRODUCTS, token: admin, payload: { price: 5 } })
     expect(response.statusCode).toBe(400)
     expect(response.json().error).toEqual({
@@ -136,10 +125,10 @@ describe('POST /api/v1/products', () => {
       details: [{ field: 'title', message: "Field 'title' is required" }],
       request_id: response.headers['x-request-id'],
     })
-    expect(await productRowCount()).toBe(before)
+    expect(await productRowCount(ctx)).toBe(before)
   })
 
-  test('lists every problem of a bad body in details', async () => {
+  test('lists every problem of a bad body in details', async ({ ctx, admin }) => {
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -155,7 +144,7 @@ describe('POST /api/v1/products', () => {
     expect(error.details).toContainEqual({ field: 'colour', message: "Field 'colour' is not allowed" })
   })
 
-  test('refuses unknown fields with 400 naming the field', async () => {
+  test('refuses unknown fields with 400 naming the field', async ({ ctx, admin }) => {
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -169,7 +158,7 @@ describe('POST /api/v1/products', () => {
     })
   })
 
-  test('refuses wrong types without coercion: a price given as a string, an empty title, a non-URL image', async () => {
+  test('refuses wrong types without coercion: a price given as a string, an empty title, a non-URL image', async ({ ctx, admin }) => {
     for (const [payload, field] of [
       [{ title: 'Typed', price: '19.99' }, 'price'],
       [{ title: '' }, 'title'],
@@ -185,7 +174,7 @@ describe('POST /api/v1/products', () => {
     }
   })
 
-  test('answers 400 for malformed JSON', async () => {
+  test('answers 400 for malformed JSON', async ({ ctx, admin }) => {
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -197,9 +186,9 @@ describe('POST /api/v1/products', () => {
     expect(response.json().error.code).toBe('validation_error')
   })
 
-  test('answers 401 without a token and with a garbage token, 403 for a customer; nothing is created', async () => {
-    const before = await productRowCount()
-    const events = await eventCount()
+  test('answers 401 without a token and with a garbage token, 403 for a customer; nothing is created', async ({ ctx, customer }) => {
+    const before = await productRowCount(ctx)
+    const events = await eventCount(ctx)
     const anonymous = await ctx.request({ method: 'POST', url: PRODUCTS, payload: { title: 'Anonymous' } })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error).toMatchObject({ code: 'unauthorized' })
@@ -220,13 +209,13 @@ describe('POST /api/v1/products', () => {
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error).toMatchObject({ code: 'forbidden' })
 
-    expect(await productRowCount()).toBe(before)
-    expect(await eventCount()).toBe(events)
+    expect(await productRowCount(ctx)).toBe(before)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('category_ids naming an unknown category answers 400 and leaves no product and no event', async () => {
-    const before = await productRowCount()
-    const events = await eventCount()
+  test('category_ids naming an unknown category answers 400 and leaves no product and no event', async ({ ctx, admin }) => {
+    const before = await productRowCount(ctx)
+    const events = await eventCount(ctx)
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -238,12 +227,12 @@ describe('POST /api/v1/products', () => {
       code: 'validation_error',
       details: [{ field: 'category_ids', message: expect.stringContaining(UNKNOWN_ID) }],
     })
-    expect(await productRowCount()).toBe(before)
-    expect(await eventCount()).toBe(events)
+    expect(await productRowCount(ctx)).toBe(before)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('refuses the same category id twice', async () => {
-    const category = await createCategory('Doubles')
+  test('refuses the same category id twice', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Doubles')
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -256,31 +245,31 @@ describe('POST /api/v1/products', () => {
 })
 
 describe('slugs', () => {
-  test('a slug is generated from the title without accents: "Café Crème" -> cafe-creme', async () => {
-    const body = await createProduct({ title: 'Café Crème' })
+  test('a slug is generated from the title without accents: "Café Crème" -> cafe-creme', async ({ ctx, admin }) => {
+    const body = await createProduct(ctx, admin, { title: 'Café Crème' })
     expect(body.slug).toBe('cafe-creme')
   })
 
-  test('generated duplicates get -2, -3', async () => {
-    const second = await createProduct({ title: 'Café  Crème!' })
-    const third = await createProduct({ title: 'cafe creme' })
+  test('generated duplicates get -2, -3', async ({ ctx, admin }) => {
+    const second = await createProduct(ctx, admin, { title: 'Café  Crème!' })
+    const third = await createProduct(ctx, admin, { title: 'cafe creme' })
     expect(second.slug).toBe('cafe-creme-2')
     expect(third.slug).toBe('cafe-creme-3')
   })
 
-  test('a title with no letters or digits gets a fallback slug', async () => {
-    const body = await createProduct({ title: '!!!' })
+  test('a title with no letters or digits gets a fallback slug', async ({ ctx, admin }) => {
+    const body = await createProduct(ctx, admin, { title: '!!!' })
     expect(body.slug).toMatch(/^product(-\d+)?$/)
   })
 
-  test('an explicit slug is kept as given', async () => {
-    const body = await createProduct({ title: 'Whatever', slug: 'my-custom-slug' })
+  test('an explicit slug is kept as given', async ({ ctx, admin }) => {
+    const body = await createProduct(ctx, admin, { title: 'Whatever', slug: 'my-custom-slug' })
     expect(body.slug).toBe('my-custom-slug')
   })
 
-  test('an explicit slug that is taken answers 409 conflict and writes no row and no event', async () => {
-    const before = await productRowCount()
-    const events = await eventCount()
+  test('an explicit slug that is taken answers 409 conflict and writes no row and no event', async ({ ctx, admin }) => {
+    const before = await productRowCount(ctx)
+    const events = await eventCount(ctx)
     const response = await ctx.request({
       method: 'POST',
       url: PRODUCTS,
@@ -289,15 +278,15 @@ describe('slugs', () => {
     })
     expect(response.statusCode).toBe(409)
     expect(response.json().error).toMatchObject({ code: 'conflict', message: expect.stringContaining('cafe-creme') })
-    expect(await productRowCount()).toBe(before)
-    expect(await eventCount()).toBe(events)
+    expect(await productRowCount(ctx)).toBe(before)
+    expect(await eventCount(ctx)).toBe(events)
     const [row] = await ctx.handle.sql`select count(*)::int as n from products where title = 'Clashing Cafe'`
     expect(row!.n).toBe(0)
   })
 
-  test('PATCH to a slug another product has answers 409 and changes nothing', async () => {
-    const product = await createProduct({ title: 'Slug Mover' })
-    const events = await eventCount()
+  test('PATCH to a slug another product has answers 409 and changes nothing', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Slug Mover' })
+    const events = await eventCount(ctx)
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}`,
@@ -306,57 +295,57 @@ describe('slugs', () => {
     })
     expect(response.statusCode).toBe(409)
     expect(response.json().error.code).toBe('conflict')
-    expect(await getProduct(product.id)).toMatchObject({ slug: 'slug-mover', title: 'Slug Mover' })
-    expect(await eventCount()).toBe(events)
+    expect(await getProduct(ctx, product.id)).toMatchObject({ slug: 'slug-mover', title: 'Slug Mover' })
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('PATCH to its own slug, or a free one, succeeds', async () => {
-    const product = await createProduct({ title: 'Slug Keeper' })
-    expect((await patchProduct(product.id, { slug: 'slug-keeper' })).slug).toBe('slug-keeper')
-    expect((await patchProduct(product.id, { slug: 'kept-slug' })).slug).toBe('kept-slug')
+  test('PATCH to its own slug, or a free one, succeeds', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Slug Keeper' })
+    expect((await patchProduct(ctx, admin, product.id, { slug: 'slug-keeper' })).slug).toBe('slug-keeper')
+    expect((await patchProduct(ctx, admin, product.id, { slug: 'kept-slug' })).slug).toBe('kept-slug')
   })
 })
 
 describe('money', () => {
-  test('price 19.99 USD round-trips exactly and is stored as 1999 minor units', async () => {
-    const created = await createProduct({ title: 'Nineteen Ninety Nine', price: 19.99, currency: 'USD' })
+  test('price 19.99 USD round-trips exactly and is stored as 1999 minor units', async ({ ctx, admin }) => {
+    const created = await createProduct(ctx, admin, { title: 'Nineteen Ninety Nine', price: 19.99, currency: 'USD' })
     expect(created.price).toBe(19.99)
     const [row] = await ctx.handle.sql`select price_minor from products where id = ${created.id}`
     expect(Number(row!.price_minor)).toBe(1999)
-    expect((await getProduct(created.id)).price).toBe(19.99)
-    const listed = (await listProducts('?search=ninety')).products.find((item) => item.id === created.id)
+    expect((await getProduct(ctx, created.id)).price).toBe(19.99)
+    const listed = (await listProducts(ctx, '?search=ninety')).products.find((item) => item.id === created.id)
     expect(listed?.price).toBe(19.99)
-    const patched = await patchProduct(created.id, { price: 0.3 })
+    const patched = await patchProduct(ctx, admin, created.id, { price: 0.3 })
     expect(patched.price).toBe(0.3)
     const [after] = await ctx.handle.sql`select price_minor from products where id = ${created.id}`
     expect(Number(after!.price_minor)).toBe(30)
   })
 
-  test('JPY has no minor unit: 1500 is stored as 1500', async () => {
-    const created = await createProduct({ title: 'Yen Thing', price: 1500, currency: 'JPY' })
+  test('JPY has no minor unit: 1500 is stored as 1500', async ({ ctx, admin }) => {
+    const created = await createProduct(ctx, admin, { title: 'Yen Thing', price: 1500, currency: 'JPY' })
     expect(created).toMatchObject({ price: 1500, currency: 'JPY' })
     const [row] = await ctx.handle.sql`select price_minor from products where id = ${created.id}`
     expect(Number(row!.price_minor)).toBe(1500)
   })
 
-  test('KWD has three decimals: 1.234 is stored as 1234', async () => {
-    const created = await createProduct({ title: 'Dinar Thing', price: 1.234, currency: 'KWD' })
+  test('KWD has three decimals: 1.234 is stored as 1234', async ({ ctx, admin }) => {
+    const created = await createProduct(ctx, admin, { title: 'Dinar Thing', price: 1.234, currency: 'KWD' })
     expect(created).toMatchObject({ price: 1.234, currency: 'KWD' })
     const [row] = await ctx.handle.sql`select price_minor from products where id = ${created.id}`
     expect(Number(row!.price_minor)).toBe(1234)
   })
 
-  test('the largest amount (15 digits) round-trips exactly; one more digit is refused', async () => {
-    const created = await createProduct({ title: 'Very Expensive', price: 9999999999999.99 })
+  test('the largest amount (15 digits) round-trips exactly; one more digit is refused', async ({ ctx, admin }) => {
+    const created = await createProduct(ctx, admin, { title: 'Very Expensive', price: 9999999999999.99 })
     expect(created.price).toBe(9999999999999.99)
-    expect((await getProduct(created.id)).price).toBe(9999999999999.99)
+    expect((await getProduct(ctx, created.id)).price).toBe(9999999999999.99)
     const tooLarge = await ctx.request({ method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Too Expensive', price: 100_000_000_000_000 } })
     expect(tooLarge.statusCode).toBe(400)
     expect(tooLarge.json().error.details).toEqual([expect.objectContaining({ field: 'price' })])
   })
 
-  test('more decimals than the currency allows is a 400 validation_error on price (19.999 USD, 10.5 JPY, 1.2345 KWD)', async () => {
-    const before = await productRowCount()
+  test('more decimals than the currency allows is a 400 validation_error on price (19.999 USD, 10.5 JPY, 1.2345 KWD)', async ({ ctx, admin }) => {
+    const before = await productRowCount(ctx)
     for (const [price, currency, places] of [
       [19.999, 'USD', '2 decimal places'],
       [10.5, 'JPY', '0 decimal places'],
@@ -373,10 +362,10 @@ describe('money', () => {
       expect(error.code).toBe('validation_error')
       expect(error.details).toEqual([{ field: 'price', message: expect.stringContaining(places) }])
     }
-    expect(await productRowCount()).toBe(before)
+    expect(await productRowCount(ctx)).toBe(before)
   })
 
-  test('an unknown currency is a 400 validation_error on currency, whether or not a price is sent', async () => {
+  test('an unknown currency is a 400 validation_error on currency, whether or not a price is sent', async ({ ctx, admin }) => {
     for (const payload of [
       { title: 'Unknown Money', price: 10, currency: 'XYZ' },
       { title: 'Unknown Money', currency: 'ABC' },
@@ -391,7 +380,7 @@ describe('money', () => {
     }
   })
 
-  test('a negative price is refused', async () => {
+  test('a negative price is refused', async ({ ctx, admin }) => {
     const response = await ctx.request({ method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Negative', price: -0.01 } })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toContainEqual(expect.objectContaining({ field: 'price' }))
@@ -399,8 +388,8 @@ describe('money', () => {
 })
 
 describe('PATCH /api/v1/products/:id', () => {
-  test('changes only the fields sent and answers 200 with the whole product', async () => {
-    const product = await createProduct({ title: 'Patch Me', description: 'before', price: 10, sku: 'P-1', inventory_quantity: 3 })
+  test('changes only the fields sent and answers 200 with the whole product', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Patch Me', description: 'before', price: 10, sku: 'P-1', inventory_quantity: 3 })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}`,
@@ -424,35 +413,35 @@ describe('PATCH /api/v1/products/:id', () => {
       created_at: product.created_at,
     })
     expect(Date.parse(body.updated_at)).toBeGreaterThanOrEqual(Date.parse(product.updated_at))
-    expect(await getProduct(product.id)).toEqual(body)
+    expect(await getProduct(ctx, product.id)).toEqual(body)
   })
 
-  test('null clears a nullable field', async () => {
-    const product = await createProduct({ title: 'Clearable', description: 'words', sku: 'C-1', image_url: 'https://example.com/a.png' })
-    const body = await patchProduct(product.id, { description: null, sku: null, image_url: null })
+  test('null clears a nullable field', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Clearable', description: 'words', sku: 'C-1', image_url: 'https://example.com/a.png' })
+    const body = await patchProduct(ctx, admin, product.id, { description: null, sku: null, image_url: null })
     expect(body).toMatchObject({ description: null, sku: null, image_url: null })
   })
 
-  test('category_ids replaces the categories; an empty list removes them all', async () => {
-    const a = await createCategory('Alpha Cat')
-    const b = await createCategory('Beta Cat')
-    const product = await createProduct({ title: 'Recategorised', category_ids: [a.id] })
+  test('category_ids replaces the categories; an empty list removes them all', async ({ ctx, admin }) => {
+    const a = await createCategory(ctx, admin, 'Alpha Cat')
+    const b = await createCategory(ctx, admin, 'Beta Cat')
+    const product = await createProduct(ctx, admin, { title: 'Recategorised', category_ids: [a.id] })
     expect(product.categories).toEqual([{ id: a.id, name: 'Alpha Cat', slug: 'alpha-cat' }])
-    const moved = await patchProduct(product.id, { category_ids: [b.id, a.id] })
+    const moved = await patchProduct(ctx, admin, product.id, { category_ids: [b.id, a.id] })
     expect(moved.categories).toEqual([
       { id: a.id, name: 'Alpha Cat', slug: 'alpha-cat' },
       { id: b.id, name: 'Beta Cat', slug: 'beta-cat' },
     ])
-    const cleared = await patchProduct(product.id, { category_ids: [] })
+    const cleared = await patchProduct(ctx, admin, product.id, { category_ids: [] })
     expect(cleared.categories).toEqual([])
     const links = await ctx.handle.sql`select * from product_categories where product_id = ${product.id}`
     expect(links).toHaveLength(0)
   })
 
-  test('category_ids with an unknown id answers 400 and keeps the old categories', async () => {
-    const category = await createCategory('Kept Cat')
-    const product = await createProduct({ title: 'Keeps Category', category_ids: [category.id] })
-    const events = await eventCount()
+  test('category_ids with an unknown id answers 400 and keeps the old categories', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Kept Cat')
+    const product = await createProduct(ctx, admin, { title: 'Keeps Category', category_ids: [category.id] })
+    const events = await eventCount(ctx)
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}`,
@@ -461,23 +450,23 @@ describe('PATCH /api/v1/products/:id', () => {
     })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'category_ids' })])
-    expect(await getProduct(product.id)).toMatchObject({ title: 'Keeps Category', categories: [{ id: category.id }] })
-    expect(await eventCount()).toBe(events)
+    expect(await getProduct(ctx, product.id)).toMatchObject({ title: 'Keeps Category', categories: [{ id: category.id }] })
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('writes exactly one product.updated event with the new snapshot', async () => {
-    const product = await createProduct({ title: 'Event Patch', price: 1 })
+  test('writes exactly one product.updated event with the new snapshot', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Event Patch', price: 1 })
     const response = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: { price: 2.5 } })
     expect(response.statusCode).toBe(200)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated'])
     expect(events[1]!.data).toEqual(response.json())
     expect(events[1]!.data.price).toBe(2.5)
     expect(events[1]!.request_id).toBe(response.headers['x-request-id'])
   })
 
-  test('an empty body, an unknown field and a bad value answer 400', async () => {
-    const product = await createProduct({ title: 'Validated Patch' })
+  test('an empty body, an unknown field and a bad value answer 400', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Validated Patch' })
     const empty = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: {} })
     expect(empty.statusCode).toBe(400)
     expect(empty.json().error.code).toBe('validation_error')
@@ -493,22 +482,22 @@ describe('PATCH /api/v1/products/:id', () => {
     const tooPrecise = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: { price: 19.999 } })
     expect(tooPrecise.statusCode).toBe(400)
     expect(tooPrecise.json().error.details).toEqual([expect.objectContaining({ field: 'price' })])
-    expect((await getProduct(product.id)).title).toBe('Validated Patch')
+    expect((await getProduct(ctx, product.id)).title).toBe('Validated Patch')
   })
 
-  test('answers 404 for an unknown id and 400 for a malformed id, writing no event', async () => {
-    const events = await eventCount()
+  test('answers 404 for an unknown id and 400 for a malformed id, writing no event', async ({ ctx, admin }) => {
+    const events = await eventCount(ctx)
     const missing = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${UNKNOWN_ID}`, token: admin, payload: { title: 'x' } })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
     const malformed = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/not-a-uuid`, token: admin, payload: { title: 'x' } })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'id' })] })
-    expect(await eventCount()).toBe(events)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('answers 401 without or with a garbage token and 403 for a customer, changing nothing', async () => {
-    const product = await createProduct({ title: 'Guarded Patch' })
+  test('answers 401 without or with a garbage token and 403 for a customer, changing nothing', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Patch' })
     const anonymous = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, payload: { title: 'Hacked' } })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
@@ -518,22 +507,22 @@ describe('PATCH /api/v1/products/:id', () => {
     const byCustomer = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: customer, payload: { title: 'Hacked' } })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await getProduct(product.id)).title).toBe('Guarded Patch')
+    expect((await getProduct(ctx, product.id)).title).toBe('Guarded Patch')
   })
 })
 
 describe('currency change', () => {
-  async function addVariant(productId: string, payload: Record<string, unknown>) {
+  async function addVariant(ctx: TestContext, admin: string, productId: string, payload: Record<string, unknown>) {
     const response = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${productId}/variants`, token: admin, payload })
     expect(response.statusCode, response.body).toBe(201)
     return response.json()
   }
 
-  test('keeps the amounts shown (19.99 USD -> 19.99 EUR), product and variant prices alike', async () => {
-    const product = await createProduct({ title: 'Traveller', price: 19.99, currency: 'USD' })
-    await addVariant(product.id, { title: 'Large', price: 24.5 })
-    await addVariant(product.id, { title: 'Default price' })
-    const body = await patchProduct(product.id, { currency: 'EUR' })
+  test('keeps the amounts shown (19.99 USD -> 19.99 EUR), product and variant prices alike', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Traveller', price: 19.99, currency: 'USD' })
+    await addVariant(ctx, admin, product.id, { title: 'Large', price: 24.5 })
+    await addVariant(ctx, admin, product.id, { title: 'Default price' })
+    const body = await patchProduct(ctx, admin, product.id, { currency: 'EUR' })
     expect(body).toMatchObject({ price: 19.99, currency: 'EUR' })
     expect(body.variants.map((variant) => [variant.title, variant.price])).toEqual([
       ['Large', 24.5],
@@ -542,30 +531,30 @@ describe('currency change', () => {
     const [row] = await ctx.handle.sql`select price_minor::int, currency from products where id = ${product.id}`
     expect(row).toEqual({ price_minor: 1999, currency: 'EUR' })
 
-    const kwd = await patchProduct(product.id, { currency: 'KWD' })
+    const kwd = await patchProduct(ctx, admin, product.id, { currency: 'KWD' })
     expect(kwd).toMatchObject({ price: 19.99, currency: 'KWD' })
     expect(kwd.variants[0]!.price).toBe(24.5)
     const [kwdRow] = await ctx.handle.sql`select price_minor from products where id = ${product.id}`
     expect(Number(kwdRow!.price_minor)).toBe(19990)
   })
 
-  test('refuses a currency that cannot hold the current price (19.99 -> JPY) with 400 on currency; nothing changes', async () => {
-    const product = await createProduct({ title: 'Stay Dollar', price: 19.99 })
-    const events = await eventCount()
+  test('refuses a currency that cannot hold the current price (19.99 -> JPY) with 400 on currency; nothing changes', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Stay Dollar', price: 19.99 })
+    const events = await eventCount(ctx)
     const response = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: { currency: 'JPY' } })
     expect(response.statusCode).toBe(400)
     expect(response.json().error).toMatchObject({
       code: 'validation_error',
       details: [expect.objectContaining({ field: 'currency' })],
     })
-    expect(await getProduct(product.id)).toMatchObject({ price: 19.99, currency: 'USD' })
-    expect(await eventCount()).toBe(events)
+    expect(await getProduct(ctx, product.id)).toMatchObject({ price: 19.99, currency: 'USD' })
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('refuses a currency that cannot hold a variant price, even with a new product price; nothing changes', async () => {
-    const product = await createProduct({ title: 'Variant Holder', price: 20 })
-    const whole = await addVariant(product.id, { title: 'Whole', price: 10 })
-    const variant = await addVariant(product.id, { title: 'Half', price: 10.5 })
+  test('refuses a currency that cannot hold a variant price, even with a new product price; nothing changes', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Variant Holder', price: 20 })
+    const whole = await addVariant(ctx, admin, product.id, { title: 'Whole', price: 10 })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Half', price: 10.5 })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}`,
@@ -574,7 +563,7 @@ describe('currency change', () => {
     })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'currency' })])
-    const unchanged = await getProduct(product.id)
+    const unchanged = await getProduct(ctx, product.id)
     expect(unchanged).toMatchObject({ price: 20, currency: 'USD' })
     expect(unchanged.variants).toEqual([
       expect.objectContaining({ id: whole.id, price: 10 }),
@@ -594,7 +583,7 @@ describe('currency change', () => {
       payload: { price: 11 },
     })
     expect(fix.statusCode).toBe(200)
-    const moved = await patchProduct(product.id, { currency: 'JPY', price: 3000 })
+    const moved = await patchProduct(ctx, admin, product.id, { currency: 'JPY', price: 3000 })
     expect(moved).toMatchObject({ price: 3000, currency: 'JPY' })
     expect(moved.variants.map((item) => [item.id, item.price])).toEqual([
       [whole.id, 10],
@@ -602,19 +591,19 @@ describe('currency change', () => {
     ])
   })
 
-  test('an unknown currency in PATCH is a 400 on currency', async () => {
-    const product = await createProduct({ title: 'No Such Money', price: 5 })
+  test('an unknown currency in PATCH is a 400 on currency', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'No Such Money', price: 5 })
     const response = await ctx.request({ method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: { currency: 'XYZ' } })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toEqual([expect.objectContaining({ field: 'currency' })])
-    expect((await getProduct(product.id)).currency).toBe('USD')
+    expect((await getProduct(ctx, product.id)).currency).toBe('USD')
   })
 })
 
 describe('GET /api/v1/products/:id', () => {
-  test('answers the product with variants, images and categories, without a token', async () => {
-    const category = await createCategory('Detail Cat')
-    const product = await createProduct({ title: 'Detailed', price: 9.5, category_ids: [category.id] })
+  test('answers the product with variants, images and categories, without a token', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Detail Cat')
+    const product = await createProduct(ctx, admin, { title: 'Detailed', price: 9.5, category_ids: [category.id] })
     const variant = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${product.id}/variants`,
@@ -639,13 +628,13 @@ describe('GET /api/v1/products/:id', () => {
     })
   })
 
-  test('answers 404 not_found for an unknown id', async () => {
+  test('answers 404 not_found for an unknown id', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${UNKNOWN_ID}` })
     expect(response.statusCode).toBe(404)
     expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
   })
 
-  test('answers 400 for ids that are not plain UUIDs, never 500', async () => {
+  test('answers 400 for ids that are not plain UUIDs, never 500', async ({ ctx }) => {
     for (const id of ['not-a-uuid', '123', `urn:uuid:${UNKNOWN_ID}`, `${UNKNOWN_ID}x`]) {
       const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${encodeURIComponent(id)}` })
       expect(response.statusCode, id).toBe(400)
@@ -659,8 +648,8 @@ describe('GET /api/v1/products/:id', () => {
 })
 
 describe('DELETE /api/v1/products/:id (soft delete)', () => {
-  test('answers 204 with no body, sets is_active to false and keeps the record', async () => {
-    const product = await createProduct({ title: 'Retired Lamp', price: 40 })
+  test('answers 204 with no body, sets is_active to false and keeps the record', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Retired Lamp', price: 40 })
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}`, token: admin })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
@@ -668,19 +657,19 @@ describe('DELETE /api/v1/products/:id (soft delete)', () => {
     expect(rows).toEqual([{ title: 'Retired Lamp', is_active: false }])
   })
 
-  test('GET /:id still answers the product with is_active false; the public list leaves it out', async () => {
-    const product = await createProduct({ title: 'Ghost Lantern' })
-    await deleteProduct(product.id)
-    expect(await getProduct(product.id)).toMatchObject({ id: product.id, title: 'Ghost Lantern', is_active: false })
-    const publicList = await listProducts('?search=ghost lantern')
+  test('GET /:id still answers the product with is_active false; the public list leaves it out', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Ghost Lantern' })
+    await deleteProduct(ctx, admin, product.id)
+    expect(await getProduct(ctx, product.id)).toMatchObject({ id: product.id, title: 'Ghost Lantern', is_active: false })
+    const publicList = await listProducts(ctx, '?search=ghost lantern')
     expect(publicList.products).toEqual([])
     expect(publicList.meta.total).toBe(0)
   })
 
-  test('an admin sees it with ?include_inactive=true; a customer gets 403 and an anonymous caller 401', async () => {
-    const product = await createProduct({ title: 'Hidden Gem' })
-    await deleteProduct(product.id)
-    const adminList = await listProducts('?include_inactive=true&search=hidden gem', admin)
+  test('an admin sees it with ?include_inactive=true; a customer gets 403 and an anonymous caller 401', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Hidden Gem' })
+    await deleteProduct(ctx, admin, product.id)
+    const adminList = await listProducts(ctx, '?include_inactive=true&search=hidden gem', admin)
     expect(adminList.products).toEqual([expect.objectContaining({ id: product.id, is_active: false })])
     expect(adminList.meta.total).toBe(1)
 
@@ -691,31 +680,31 @@ describe('DELETE /api/v1/products/:id (soft delete)', () => {
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
 
-    const notAsked = await listProducts('?include_inactive=false&search=hidden gem', customer)
+    const notAsked = await listProducts(ctx, '?include_inactive=false&search=hidden gem', customer)
     expect(notAsked.products).toEqual([])
   })
 
-  test('writes one product.updated event whose snapshot has is_active false; deleting again writes none', async () => {
-    const product = await createProduct({ title: 'Deleted Twice' })
-    await deleteProduct(product.id)
-    const events = await eventsOf(product.id)
+  test('writes one product.updated event whose snapshot has is_active false; deleting again writes none', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Deleted Twice' })
+    await deleteProduct(ctx, admin, product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated'])
     expect(events[1]!.data).toMatchObject({ id: product.id, title: 'Deleted Twice', is_active: false })
-    expect(events[1]!.data).toEqual(await getProduct(product.id))
+    expect(events[1]!.data).toEqual(await getProduct(ctx, product.id))
 
-    await deleteProduct(product.id)
-    expect(await eventsOf(product.id)).toHaveLength(2)
+    await deleteProduct(ctx, admin, product.id)
+    expect(await eventsOf(ctx, product.id)).toHaveLength(2)
   })
 
-  test('PATCH is_active true brings it back to the public list', async () => {
-    const product = await createProduct({ title: 'Phoenix Mug' })
-    await deleteProduct(product.id)
-    expect((await listProducts('?search=phoenix')).products).toEqual([])
-    await patchProduct(product.id, { is_active: true })
-    expect((await listProducts('?search=phoenix')).products).toEqual([expect.objectContaining({ id: product.id, is_active: true })])
+  test('PATCH is_active true brings it back to the public list', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Phoenix Mug' })
+    await deleteProduct(ctx, admin, product.id)
+    expect((await listProducts(ctx, '?search=phoenix')).products).toEqual([])
+    await patchProduct(ctx, admin, product.id, { is_active: true })
+    expect((await listProducts(ctx, '?search=phoenix')).products).toEqual([expect.objectContaining({ id: product.id, is_active: true })])
   })
 
-  test('answers 404 for an unknown id, 400 for a malformed one', async () => {
+  test('answers 404 for an unknown id, 400 for a malformed one', async ({ ctx, admin }) => {
     const missing = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${UNKNOWN_ID}`, token: admin })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
@@ -724,8 +713,8 @@ describe('DELETE /api/v1/products/:id (soft delete)', () => {
     expect(malformed.json().error.code).toBe('validation_error')
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer; the product stays active', async () => {
-    const product = await createProduct({ title: 'Protected Vase' })
+  test('answers 401 without or with a garbage token, 403 for a customer; the product stays active', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Protected Vase' })
     const anonymous = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}` })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
@@ -734,14 +723,14 @@ describe('DELETE /api/v1/products/:id (soft delete)', () => {
     const byCustomer = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}`, token: customer })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await getProduct(product.id)).is_active).toBe(true)
+    expect((await getProduct(ctx, product.id)).is_active).toBe(true)
   })
 })
 
 describe('GET /api/v1/products', () => {
-  test('answers active products without a token as { products, meta }, list items without variants and images', async () => {
-    const category = await createCategory('Listing Cat')
-    const product = await createProduct({
+  test('answers active products without a token as { products, meta }, list items without variants and images', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Listing Cat')
+    const product = await createProduct(ctx, admin, {
       title: 'Listed Xylophone',
       description: 'Musical',
       sku: 'XYL-1',
@@ -769,59 +758,63 @@ describe('GET /api/v1/products', () => {
     expect(response.json().products[0].categories).toEqual([{ id: category.id, name: 'Listing Cat', slug: 'listing-cat' }])
   })
 
-  test('an empty search parameter lists everything', async () => {
-    const all = await listProducts()
-    const empty = await listProducts('?search=')
+  test('an empty search parameter lists everything', async ({ ctx }) => {
+    const all = await listProducts(ctx)
+    const empty = await listProducts(ctx, '?search=')
     expect(empty.meta.total).toBe(all.meta.total)
   })
 })
 
 describe('GET /api/v1/products search', () => {
-  let trail: Product
-  let road: Product
-  let jacket: Product
-  beforeAll(async () => {
-    trail = await createProduct({ title: 'Zephyr Trail Runner', description: 'Breathable mesh shoe for rocky paths' })
-    road = await createProduct({ title: 'Zephyr Road Racer', description: 'Carbon plate, built for asphalt' })
-    jacket = await createProduct({ title: 'Quokka Rain Jacket', description: 'Waterproof shell; packs into its own pocket' })
+  /** The three products every test here searches among, made before the first of them. */
+  const searchTest = test.extend<{ found: Record<'trail' | 'road' | 'jacket', Product> }>({
+    found: [
+      async ({ ctx, admin }, use) =>
+        use({
+          trail: await createProduct(ctx, admin, { title: 'Zephyr Trail Runner', description: 'Breathable mesh shoe for rocky paths' }),
+          road: await createProduct(ctx, admin, { title: 'Zephyr Road Racer', description: 'Carbon plate, built for asphalt' }),
+          jacket: await createProduct(ctx, admin, { title: 'Quokka Rain Jacket', description: 'Waterproof shell; packs into its own pocket' }),
+        }),
+      { scope: 'file', auto: true },
+    ],
   })
 
-  const ids = async (search: string) =>
-    (await listProducts(`?search=${encodeURIComponent(search)}`)).products.map((product) => product.id).sort()
+  const ids = async (ctx: TestContext, search: string) =>
+    (await listProducts(ctx, `?search=${encodeURIComponent(search)}`)).products.map((product) => product.id).sort()
 
-  test('matches word prefixes in the title, case-insensitively', async () => {
-    expect(await ids('zeph')).toEqual([trail.id, road.id].sort())
-    expect(await ids('ZEPHYR')).toEqual([trail.id, road.id].sort())
-    expect(await ids('quok')).toEqual([jacket.id])
+  searchTest('matches word prefixes in the title, case-insensitively', async ({ ctx, found: { trail, road, jacket } }) => {
+    expect(await ids(ctx, 'zeph')).toEqual([trail.id, road.id].sort())
+    expect(await ids(ctx, 'ZEPHYR')).toEqual([trail.id, road.id].sort())
+    expect(await ids(ctx, 'quok')).toEqual([jacket.id])
   })
 
-  test('matches words of the description too', async () => {
-    expect(await ids('asphalt')).toEqual([road.id])
-    expect(await ids('Waterproof POCK')).toEqual([jacket.id])
+  searchTest('matches words of the description too', async ({ ctx, found: { road, jacket } }) => {
+    expect(await ids(ctx, 'asphalt')).toEqual([road.id])
+    expect(await ids(ctx, 'Waterproof POCK')).toEqual([jacket.id])
   })
 
-  test('several words must all match (AND), in title or description', async () => {
-    expect(await ids('zephyr trail')).toEqual([trail.id])
-    expect(await ids('zephyr mesh')).toEqual([trail.id])
-    expect(await ids('zephyr jacket')).toEqual([])
+  searchTest('several words must all match (AND), in title or description', async ({ ctx, found: { trail } }) => {
+    expect(await ids(ctx, 'zephyr trail')).toEqual([trail.id])
+    expect(await ids(ctx, 'zephyr mesh')).toEqual([trail.id])
+    expect(await ids(ctx, 'zephyr jacket')).toEqual([])
   })
 
-  test('matches prefixes only, not the middle of a word', async () => {
-    expect(await ids('ephyr')).toEqual([])
+  searchTest('matches prefixes only, not the middle of a word', async ({ ctx }) => {
+    expect(await ids(ctx, 'ephyr')).toEqual([])
   })
 
-  test('the total in meta counts the matches', async () => {
-    const result = await listProducts('?search=zephyr')
+  searchTest('the total in meta counts the matches', async ({ ctx }) => {
+    const result = await listProducts(ctx, '?search=zephyr')
     expect(result.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 })
   })
 
-  test('punctuation-only search answers 200 with an empty list', async () => {
-    const result = await listProducts(`?search=${encodeURIComponent('!!! ... ---')}`)
+  searchTest('punctuation-only search answers 200 with an empty list', async ({ ctx }) => {
+    const result = await listProducts(ctx, `?search=${encodeURIComponent('!!! ... ---')}`)
     expect(result).toEqual({ products: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
   })
 
-  test('SQL-ish text answers 200 with an empty list and harms nothing', async () => {
-    const before = await productRowCount()
+  searchTest('SQL-ish text answers 200 with an empty list and harms nothing', async ({ ctx, found: { trail, road } }) => {
+    const before = await productRowCount(ctx)
     for (const search of ["'; drop table products; --", "' or 1=1 --", "') or true; --"]) {
       const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}?search=${encodeURIComponent(search)}` })
       expect(response.statusCode, search).toBe(200)
@@ -832,20 +825,20 @@ describe('GET /api/v1/products search', () => {
       const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}?search=${encodeURIComponent(search)}` })
       expect(response.statusCode, search).toBe(200)
     }
-    expect(await ids('zephyr | quokka')).toEqual([])
-    expect(await ids('zephyr & !trail')).toEqual([trail.id])
-    expect(await ids('zeph:* <-> road')).toEqual([road.id])
-    expect(await productRowCount()).toBe(before)
+    expect(await ids(ctx, 'zephyr | quokka')).toEqual([])
+    expect(await ids(ctx, 'zephyr & !trail')).toEqual([trail.id])
+    expect(await ids(ctx, 'zeph:* <-> road')).toEqual([road.id])
+    expect(await productRowCount(ctx)).toBe(before)
   })
 
-  test('soft-deleted products do not match', async () => {
-    const gone = await createProduct({ title: 'Zephyr Retired Model' })
-    expect(await ids('zephyr retired')).toEqual([gone.id])
-    await deleteProduct(gone.id)
-    expect(await ids('zephyr retired')).toEqual([])
+  searchTest('soft-deleted products do not match', async ({ ctx, admin }) => {
+    const gone = await createProduct(ctx, admin, { title: 'Zephyr Retired Model' })
+    expect(await ids(ctx, 'zephyr retired')).toEqual([gone.id])
+    await deleteProduct(ctx, admin, gone.id)
+    expect(await ids(ctx, 'zephyr retired')).toEqual([])
   })
 
-  test('a search longer than 200 characters answers 400', async () => {
+  searchTest('a search longer than 200 characters answers 400', async ({ ctx }) => {
     const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}?search=${'a'.repeat(201)}` })
     expect(response.statusCode).toBe(400)
     expect(response.json().error.details).toContainEqual(expect.objectContaining({ field: 'search' }))
@@ -853,16 +846,16 @@ describe('GET /api/v1/products search', () => {
 })
 
 describe('GET /api/v1/products category filter', () => {
-  test('?category=<slug> lists only that category\'s active products, with their categories', async () => {
-    const trailGear = await createCategory('Trail Gear')
-    const other = await createCategory('Other Gear')
-    const boots = await createProduct({ title: 'Ridge Boots', category_ids: [trailGear.id, other.id] })
-    const poles = await createProduct({ title: 'Ridge Poles', category_ids: [trailGear.id] })
-    await createProduct({ title: 'Ridge Hat', category_ids: [other.id] })
-    const hidden = await createProduct({ title: 'Ridge Old Boots', category_ids: [trailGear.id] })
-    await deleteProduct(hidden.id)
+  test('?category=<slug> lists only that category\'s active products, with their categories', async ({ ctx, admin }) => {
+    const trailGear = await createCategory(ctx, admin, 'Trail Gear')
+    const other = await createCategory(ctx, admin, 'Other Gear')
+    const boots = await createProduct(ctx, admin, { title: 'Ridge Boots', category_ids: [trailGear.id, other.id] })
+    const poles = await createProduct(ctx, admin, { title: 'Ridge Poles', category_ids: [trailGear.id] })
+    await createProduct(ctx, admin, { title: 'Ridge Hat', category_ids: [other.id] })
+    const hidden = await createProduct(ctx, admin, { title: 'Ridge Old Boots', category_ids: [trailGear.id] })
+    await deleteProduct(ctx, admin, hidden.id)
 
-    const result = await listProducts('?category=trail-gear')
+    const result = await listProducts(ctx, '?category=trail-gear')
     expect(result.products.map((product) => product.id)).toEqual([poles.id, boots.id])
     expect(result.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 })
     expect(result.products[1]!.categories).toEqual([
@@ -870,61 +863,61 @@ describe('GET /api/v1/products category filter', () => {
       { id: trailGear.id, name: 'Trail Gear', slug: 'trail-gear' },
     ])
 
-    const withSearch = await listProducts('?category=trail-gear&search=poles')
+    const withSearch = await listProducts(ctx, '?category=trail-gear&search=poles')
     expect(withSearch.products.map((product) => product.id)).toEqual([poles.id])
-    const withInactive = await listProducts('?category=trail-gear&include_inactive=true', admin)
+    const withInactive = await listProducts(ctx, '?category=trail-gear&include_inactive=true', admin)
     expect(withInactive.meta.total).toBe(3)
   })
 
-  test('an unknown category slug answers an empty list', async () => {
-    const result = await listProducts('?category=no-such-category')
+  test('an unknown category slug answers an empty list', async ({ ctx }) => {
+    const result = await listProducts(ctx, '?category=no-such-category')
     expect(result).toEqual({ products: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
   })
 })
 
 describe('list totals stay exact across writes (the count cache is invalidated)', () => {
-  test('creating, deactivating, re-activating, re-categorising and renaming keep every total exact', async () => {
-    const category = await createCategory('Totals Cat', 'totals-cat')
-    const all = () => totalOf()
-    const inCategory = () => totalOf('?category=totals-cat')
-    const searched = () => totalOf('?search=wombat')
-    const withInactive = () => totalOf('?include_inactive=true', admin)
+  test('creating, deactivating, re-activating, re-categorising and renaming keep every total exact', async ({ ctx, admin }) => {
+    const category = await createCategory(ctx, admin, 'Totals Cat', 'totals-cat')
+    const all = () => totalOf(ctx)
+    const inCategory = () => totalOf(ctx, '?category=totals-cat')
+    const searched = () => totalOf(ctx, '?search=wombat')
+    const withInactive = () => totalOf(ctx, '?include_inactive=true', admin)
     // Ask twice so each total is cached before the writes.
     const start = { all: await all(), inCategory: await inCategory(), searched: await searched(), withInactive: await withInactive() }
     expect({ all: await all(), inCategory: await inCategory(), searched: await searched(), withInactive: await withInactive() }).toEqual(start)
     expect(start.inCategory).toBe(0)
     expect(start.searched).toBe(0)
 
-    const lamp = await createProduct({ title: 'Wombat Lamp' })
+    const lamp = await createProduct(ctx, admin, { title: 'Wombat Lamp' })
     expect(await all()).toBe(start.all + 1)
     expect(await withInactive()).toBe(start.withInactive + 1)
     expect(await searched()).toBe(1)
     expect(await inCategory()).toBe(0)
 
-    await patchProduct(lamp.id, { category_ids: [category.id] })
+    await patchProduct(ctx, admin, lamp.id, { category_ids: [category.id] })
     expect(await inCategory()).toBe(1)
     expect(await all()).toBe(start.all + 1)
 
-    const desk = await createProduct({ title: 'Wombat Desk', category_ids: [category.id] })
+    const desk = await createProduct(ctx, admin, { title: 'Wombat Desk', category_ids: [category.id] })
     expect(await inCategory()).toBe(2)
     expect(await searched()).toBe(2)
     expect(await all()).toBe(start.all + 2)
 
-    await deleteProduct(lamp.id)
+    await deleteProduct(ctx, admin, lamp.id)
     expect(await all()).toBe(start.all + 1)
     expect(await inCategory()).toBe(1)
     expect(await searched()).toBe(1)
     expect(await withInactive()).toBe(start.withInactive + 2)
 
-    await patchProduct(desk.id, { title: 'Plain Desk' })
+    await patchProduct(ctx, admin, desk.id, { title: 'Plain Desk' })
     expect(await searched()).toBe(0)
-    await patchProduct(desk.id, { description: 'a wombat-proof desk' })
+    await patchProduct(ctx, admin, desk.id, { description: 'a wombat-proof desk' })
     expect(await searched()).toBe(1)
 
-    await patchProduct(desk.id, { category_ids: [] })
+    await patchProduct(ctx, admin, desk.id, { category_ids: [] })
     expect(await inCategory()).toBe(0)
 
-    await patchProduct(lamp.id, { is_active: true })
+    await patchProduct(ctx, admin, lamp.id, { is_active: true })
     expect(await all()).toBe(start.all + 2)
     expect(await inCategory()).toBe(1)
     expect(await searched()).toBe(2)
@@ -937,11 +930,11 @@ describe('list totals stay exact across writes (the count cache is invalidated)'
     })
     expect(renamed.statusCode).toBe(200)
     expect(await inCategory()).toBe(0)
-    expect(await totalOf('?category=totals-renamed')).toBe(1)
+    expect(await totalOf(ctx, '?category=totals-renamed')).toBe(1)
 
     const removed = await ctx.request({ method: 'DELETE', url: `/api/v1/categories/${category.id}`, token: admin })
     expect(removed.statusCode).toBe(204)
-    expect(await totalOf('?category=totals-renamed')).toBe(0)
+    expect(await totalOf(ctx, '?category=totals-renamed')).toBe(0)
     expect(await all()).toBe(start.all + 2)
   })
 })

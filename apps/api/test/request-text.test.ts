@@ -5,63 +5,55 @@
  */
 import { connect } from 'node:net'
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import { decodeUtf8, parseQueryString } from '../src/request-text.js'
-import { createTestContext, type TestContext } from './helpers.js'
-
-let ctx: TestContext
-let admin: string
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-})
-afterAll(() => ctx.close())
+import { test, type TestContext } from './helpers.js'
 
 const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))))
 const JSON_TYPE = { 'content-type': 'application/json' }
 
-function postProduct(payload: string | Buffer, headers: Record<string, string> = JSON_TYPE) {
+function postProduct(ctx: TestContext, admin: string, payload: string | Buffer, headers: Record<string, string> = JSON_TYPE) {
   return ctx.request({ method: 'POST', url: '/api/v1/products', token: admin, headers, payload })
 }
 
-async function titles(): Promise<string[]> {
+async function titles(ctx: TestContext): Promise<string[]> {
   return (await ctx.handle.sql<{ title: string }[]>`select title from products order by created_at`).map((row) => row.title)
 }
 
 describe('JSON bodies', () => {
-  test('a charset other than UTF-8 is 415 unsupported_media_type, and nothing is stored', async () => {
-    const before = await titles()
+  test('a charset other than UTF-8 is 415 unsupported_media_type, and nothing is stored', async ({ ctx, admin }) => {
+    const before = await titles(ctx)
     const latin1 = bytes('{"title":"caf', [0xe9], '","price":1,"currency":"USD"}')
     for (const contentType of ['application/json; charset=latin1', 'application/json; charset="ISO-8859-1"', 'application/json;charset=utf-16']) {
-      const response = await postProduct(latin1, { 'content-type': contentType })
+      const response = await postProduct(ctx, admin, latin1, { 'content-type': contentType })
       expect(response.statusCode, contentType).toBe(415)
       expect(response.json().error).toMatchObject({ code: 'unsupported_media_type', request_id: response.headers['x-request-id'] })
       expect(response.json().error.message).toMatch(/^The charset '.+' is not supported; send JSON in UTF-8$/)
     }
-    expect(await titles()).toEqual(before)
+    expect(await titles(ctx)).toEqual(before)
   })
 
-  test('UTF-8 is taken however it is named, or with no charset', async () => {
+  test('UTF-8 is taken however it is named, or with no charset', async ({ ctx, admin }) => {
     for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF8', 'Application/JSON; Charset="UTF-8"']) {
       const title = `Café ☕ 😀 \uFFFD ${contentType}`
-      const response = await postProduct(JSON.stringify({ title, price: 1, currency: 'USD' }), { 'content-type': contentType })
+      const response = await postProduct(ctx, admin, JSON.stringify({ title, price: 1, currency: 'USD' }), { 'content-type': contentType })
       expect(response.statusCode, response.body).toBe(201)
       expect(response.json().title).toBe(title)
     }
   })
 
-  test('bytes that are not UTF-8 are 400 naming the field (titles, names, cities), and nothing is stored', async () => {
-    const before = await titles()
+  test('bytes that are not UTF-8 are 400 naming the field (titles, names, cities), and nothing is stored', async ({ ctx, admin }) => {
+    const before = await titles(ctx)
     // Latin-1 é, a truncated sequence, an encoded surrogate (ED A0 80), an overlong "/" and a byte past U+10FFFF.
     for (const bad of [[0xe9], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf5, 0x80, 0x80, 0x80]]) {
-      const response = await postProduct(bytes('{"title":"caf', bad, '","price":1,"currency":"USD"}'))
+      const response = await postProduct(ctx, admin, bytes('{"title":"caf', bad, '","price":1,"currency":"USD"}'))
       expect(response.statusCode, response.body).toBe(400)
       expect(response.json().error).toMatchObject({
         code: 'validation_error',
         details: [{ field: 'title', message: "Field 'title' is not valid Unicode text (bytes that are not UTF-8, or a lone surrogate)" }],
       })
     }
-    expect(await titles()).toEqual(before)
+    expect(await titles(ctx)).toEqual(before)
 
     const customers = await ctx.countRows('customers')
     const register = await ctx.request({
@@ -87,18 +79,18 @@ describe('JSON bodies', () => {
     expect(stored!.shipping_address).toBeNull()
   })
 
-  test('a bad byte outside a string is malformed JSON', async () => {
-    const response = await postProduct(bytes('{"title":"x",', [0xff], '"price":1,"currency":"USD"}'))
+  test('a bad byte outside a string is malformed JSON', async ({ ctx, admin }) => {
+    const response = await postProduct(ctx, admin, bytes('{"title":"x",', [0xff], '"price":1,"currency":"USD"}'))
     expect(response.statusCode).toBe(400)
     expect(response.json().error.message).toBe('The request body is not valid JSON')
   })
 
-  test('lone surrogates (JSON escapes JSON.parse accepts) are 400 naming every field, nested ones by path', async () => {
-    const before = await titles()
-    const product = await postProduct('{"title":"caf\\ud800","description":"x\\udfffy","price":1,"currency":"USD"}')
+  test('lone surrogates (JSON escapes JSON.parse accepts) are 400 naming every field, nested ones by path', async ({ ctx, admin }) => {
+    const before = await titles(ctx)
+    const product = await postProduct(ctx, admin, '{"title":"caf\\ud800","description":"x\\udfffy","price":1,"currency":"USD"}')
     expect(product.statusCode).toBe(400)
     expect(product.json().error.details.map((detail: { field: string }) => detail.field)).toEqual(['description', 'title'])
-    expect(await titles()).toEqual(before)
+    expect(await titles(ctx)).toEqual(before)
 
     const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
     const checkout = await ctx.request({
@@ -111,31 +103,31 @@ describe('JSON bodies', () => {
     expect(checkout.json().error.details).toEqual([{ field: 'shipping_address.city', message: expect.stringContaining('is not valid Unicode') }])
 
     // A key too: refused for what it is, whatever the schema thinks of it.
-    const key = await postProduct('{"title":"x","price":1,"currency":"USD","\\ud83d":1}')
+    const key = await postProduct(ctx, admin, '{"title":"x","price":1,"currency":"USD","\\ud83d":1}')
     expect(key.statusCode).toBe(400)
     expect(key.json().error.details[0]).toEqual({ field: '\uFFFD', message: expect.stringContaining('is not valid Unicode') })
     // A well-formed pair of surrogate escapes is one character, and welcome.
-    const emoji = await postProduct('{"title":"\\ud83d\\ude00","price":1,"currency":"USD"}')
+    const emoji = await postProduct(ctx, admin, '{"title":"\\ud83d\\ude00","price":1,"currency":"USD"}')
     expect(emoji.statusCode).toBe(201)
     expect(emoji.json().title).toBe('😀')
   })
 
-  test('a body nested deeper than the call stack goes is refused, not a 500', async () => {
+  test('a body nested deeper than the call stack goes is refused, not a 500', async ({ ctx, admin }) => {
     const deep = `{"title":"x","price":1,"currency":"USD","tags":${'['.repeat(200_000)}${']'.repeat(200_000)}}`
-    const response = await postProduct(deep)
+    const response = await postProduct(ctx, admin, deep)
     expect(response.statusCode).toBe(400)
     expect(response.json().error.code).toBe('validation_error')
   })
 })
 
 describe('query strings', () => {
-  test('a value whose percent-encoding is not UTF-8 is 400 naming the parameter; UTF-8 is decoded', async () => {
+  test('a value whose percent-encoding is not UTF-8 is 400 naming the parameter; UTF-8 is decoded', async ({ ctx, admin }) => {
     for (const search of ['caf%E9', 'x%ED%A0%80', '%E2%82']) {
       const response = await ctx.request({ method: 'GET', url: `/api/v1/products?search=${search}` })
       expect(response.statusCode, search).toBe(400)
       expect(response.json().error.details).toEqual([{ field: 'search', message: expect.stringContaining("'search' is not valid Unicode") }])
     }
-    await postProduct(JSON.stringify({ title: 'Crème brûlée', price: 1, currency: 'USD' }))
+    await postProduct(ctx, admin, JSON.stringify({ title: 'Crème brûlée', price: 1, currency: 'USD' }))
     const found = await ctx.expectStatus<{ products: { title: string }[] }>(200, { method: 'GET', url: '/api/v1/products?search=cr%C3%A8me+br%C3%BBl%C3%A9e' })
     expect(found.products.map((product) => product.title)).toEqual(['Crème brûlée'])
   })
@@ -168,9 +160,9 @@ describe('query strings', () => {
 })
 
 /** Sends raw bytes over a real connection and reads the whole answer (the server closes it). */
-function exchange(port: number, request: string): Promise<string> {
+function exchange(baseUrl: string, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(request))
+    const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1', () => socket.write(request))
     const chunks: Buffer[] = []
     socket.on('data', (chunk) => chunks.push(chunk))
     socket.on('error', reject)
@@ -186,14 +178,8 @@ function parseAnswer(raw: string) {
 }
 
 describe('requests Node refuses before Fastify sees them', () => {
-  let port: number
-  beforeAll(async () => {
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' })
-    port = (ctx.app.server.address() as { port: number }).port
-  })
-
-  test('a 100 KB URL answers 431 request_header_fields_too_large in our format with a request id', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/products?search=${'a'.repeat(100_000)}`)
+  test('a 100 KB URL answers 431 request_header_fields_too_large in our format with a request id', async ({ ctx, baseUrl }) => {
+    const response = await fetch(`${baseUrl}/api/v1/products?search=${'a'.repeat(100_000)}`)
     expect(response.status).toBe(431)
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
     const requestId = response.headers.get('x-request-id')
@@ -214,20 +200,20 @@ describe('requests Node refuses before Fastify sees them', () => {
     for (const code of ['request_header_fields_too_large (431)', 'request_timeout (408)', 'expectation_failed (417)', 'unsupported_media_type (415)']) expect(codes).toContain(code)
   })
 
-  test('a request that is not HTTP answers 400 validation_error in our format', async () => {
+  test('a request that is not HTTP answers 400 validation_error in our format', async ({ baseUrl }) => {
     for (const request of ['NOT HTTP AT ALL\r\n\r\n', 'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n']) {
-      const answer = parseAnswer(await exchange(port, request))
+      const answer = parseAnswer(await exchange(baseUrl, request))
       expect(answer.status).toBe(400)
       expect(answer.body.error).toEqual({ code: 'validation_error', message: 'The request is not valid HTTP', request_id: answer.headers['x-request-id'] })
       expect(answer.headers.connection).toBe('close')
     }
   })
 
-  test('an HTTP/1.1 request without Host, and an Expect other than 100-continue, answer in our format', async () => {
-    const hostless = parseAnswer(await exchange(port, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'))
+  test('an HTTP/1.1 request without Host, and an Expect other than 100-continue, answer in our format', async ({ baseUrl }) => {
+    const hostless = parseAnswer(await exchange(baseUrl, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'))
     expect(hostless.status).toBe(400)
     expect(hostless.body.error).toEqual({ code: 'validation_error', message: 'An HTTP/1.1 request needs a Host header', request_id: hostless.headers['x-request-id'] })
-    const expecting = parseAnswer(await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n'))
+    const expecting = parseAnswer(await exchange(baseUrl, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n'))
     expect(expecting.status).toBe(417)
     expect(expecting.body.error).toEqual({
       code: 'expectation_failed',
@@ -235,6 +221,6 @@ describe('requests Node refuses before Fastify sees them', () => {
       request_id: expecting.headers['x-request-id'],
     })
     // HTTP/1.0 needs no Host.
-    expect(parseAnswer(await exchange(port, 'GET /health HTTP/1.0\r\n\r\n')).status).toBe(200)
+    expect(parseAnswer(await exchange(baseUrl, 'GET /health HTTP/1.0\r\n\r\n')).status).toBe(200)
   })
 })

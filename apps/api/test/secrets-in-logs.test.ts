@@ -4,28 +4,20 @@
  * accepts them (bodies, Authorization, HTTP Basic, ?access_token=, errors) never appear.
  */
 import { Writable } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestContext, type TestContext } from './helpers.js'
+import { describe, expect } from 'vitest'
+import { test as it } from './helpers.js'
 
 const lines: string[] = []
-let ctx: TestContext
-
-beforeAll(async () => {
-  const capture = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString())
-      done()
-    },
-  })
-  ctx = await createTestContext({ logLevel: 'trace' }, { logger: { level: 'trace', stream: capture } })
+const capture = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    lines.push(chunk.toString())
+    done()
+  },
 })
-
-afterAll(async () => {
-  await ctx?.close()
-})
+it.scoped({ contextOptions: { config: { logLevel: 'trace' }, build: { logger: { level: 'trace', stream: capture } } } })
 
 describe('secrets never reach the logs', () => {
-  it('passwords, JWTs, API keys, client secrets and webhook secrets are absent from every line', async () => {
+  it('passwords, JWTs, API keys, client secrets and webhook secrets are absent from every line', async ({ ctx }) => {
     const password = 'Sup3r-secret-passw0rd'
     const registered = await ctx.request({
       method: 'POST', url: '/api/v1/auth/register', payload: { email: 'logs@example.com', password },

@@ -1,57 +1,46 @@
 /** A product's variants and images: list, add, update, delete, and the product.updated events. */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect } from 'vitest'
 import type { Static } from 'typebox'
 import type { Image, ImageList as ImageListSchema, Product, Variant, VariantList as VariantListSchema } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
 
 const PRODUCTS = '/api/v1/products'
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 
-let ctx: TestContext
-let admin: string
-let customer: string
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  admin = (await ctx.signIn('admin')).token
-  customer = (await ctx.signIn('customer')).token
-})
-afterAll(() => ctx.close())
-
-function createProduct(payload: Record<string, unknown>): Promise<Product> {
+function createProduct(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Product> {
   return ctx.expectStatus(201, { method: 'POST', url: PRODUCTS, payload, token: admin })
 }
 
-function getProduct(id: string): Promise<Product> {
+function getProduct(ctx: TestContext, id: string): Promise<Product> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${id}` })
 }
 
-function addVariant(productId: string, payload: Record<string, unknown>): Promise<Variant> {
+function addVariant(ctx: TestContext, admin: string, productId: string, payload: Record<string, unknown>): Promise<Variant> {
   return ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${productId}/variants`, payload, token: admin })
 }
 
-function addImage(productId: string, payload: Record<string, unknown>): Promise<Image> {
+function addImage(ctx: TestContext, admin: string, productId: string, payload: Record<string, unknown>): Promise<Image> {
   return ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${productId}/images`, payload, token: admin })
 }
 
-function listVariants(productId: string, query = ''): Promise<VariantList> {
+function listVariants(ctx: TestContext, productId: string, query = ''): Promise<VariantList> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${productId}/variants${query}` })
 }
 
-function listImages(productId: string, query = ''): Promise<ImageList> {
+function listImages(ctx: TestContext, productId: string, query = ''): Promise<ImageList> {
   return ctx.expectStatus(200, { method: 'GET', url: `${PRODUCTS}/${productId}/images${query}` })
 }
 
-const eventsOf = (productId: string) => ctx.productEvents(productId)
-const eventCount = () => ctx.countRows('events')
+const eventsOf = (ctx: TestContext, productId: string) => ctx.productEvents(productId)
+const eventCount = (ctx: TestContext) => ctx.countRows('events')
 
 type VariantList = Static<typeof VariantListSchema>
 type ImageList = Static<typeof ImageListSchema>
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('POST /api/v1/products/:id/variants', () => {
-  test('adds a variant and answers 201 with every field', async () => {
-    const product = await createProduct({ title: 'Hoodie', price: 45, weight_unit: 'g' })
+  test('adds a variant and answers 201 with every field', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Hoodie', price: 45, weight_unit: 'g' })
     const response = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${product.id}/variants`,
@@ -84,37 +73,37 @@ describe('POST /api/v1/products/:id/variants', () => {
     expect(row).toEqual({ price_minor: 4999, inventory_quantity: 12 })
   })
 
-  test('defaults: price null (the product price applies), no stock, no options, the product\'s weight unit', async () => {
-    const product = await createProduct({ title: 'Beanie', price: 15.5, weight_unit: 'oz' })
-    const variant = await addVariant(product.id, { title: 'One size' })
+  test('defaults: price null (the product price applies), no stock, no options, the product\'s weight unit', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Beanie', price: 15.5, weight_unit: 'oz' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'One size' })
     expect(variant).toMatchObject({ title: 'One size', sku: null, price: null, inventory_quantity: 0, options: {}, weight: null, weight_unit: 'oz' })
     const [row] = await ctx.handle.sql`select price_minor from product_variants where id = ${variant.id}`
     expect(row!.price_minor).toBeNull()
-    const detail = await getProduct(product.id)
+    const detail = await getProduct(ctx, product.id)
     expect(detail.price).toBe(15.5)
     expect(detail.variants).toEqual([variant])
   })
 
-  test('an explicit null price is stored as null: the variant uses the product price', async () => {
-    const product = await createProduct({ title: 'Scarf', price: 20 })
-    const variant = await addVariant(product.id, { title: 'Red', price: null })
+  test('an explicit null price is stored as null: the variant uses the product price', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Scarf', price: 20 })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Red', price: null })
     expect(variant.price).toBeNull()
   })
 
-  test('variant prices follow the product currency: JPY 1500 and KWD 1.234 are exact', async () => {
-    const yen = await createProduct({ title: 'Yen Tea', price: 1000, currency: 'JPY' })
-    expect((await addVariant(yen.id, { title: 'Big tin', price: 1500 })).price).toBe(1500)
-    const dinar = await createProduct({ title: 'Dinar Dates', price: 1, currency: 'KWD' })
-    const variant = await addVariant(dinar.id, { title: 'Box', price: 1.234 })
+  test('variant prices follow the product currency: JPY 1500 and KWD 1.234 are exact', async ({ ctx, admin }) => {
+    const yen = await createProduct(ctx, admin, { title: 'Yen Tea', price: 1000, currency: 'JPY' })
+    expect((await addVariant(ctx, admin, yen.id, { title: 'Big tin', price: 1500 })).price).toBe(1500)
+    const dinar = await createProduct(ctx, admin, { title: 'Dinar Dates', price: 1, currency: 'KWD' })
+    const variant = await addVariant(ctx, admin, dinar.id, { title: 'Box', price: 1.234 })
     expect(variant.price).toBe(1.234)
     const [row] = await ctx.handle.sql`select price_minor::int from product_variants where id = ${variant.id}`
     expect(row!.price_minor).toBe(1234)
   })
 
-  test('more decimals than the product currency allows answers 400 on price (10.5 JPY, 19.999 USD); nothing is written', async () => {
-    const yen = await createProduct({ title: 'Yen Cup', price: 500, currency: 'JPY' })
-    const dollar = await createProduct({ title: 'Dollar Cup', price: 5 })
-    const events = await eventCount()
+  test('more decimals than the product currency allows answers 400 on price (10.5 JPY, 19.999 USD); nothing is written', async ({ ctx, admin }) => {
+    const yen = await createProduct(ctx, admin, { title: 'Yen Cup', price: 500, currency: 'JPY' })
+    const dollar = await createProduct(ctx, admin, { title: 'Dollar Cup', price: 5 })
+    const events = await eventCount(ctx)
     for (const [product, price] of [
       [yen, 10.5],
       [dollar, 19.999],
@@ -127,13 +116,13 @@ describe('POST /api/v1/products/:id/variants', () => {
       })
       expect(response.statusCode).toBe(400)
       expect(response.json().error).toMatchObject({ code: 'validation_error', details: [expect.objectContaining({ field: 'price' })] })
-      expect((await listVariants(product.id)).variants).toEqual([])
+      expect((await listVariants(ctx, product.id)).variants).toEqual([])
     }
-    expect(await eventCount()).toBe(events)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('writes exactly one product.updated event whose snapshot holds the new variant', async () => {
-    const product = await createProduct({ title: 'Evented Tee' })
+  test('writes exactly one product.updated event whose snapshot holds the new variant', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Evented Tee' })
     const response = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${product.id}/variants`,
@@ -141,16 +130,16 @@ describe('POST /api/v1/products/:id/variants', () => {
       payload: { title: 'Small', options: { size: 'S' } },
     })
     expect(response.statusCode).toBe(201)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated'])
     expect(events[1]!.data.variants).toEqual([response.json()])
-    expect(events[1]!.data).toEqual(await getProduct(product.id))
+    expect(events[1]!.data).toEqual(await getProduct(ctx, product.id))
     expect(events[1]!.request_id).toBe(response.headers['x-request-id'])
     expect(Date.parse(events[1]!.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(product.updated_at))
   })
 
-  test('answers 400 "Field \'title\' is required", refuses unknown fields and bad values', async () => {
-    const product = await createProduct({ title: 'Strict Variant Host' })
+  test('answers 400 "Field \'title\' is required", refuses unknown fields and bad values', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Strict Variant Host' })
     const missing = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${product.id}/variants`, token: admin, payload: { sku: 'X' } })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().error).toMatchObject({
@@ -179,22 +168,22 @@ describe('POST /api/v1/products/:id/variants', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400)
       expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
     }
-    expect((await listVariants(product.id)).variants).toEqual([])
+    expect((await listVariants(ctx, product.id)).variants).toEqual([])
   })
 
-  test('answers 404 for an unknown product and 400 for a malformed product id, writing nothing', async () => {
-    const events = await eventCount()
+  test('answers 404 for an unknown product and 400 for a malformed product id, writing nothing', async ({ ctx, admin }) => {
+    const events = await eventCount(ctx)
     const missing = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${UNKNOWN_ID}/variants`, token: admin, payload: { title: 'V' } })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
     const malformed = await ctx.request({ method: 'POST', url: `${PRODUCTS}/nope/variants`, token: admin, payload: { title: 'V' } })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json().error.details).toContainEqual(expect.objectContaining({ field: 'id' }))
-    expect(await eventCount()).toBe(events)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer; no variant is added', async () => {
-    const product = await createProduct({ title: 'Guarded Variants' })
+  test('answers 401 without or with a garbage token, 403 for a customer; no variant is added', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Variants' })
     const anonymous = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${product.id}/variants`, payload: { title: 'V' } })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json().error.code).toBe('unauthorized')
@@ -204,39 +193,39 @@ describe('POST /api/v1/products/:id/variants', () => {
     const byCustomer = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${product.id}/variants`, token: customer, payload: { title: 'V' } })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await listVariants(product.id)).variants).toEqual([])
+    expect((await listVariants(ctx, product.id)).variants).toEqual([])
   })
 })
 
 describe('GET /api/v1/products/:id/variants', () => {
-  test('lists the variants in the order they were added, without a token, in the list envelope', async () => {
-    const product = await createProduct({ title: 'Listed Socks' })
-    const small = await addVariant(product.id, { title: 'S' })
-    const medium = await addVariant(product.id, { title: 'M', price: 7 })
-    const large = await addVariant(product.id, { title: 'L' })
+  test('lists the variants in the order they were added, without a token, in the list envelope', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Listed Socks' })
+    const small = await addVariant(ctx, admin, product.id, { title: 'S' })
+    const medium = await addVariant(ctx, admin, product.id, { title: 'M', price: 7 })
+    const large = await addVariant(ctx, admin, product.id, { title: 'L' })
     const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${product.id}/variants` })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({
       variants: [small, medium, large],
       meta: { page: 1, per_page: 20, total: 3, total_pages: 1 },
     })
-    const second = await listVariants(product.id, '?page=2&per_page=2')
+    const second = await listVariants(ctx, product.id, '?page=2&per_page=2')
     expect(second).toEqual({ variants: [large], meta: { page: 2, per_page: 2, total: 3, total_pages: 2 } })
   })
 
-  test('answers an empty list for a product without variants', async () => {
-    const product = await createProduct({ title: 'No Variants' })
-    expect(await listVariants(product.id)).toEqual({ variants: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
+  test('answers an empty list for a product without variants', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'No Variants' })
+    expect(await listVariants(ctx, product.id)).toEqual({ variants: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
   })
 
-  test('answers 404 for an unknown product, 400 for a malformed id or bad paging', async () => {
+  test('answers 404 for an unknown product, 400 for a malformed id or bad paging', async ({ ctx, admin }) => {
     const missing = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${UNKNOWN_ID}/variants` })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
     const malformed = await ctx.request({ method: 'GET', url: `${PRODUCTS}/123/variants` })
     expect(malformed.statusCode).toBe(400)
     expect(malformed.json().error.code).toBe('validation_error')
-    const product = await createProduct({ title: 'Paged Variants' })
+    const product = await createProduct(ctx, admin, { title: 'Paged Variants' })
     const tooMany = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${product.id}/variants?per_page=101` })
     expect(tooMany.statusCode).toBe(400)
     expect(tooMany.json().error.details).toContainEqual(expect.objectContaining({ field: 'per_page' }))
@@ -247,9 +236,9 @@ describe('GET /api/v1/products/:id/variants', () => {
 })
 
 describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
-  test('changes only the fields sent and answers 200 with the variant', async () => {
-    const product = await createProduct({ title: 'Patched Jeans', price: 60 })
-    const variant = await addVariant(product.id, { title: '32/32', sku: 'J-3232', price: 65, options: { waist: '32' }, inventory_quantity: 4 })
+  test('changes only the fields sent and answers 200 with the variant', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Patched Jeans', price: 60 })
+    const variant = await addVariant(ctx, admin, product.id, { title: '32/32', sku: 'J-3232', price: 65, options: { waist: '32' }, inventory_quantity: 4 })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}/variants/${variant.id}`,
@@ -263,12 +252,12 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
       options: { waist: '32', leg: '32' },
       updated_at: expect.stringMatching(ISO),
     })
-    expect((await getProduct(product.id)).variants).toEqual([response.json()])
+    expect((await getProduct(ctx, product.id)).variants).toEqual([response.json()])
   })
 
-  test('price null goes back to the product price', async () => {
-    const product = await createProduct({ title: 'Reset Price', price: 30 })
-    const variant = await addVariant(product.id, { title: 'Special', price: 35.5 })
+  test('price null goes back to the product price', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Reset Price', price: 30 })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Special', price: 35.5 })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}/variants/${variant.id}`,
@@ -279,14 +268,14 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
     expect(response.json().price).toBeNull()
     const [row] = await ctx.handle.sql`select price_minor from product_variants where id = ${variant.id}`
     expect(row!.price_minor).toBeNull()
-    const detail = await getProduct(product.id)
+    const detail = await getProduct(ctx, product.id)
     expect(detail.price).toBe(30)
     expect(detail.variants[0]!.price).toBeNull()
   })
 
-  test('writes exactly one product.updated event with the changed variant in the snapshot', async () => {
-    const product = await createProduct({ title: 'Evented Patch Variant' })
-    const variant = await addVariant(product.id, { title: 'Before' })
+  test('writes exactly one product.updated event with the changed variant in the snapshot', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Evented Patch Variant' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Before' })
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}/variants/${variant.id}`,
@@ -294,17 +283,17 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
       payload: { title: 'After', price: 3.25 },
     })
     expect(response.statusCode).toBe(200)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated', 'product.updated'])
     expect(events[2]!.data.variants).toEqual([response.json()])
     expect(events[2]!.data.variants[0]).toMatchObject({ title: 'After', price: 3.25 })
   })
 
-  test('answers 404 for a variant of another product and leaves it unchanged, with no event', async () => {
-    const mine = await createProduct({ title: 'Mine' })
-    const theirs = await createProduct({ title: 'Theirs' })
-    const theirVariant = await addVariant(theirs.id, { title: 'Their variant' })
-    const events = await eventCount()
+  test('answers 404 for a variant of another product and leaves it unchanged, with no event', async ({ ctx, admin }) => {
+    const mine = await createProduct(ctx, admin, { title: 'Mine' })
+    const theirs = await createProduct(ctx, admin, { title: 'Theirs' })
+    const theirVariant = await addVariant(ctx, admin, theirs.id, { title: 'Their variant' })
+    const events = await eventCount(ctx)
     const response = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${mine.id}/variants/${theirVariant.id}`,
@@ -313,13 +302,13 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
     })
     expect(response.statusCode).toBe(404)
     expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Variant not found' })
-    expect((await listVariants(theirs.id)).variants).toEqual([theirVariant])
-    expect(await eventCount()).toBe(events)
+    expect((await listVariants(ctx, theirs.id)).variants).toEqual([theirVariant])
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('answers 404 for an unknown variant or product, 400 for a malformed variant id', async () => {
-    const product = await createProduct({ title: 'Lonely Product' })
-    const variant = await addVariant(product.id, { title: 'Only' })
+  test('answers 404 for an unknown variant or product, 400 for a malformed variant id', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Lonely Product' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Only' })
     const unknownVariant = await ctx.request({
       method: 'PATCH',
       url: `${PRODUCTS}/${product.id}/variants/${UNKNOWN_ID}`,
@@ -346,9 +335,9 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
     expect(malformed.json().error.details).toContainEqual(expect.objectContaining({ field: 'variant_id' }))
   })
 
-  test('refuses too many decimals for the currency, unknown fields and bad values with 400', async () => {
-    const product = await createProduct({ title: 'Yen Variant Host', price: 100, currency: 'JPY' })
-    const variant = await addVariant(product.id, { title: 'Plain', price: 120 })
+  test('refuses too many decimals for the currency, unknown fields and bad values with 400', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Yen Variant Host', price: 100, currency: 'JPY' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Plain', price: 120 })
     for (const [payload, field] of [
       [{ price: 10.5 }, 'price'],
       [{ sku: 'X', colour: 'red' }, 'colour'],
@@ -365,12 +354,12 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
       expect(response.json().error).toMatchObject({ code: 'validation_error' })
       expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
     }
-    expect((await listVariants(product.id)).variants).toEqual([variant])
+    expect((await listVariants(ctx, product.id)).variants).toEqual([variant])
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer', async () => {
-    const product = await createProduct({ title: 'Guarded Variant Patch' })
-    const variant = await addVariant(product.id, { title: 'Original' })
+  test('answers 401 without or with a garbage token, 403 for a customer', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Variant Patch' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Original' })
     const url = `${PRODUCTS}/${product.id}/variants/${variant.id}`
     const anonymous = await ctx.request({ method: 'PATCH', url, payload: { title: 'Hacked' } })
     expect(anonymous.statusCode).toBe(401)
@@ -380,47 +369,47 @@ describe('PATCH /api/v1/products/:id/variants/:variant_id', () => {
     const byCustomer = await ctx.request({ method: 'PATCH', url, token: customer, payload: { title: 'Hacked' } })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await listVariants(product.id)).variants[0]!.title).toBe('Original')
+    expect((await listVariants(ctx, product.id)).variants[0]!.title).toBe('Original')
   })
 })
 
 describe('DELETE /api/v1/products/:id/variants/:variant_id', () => {
-  test('answers 204 with no body and removes the variant; the others stay', async () => {
-    const product = await createProduct({ title: 'Shrinking Range' })
-    const keep = await addVariant(product.id, { title: 'Keep' })
-    const drop = await addVariant(product.id, { title: 'Drop' })
+  test('answers 204 with no body and removes the variant; the others stay', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Shrinking Range' })
+    const keep = await addVariant(ctx, admin, product.id, { title: 'Keep' })
+    const drop = await addVariant(ctx, admin, product.id, { title: 'Drop' })
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/variants/${drop.id}`, token: admin })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
     expect(await ctx.handle.sql`select id from product_variants where id = ${drop.id}`).toHaveLength(0)
-    expect((await listVariants(product.id)).variants).toEqual([keep])
-    expect((await getProduct(product.id)).variants).toEqual([keep])
+    expect((await listVariants(ctx, product.id)).variants).toEqual([keep])
+    expect((await getProduct(ctx, product.id)).variants).toEqual([keep])
 
     const again = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/variants/${drop.id}`, token: admin })
     expect(again.statusCode).toBe(404)
   })
 
-  test('writes exactly one product.updated event whose snapshot no longer has the variant', async () => {
-    const product = await createProduct({ title: 'Evented Variant Delete' })
-    const variant = await addVariant(product.id, { title: 'Gone soon' })
+  test('writes exactly one product.updated event whose snapshot no longer has the variant', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Evented Variant Delete' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Gone soon' })
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/variants/${variant.id}`, token: admin })
     expect(response.statusCode).toBe(204)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated', 'product.updated'])
     expect(events[1]!.data.variants).toEqual([variant])
     expect(events[2]!.data.variants).toEqual([])
   })
 
-  test('answers 404 for a variant of another product, which stays; 404 for unknown ids; 400 for malformed ones', async () => {
-    const mine = await createProduct({ title: 'Mine Again' })
-    const theirs = await createProduct({ title: 'Theirs Again' })
-    const theirVariant = await addVariant(theirs.id, { title: 'Keep me' })
-    const events = await eventCount()
+  test('answers 404 for a variant of another product, which stays; 404 for unknown ids; 400 for malformed ones', async ({ ctx, admin }) => {
+    const mine = await createProduct(ctx, admin, { title: 'Mine Again' })
+    const theirs = await createProduct(ctx, admin, { title: 'Theirs Again' })
+    const theirVariant = await addVariant(ctx, admin, theirs.id, { title: 'Keep me' })
+    const events = await eventCount(ctx)
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${mine.id}/variants/${theirVariant.id}`, token: admin })
     expect(response.statusCode).toBe(404)
     expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Variant not found' })
-    expect((await listVariants(theirs.id)).variants).toEqual([theirVariant])
-    expect(await eventCount()).toBe(events)
+    expect((await listVariants(ctx, theirs.id)).variants).toEqual([theirVariant])
+    expect(await eventCount(ctx)).toBe(events)
 
     const unknownVariant = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${mine.id}/variants/${UNKNOWN_ID}`, token: admin })
     expect(unknownVariant.statusCode).toBe(404)
@@ -432,9 +421,9 @@ describe('DELETE /api/v1/products/:id/variants/:variant_id', () => {
     expect(malformed.json().error.details).toContainEqual(expect.objectContaining({ field: 'variant_id' }))
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer; the variant stays', async () => {
-    const product = await createProduct({ title: 'Guarded Variant Delete' })
-    const variant = await addVariant(product.id, { title: 'Safe' })
+  test('answers 401 without or with a garbage token, 403 for a customer; the variant stays', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Variant Delete' })
+    const variant = await addVariant(ctx, admin, product.id, { title: 'Safe' })
     const url = `${PRODUCTS}/${product.id}/variants/${variant.id}`
     expect((await ctx.request({ method: 'DELETE', url })).statusCode).toBe(401)
     const garbage = await ctx.request({ method: 'DELETE', url, token: 'garbage' })
@@ -443,13 +432,13 @@ describe('DELETE /api/v1/products/:id/variants/:variant_id', () => {
     const byCustomer = await ctx.request({ method: 'DELETE', url, token: customer })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await listVariants(product.id)).variants).toEqual([variant])
+    expect((await listVariants(ctx, product.id)).variants).toEqual([variant])
   })
 })
 
 describe('POST /api/v1/products/:id/images', () => {
-  test('adds an image by URL and answers 201 with every field', async () => {
-    const product = await createProduct({ title: 'Pictured Vase' })
+  test('adds an image by URL and answers 201 with every field', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Pictured Vase' })
     const response = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${product.id}/images`,
@@ -467,21 +456,21 @@ describe('POST /api/v1/products/:id/images', () => {
     })
   })
 
-  test('positions default to increasing order: 0, 1, 2, then one past the highest', async () => {
-    const product = await createProduct({ title: 'Gallery' })
-    const first = await addImage(product.id, { url: 'https://cdn.example.com/1.jpg' })
-    const second = await addImage(product.id, { url: 'https://cdn.example.com/2.jpg' })
-    const third = await addImage(product.id, { url: 'https://cdn.example.com/3.jpg' })
+  test('positions default to increasing order: 0, 1, 2, then one past the highest', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Gallery' })
+    const first = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/1.jpg' })
+    const second = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/2.jpg' })
+    const third = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/3.jpg' })
     expect([first.position, second.position, third.position]).toEqual([0, 1, 2])
     expect(first.alt).toBeNull()
-    const placed = await addImage(product.id, { url: 'https://cdn.example.com/10.jpg', position: 10 })
+    const placed = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/10.jpg', position: 10 })
     expect(placed.position).toBe(10)
-    const next = await addImage(product.id, { url: 'https://cdn.example.com/11.jpg' })
+    const next = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/11.jpg' })
     expect(next.position).toBe(11)
   })
 
-  test('writes exactly one product.updated event whose snapshot holds the image', async () => {
-    const product = await createProduct({ title: 'Evented Picture' })
+  test('writes exactly one product.updated event whose snapshot holds the image', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Evented Picture' })
     const response = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${product.id}/images`,
@@ -489,14 +478,14 @@ describe('POST /api/v1/products/:id/images', () => {
       payload: { url: 'https://cdn.example.com/evented.jpg' },
     })
     expect(response.statusCode).toBe(201)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated'])
     expect(events[1]!.data.images).toEqual([response.json()])
     expect(events[1]!.request_id).toBe(response.headers['x-request-id'])
   })
 
-  test('answers 400 "Field \'url\' is required", and refuses bad URLs, positions and unknown fields', async () => {
-    const product = await createProduct({ title: 'Strict Pictures' })
+  test('answers 400 "Field \'url\' is required", and refuses bad URLs, positions and unknown fields', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Strict Pictures' })
     const missing = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${product.id}/images`, token: admin, payload: { alt: 'x' } })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().error).toMatchObject({
@@ -514,11 +503,11 @@ describe('POST /api/v1/products/:id/images', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400)
       expect(response.json().error.details).toContainEqual(expect.objectContaining({ field }))
     }
-    expect((await listImages(product.id)).images).toEqual([])
+    expect((await listImages(ctx, product.id)).images).toEqual([])
   })
 
-  test('answers 404 for an unknown product, 400 for a malformed id; nothing is written', async () => {
-    const events = await eventCount()
+  test('answers 404 for an unknown product, 400 for a malformed id; nothing is written', async ({ ctx, admin }) => {
+    const events = await eventCount(ctx)
     const missing = await ctx.request({
       method: 'POST',
       url: `${PRODUCTS}/${UNKNOWN_ID}/images`,
@@ -534,11 +523,11 @@ describe('POST /api/v1/products/:id/images', () => {
       payload: { url: 'https://cdn.example.com/a.jpg' },
     })
     expect(malformed.statusCode).toBe(400)
-    expect(await eventCount()).toBe(events)
+    expect(await eventCount(ctx)).toBe(events)
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer; no image is added', async () => {
-    const product = await createProduct({ title: 'Guarded Pictures' })
+  test('answers 401 without or with a garbage token, 403 for a customer; no image is added', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Pictures' })
     const url = `${PRODUCTS}/${product.id}/images`
     const payload = { url: 'https://cdn.example.com/a.jpg' }
     const anonymous = await ctx.request({ method: 'POST', url, payload })
@@ -549,33 +538,33 @@ describe('POST /api/v1/products/:id/images', () => {
     const byCustomer = await ctx.request({ method: 'POST', url, payload, token: customer })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await listImages(product.id)).images).toEqual([])
+    expect((await listImages(ctx, product.id)).images).toEqual([])
   })
 })
 
 describe('GET /api/v1/products/:id/images', () => {
-  test('lists images by position, without a token, in the list envelope', async () => {
-    const product = await createProduct({ title: 'Ordered Gallery' })
-    const back = await addImage(product.id, { url: 'https://cdn.example.com/back.jpg', position: 5 })
-    const front = await addImage(product.id, { url: 'https://cdn.example.com/front.jpg', position: 1 })
-    const side = await addImage(product.id, { url: 'https://cdn.example.com/side.jpg', position: 3 })
+  test('lists images by position, without a token, in the list envelope', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Ordered Gallery' })
+    const back = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/back.jpg', position: 5 })
+    const front = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/front.jpg', position: 1 })
+    const side = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/side.jpg', position: 3 })
     const response = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${product.id}/images` })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({ images: [front, side, back], meta: { page: 1, per_page: 20, total: 3, total_pages: 1 } })
-    expect((await getProduct(product.id)).images).toEqual([front, side, back])
-    expect(await listImages(product.id, '?per_page=2&page=2')).toEqual({
+    expect((await getProduct(ctx, product.id)).images).toEqual([front, side, back])
+    expect(await listImages(ctx, product.id, '?per_page=2&page=2')).toEqual({
       images: [back],
       meta: { page: 2, per_page: 2, total: 3, total_pages: 2 },
     })
   })
 
-  test('answers 404 for an unknown product and 400 for a malformed id or bad paging', async () => {
+  test('answers 404 for an unknown product and 400 for a malformed id or bad paging', async ({ ctx, admin }) => {
     const missing = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${UNKNOWN_ID}/images` })
     expect(missing.statusCode).toBe(404)
     expect(missing.json().error).toMatchObject({ code: 'not_found', message: 'Product not found' })
     const malformed = await ctx.request({ method: 'GET', url: `${PRODUCTS}/abc/images` })
     expect(malformed.statusCode).toBe(400)
-    const product = await createProduct({ title: 'Paged Images' })
+    const product = await createProduct(ctx, admin, { title: 'Paged Images' })
     const tooMany = await ctx.request({ method: 'GET', url: `${PRODUCTS}/${product.id}/images?per_page=101` })
     expect(tooMany.statusCode).toBe(400)
     expect(tooMany.json().error.details).toContainEqual(expect.objectContaining({ field: 'per_page' }))
@@ -583,44 +572,44 @@ describe('GET /api/v1/products/:id/images', () => {
 })
 
 describe('DELETE /api/v1/products/:id/images/:image_id', () => {
-  test('answers 204 with no body and removes the image; the others keep their positions', async () => {
-    const product = await createProduct({ title: 'Pruned Gallery' })
-    const a = await addImage(product.id, { url: 'https://cdn.example.com/a.jpg' })
-    const b = await addImage(product.id, { url: 'https://cdn.example.com/b.jpg' })
-    const c = await addImage(product.id, { url: 'https://cdn.example.com/c.jpg' })
+  test('answers 204 with no body and removes the image; the others keep their positions', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Pruned Gallery' })
+    const a = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/a.jpg' })
+    const b = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/b.jpg' })
+    const c = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/c.jpg' })
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/images/${b.id}`, token: admin })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
     expect(await ctx.handle.sql`select id from product_images where id = ${b.id}`).toHaveLength(0)
-    expect((await listImages(product.id)).images).toEqual([a, c])
-    expect((await getProduct(product.id)).images).toEqual([a, c])
+    expect((await listImages(ctx, product.id)).images).toEqual([a, c])
+    expect((await getProduct(ctx, product.id)).images).toEqual([a, c])
     const again = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/images/${b.id}`, token: admin })
     expect(again.statusCode).toBe(404)
     expect(again.json().error).toMatchObject({ code: 'not_found', message: 'Image not found' })
   })
 
-  test('writes exactly one product.updated event whose snapshot no longer has the image', async () => {
-    const product = await createProduct({ title: 'Evented Image Delete' })
-    const image = await addImage(product.id, { url: 'https://cdn.example.com/x.jpg' })
+  test('writes exactly one product.updated event whose snapshot no longer has the image', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Evented Image Delete' })
+    const image = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/x.jpg' })
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${product.id}/images/${image.id}`, token: admin })
     expect(response.statusCode).toBe(204)
-    const events = await eventsOf(product.id)
+    const events = await eventsOf(ctx, product.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created', 'product.updated', 'product.updated'])
     expect(events[1]!.data.images).toEqual([image])
     expect(events[2]!.data.images).toEqual([])
     expect(events[2]!.request_id).toBe(response.headers['x-request-id'])
   })
 
-  test('answers 404 for an image of another product, which stays; 400 for a malformed image id', async () => {
-    const mine = await createProduct({ title: 'My Pictures' })
-    const theirs = await createProduct({ title: 'Their Pictures' })
-    const theirImage = await addImage(theirs.id, { url: 'https://cdn.example.com/theirs.jpg' })
-    const events = await eventCount()
+  test('answers 404 for an image of another product, which stays; 400 for a malformed image id', async ({ ctx, admin }) => {
+    const mine = await createProduct(ctx, admin, { title: 'My Pictures' })
+    const theirs = await createProduct(ctx, admin, { title: 'Their Pictures' })
+    const theirImage = await addImage(ctx, admin, theirs.id, { url: 'https://cdn.example.com/theirs.jpg' })
+    const events = await eventCount(ctx)
     const response = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${mine.id}/images/${theirImage.id}`, token: admin })
     expect(response.statusCode).toBe(404)
     expect(response.json().error).toMatchObject({ code: 'not_found', message: 'Image not found' })
-    expect((await listImages(theirs.id)).images).toEqual([theirImage])
-    expect(await eventCount()).toBe(events)
+    expect((await listImages(ctx, theirs.id)).images).toEqual([theirImage])
+    expect(await eventCount(ctx)).toBe(events)
 
     const unknownProduct = await ctx.request({ method: 'DELETE', url: `${PRODUCTS}/${UNKNOWN_ID}/images/${theirImage.id}`, token: admin })
     expect(unknownProduct.statusCode).toBe(404)
@@ -630,9 +619,9 @@ describe('DELETE /api/v1/products/:id/images/:image_id', () => {
     expect(malformed.json().error.details).toContainEqual(expect.objectContaining({ field: 'image_id' }))
   })
 
-  test('answers 401 without or with a garbage token, 403 for a customer; the image stays', async () => {
-    const product = await createProduct({ title: 'Guarded Image Delete' })
-    const image = await addImage(product.id, { url: 'https://cdn.example.com/safe.jpg' })
+  test('answers 401 without or with a garbage token, 403 for a customer; the image stays', async ({ ctx, admin, customer }) => {
+    const product = await createProduct(ctx, admin, { title: 'Guarded Image Delete' })
+    const image = await addImage(ctx, admin, product.id, { url: 'https://cdn.example.com/safe.jpg' })
     const url = `${PRODUCTS}/${product.id}/images/${image.id}`
     const anonymous = await ctx.request({ method: 'DELETE', url })
     expect(anonymous.statusCode).toBe(401)
@@ -641,6 +630,6 @@ describe('DELETE /api/v1/products/:id/images/:image_id', () => {
     const byCustomer = await ctx.request({ method: 'DELETE', url, token: customer })
     expect(byCustomer.statusCode).toBe(403)
     expect(byCustomer.json().error.code).toBe('forbidden')
-    expect((await listImages(product.id)).images).toEqual([image])
+    expect((await listImages(ctx, product.id)).images).toEqual([image])
   })
 })

@@ -1,112 +1,28 @@
 /** The WebSocket channel /api/v1/ws over real sockets: handshake, protocol, visibility, delivery across instances. */
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createConnection } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, describe, expect } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import WebSocket, { type ClientOptions } from 'ws'
+import WebSocket from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
 import { createApiKey, newId, writeEvents, type NewEvent } from '@commerce/db'
 import { startDatabaseProxy, type DatabaseProxy } from '@commerce/db/testing'
 import { buildApp } from '../src/app.js'
-import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
+import { test as apiTest, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
+import { Client, connect, opened, WS_PATH, type Message } from './websocket-client.js'
 
-const WS_PATH = '/api/v1/ws'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-interface Message {
-  type: string
-  [field: string]: unknown
-}
-
-/** A connected client that keeps every message it receives, to wait for one or read what came before it. */
-class Client {
-  readonly messages: Message[] = []
-  readonly closed: Promise<{ code: number; reason: string }>
-  private cursor = 0
-  private readonly waiters = new Set<() => boolean>()
-
-  constructor(readonly socket: WebSocket) {
-    socket.on('message', (data) => {
-      this.messages.push(JSON.parse(data.toString()) as Message)
-      for (const waiter of this.waiters) waiter()
-    })
-    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
-  }
-
-  send(message: unknown) {
-    this.socket.send(typeof message === 'string' ? message : JSON.stringify(message))
-  }
-
-  /** The messages since the last call, up to and including the first that matches. */
-  until(match: (message: Message) => boolean, timeoutMs = 5000): Promise<Message[]> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const index = this.messages.findIndex((message, at) => at >= this.cursor && match(message))
-        if (index === -1) return false
-        const taken = this.messages.slice(this.cursor, index + 1)
-        this.cursor = index + 1
-        this.waiters.delete(check)
-        clearTimeout(timer)
-        resolve(taken)
-        return true
-      }
-      const timer = setTimeout(() => {
-        this.waiters.delete(check)
-        reject(new Error(`no matching message within ${timeoutMs} ms; received ${JSON.stringify(this.messages.slice(this.cursor))}`))
-      }, timeoutMs)
-      if (!check()) this.waiters.add(check)
-    })
-  }
-
-  async next(): Promise<Message> {
-    const [message] = await this.until(() => true)
-    return message!
-  }
-
-  /** Waits for the event with this id and returns the events that came since the last wait, in order. */
-  async eventsUntil(id: string, timeoutMs?: number): Promise<Message[]> {
-    return (await this.until((message) => message.id === id, timeoutMs)).filter((message) => message.type === 'event')
-  }
-
-  /** What arrived since the last wait. */
-  unread(): Message[] {
-    return this.messages.slice(this.cursor)
-  }
-}
-
-let ctx: TestContext
-let url: string
-let admin: { token: string; userId: string }
-const opened: WebSocket[] = []
-
-beforeAll(async () => {
-  ctx = await createTestContext()
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 })
-  url = `ws://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}${WS_PATH}`
-  admin = await ctx.signIn('admin')
+/** `url` is the WebSocket address of the file's app. */
+const test = apiTest.extend<{ url: string }>({
+  url: [async ({ baseUrl }, use) => use(`${baseUrl.replace('http', 'ws')}${WS_PATH}`), { scope: 'file' }],
 })
-afterAll(async () => {
+
+afterAll(() => {
   for (const socket of opened) socket.terminate()
-  await ctx.close()
 })
-
-/** Opens a WebSocket and waits for `ready`. */
-async function connect(target: string, options: { token?: string; protocols?: string[]; client?: ClientOptions } = {}): Promise<Client> {
-  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {}
-  const socket = new WebSocket(target, options.protocols, { headers, ...options.client })
-  opened.push(socket)
-  const client = new Client(socket)
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve)
-    socket.once('error', reject)
-  })
-  expect(await client.next()).toEqual({ type: 'ready' })
-  return client
-}
 
 /** Attempts an upgrade that the server must refuse, and returns the HTTP answer. */
 function refusal(target: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}) {
@@ -126,18 +42,18 @@ function refusal(target: string, options: { headers?: Record<string, string>; pr
 }
 
 /** A token signed like the app's own, with a chosen lifetime or issue time. */
-function tokenFor(user: { userId: string }, role: Role, options: { expiresInSeconds: number; issuedAt?: number }): string {
+function tokenFor(ctx: TestContext, user: { userId: string }, role: Role, options: { expiresInSeconds: number; issuedAt?: number }): string {
   const claims = { sub: user.userId, role, typ: 'user' as const, ...(options.issuedAt ? { iat: options.issuedAt } : {}) }
   return ctx.app.jwt.sign(claims, { expiresIn: options.expiresInSeconds })
 }
 
 /** Commits events straight to the database, each call its own transaction (NOTIFY at commit). */
-function commitEvents(...events: NewEvent[]): Promise<string[]> {
+function commitEvents(ctx: TestContext, ...events: NewEvent[]): Promise<string[]> {
   return ctx.handle.db.transaction((tx) => writeEvents(tx, events))
 }
 
 /** Writes events in a transaction left open until `commit` is called. */
-async function holdEvents(...events: NewEvent[]): Promise<{ ids: string[]; commit(): Promise<void> }> {
+async function holdEvents(ctx: TestContext, ...events: NewEvent[]): Promise<{ ids: string[]; commit(): Promise<void> }> {
   let release!: () => void
   const released = new Promise<void>((resolve) => (release = resolve))
   let written!: (ids: string[]) => void
@@ -168,13 +84,13 @@ const idsOf = (messages: Message[]) => messages.map((message) => message.id)
  * Commits a product event and waits for it on every client: events reach clients in commit
  * order, so after it nothing committed earlier (such as a sign-in's customer.created) can follow.
  */
-async function drain(...clients: Client[]) {
-  const [marker] = await commitEvents(productEvent())
+async function drain(ctx: TestContext, ...clients: Client[]) {
+  const [marker] = await commitEvents(ctx, productEvent())
   for (const client of clients) await client.eventsUntil(marker!)
 }
 
 describe('the handshake', () => {
-  test('no token, a bad token and an expired token are refused with HTTP 401 before any upgrade', async () => {
+  test('no token, a bad token and an expired token are refused with HTTP 401 before any upgrade', async ({ ctx, url }) => {
     const missing = await refusal(url)
     expect(missing.status).toBe(401)
     expect(missing.body.error).toMatchObject({ code: 'unauthorized', message: 'Authentication required' })
@@ -185,31 +101,31 @@ describe('the handshake', () => {
     expect((await refusal(`${url}?access_token=not.a.jwt`)).status).toBe(401)
     expect((await refusal(url, { protocols: ['access_token', 'not.a.jwt'] })).status).toBe(401)
 
-    const expired = tokenFor(admin, 'admin', { expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 })
+    const expired = tokenFor(ctx, await ctx.signIn('admin'), 'admin', { expiresInSeconds: 60, issuedAt: Math.floor(Date.now() / 1000) - 3600 })
     const late = await refusal(url, { headers: { authorization: `Bearer ${expired}` } })
     expect(late.status).toBe(401)
     expect(late.body.error).toMatchObject({ code: 'unauthorized', message: 'The access token is malformed, expired or invalid' })
     expect((await refusal(`${url}?access_token=${expired}`)).status).toBe(401)
   })
 
-  test('a token in the Authorization header, in ?access_token= or as the subprotocol pair opens the channel', async () => {
-    const byHeader = await connect(url, { token: admin.token })
+  test('a token in the Authorization header, in ?access_token= or as the subprotocol pair opens the channel', async ({ url, admin }) => {
+    const byHeader = await connect(url, { token: admin })
     expect(byHeader.socket.protocol).toBe('')
-    await connect(`${url}?access_token=${admin.token}`)
-    const bySubprotocol = await connect(url, { protocols: ['access_token', admin.token] })
+    await connect(`${url}?access_token=${admin}`)
+    const bySubprotocol = await connect(url, { protocols: ['access_token', admin] })
     // Browsers accept the handshake only when the server answers with a protocol they offered.
     expect(bySubprotocol.socket.protocol).toBe('access_token')
   })
 
-  test('a plain GET without an upgrade answers 426 with the error body', async () => {
-    const response = await ctx.request({ method: 'GET', url: WS_PATH, token: admin.token })
+  test('a plain GET without an upgrade answers 426 with the error body', async ({ ctx, admin }) => {
+    const response = await ctx.request({ method: 'GET', url: WS_PATH, token: admin })
     expect(response.statusCode).toBe(426)
     expect(response.headers.upgrade).toBe('websocket')
     expect(response.json().error.code).toBe('upgrade_required')
     expect((await ctx.request({ method: 'GET', url: WS_PATH })).statusCode).toBe(401)
   })
 
-  test('one caller holds at most WS_MAX_CONNECTIONS_PER_CALLER sockets: the next handshake is 429 until one closes', async () => {
+  test('one caller holds at most WS_MAX_CONNECTIONS_PER_CALLER sockets: the next handshake is 429 until one closes', async ({ ctx, url }) => {
     const limit = ctx.config.wsMaxConnectionsPerCaller
     const customer = await ctx.signIn('customer')
     const held = await Promise.all(Array.from({ length: limit }, () => connect(url, { token: customer.token })))
@@ -223,7 +139,7 @@ describe('the handshake', () => {
     await connect(url, { token: customer.token })
   })
 
-  test('the OpenAPI document describes the channel', async () => {
+  test('the OpenAPI document describes the channel', async ({ ctx }) => {
     const document = (await ctx.request({ method: 'GET', url: '/api/v1/openapi.json' })).json()
     const operation = document.paths[WS_PATH].get
     expect(operation.description).toContain('access_token')
@@ -232,13 +148,13 @@ describe('the handshake', () => {
 })
 
 describe('events', () => {
-  test('an admin receives product.created for a product created through the API, in the exact envelope', async () => {
-    const client = await connect(url, { token: admin.token })
+  test('an admin receives product.created for a product created through the API, in the exact envelope', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
     const product = await ctx.expectStatus<Product>(201, {
       method: 'POST',
       url: '/api/v1/products',
       payload: { title: 'Desk lamp', price: 19.99, currency: 'EUR' },
-      token: admin.token,
+      token: admin,
     })
     const [row] = await ctx.handle.sql<{ id: string; data: Record<string, unknown>; created_at: string }[]>`
       select id, data, created_at from events where kind = 'product.created' and data->>'id' = ${product.id}`
@@ -260,19 +176,19 @@ describe('events', () => {
     expect(message!.data).toMatchObject({ id: product.id, title: 'Desk lamp', price: 19.99 })
   })
 
-  test("a customer receives product events and its own orders and account, never another customer's", async () => {
+  test("a customer receives product events and its own orders and account, never another customer's", async ({ ctx, url, admin }) => {
     const alice = await ctx.signIn('customer')
     const bob = await ctx.signIn('customer')
     const aliceClient = await connect(url, { token: alice.token })
-    const adminClient = await connect(url, { token: admin.token })
-    await drain(aliceClient, adminClient)
+    const adminClient = await connect(url, { token: admin })
+    await drain(ctx, aliceClient, adminClient)
 
-    const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
-    const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
-    const [anonymousOrder] = await commitEvents(orderEvent(null))
-    const [product] = await commitEvents(productEvent())
-    const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
-    const [aliceAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: alice.customerId }, customerId: alice.customerId })
+    const [bobsOrder] = await commitEvents(ctx, orderEvent(bob.customerId))
+    const [bobsAccount] = await commitEvents(ctx, { kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
+    const [anonymousOrder] = await commitEvents(ctx, orderEvent(null))
+    const [product] = await commitEvents(ctx, productEvent())
+    const [aliceOrder, alicePayment] = await commitEvents(ctx, orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
+    const [aliceAccount] = await commitEvents(ctx, { kind: 'customer.created', resourceId: newId(), data: { id: alice.customerId }, customerId: alice.customerId })
 
     // In commit order: what did not come before the last one never comes.
     expect(idsOf(await aliceClient.eventsUntil(aliceAccount!))).toEqual([product, aliceOrder, alicePayment, aliceAccount])
@@ -287,9 +203,9 @@ describe('events', () => {
     ])
   })
 
-  test('an event committed but never announced (its writer died between COMMIT and NOTIFY) still reaches clients, once', async () => {
-    const client = await connect(url, { token: admin.token })
-    await drain(client)
+  test('an event committed but never announced (its writer died between COMMIT and NOTIFY) still reaches clients, once', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
+    await drain(ctx, client)
     const id = newId()
     // Written as writeEvents would, without its announcement.
     await ctx.handle.sql`insert into events (id, kind, data, resource_id, sequence)
@@ -297,25 +213,25 @@ describe('events', () => {
     const [event] = (await client.eventsUntil(id)).slice(-1)
     expect(event).toMatchObject({ type: 'event', id, event: 'product.updated', data: { id: 'unannounced' } })
     // The look for missed events repeats; it sends nothing twice.
-    const [marker] = await commitEvents(productEvent())
+    const [marker] = await commitEvents(ctx, productEvent())
     await new Promise((resolve) => setTimeout(resolve, 2_500))
-    const [after] = await commitEvents(productEvent())
+    const [after] = await commitEvents(ctx, productEvent())
     expect(idsOf(await client.eventsUntil(after!))).toEqual([marker, after])
   })
 
-  test('events arrive in commit order, not in the order of their ids', async () => {
-    const client = await connect(url, { token: admin.token })
-    await drain(client)
-    const early = await holdEvents(productEvent())
-    const [late] = await commitEvents(productEvent())
+  test('events arrive in commit order, not in the order of their ids', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
+    await drain(ctx, client)
+    const early = await holdEvents(ctx, productEvent())
+    const [late] = await commitEvents(ctx, productEvent())
     await early.commit()
     expect(early.ids[0]! < late!).toBe(true)
     expect(idsOf(await client.eventsUntil(early.ids[0]!))).toEqual([late, early.ids[0]])
   })
 
-  test('events of a rolled-back transaction are never sent', async () => {
-    const client = await connect(url, { token: admin.token })
-    await drain(client)
+  test('events of a rolled-back transaction are never sent', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
+    await drain(ctx, client)
     let rolledBack: string[] = []
     await expect(
       ctx.handle.db.transaction(async (tx) => {
@@ -323,7 +239,7 @@ describe('events', () => {
         throw new Error('roll back')
       }),
     ).rejects.toThrow('roll back')
-    const [committed] = await commitEvents(productEvent())
+    const [committed] = await commitEvents(ctx, productEvent())
     expect(idsOf(await client.eventsUntil(committed!))).toEqual([committed])
     expect(rolledBack).toHaveLength(2)
     expect(client.messages.map((message) => message.id)).not.toContain(rolledBack[0])
@@ -331,7 +247,7 @@ describe('events', () => {
 })
 
 describe('API keys', () => {
-  test('a key with events:read sees every event; a key without it sees product events only', async () => {
+  test('a key with events:read sees every event; a key without it sees product events only', async ({ ctx, url }) => {
     const keyWith = async (scopes: string[]) => {
       const key = generateApiKey()
       await createApiKey(ctx.handle.db, { name: scopes.join(' '), prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes, rateLimitPerMinute: null })
@@ -339,18 +255,18 @@ describe('API keys', () => {
     }
     const reader = await connect(url, { token: await keyWith(['events:read']) })
     const catalog = await connect(url, { token: await keyWith(['products:read']) })
-    await drain(reader, catalog)
-    const [order] = await commitEvents(orderEvent(null))
-    const [product] = await commitEvents(productEvent())
+    await drain(ctx, reader, catalog)
+    const [order] = await commitEvents(ctx, orderEvent(null))
+    const [product] = await commitEvents(ctx, productEvent())
     expect(idsOf(await reader.eventsUntil(product!))).toEqual([order, product])
     expect(idsOf(await catalog.eventsUntil(product!))).toEqual([product])
   })
 })
 
 describe('client messages', () => {
-  test('subscribe narrows to the kinds named, later subscribes add, unsubscribe removes; events follow the filter', async () => {
-    const client = await connect(url, { token: admin.token })
-    await drain(client)
+  test('subscribe narrows to the kinds named, later subscribes add, unsubscribe removes; events follow the filter', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
+    await drain(ctx, client)
     client.send({ type: 'subscribe', events: ['order.*'] })
     expect(await client.next()).toEqual({ type: 'subscribed', events: EVENT_KINDS.filter((kind) => kind.startsWith('order.')) })
     client.send({ type: 'subscribe', events: ['product.created'] })
@@ -360,7 +276,7 @@ describe('client messages', () => {
     expect(await client.next()).toEqual({ type: 'subscribed', events: expected })
 
     const [, , created, , listed] = await commitEvents(
-      productEvent(),
+      ctx, productEvent(),
       orderEvent(null, 'order.paid'),
       orderEvent(null, 'order.created'),
       orderEvent(null, 'payment.succeeded'),
@@ -372,14 +288,14 @@ describe('client messages', () => {
     expect(await client.next()).toEqual({ type: 'subscribed', events: [...EVENT_KINDS] })
   })
 
-  test('unsubscribe before any subscribe removes from everything', async () => {
-    const client = await connect(url, { token: admin.token })
+  test('unsubscribe before any subscribe removes from everything', async ({ url, admin }) => {
+    const client = await connect(url, { token: admin })
     client.send({ type: 'unsubscribe', events: ['product.*'] })
     expect(await client.next()).toEqual({ type: 'subscribed', events: EVENT_KINDS.filter((kind) => !kind.startsWith('product.')) })
   })
 
-  test('ping is answered with pong; malformed and unknown messages with an error, and the socket stays open', async () => {
-    const client = await connect(url, { token: admin.token })
+  test('ping is answered with pong; malformed and unknown messages with an error, and the socket stays open', async ({ url, admin }) => {
+    const client = await connect(url, { token: admin })
     client.send({ type: 'ping' })
     expect(await client.next()).toEqual({ type: 'pong' })
     const refused = [
@@ -403,17 +319,17 @@ describe('client messages', () => {
     expect(client.socket.readyState).toBe(WebSocket.OPEN)
   })
 
-  test('a message over 64 KiB closes the socket with 1009', async () => {
-    const client = await connect(url, { token: admin.token })
+  test('a message over 64 KiB closes the socket with 1009', async ({ url, admin }) => {
+    const client = await connect(url, { token: admin })
     client.send(JSON.stringify({ type: 'ping', padding: 'x'.repeat(64 * 1024) }))
     expect((await client.closed).code).toBe(1009)
   })
 })
 
 describe('token expiry', () => {
-  test('the socket is closed with 4001 when the token expires', async () => {
+  test('the socket is closed with 4001 when the token expires', async ({ ctx, url }) => {
     const { userId } = await ctx.signIn('customer')
-    const shortLived = tokenFor({ userId }, 'customer', { expiresInSeconds: 2 })
+    const shortLived = tokenFor(ctx, { userId }, 'customer', { expiresInSeconds: 2 })
     const { exp } = ctx.app.jwt.decode<{ exp: number }>(shortLived)!
     const client = await connect(url, { token: shortLived })
     const closed = await client.closed
@@ -432,62 +348,62 @@ describe('resuming', () => {
   })
 
   /** Opens a connection with `?since=` and returns it with what it sent up to and including `resumed`. */
-  async function resumeAt(base: string, since: string, token = admin.token) {
+  async function resumeAt(base: string, since: string, token: string) {
     const client = await connect(`${base}?since=${since}`, { token })
     return { client, replay: await client.until((message) => message.type === 'resumed', 30_000) }
   }
   const resumed = (after: string, count: number) => ({ type: 'resumed', after, count })
 
-  test('?since= sends the events after it that the client missed, in id order and in the live envelope, then resumed, then live events', async () => {
-    const first = await connect(url, { token: admin.token })
-    const watcher = await connect(url, { token: admin.token })
-    await drain(first, watcher)
-    const [since] = await commitEvents(productEvent())
+  test('?since= sends the events after it that the client missed, in id order and in the live envelope, then resumed, then live events', async ({ ctx, url, admin }) => {
+    const first = await connect(url, { token: admin })
+    const watcher = await connect(url, { token: admin })
+    await drain(ctx, first, watcher)
+    const [since] = await commitEvents(ctx, productEvent())
     await first.eventsUntil(since!)
     first.socket.close()
     await first.closed
 
-    const missed = [...(await commitEvents(orderEvent(null), productEvent())), ...(await commitEvents(orderEvent(null, 'order.paid')))]
+    const missed = [...(await commitEvents(ctx, orderEvent(null), productEvent())), ...(await commitEvents(ctx, orderEvent(null, 'order.paid')))]
     const live = await watcher.eventsUntil(missed.at(-1)!)
-    const { client, replay } = await resumeAt(url, since!)
+    const { client, replay } = await resumeAt(url, since!, admin)
     // Exactly what a live client got for them, message for message.
     expect(replay).toEqual([...live.filter((message) => message.id !== since), resumed(since!, 3)])
     expect(idsOf(replay.slice(0, -1))).toEqual(missed)
 
-    const [next] = await commitEvents(productEvent())
+    const [next] = await commitEvents(ctx, productEvent())
     expect(idsOf(await client.eventsUntil(next!))).toEqual([next])
   })
 
-  test('events committed by parallel transactions while a replay runs arrive exactly once: the ids received are the ids written', async () => {
+  test('events committed by parallel transactions while a replay runs arrive exactly once: the ids received are the ids written', async ({ ctx, url, admin }) => {
     // Only customer.created: it would fall behind on the events below, and be dropped.
-    const watcher = await connect(url, { token: admin.token })
+    const watcher = await connect(url, { token: admin })
     watcher.send({ type: 'subscribe', events: ['customer.created'] })
     await watcher.next()
-    const [since] = await commitEvents(productEvent())
+    const [since] = await commitEvents(ctx, productEvent())
     // 16 MB to replay, more than the sockets' buffers take: with the client not reading, the
     // replay stops part-way, and the writes below land while it runs.
     const padded = (event: NewEvent): NewEvent => ({ ...event, data: { ...event.data, padding: 'x'.repeat(8000) } })
-    const missed = await commitEvents(...Array.from({ length: 1950 }, (_, index) => padded(index % 2 ? productEvent() : orderEvent(null))))
+    const missed = await commitEvents(ctx, ...Array.from({ length: 1950 }, (_, index) => padded(index % 2 ? productEvent() : orderEvent(null))))
     // Written before the last missed events, committed while the replay is stopped: ids inside
     // its range that it has not read yet, so the feed and the replay both carry them.
-    const held = await Promise.all([holdEvents(orderEvent(null)), holdEvents(productEvent(), orderEvent(null, 'order.paid'))])
-    missed.push(...(await commitEvents(...Array.from({ length: 50 }, () => padded(productEvent())))))
+    const held = await Promise.all([holdEvents(ctx, orderEvent(null)), holdEvents(ctx, productEvent(), orderEvent(null, 'order.paid'))])
+    missed.push(...(await commitEvents(ctx, ...Array.from({ length: 50 }, () => padded(productEvent())))))
     // Delivered by this instance before the connection opens (it delivers in commit order), so
     // they are replayed; what it has not delivered yet comes live after `resumed`.
-    const [delivered] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: 'marker' } })
+    const [delivered] = await commitEvents(ctx, { kind: 'customer.created', resourceId: newId(), data: { id: 'marker' } })
     await watcher.eventsUntil(delivered!, 30_000)
     // Committed but never announced: the feed finds it within two seconds, and it must not come twice.
     const unannounced = newId()
     await ctx.handle.sql`insert into events (id, kind, data, resource_id, sequence)
       values (${unannounced}, 'product.updated', ${JSON.stringify({ id: 'unannounced' })}::json, ${newId()}, 1)`
 
-    const client = await connect(`${url}?since=${since}`, { token: admin.token })
+    const client = await connect(`${url}?since=${since}`, { token: admin })
     client.socket.pause()
     await expect.poll(() => [...ctx.app.websocketServer.clients].some((socket) => socket.bufferedAmount > 0), { timeout: 10_000 }).toBe(true)
     // Parallel transactions while the replay waits, then while the client reads the rest, and after.
     const written: string[] = []
     const writeRound = async () => {
-      const batches = await Promise.all(Array.from({ length: 8 }, () => commitEvents(productEvent(), orderEvent(null, 'order.paid'))))
+      const batches = await Promise.all(Array.from({ length: 8 }, () => commitEvents(ctx, productEvent(), orderEvent(null, 'order.paid'))))
       written.push(...batches.flat())
     }
     await Promise.all([writeRound(), ...held.map((transaction) => transaction.commit()), writeRound()])
@@ -504,7 +420,7 @@ describe('resuming', () => {
     await writers
     // Past the feed's look for unannounced events.
     await new Promise((resolve) => setTimeout(resolve, 2_500))
-    const [marker] = await commitEvents(productEvent())
+    const [marker] = await commitEvents(ctx, productEvent())
     await client.eventsUntil(marker!, 15_000)
 
     const received = client.messages.filter((message) => message.type === 'event').map((message) => message.id as string)
@@ -520,18 +436,18 @@ describe('resuming', () => {
     expect(client.messages[end]).toEqual(resumed(since!, replayed.length))
   })
 
-  test('the resume message replays what was missed, skips what the connection was already sent live, and follows its filter', async () => {
-    const watcher = await connect(url, { token: admin.token })
-    await drain(watcher)
-    const [since] = await commitEvents(productEvent())
-    const [order] = await commitEvents(orderEvent(null), productEvent())
+  test('the resume message replays what was missed, skips what the connection was already sent live, and follows its filter', async ({ ctx, url, admin }) => {
+    const watcher = await connect(url, { token: admin })
+    await drain(ctx, watcher)
+    const [since] = await commitEvents(ctx, productEvent())
+    const [order] = await commitEvents(ctx, orderEvent(null), productEvent())
     // Written before the next event and committed after the connection opens: sent live, with
     // an id inside what a replay reads.
-    const held = await holdEvents(orderEvent(null, 'order.paid'))
-    const [newest] = await commitEvents(productEvent())
+    const held = await holdEvents(ctx, orderEvent(null, 'order.paid'))
+    const [newest] = await commitEvents(ctx, productEvent())
     await watcher.eventsUntil(newest!)
 
-    const client = await connect(url, { token: admin.token })
+    const client = await connect(url, { token: admin })
     await held.commit()
     expect(idsOf(await client.eventsUntil(held.ids[0]!))).toEqual(held.ids)
     client.send({ type: 'subscribe', events: ['order.*'] })
@@ -543,24 +459,24 @@ describe('resuming', () => {
       resumed(since!, 1),
     ])
 
-    const [liveOrder] = await commitEvents(orderEvent(null), productEvent())
-    const [last] = await commitEvents(orderEvent(null, 'order.shipped'))
+    const [liveOrder] = await commitEvents(ctx, orderEvent(null), productEvent())
+    const [last] = await commitEvents(ctx, orderEvent(null, 'order.shipped'))
     expect(idsOf(await client.eventsUntil(last!))).toEqual([liveOrder, last])
   })
 
-  test("a customer's replay holds the product events and its own, never another customer's, like its live events", async () => {
+  test("a customer's replay holds the product events and its own, never another customer's, like its live events", async ({ ctx, url, admin }) => {
     const alice = await ctx.signIn('customer')
     const bob = await ctx.signIn('customer')
     const catalogKey = await ctx.createApiKey(['products:read'])
     // A replay reads up to the newest event this instance has been told of: wait until all are.
-    const watcher = await connect(url, { token: admin.token })
-    await drain(watcher)
-    const [since] = await commitEvents(productEvent())
-    const [bobsOrder] = await commitEvents(orderEvent(bob.customerId))
-    const [anonymousOrder] = await commitEvents(orderEvent(null))
-    const [product] = await commitEvents(productEvent())
-    const [aliceOrder, alicePayment] = await commitEvents(orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
-    const [bobsAccount] = await commitEvents({ kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
+    const watcher = await connect(url, { token: admin })
+    await drain(ctx, watcher)
+    const [since] = await commitEvents(ctx, productEvent())
+    const [bobsOrder] = await commitEvents(ctx, orderEvent(bob.customerId))
+    const [anonymousOrder] = await commitEvents(ctx, orderEvent(null))
+    const [product] = await commitEvents(ctx, productEvent())
+    const [aliceOrder, alicePayment] = await commitEvents(ctx, orderEvent(alice.customerId), orderEvent(alice.customerId, 'payment.succeeded'))
+    const [bobsAccount] = await commitEvents(ctx, { kind: 'customer.created', resourceId: newId(), data: { id: bob.customerId }, customerId: bob.customerId })
     await watcher.eventsUntil(bobsAccount!)
 
     const forAlice = await resumeAt(url, since!, alice.token)
@@ -568,12 +484,12 @@ describe('resuming', () => {
     expect(forAlice.replay.at(-1)).toEqual(resumed(since!, 3))
     const forKey = await resumeAt(url, since!, catalogKey.key)
     expect(forKey.replay).toEqual([expect.objectContaining({ id: product }), resumed(since!, 1)])
-    const forAdmin = await resumeAt(url, since!)
+    const forAdmin = await resumeAt(url, since!, admin)
     expect(idsOf(forAdmin.replay.slice(0, -1))).toEqual([bobsOrder, anonymousOrder, product, aliceOrder, alicePayment, bobsAccount])
   })
 
-  test('a malformed ?since= is refused with 400 before the upgrade; an id that is no event is a position in the log', async () => {
-    const headers = { authorization: `Bearer ${admin.token}` }
+  test('a malformed ?since= is refused with 400 before the upgrade; an id that is no event is a position in the log', async ({ ctx, url, admin }) => {
+    const headers = { authorization: `Bearer ${admin}` }
     // Not a UUID, a UUIDv4 (no time in it), too long.
     for (const since of ['nope', crypto.randomUUID(), `${newId()}0`]) {
       const refused = await refusal(`${url}?since=${since}`, { headers })
@@ -582,8 +498,8 @@ describe('resuming', () => {
       expect(refused.body.error.details, since).toContainEqual({ field: 'since', message: expect.stringContaining("Field 'since' must match pattern") })
     }
 
-    const watcher = await connect(url, { token: admin.token })
-    const [before, after] = await commitEvents(productEvent(), productEvent())
+    const watcher = await connect(url, { token: admin })
+    const [before, after] = await commitEvents(ctx, productEvent(), productEvent())
     // Delivered by this instance: a connection opened now replays up to it.
     await watcher.eventsUntil(after!)
     // The id right after `before`: no event has it, and `after` is larger.
@@ -592,12 +508,12 @@ describe('resuming', () => {
     expect(await ctx.handle.sql`select 1 from events where id = ${position}`).toHaveLength(0)
     expect(position < after!).toBe(true)
     // Upper case is the same id.
-    const { replay } = await resumeAt(url, position.toUpperCase())
+    const { replay } = await resumeAt(url, position.toUpperCase(), admin)
     expect(replay).toEqual([expect.objectContaining({ id: after }), resumed(position, 1)])
   })
 
-  test('a bad resume message, or a second resume, is answered with an error and the socket stays open', async () => {
-    const client = await connect(url, { token: admin.token })
+  test('a bad resume message, or a second resume, is answered with an error and the socket stays open', async ({ ctx, url, admin }) => {
+    const client = await connect(url, { token: admin })
     const refused = [
       [{ type: 'resume' }, "Field 'after' is required"],
       [{ type: 'resume', after: 'nope' }, "Field 'after' must be an event id (a UUIDv7)"],
@@ -608,14 +524,14 @@ describe('resuming', () => {
       client.send(message)
       expect(await client.next(), JSON.stringify(message)).toEqual({ type: 'error', message: expect.stringContaining(error) })
     }
-    const [since] = await commitEvents(productEvent())
+    const [since] = await commitEvents(ctx, productEvent())
     await client.eventsUntil(since!)
     client.send({ type: 'resume', after: since })
     expect(await client.next()).toEqual(resumed(since!, 0))
     client.send({ type: 'resume', after: since })
     expect(await client.next()).toEqual({ type: 'error', message: expect.stringContaining('resumed already') })
 
-    const { client: resumedAtConnect } = await resumeAt(url, since!)
+    const { client: resumedAtConnect } = await resumeAt(url, since!, admin)
     resumedAtConnect.send({ type: 'resume', after: since })
     expect(await resumedAtConnect.next()).toEqual({ type: 'error', message: expect.stringContaining('resumed already') })
     client.send({ type: 'ping' })
@@ -623,51 +539,52 @@ describe('resuming', () => {
     expect(client.socket.readyState).toBe(WebSocket.OPEN)
   })
 
-  test('the resume point is a position: an event with a smaller id that commits after the resume is not sent', async () => {
-    const first = await connect(url, { token: admin.token })
-    await drain(first)
-    const held = await holdEvents(productEvent())
-    const [seen] = await commitEvents(productEvent())
+  test('the resume point is a position: an event with a smaller id that commits after the resume is not sent', async ({ ctx, url, admin }) => {
+    const first = await connect(url, { token: admin })
+    await drain(ctx, first)
+    const held = await holdEvents(ctx, productEvent())
+    const [seen] = await commitEvents(ctx, productEvent())
     await first.eventsUntil(seen!)
     first.socket.close()
 
-    const { client, replay } = await resumeAt(url, seen!)
+    const { client, replay } = await resumeAt(url, seen!, admin)
     expect(replay).toEqual([resumed(seen!, 0)])
     await held.commit()
-    const [next] = await commitEvents(productEvent())
+    const [next] = await commitEvents(ctx, productEvent())
     expect(held.ids[0]! < seen!).toBe(true)
     expect(idsOf(await client.eventsUntil(next!))).toEqual([next])
   })
 
   describe('limits', () => {
-    let capped: FastifyInstance
-    let cappedUrl: string
-    beforeAll(async () => {
-      capped = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 5 }), { logger: false })
-      await capped.listen({ host: '127.0.0.1', port: 0 })
-      cappedUrl = `ws://127.0.0.1:${(capped.server.address() as AddressInfo).port}${WS_PATH}`
+    /** `cappedUrl` is an app on the file's database that replays at most 5 events. */
+    const cappedTest = test.extend<{ cappedUrl: string }>({
+      cappedUrl: async ({ ctx }, use) => {
+        const capped = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 5 }), { logger: false })
+        await capped.listen({ host: '127.0.0.1', port: 0 })
+        await use(`ws://127.0.0.1:${(capped.server.address() as AddressInfo).port}${WS_PATH}`)
+        await capped.close()
+      },
     })
-    afterAll(() => capped.close())
 
-    test('more than WS_REPLAY_MAX_EVENTS events after the resume point: an error, live events go on, and a later point can be resumed from', async () => {
-      const watcher = await connect(cappedUrl, { token: admin.token })
-      const [since] = await commitEvents(productEvent())
-      const five = await commitEvents(productEvent(), orderEvent(null), productEvent(), productEvent(), orderEvent(null))
+    cappedTest('more than WS_REPLAY_MAX_EVENTS events after the resume point: an error, live events go on, and a later point can be resumed from', async ({ ctx, admin, cappedUrl }) => {
+      const watcher = await connect(cappedUrl, { token: admin })
+      const [since] = await commitEvents(ctx, productEvent())
+      const five = await commitEvents(ctx, productEvent(), orderEvent(null), productEvent(), productEvent(), orderEvent(null))
       // This instance has delivered them: a connection opened now replays up to them.
       await watcher.eventsUntil(five[4]!)
-      const atLimit = await resumeAt(cappedUrl, since!)
+      const atLimit = await resumeAt(cappedUrl, since!, admin)
       expect(idsOf(atLimit.replay.slice(0, -1))).toEqual(five)
       expect(atLimit.replay.at(-1)).toEqual(resumed(since!, 5))
 
-      const [sixth] = await commitEvents(productEvent())
+      const [sixth] = await commitEvents(ctx, productEvent())
       await watcher.eventsUntil(sixth!)
-      const over = await connect(`${cappedUrl}?since=${since}`, { token: admin.token })
+      const over = await connect(`${cappedUrl}?since=${since}`, { token: admin })
       expect(await over.next()).toEqual({
         type: 'error',
         code: 'replay_limit_exceeded',
         message: expect.stringContaining(`More than 5 events were written after ${since}: too many to replay`),
       })
-      const [live] = await commitEvents(productEvent())
+      const [live] = await commitEvents(ctx, productEvent())
       expect(idsOf(await over.eventsUntil(live!))).toEqual([live])
       over.send({ type: 'resume', after: five[2] })
       const replay = await over.until((message) => message.type === 'resumed')
@@ -676,7 +593,7 @@ describe('resuming', () => {
     })
   })
 
-  test('a long replay is read in pages and waits for a client that does not read, then sends it all', async () => {
+  test('a long replay is read in pages and waits for a client that does not read, then sends it all', async ({ ctx, admin }) => {
     const paced = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 1_000_000 }), { logger: false })
     try {
       await paced.listen({ host: '127.0.0.1', port: 0 })
@@ -694,7 +611,7 @@ describe('resuming', () => {
         select id, 'product.updated', json_build_object('id', id, 'padding', repeat('x', 8000)), id, 1 from unnest(${big}::uuid[]) as id`
       const since = idAt(start)
 
-      const client = await connect(`${pacedUrl}?since=${since}`, { token: admin.token })
+      const client = await connect(`${pacedUrl}?since=${since}`, { token: admin })
       client.socket.pause()
       const [serverSide] = [...paced.websocketServer.clients]
       // The socket stops taking data, and what waits in the process stays about one MiB.
@@ -719,61 +636,34 @@ describe('resuming', () => {
   })
 })
 
-describe('a second API process', () => {
-  test('a client connected to the built API process (dist/main.js) receives events caused through this one', async () => {
-    const main = fileURLToPath(new URL('../dist/main.js', import.meta.url))
-    // Its own rate limit, in memory: with REDIS_URL it would share 127.0.0.1's budget with every
-    // other test process of the run and could refuse the handshake (429).
-    const { DATABASE_URL: _database, REDIS_URL: _redis, ...env } = process.env
-    const child = spawn(process.execPath, [main], {
-      env: { ...env, DATABASE_URL: ctx.database.url, JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    try {
-      // Its first log lines say where it listens.
-      let output = ''
-      const port = await new Promise<number>((resolve, reject) => {
-        child.stdout!.on('data', (chunk: Buffer) => {
-          output += chunk.toString()
-          const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)
-          if (match) resolve(Number(match[1]))
-        })
-        child.once('exit', (code) => reject(new Error(`the API exited with ${code}: ${output}`)))
-      })
-      const client = await connect(`ws://127.0.0.1:${port}${WS_PATH}`, { token: admin.token })
-      const product = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Made in the other process' }, token: admin.token })
-      const [created] = (await client.until((message) => message.event === 'product.created' && (message.data as Product).id === product.id)).slice(-1)
-      expect(created).toMatchObject({ type: 'event', event: 'product.created', data: { id: product.id, title: 'Made in the other process' } })
-      client.socket.close()
-    } finally {
-      const exited = once(child, 'exit')
-      child.kill('SIGTERM')
-      await exited
-    }
-  })
-})
-
 describe('a second API instance on the same database', () => {
-  let other: FastifyInstance
-  let otherUrl: string
-  let proxy: DatabaseProxy
-  const logLines: string[] = []
-
-  beforeAll(async () => {
-    proxy = await startDatabaseProxy(new URL(ctx.database.url))
-    other = await buildApp(testConfig(proxy.url, { wsHeartbeatIntervalMs: 200 }), {
-      logger: { level: 'info', stream: { write: (line: string) => logLines.push(line) } },
-    })
-    await other.listen({ host: '127.0.0.1', port: 0 })
-    otherUrl = `ws://127.0.0.1:${(other.server.address() as AddressInfo).port}${WS_PATH}`
-  })
-  afterAll(async () => {
-    await other.close()
-    await proxy.close()
+  interface Second {
+    app: FastifyInstance
+    url: string
+    /** Between it and PostgreSQL, to cut its connections. */
+    proxy: DatabaseProxy
+    logLines: string[]
+  }
+  /** Another app on the file's database (through a proxy, with a 200 ms heartbeat), started before the block's first test. */
+  const secondTest = test.extend<{ second: Second }>({
+    second: [
+      async ({ ctx }, use) => {
+        const proxy = await startDatabaseProxy(new URL(ctx.database.url))
+        const logLines: string[] = []
+        const app = await buildApp(testConfig(proxy.url, { wsHeartbeatIntervalMs: 200 }), {
+          logger: { level: 'info', stream: { write: (line: string) => logLines.push(line) } },
+        })
+        await app.listen({ host: '127.0.0.1', port: 0 })
+        await use({ app, url: `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}${WS_PATH}`, proxy, logLines })
+        await app.close()
+        await proxy.close()
+      },
+      { scope: 'file', auto: true },
+    ],
   })
 
   /** Ends the other instance's LISTEN connection and keeps it from coming back until proxy.refuse(false). */
-  async function dropListener() {
+  async function dropListener(ctx: TestContext, proxy: DatabaseProxy) {
     proxy.refuse(true)
     const [listener] = await ctx.handle.sql<{ pid: number }[]>`
       select pid from pg_stat_activity
@@ -782,100 +672,100 @@ describe('a second API instance on the same database', () => {
     await ctx.handle.sql`select pg_terminate_backend(${listener!.pid})`
   }
 
-  test('a client on one instance receives events caused through the other', async () => {
-    const here = await connect(url, { token: admin.token })
-    const there = await connect(otherUrl, { token: admin.token })
+  secondTest('a client on one instance receives events caused through the other', async ({ ctx, url, admin, second: { app: other, url: otherUrl } }) => {
+    const here = await connect(url, { token: admin })
+    const there = await connect(otherUrl, { token: admin })
     const viaOther = await other.inject({
       method: 'POST',
       url: '/api/v1/products',
-      headers: { authorization: `Bearer ${admin.token}` },
+      headers: { authorization: `Bearer ${admin}` },
       payload: { title: 'Made over there' },
     })
     expect(viaOther.statusCode).toBe(201)
-    const viaHere = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Made here' }, token: admin.token })
+    const viaHere = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Made here' }, token: admin })
     const creationOf = (id: string) => (message: Message) => message.event === 'product.created' && (message.data as Product).id === id
     expect((await here.until(creationOf(viaOther.json<Product>().id))).at(-1)).toMatchObject({ data: { title: 'Made over there' } })
     expect((await there.until(creationOf(viaHere.id))).at(-1)).toMatchObject({ data: { title: 'Made here' } })
   })
 
-  test('events committed while the LISTEN connection is down arrive once it is back, each once', async () => {
-    const client = await connect(otherUrl, { token: admin.token })
+  secondTest('events committed while the LISTEN connection is down arrive once it is back, each once', async ({ ctx, admin, second: { url: otherUrl, proxy } }) => {
+    const client = await connect(otherUrl, { token: admin })
     // Written before the last event sent, committed after the drop: its id is older than all sent.
-    const held = await holdEvents(orderEvent(null))
-    const [before] = await commitEvents(productEvent())
+    const held = await holdEvents(ctx, orderEvent(null))
+    const [before] = await commitEvents(ctx, productEvent())
     await client.eventsUntil(before!)
 
     // Drop this instance's LISTEN connection and keep it from coming back until the events are written.
-    await dropListener()
+    await dropListener(ctx, proxy)
     await held.commit()
     const missed = [
       ...held.ids,
-      ...(await commitEvents(productEvent())),
-      ...(await commitEvents(orderEvent(null), orderEvent(null, 'order.paid'))),
-      ...(await commitEvents(productEvent())),
+      ...(await commitEvents(ctx, productEvent())),
+      ...(await commitEvents(ctx, orderEvent(null), orderEvent(null, 'order.paid'))),
+      ...(await commitEvents(ctx, productEvent())),
     ]
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(client.unread()).toEqual([])
 
     proxy.refuse(false)
     expect(idsOf(await client.eventsUntil(missed.at(-1)!, 15_000))).toEqual(missed)
-    const [after] = await commitEvents(productEvent())
+    const [after] = await commitEvents(ctx, productEvent())
     expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
   })
 
-  test('a client resuming while the LISTEN connection is down gets each missed event once: from the table, or live once it is back', async () => {
-    const watcher = await connect(otherUrl, { token: admin.token })
-    const [since] = await commitEvents(productEvent())
+  secondTest('a client resuming while the LISTEN connection is down gets each missed event once: from the table, or live once it is back', async ({ ctx, admin, second: { url: otherUrl, proxy } }) => {
+    const watcher = await connect(otherUrl, { token: admin })
+    const [since] = await commitEvents(ctx, productEvent())
     // Written before the next event and committed while the LISTEN connection is down: inside the
     // replay's range, and replayed by the feed as well once the connection is back.
-    const held = await holdEvents(orderEvent(null))
-    const [delivered] = await commitEvents(productEvent())
+    const held = await holdEvents(ctx, orderEvent(null))
+    const [delivered] = await commitEvents(ctx, productEvent())
     await watcher.eventsUntil(delivered!)
 
-    await dropListener()
+    await dropListener(ctx, proxy)
     await held.commit()
     // Later ids than any this instance delivered: they come live, once it hears of them.
-    const during = await commitEvents(productEvent(), orderEvent(null))
+    const during = await commitEvents(ctx, productEvent(), orderEvent(null))
 
-    const client = await connect(`${otherUrl}?since=${since}`, { token: admin.token })
+    const client = await connect(`${otherUrl}?since=${since}`, { token: admin })
     const replay = await client.until((message) => message.type === 'resumed')
     expect(idsOf(replay.slice(0, -1))).toEqual([...held.ids, delivered])
     expect(replay.at(-1)).toEqual({ type: 'resumed', after: since, count: 2 })
 
     proxy.refuse(false)
     expect(idsOf(await client.eventsUntil(during.at(-1)!, 15_000))).toEqual(during)
-    const [after] = await commitEvents(productEvent())
+    const [after] = await commitEvents(ctx, productEvent())
     expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
   })
 
-  test('access tokens in query strings never reach the logs', async () => {
-    await connect(`${otherUrl}?access_token=${admin.token}`)
-    await refusal(`${otherUrl}?access_token=${admin.token}x`)
+  secondTest('access tokens in query strings never reach the logs', async ({ admin, second: { url: otherUrl, logLines } }) => {
+    await connect(`${otherUrl}?access_token=${admin}`)
+    await refusal(`${otherUrl}?access_token=${admin}x`)
     const logs = logLines.join('')
     // The refused handshake is logged by its path, which never carries the query.
     expect(logs).toContain(`"path":"${WS_PATH}","status_code":401`)
-    expect(logs).not.toContain(admin.token)
+    expect(logs).not.toContain(admin)
   })
 
-  test('a connection made with an API key ends (4003) at the heartbeat after the key is revoked', async () => {
+  secondTest('a connection made with an API key ends (4003) at the heartbeat after the key is revoked', async ({ ctx, admin, second: { url: otherUrl } }) => {
     const key = generateApiKey()
     const row = await createApiKey(ctx.handle.db, { name: 'ws', prefix: apiKeyLookupPrefix(key), keyHash: hashApiKey(key), scopes: ['events:read'], rateLimitPerMinute: null })
     const client = await connect(otherUrl, { token: key })
-    const bystander = await connect(otherUrl, { token: admin.token })
+    const bystander = await connect(otherUrl, { token: admin })
     await ctx.handle.sql`update api_keys set revoked_at = now() where id = ${row!.id}`
     expect(await client.closed).toEqual({ code: 4003, reason: 'Credential revoked' })
     expect(bystander.socket.readyState).toBe(WebSocket.OPEN)
     bystander.socket.close()
   })
 
-  test('a user’s connection ends (4003) at the heartbeat after its account is disabled or demoted; a new handshake is refused at once', async () => {
+  secondTest('a user’s connection ends (4003) at the heartbeat after its account is disabled or demoted; a new handshake is refused at once', async ({ ctx, admin, second: { url: otherUrl } }) => {
     const customer = await ctx.signIn('customer')
     const demoted = await ctx.signIn('admin')
     const clients = [await connect(otherUrl, { token: customer.token }), await connect(otherUrl, { token: demoted.token })]
-    const bystander = await connect(otherUrl, { token: admin.token })
+    const bystander = await connect(otherUrl, { token: admin })
     // Changed through the other instance: this one hears of it from the database, not from a message.
-    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${customer.userId}`, payload: { disabled: true }, token: admin.token })
-    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${demoted.userId}`, payload: { role: 'customer' }, token: admin.token })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${customer.userId}`, payload: { disabled: true }, token: admin })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/users/${demoted.userId}`, payload: { role: 'customer' }, token: admin })
     for (const client of clients) expect(await client.closed).toEqual({ code: 4003, reason: 'Credential revoked' })
     expect(bystander.socket.readyState).toBe(WebSocket.OPEN)
     bystander.socket.close()
@@ -887,33 +777,33 @@ describe('a second API instance on the same database', () => {
     again.socket.close()
   })
 
-  test('the heartbeat drops a client that does not answer pings and keeps one that does', async () => {
-    const silent = await connect(otherUrl, { token: admin.token, client: { autoPong: false } })
-    const answering = await connect(otherUrl, { token: admin.token })
+  secondTest('the heartbeat drops a client that does not answer pings and keeps one that does', async ({ admin, second: { url: otherUrl } }) => {
+    const silent = await connect(otherUrl, { token: admin, client: { autoPong: false } })
+    const answering = await connect(otherUrl, { token: admin })
     expect((await silent.closed).code).toBe(1006)
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(answering.socket.readyState).toBe(WebSocket.OPEN)
   })
 
-  test('GET /metrics counts the open WebSocket connections', async () => {
+  secondTest('GET /metrics counts the open WebSocket connections', async ({ admin, second: { app: other, url: otherUrl } }) => {
     for (const socket of opened) socket.terminate()
-    await connect(otherUrl, { token: admin.token })
-    await connect(otherUrl, { token: admin.token })
+    await connect(otherUrl, { token: admin })
+    await connect(otherUrl, { token: admin })
     await expect.poll(async () => (await other.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^commerce_websocket_connections 2$/m)
   })
 })
 
 describe('shutdown', () => {
-  test('closing the app closes sockets with 1001 and cuts off a client that never answers the close', async () => {
+  test('closing the app closes sockets with 1001 and cuts off a client that never answers the close', async ({ ctx, admin }) => {
     const app = await buildApp(testConfig(ctx.database.url), { logger: false })
     await app.listen({ host: '127.0.0.1', port: 0 })
     const port = (app.server.address() as AddressInfo).port
-    const client = await connect(`ws://127.0.0.1:${port}${WS_PATH}`, { token: admin.token })
+    const client = await connect(`ws://127.0.0.1:${port}${WS_PATH}`, { token: admin })
     // A client that completes the upgrade and then reads nothing more.
     const silent = createConnection(port, '127.0.0.1')
     silent.write(
       `GET ${WS_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-        `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${admin.token}\r\n\r\n`,
+        `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${admin}\r\n\r\n`,
     )
     const [answer] = (await once(silent, 'data')) as [Buffer]
     expect(answer.toString()).toMatch(/^HTTP\/1.1 101 /)
