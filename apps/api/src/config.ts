@@ -9,6 +9,7 @@ import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
 import {
   DATABASE_LOCATION,
   DATABASE_POOL,
+  ENVIRONMENT,
   LISTENING,
   LOGGING,
   PASSWORD_HASHING,
@@ -88,8 +89,6 @@ export interface Config {
 
 export { ConfigError } from '@commerce/runtime/config'
 
-const NODE_ENVS = ['development', 'production', 'test'] as const
-
 /** CORS_ORIGINS: `*`, or comma-separated exact origins (`https://shop.example.com`, no path). */
 const CORS_ORIGINS = custom({
   schema: Type.Union([Type.Literal('*'), Type.Array(Type.String(), { minItems: 1 })]),
@@ -105,7 +104,7 @@ const CORS_ORIGINS = custom({
 
 /** Every variable the API reads: the shared ones (@commerce/runtime, @commerce/payments) and its own. */
 export const API_VARIABLES = {
-  NODE_ENV: oneOf(NODE_ENVS, 'development'),
+  ...ENVIRONMENT,
   ...DATABASE_LOCATION,
   ...DATABASE_POOL,
   /** PostgreSQL itself, when DATABASE_URL goes through a transaction pooler. */

@@ -12,7 +12,7 @@ export {
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
 export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL } from './announce.js'
-export { TASKS, type DeliveryJob } from './queue.js'
+export { TASKS, type DeliveryJob, type NotificationJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export {
   createUser,
@@ -122,3 +122,13 @@ export { productCountStatement, productPageStatement, type ProductListParams, ty
 export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
 export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'
 export { relayOutboxRows, splitFanOut, unlockStaleJobs } from './sql/worker-jobs.js'
+export { storeAccountToken, type NewAccountToken } from './sql/account-tokens.js'
+export { addNotificationJob } from './sql/notification-jobs.js'
+export {
+  createNotifications,
+  loadNotifications,
+  recordNotificationAttempts,
+  type LoadedNotification,
+  type MailOutcome,
+  type NotificationAttempt,
+} from './sql/notification-records.js'
