@@ -49,6 +49,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   'POST /api/v1/auth/register': PUBLIC,
   'POST /api/v1/auth/login': PUBLIC,
+  // Anyone may ask: the answer is the same whether or not the account exists; the link's token is the credential.
+  'POST /api/v1/auth/password-reset': PUBLIC,
+  'POST /api/v1/auth/password-reset/confirm': PUBLIC,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
   'GET /api/v1/auth/me': SIGNED_IN,
   // Accounts; making an admin also needs `*`, which the handler checks (403).

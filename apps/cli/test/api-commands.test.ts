@@ -363,6 +363,14 @@ describe('accounts: register, a customer’s own records, OAuth tokens', () => {
     expect(errorText((await commerce(['customers', 'list'], { env: asCustomer })).stderr)).toContain('HTTP 403')
   })
 
+  it('asks for a password reset link (the same answer for any address) and refuses a made-up link', async () => {
+    const asked = await json<{ message: string }>(['auth', 'password-reset', '--email', 'lin@example.com'])
+    expect(asked).toEqual(await json<{ message: string }>(['auth', 'password-reset', '--email', 'nobody@example.com']))
+    const refused = await commerce(['auth', 'password-reset', 'confirm', '--confirm-token', 'made-up', '--password', 'a new long password'])
+    expect(refused.code).toBe(1)
+    expect(errorText(refused.stderr)).toContain('This link is unknown or was used already')
+  })
+
   it('disables, enables and demotes accounts over the API (accounts …) and in the database (users …); each counts at once', async () => {
     const registered = await json<{ token: string; user: { id: string } }>(['auth', 'register', '--email', 'sam@example.com', '--password', 'a long password'])
     const asSam = { env: { COMMERCE_TOKEN: registered.token } }

@@ -15,11 +15,14 @@ export { EVENTS_CHANNEL } from './announce.js'
 export { TASKS, type DeliveryJob, type NotificationJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export {
+  accountEventData,
+  changePassword,
   createUser,
   customerSnapshot,
   findCustomerByUser,
   findUserByEmail,
   findUserById,
+  resetPassword,
   updateUser,
   userSnapshot,
   type AccountChange,
@@ -51,6 +54,7 @@ export { deliveryView, webhookView } from './webhook-views.js'
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
 export { findAccountState, type AccountState } from './sql/account-state.js'
+export { requestAccountLink, type AccountLinkRequest } from './sql/account-links.js'
 export { addCartLine, type AddedLine, type LineRefusal, type NewCartLine } from './sql/cart-add-line.js'
 export { setCartLineQuantity, type ChangedLine } from './sql/cart-line-quantity.js'
 export {
@@ -78,7 +82,7 @@ export {
   type SettledPayment,
   type Settlement,
 } from './sql/checkout-settlement.js'
-export { enabledUserRoles, revokedApiKeys } from './sql/credential-checks.js'
+export { enabledUsers, revokedApiKeys } from './sql/credential-checks.js'
 export { addDeliveryJob } from './sql/delivery-jobs.js'
 export {
   recordAttempts,

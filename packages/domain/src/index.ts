@@ -101,11 +101,14 @@ export {
   WeightUnit,
 } from './schemas/catalog.js'
 export {
+  AccountRequestAccepted,
   AuthResponse,
   Customer,
   ListUsersQuery,
   LoginBody,
   Me,
+  PasswordResetConfirm,
+  PasswordResetRequest,
   RegisterBody,
   Role,
   UpdateUser,
