@@ -170,6 +170,12 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/webhooks/:id/deliveries/:delivery_id': scope('webhooks:read'),
   'POST /api/v1/webhooks/:id/deliveries/:delivery_id/redeliver': scope('webhooks:write'),
 
+  'GET /api/v1/notifications': scope('notifications:read'),
+  'GET /api/v1/notifications/settings': scope('notifications:read'),
+  'PATCH /api/v1/notifications/settings': scope('notifications:write'),
+  'GET /api/v1/notifications/:id': scope('notifications:read'),
+  'POST /api/v1/notifications/:id/resend': scope('notifications:write'),
+
   'GET /api/v1/events': scope('events:read'),
   'GET /api/v1/events/:id': scope('events:read'),
   // Every signed-in caller may listen; what each one receives is decided per event (events:read: all).

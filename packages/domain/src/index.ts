@@ -266,6 +266,16 @@ export {
   WebhookWithSecret,
 } from './schemas/webhooks.js'
 export {
+  ListNotificationsQuery,
+  Notification,
+  NotificationAttempt,
+  NotificationList,
+  NotificationSetting,
+  NotificationSettings,
+  NotificationTemplateSchema,
+  UpdateNotificationSettings,
+} from './schemas/notifications.js'
+export {
   AccountEmailChangeEventData,
   AccountEmailChangedEventData,
   AccountEventData,
