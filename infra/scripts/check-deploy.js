@@ -4,8 +4,9 @@
 // packages with their dist and migrations, no devDependencies, no sources), then against a
 // scratch database — on DATABASE_URL's server, or an embedded PostgreSQL when it is unset —
 // runs the migration job (`node scripts/migrate.js`), starts the API (`node dist/main.js`,
-// NODE_ENV=production) and checks /health, /ready and /metrics, starts the worker and checks
-// its health port, then stops both with SIGTERM and expects clean exits.
+// NODE_ENV=production) and checks /health, /ready and /metrics, starts the worker (refused without
+// SMTP_URL, then with one) and checks its health port, then stops both with SIGTERM and expects
+// clean exits.
 // Run after `pnpm build`.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -126,8 +127,16 @@ const [, base] = await api.waitFor(/Commerce API ready at (http:\/\/[^\s]+)\/api
 for (const path of ['/health', '/ready', '/metrics', '/api/v1/products']) await getOk(base + path)
 step(`API answers /health, /ready, /metrics and /api/v1/products at ${base}`)
 
+// In production a worker that would send customers' emails needs a mail server: without one it refuses to start.
+const mailless = run('worker', ['dist/main.js'], {})
+const refused = await mailless.exited
+await expect(refused === 1 && mailless.output().includes('SMTP_URL is required'), `worker without SMTP_URL: exit ${refused}:\n${mailless.output()}`)
+step('worker refuses to start in production without SMTP_URL')
+
 const healthPort = await freePort()
-const worker = run('worker', ['dist/main.js'], { WORKER_HEALTH_PORT: String(healthPort) })
+// Nothing is sent here (no event), so the server is never reached; the templates are parsed from the deploy folder.
+const mail = { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Shop <shop@example.com>' }
+const worker = run('worker', ['dist/main.js'], { WORKER_HEALTH_PORT: String(healthPort), ...mail })
 await worker.waitFor(/worker started/, '"worker started"')
 await getOk(`http://127.0.0.1:${healthPort}/health`)
 step(`worker answers /health on port ${healthPort}`)

@@ -49,6 +49,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   'POST /api/v1/auth/register': PUBLIC,
   'POST /api/v1/auth/login': PUBLIC,
+  // Anyone may ask: the answer is the same whether or not the account exists; the link's token is the credential.
+  'POST /api/v1/auth/password-reset': PUBLIC,
+  'POST /api/v1/auth/password-reset/confirm': PUBLIC,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
   'GET /api/v1/auth/me': SIGNED_IN,
   // Accounts; making an admin also needs `*`, which the handler checks (403).
@@ -166,6 +169,12 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/webhooks/:id/deliveries': scope('webhooks:read'),
   'GET /api/v1/webhooks/:id/deliveries/:delivery_id': scope('webhooks:read'),
   'POST /api/v1/webhooks/:id/deliveries/:delivery_id/redeliver': scope('webhooks:write'),
+
+  'GET /api/v1/notifications': scope('notifications:read'),
+  'GET /api/v1/notifications/settings': scope('notifications:read'),
+  'PATCH /api/v1/notifications/settings': scope('notifications:write'),
+  'GET /api/v1/notifications/:id': scope('notifications:read'),
+  'POST /api/v1/notifications/:id/resend': scope('notifications:write'),
 
   'GET /api/v1/events': scope('events:read'),
   'GET /api/v1/events/:id': scope('events:read'),

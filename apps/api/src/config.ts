@@ -9,6 +9,7 @@ import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
 import {
   DATABASE_LOCATION,
   DATABASE_POOL,
+  ENVIRONMENT,
   LISTENING,
   LOGGING,
   PASSWORD_HASHING,
@@ -50,6 +51,13 @@ export interface Config {
   rateLimitWindowMs: number
   rateLimitApiKeyMax: number
   redisUrl: string | undefined
+  /** How long a password reset link works. */
+  passwordResetTtlMs: number
+  /** Account requests (password reset, verification, email and password change) of one kind per account per window. */
+  accountRateLimitMax: number
+  /** The same per client address. */
+  accountRateLimitIpMax: number
+  accountRateLimitWindowMs: number
   /** Failed sign-ins of one account from one client address before that address is refused for it (429). */
   loginMaxFailures: number
   /** How long failed sign-ins count, from the first. */
@@ -88,8 +96,6 @@ export interface Config {
 
 export { ConfigError } from '@commerce/runtime/config'
 
-const NODE_ENVS = ['development', 'production', 'test'] as const
-
 /** CORS_ORIGINS: `*`, or comma-separated exact origins (`https://shop.example.com`, no path). */
 const CORS_ORIGINS = custom({
   schema: Type.Union([Type.Literal('*'), Type.Array(Type.String(), { minItems: 1 })]),
@@ -105,7 +111,7 @@ const CORS_ORIGINS = custom({
 
 /** Every variable the API reads: the shared ones (@commerce/runtime, @commerce/payments) and its own. */
 export const API_VARIABLES = {
-  NODE_ENV: oneOf(NODE_ENVS, 'development'),
+  ...ENVIRONMENT,
   ...DATABASE_LOCATION,
   ...DATABASE_POOL,
   /** PostgreSQL itself, when DATABASE_URL goes through a transaction pooler. */
@@ -120,6 +126,10 @@ export const API_VARIABLES = {
   RATE_LIMIT_WINDOW: duration({ default: '1m', bareUnit: 'ms' }),
   RATE_LIMIT_API_KEY_MAX: integer({ min: 1, default: 600 }),
   REDIS_URL: url(['redis:', 'rediss:']),
+  PASSWORD_RESET_TTL: duration({ default: '30m' }),
+  ACCOUNT_RATE_LIMIT_MAX: integer({ min: 1, default: 5 }),
+  ACCOUNT_RATE_LIMIT_IP_MAX: integer({ min: 1, default: 20 }),
+  ACCOUNT_RATE_LIMIT_WINDOW: duration({ default: '15m', bareUnit: 'ms' }),
   LOGIN_MAX_FAILURES: integer({ min: 1, default: 10 }),
   LOGIN_FAILURE_WINDOW: duration({ default: '15m', bareUnit: 'ms' }),
   LOGIN_SLOWDOWN_AFTER: integer({ min: 1, default: 100 }),
@@ -166,6 +176,10 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     rateLimitWindowMs: v.RATE_LIMIT_WINDOW,
     rateLimitApiKeyMax: v.RATE_LIMIT_API_KEY_MAX,
     redisUrl: v.REDIS_URL,
+    passwordResetTtlMs: v.PASSWORD_RESET_TTL,
+    accountRateLimitMax: v.ACCOUNT_RATE_LIMIT_MAX,
+    accountRateLimitIpMax: v.ACCOUNT_RATE_LIMIT_IP_MAX,
+    accountRateLimitWindowMs: v.ACCOUNT_RATE_LIMIT_WINDOW,
     loginMaxFailures: v.LOGIN_MAX_FAILURES,
     loginFailureWindowMs: v.LOGIN_FAILURE_WINDOW,
     loginSlowdownAfter: v.LOGIN_SLOWDOWN_AFTER,

@@ -1,5 +1,5 @@
 /**
- * Cursor mode of the long lists (products, orders, events): `?after=` pages by keyset from an
+ * Cursor mode of the long lists (products, orders, events, notifications): `?after=` pages by keyset from an
  * opaque cursor that names the last row's place in the list's order, and counts nothing.
  */
 import type { preValidationHookHandler } from 'fastify'
@@ -8,13 +8,14 @@ import type { Static } from 'typebox'
 import { invalidField } from './errors.js'
 
 /**
- * What each list's cursor holds, its order's key: products and orders are newest first by id
+ * What each list's cursor holds, its order's key: products, orders and notifications are newest first by id
  * (UUIDv7, unique); events by `created_at` then id, the time as PostgreSQL prints it in UTC with
  * microseconds (EVENT_CURSOR_TIME), since a JavaScript Date would drop them and skip or repeat rows.
  */
 export interface CursorKeys {
   products: [id: string]
   orders: [id: string]
+  notifications: [id: string]
   events: [at: string, id: string]
 }
 export type CursorList = keyof CursorKeys

@@ -36,6 +36,26 @@ describe('a token whose account changed', () => {
     expect(await ctx.countRows('products')).toBe(0)
   })
 
+  test('a token issued before the password last changed is refused (401) on every route; one issued after, and one of before credential versions while there was no change, are not', async ({ ctx }) => {
+    const customer = await ctx.signIn('customer')
+    // A token of before this claim existed: no `ver`, which counts as 0, the version of an account never changed.
+    const unversioned = ctx.app.jwt.sign({ sub: customer.userId, role: 'customer', typ: 'user' })
+    for (const token of [customer.token, unversioned]) await ctx.expectStatus(200, { method: 'GET', url: '/api/v1/auth/me', token })
+    await ctx.handle.sql`update users set credential_version = credential_version + 1 where id = ${customer.userId}`
+    for (const token of [customer.token, unversioned]) {
+      for (const url of ['/api/v1/auth/me', '/api/v1/customers/me', '/api/v1/products']) {
+        const error = await ctx.expectError(401, 'unauthorized', { method: 'GET', url, token })
+        expect(error.message).toBe('The password of this account changed after this token was issued; sign in again')
+      }
+    }
+    const [row] = await ctx.handle.sql<{ credential_version: number }[]>`select credential_version from users where id = ${customer.userId}`
+    const fresh = ctx.app.issueUserToken({ id: customer.userId, role: 'customer', credentialVersion: row!.credential_version })
+    await ctx.expectStatus(200, { method: 'GET', url: '/api/v1/auth/me', token: fresh })
+    // A forged version is no way around it: the token would have to be signed.
+    const claimsVersion = ctx.app.jwt.sign({ sub: customer.userId, role: 'customer', typ: 'user', ver: 'one' } as never)
+    await ctx.expectError(401, 'unauthorized', { method: 'GET', url: '/api/v1/auth/me', token: claimsVersion })
+  })
+
   test('a demoted admin gets 403 on admin routes from its next request, with the token it already has', async ({ ctx, adminAccount }) => {
     const demoted = await ctx.signIn('admin')
     const answer = await patchUser(ctx, adminAccount.token, demoted.userId, { role: 'customer' })

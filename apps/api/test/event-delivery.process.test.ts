@@ -55,7 +55,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
   const { DATABASE_URL: _unused, ...env } = process.env
   worker = spawn(process.execPath, [WORKER_MAIN], {
-    env: { ...env, DATABASE_URL: ctx.database.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' },
+    env: { ...env, DATABASE_URL: ctx.database.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', NOTIFICATIONS_ENABLED: 'false' },
     stdio: 'ignore',
   })
 })

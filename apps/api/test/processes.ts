@@ -43,7 +43,8 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
 /** Environment for the API and worker processes on `databaseUrl`, without the test runner's DATABASE_URL. */
 export function processEnv(databaseUrl: string): NodeJS.ProcessEnv {
   const { DATABASE_URL: _unset, ...env } = process.env
-  return { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
+  // No customer emails unless a test asks (they would be written to the workspace's .data/mail/).
+  return { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NOTIFICATIONS_ENABLED: 'false' }
 }
 
 /** The JWT secret of the API processes, so that a test can sign in on one and call another. */

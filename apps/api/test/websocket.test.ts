@@ -777,6 +777,19 @@ describe('a second API instance on the same database', () => {
     again.socket.close()
   })
 
+  secondTest('a user’s connection ends (4003) at the heartbeat after its password changes (a reset signs a thief out), and its token is refused at once', async ({ ctx, admin, second: { url: otherUrl } }) => {
+    const customer = await ctx.signIn('customer')
+    const client = await connect(otherUrl, { token: customer.token })
+    const bystander = await connect(otherUrl, { token: admin })
+    // What a password reset or change does to the account (accounts.ts changePassword).
+    await ctx.handle.sql`update users set credential_version = credential_version + 1 where id = ${customer.userId}`
+    expect(await client.closed).toEqual({ code: 4003, reason: 'Credential revoked' })
+    expect(bystander.socket.readyState).toBe(WebSocket.OPEN)
+    bystander.socket.close()
+    const refused = await refusal(otherUrl, { headers: { authorization: `Bearer ${customer.token}` } })
+    expect(refused).toMatchObject({ status: 401, body: { error: { message: 'The password of this account changed after this token was issued; sign in again' } } })
+  })
+
   secondTest('the heartbeat drops a client that does not answer pings and keeps one that does', async ({ admin, second: { url: otherUrl } }) => {
     const silent = await connect(otherUrl, { token: admin, client: { autoPong: false } })
     const answering = await connect(otherUrl, { token: admin })

@@ -86,7 +86,8 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
 
   ;({ baseUrl, process: api } = await startApi(database.url))
-  worker = startWorker(database.url)
+  // Customers' emails written as .eml files in a folder of this test (no mail server needed).
+  worker = startWorker(database.url, { NOTIFICATIONS_ENABLED: 'true', COMMERCE_DATA_DIR: configHome })
   const created = await commerce(['users', 'create', '--email', ADMIN.email, '--role', 'admin', '--password', ADMIN.password], {
     env: { DATABASE_URL: database.url },
   })
@@ -368,6 +369,14 @@ describe('accounts: register, a customer’s own records, OAuth tokens', () => {
     expect(errorText((await commerce(['customers', 'list'], { env: asCustomer })).stderr)).toContain('HTTP 403')
   })
 
+  it('asks for a password reset link (the same answer for any address) and refuses a made-up link', async () => {
+    const asked = await json<{ message: string }>(['auth', 'password-reset', '--email', 'lin@example.com'])
+    expect(asked).toEqual(await json<{ message: string }>(['auth', 'password-reset', '--email', 'nobody@example.com']))
+    const refused = await commerce(['auth', 'password-reset', 'confirm', '--confirm-token', 'made-up', '--password', 'a new long password'])
+    expect(refused.code).toBe(1)
+    expect(errorText(refused.stderr)).toContain('This link is unknown or was used already')
+  })
+
   it('disables, enables and demotes accounts over the API (accounts …) and in the database (users …); each counts at once', async () => {
     const registered = await json<{ token: string; user: { id: string } }>(['auth', 'register', '--email', 'sam@example.com', '--password', 'a long password'])
     const asSam = { env: { COMMERCE_TOKEN: registered.token } }
@@ -489,6 +498,28 @@ describe('webhooks and events', () => {
     const run = await commerce(['events', 'tail', '--token', 'bad'])
     expect(run.code).toBe(1)
     expect(errorText(run.stderr)).toContain('Could not open the event stream')
+  })
+})
+
+describe('notifications', () => {
+  it('lists the emails of the sale, shows one with its attempts, resends it, and turns a template off and on', async () => {
+    const sent = async () => {
+      for (let tries = 0; tries < 200; tries++) {
+        const listed = await json<{ notifications: { id: string; status: string; template: string }[] }>(['notifications', 'list', '--template', 'order_confirmation', '--status', 'sent'])
+        if (listed.notifications.length > 0) return listed.notifications
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      throw new Error('no order confirmation was sent')
+    }
+    const [confirmation] = await sent()
+    const shown = await json<{ id: string; attempts: number; attempt_log: { succeeded: boolean; response: string }[] }>(['notifications', 'get', confirmation!.id])
+    expect(shown.attempt_log[0]).toMatchObject({ succeeded: true, response: expect.stringMatching(/\.eml$/) })
+    expect((await json<{ status: string }>(['notifications', 'resend', confirmation!.id])).status).toBe('pending')
+    const off = await json<{ templates: { template: string; enabled: boolean }[] }>(['notifications', 'settings', 'update', '--no-order-shipped'])
+    expect(off.templates.find((row) => row.template === 'order_shipped')!.enabled).toBe(false)
+    await json(['notifications', 'settings', 'update', '--order-shipped'])
+    const settings = await json<{ templates: { template: string; enabled: boolean }[] }>(['notifications', 'settings', 'get'])
+    expect(settings.templates.every((row) => row.enabled)).toBe(true)
   })
 })
 

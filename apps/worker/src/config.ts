@@ -1,10 +1,13 @@
 /** The worker's configuration: read from the environment once, validated, typed. */
+import { join } from 'node:path'
 import { Type } from 'typebox'
+import { defaultDataDir } from '@commerce/db'
 import { parseDuration, type PaymentProvider } from '@commerce/domain'
 import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
 import {
   DATABASE_LOCATION,
   DATABASE_POOL,
+  ENVIRONMENT,
   LISTENING,
   LOGGING,
   TRACING,
@@ -12,15 +15,18 @@ import {
   custom,
   duration,
   integer,
+  boolean,
   readEnvironment,
   refuseProblems,
   shutdownVariables,
   text,
   tracingSettings,
+  url,
   type EnvironmentSource,
   type LogLevel,
   type TracingSettings,
 } from '@commerce/runtime/config'
+import { domainOf } from './mailer.js'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`. */
@@ -50,10 +56,30 @@ export interface Config {
   paymentSweepIntervalMs: number
   /** A payment in progress unchanged for this long is looked up at the provider. */
   paymentReconcileAfterMs: number
+  /** The emails made from events (notifications.ts); undefined when NOTIFICATIONS_ENABLED=false. */
+  notifications: NotificationConfig | undefined
   /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
   tracing: TracingSettings | undefined
   /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
   shutdownGraceMs: number
+}
+
+export interface NotificationConfig {
+  /** smtp:// or smtps:// with credentials; undefined (never in production): `.eml` files in `mailDir`. */
+  smtpUrl: string | undefined
+  /** The From header. */
+  from: string
+  /** Where the `.eml` files go without SMTP_URL: the data directory's `mail/`. */
+  mailDir: string
+  /** Files here replace the built-in templates of the same path. */
+  templatesDir: string | undefined
+  /** The wait before each retry after a failed attempt, in milliseconds. */
+  retrySchedule: number[]
+  /** Each step of an SMTP exchange within this. */
+  smtpTimeoutMs: number
+  /** What the templates call the shop and link to. */
+  shopName: string
+  shopUrl: string
 }
 
 const DURATION = /^(\d+)(ms|s|m|h)$/
@@ -66,20 +92,33 @@ export function parseRetrySchedule(text: string): number[] | undefined {
   return waits.map((match) => Number(match![1]) * UNIT_MS[match![2] as keyof typeof UNIT_MS])
 }
 
+/** A retry schedule: up to 10 waits with a unit. */
+function retrySchedule(fallback: string) {
+  return custom({
+    schema: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10 }),
+    decode: parseRetrySchedule,
+    problem: 'must be up to 10 comma-separated durations with a unit ms, s, m or h (e.g. 1m,5m,30m)',
+    default: fallback,
+  })
+}
+
+/** A From address: one mailbox with an @ (`Shop <shop@example.com>` or `shop@example.com`). */
+const MAIL_FROM = custom({
+  schema: Type.String(),
+  decode: (text) => (domainOf(text) === undefined ? undefined : text),
+  problem: 'must be an email address, optionally with a name (Shop <shop@example.com>)',
+})
+
 /** Every variable the worker reads: the shared ones (@commerce/runtime, @commerce/payments) and its own. */
 export const WORKER_VARIABLES = {
+  ...ENVIRONMENT,
   ...DATABASE_LOCATION,
   ...DATABASE_POOL,
   WORKER_CONCURRENCY: integer({ min: 1, max: 1000, default: 5 }),
   PAYMENT_SWEEP_INTERVAL: duration({ default: '30s', example: '30s or 500ms' }),
   PAYMENT_RECONCILE_AFTER: duration({ default: '2m', example: '2m or 90s' }),
   WEBHOOK_TIMEOUT_MS: integer({ min: 100, max: 120_000, default: 10_000 }),
-  WEBHOOK_RETRY_SCHEDULE: custom({
-    schema: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, maxItems: 10 }),
-    decode: parseRetrySchedule,
-    problem: 'must be up to 10 comma-separated durations with a unit ms, s, m or h (e.g. 1m,5m,30m)',
-    default: '1m,5m,30m',
-  }),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule('1m,5m,30m'),
   /** A duration with its unit, or never (null). */
   WEBHOOK_DISABLE_AFTER: custom({
     schema: Type.Union([Type.Integer({ exclusiveMinimum: 0 }), Type.Null()]),
@@ -88,6 +127,14 @@ export const WORKER_VARIABLES = {
     default: '5d',
   }),
   ...WEBHOOK_TARGETS,
+  NOTIFICATIONS_ENABLED: boolean(true),
+  SMTP_URL: url(['smtp:', 'smtps:']),
+  MAIL_FROM,
+  SMTP_TIMEOUT: duration({ default: '10s', bareUnit: 'ms', example: '10s or 1500ms' }),
+  NOTIFICATION_RETRY_SCHEDULE: retrySchedule('1m,5m,30m'),
+  NOTIFICATION_TEMPLATES_DIR: text({ problem: 'must be a directory path' }),
+  SHOP_NAME: text({ default: 'Our shop' }),
+  SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   WORKER_HEALTH_PORT: integer({ min: 0, max: 65535 }),
   WORKER_HEALTH_HOST: text({ problem: 'must be a host name or IP address' }),
   ...LISTENING,
@@ -101,6 +148,11 @@ export const WORKER_VARIABLES = {
 export function loadConfig(env: EnvironmentSource = process.env): Config {
   const { values: v, problems } = readEnvironment(WORKER_VARIABLES, env)
   const payments = choosePaymentProvider(v)
+  if (v.NODE_ENV === 'production' && v.NOTIFICATIONS_ENABLED) {
+    // Mail must reach customers: no silent .eml files, no From address a server would refuse.
+    const missing = ['SMTP_URL', 'MAIL_FROM'].filter((name) => v[name as 'SMTP_URL' | 'MAIL_FROM'] === undefined)
+    for (const name of missing) problems.push(`${name} is required when NODE_ENV=production and NOTIFICATIONS_ENABLED=true (or set NOTIFICATIONS_ENABLED=false)`)
+  }
   refuseProblems([...problems, ...payments.problems])
   return {
     databaseUrl: v.DATABASE_URL,
@@ -118,6 +170,18 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     paymentProvider: payments.provider,
     paymentSweepIntervalMs: v.PAYMENT_SWEEP_INTERVAL,
     paymentReconcileAfterMs: v.PAYMENT_RECONCILE_AFTER,
+    notifications: v.NOTIFICATIONS_ENABLED
+      ? {
+          smtpUrl: v.SMTP_URL,
+          from: v.MAIL_FROM ?? `"${v.SHOP_NAME.replaceAll('"', '')}" <shop@localhost>`,
+          mailDir: join(v.COMMERCE_DATA_DIR ?? defaultDataDir(), 'mail'),
+          templatesDir: v.NOTIFICATION_TEMPLATES_DIR,
+          retrySchedule: v.NOTIFICATION_RETRY_SCHEDULE,
+          smtpTimeoutMs: v.SMTP_TIMEOUT,
+          shopName: v.SHOP_NAME,
+          shopUrl: (v.SHOP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
+        }
+      : undefined,
     tracing: tracingSettings(v, 'commerce-worker'),
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }

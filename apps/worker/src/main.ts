@@ -40,6 +40,7 @@ try {
       disableAfterMs: config.webhookDisableAfterMs,
       allowPrivateTargets: config.webhookAllowPrivateTargets,
     },
+    notifications: config.notifications,
     payments: {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,
@@ -64,6 +65,8 @@ try {
     embedded: database.startedHere,
     // Its name only: the provider's keys are never logged.
     payment_provider: config.paymentProvider.name,
+    // smtp (never its URL: it holds a password), the folder of .eml files, or false: notifications off.
+    mail: worker.mail ?? false,
     health: health?.address(),
     tracing: tracing !== undefined,
   })

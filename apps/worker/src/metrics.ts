@@ -1,6 +1,7 @@
 /**
  * The worker's Prometheus metrics, served at GET /metrics beside /health (health.ts): process
- * defaults, every delivery attempt by outcome with its duration and why it failed, the jobs run
+ * defaults, every delivery attempt by outcome with its duration and why it failed, every
+ * notification attempt by template and outcome, the jobs run
  * by task, the payments the sweeps settled, and the connections of Graphile Worker's pool. The
  * names are listed in docs/operations.md ("Metrics").
  */
@@ -37,6 +38,8 @@ export interface WorkerMetrics {
   deferred(): void
   /** Counts an attempt its job stopped waiting for (recorded when it ends). */
   handedOff(): void
+  /** Counts one notification attempt (recorded) by template and what it led to. */
+  notification(template: string, outcome: 'sent' | 'retrying' | 'failed'): void
   /** Counts a job run of a task and observes its duration. */
   job(task: string, result: 'completed' | 'error', seconds: number): void
   /** Counts transactions whose events the outbox relay turned into fan-out jobs. */
@@ -89,6 +92,12 @@ export function createWorkerMetrics(): WorkerMetrics {
   const handedOff = new Counter({
     name: `${PREFIX}webhook_attempts_handed_off_total`,
     help: 'Webhook delivery attempts still in flight when their job stopped waiting; recorded when they end',
+    registers: [registry],
+  })
+  const notifications = new Counter({
+    name: `${PREFIX}notification_attempts_total`,
+    help: 'Notification (email) attempts by template and outcome: sent (accepted by the mail server, or written to a file), retrying (failed, another attempt scheduled), failed (failed, no attempt left)',
+    labelNames: ['template', 'outcome'] as const,
     registers: [registry],
   })
   const jobs = new Counter({
@@ -157,6 +166,9 @@ export function createWorkerMetrics(): WorkerMetrics {
     },
     handedOff() {
       handedOff.inc()
+    },
+    notification(template, outcome) {
+      notifications.inc({ template, outcome })
     },
     job(task, result, seconds) {
       jobs.inc({ task, result })

@@ -5,15 +5,18 @@
 import { run, type Runner } from 'graphile-worker'
 import { createDb, migrate, unlockStaleJobs } from '@commerce/db'
 import type { Tracing } from '@commerce/runtime/tracing'
+import type { NotificationConfig } from './config.js'
 import { createBackground } from './delivery.js'
 import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
+import { createMailer, type Mailer } from './mailer.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
 import { createDeliveryAgent } from './ssrf.js'
 import { createTaskList, cronItems } from './tasks/index.js'
+import { loadTemplates } from './templates.js'
 
 export interface WebhookSettings {
   timeoutMs: number
@@ -36,6 +39,8 @@ export interface WorkerSettings {
    */
   pollIntervalMs?: number
   webhooks: WebhookSettings
+  /** The emails made from events (notifications.ts); none made when omitted. */
+  notifications?: NotificationConfig | undefined
   /** The checkouts' payment sweeps (payment-sweeps.ts); none when omitted. */
   payments?: PaymentSweepSettings
   logger: Logger
@@ -47,6 +52,8 @@ export interface WorkerSettings {
 
 export interface StartedWorker {
   runner: Runner
+  /** Where emails go (`smtp`, or the folder of `.eml` files); undefined when notifications are off. */
+  mail: string | undefined
   /** Served at GET /metrics by main.ts. */
   metrics: WorkerMetrics
   /**
@@ -66,9 +73,10 @@ const CONNECT_TIMEOUT_MS = 3_000
 /**
  * How often a worker looks for jobs left locked by dead workers. Jobs of a worker that died
  * (SIGKILL, lost machine) stay locked for about four hours in Graphile Worker; no task of ours runs
- * longer than a delivery's time limit, so a job locked for well beyond it (staleAfterMs) belongs
- * to a dead worker: every worker unlocks such jobs when it starts and then this often, and they
- * run again (deliveries are at least once).
+ * longer than a delivery's or an email's time limit, so a job locked for well beyond it
+ * (staleAfterMs) belongs to a dead worker: every worker unlocks such jobs when it starts and then
+ * this often, and they run again (deliveries are at least once; an email already recorded is not
+ * sent again).
  */
 const RECOVERY_INTERVAL_MS = 5_000
 /**
@@ -91,9 +99,12 @@ export function runnerTuning(concurrency: number) {
   return { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } }
 }
 
-/** Longer than any of our jobs can run: twice a delivery's time limit, and some margin. */
-export function staleAfterMs(webhookTimeoutMs: number): number {
-  return 2 * webhookTimeoutMs + 5_000
+/**
+ * Longer than any of our jobs can run: twice the longest of a delivery's time limit and an SMTP
+ * exchange's (connect, greeting and the replies, each within SMTP_TIMEOUT), and some margin.
+ */
+export function staleAfterMs(webhookTimeoutMs: number, smtpTimeoutMs = 0): number {
+  return 2 * Math.max(webhookTimeoutMs, 3 * smtpTimeoutMs) + 5_000
 }
 
 export async function startWorker(settings: WorkerSettings): Promise<StartedWorker> {
@@ -115,9 +126,10 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     allowPrivateTargets: webhooks.allowPrivateTargets,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
   })
+  const staleAfter = staleAfterMs(webhooks.timeoutMs, settings.notifications?.smtpTimeoutMs)
   const recover = async () => {
     try {
-      const workers = await unlockStaleJobs(database.sql, staleAfterMs(webhooks.timeoutMs))
+      const workers = await unlockStaleJobs(database.sql, staleAfter)
       if (workers.length > 0) logger.warn('unlocked the jobs of stopped workers', { workers })
     } catch (error) {
       logger.warn('could not look for the jobs of stopped workers', { error })
@@ -137,7 +149,19 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   }
   let runner: Runner
   let relay: OutboxRelay | undefined
+  let mailer: Mailer | undefined
   try {
+    const notifications = settings.notifications && {
+      db: database.db,
+      // Every template parsed now: a broken override stops the start, naming its file.
+      templates: await loadTemplates(settings.notifications.templatesDir),
+      mailer: (mailer = createMailer({ ...settings.notifications, timeoutMs: settings.notifications.smtpTimeoutMs, maxConnections: settings.concurrency })),
+      from: settings.notifications.from,
+      retrySchedule: settings.notifications.retrySchedule,
+      shop: { name: settings.notifications.shopName, url: settings.notifications.shopUrl },
+      logger,
+      metrics,
+    }
     await recover()
     relay = await startOutboxRelay({
       databaseUrl: settings.databaseUrl,
@@ -152,7 +176,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
-      taskList: createTaskList(delivery),
+      taskList: createTaskList(delivery, notifications),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -161,6 +185,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     })
   } catch (error) {
     await relay?.stop()
+    mailer?.close()
     await Promise.all([pgPool.end(), database.close(), dispatcher.close()])
     throw error
   }
@@ -179,8 +204,9 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       // Attempts that outlived their jobs end within the time limit; then they are recorded.
       await background.drain()
     } finally {
+      mailer?.close()
       await Promise.all([pgPool.end(), database.close(), dispatcher.close(), sweepsStopped])
     }
   }
-  return { runner, metrics, stop: () => (stopping ??= stop()) }
+  return { runner, metrics, mail: mailer?.destination, stop: () => (stopping ??= stop()) }
 }

@@ -1,4 +1,6 @@
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { defaultDataDir } from '@commerce/db'
 import { testProvider } from '@commerce/payments'
 import { loadConfig } from '../src/config.js'
 
@@ -20,6 +22,16 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 30_000,
       paymentReconcileAfterMs: 120_000,
+      notifications: {
+        smtpUrl: undefined,
+        from: '"Our shop" <shop@localhost>',
+        mailDir: join(defaultDataDir(), 'mail'),
+        templatesDir: undefined,
+        retrySchedule: [60_000, 300_000, 1_800_000],
+        smtpTimeoutMs: 10_000,
+        shopName: 'Our shop',
+        shopUrl: 'http://localhost:3000',
+      },
       tracing: undefined,
       shutdownGraceMs: 25_000,
     })
@@ -49,6 +61,13 @@ describe('loadConfig', () => {
       PAYMENT_RECONCILE_AFTER: '90s',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       SHUTDOWN_GRACE_PERIOD: '40s',
+      SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
+      MAIL_FROM: 'Shop <orders@shop.example.com>',
+      SMTP_TIMEOUT: '5s',
+      NOTIFICATION_RETRY_SCHEDULE: '10s,1m',
+      NOTIFICATION_TEMPLATES_DIR: '/srv/commerce/templates',
+      SHOP_NAME: 'Bicycle Barn',
+      SHOP_URL: 'https://bicycles.example.com/',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -66,6 +85,16 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 200,
       paymentReconcileAfterMs: 90_000,
+      notifications: {
+        smtpUrl: 'smtps://mailer:secret@smtp.example.com:465',
+        from: 'Shop <orders@shop.example.com>',
+        mailDir: '/srv/commerce/.data/mail',
+        templatesDir: '/srv/commerce/templates',
+        retrySchedule: [10_000, 60_000],
+        smtpTimeoutMs: 5_000,
+        shopName: 'Bicycle Barn',
+        shopUrl: 'https://bicycles.example.com',
+      },
       tracing: { endpoint: 'http://collector:4318', headers: {}, serviceName: 'commerce-worker' },
       shutdownGraceMs: 40_000,
     })
@@ -103,6 +132,33 @@ describe('loadConfig', () => {
     )
     expect(half).not.toThrow(/not_shown/)
     expect(() => loadConfig({ PAYMENT_RECONCILE_AFTER: '0s' })).toThrow(/PAYMENT_RECONCILE_AFTER must be a duration such as 2m or 90s, more than zero/)
+  })
+
+  it('in production with notifications on, refuses to start without SMTP_URL and MAIL_FROM, saying how to turn them off', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      'Invalid environment:\n' +
+        '  - SMTP_URL is required when NODE_ENV=production and NOTIFICATIONS_ENABLED=true (or set NOTIFICATIONS_ENABLED=false)\n' +
+        '  - MAIL_FROM is required when NODE_ENV=production and NOTIFICATIONS_ENABLED=true (or set NOTIFICATIONS_ENABLED=false)',
+    )
+    const mail = { SMTP_URL: 'smtp://smtp.example.com:587', MAIL_FROM: 'orders@shop.example.com' }
+    expect(loadConfig({ NODE_ENV: 'production', ...mail }).notifications).toMatchObject({ smtpUrl: mail.SMTP_URL, from: mail.MAIL_FROM })
+    expect(loadConfig({ NODE_ENV: 'production', NOTIFICATIONS_ENABLED: 'false' }).notifications).toBeUndefined()
+  })
+
+  it('refuses an SMTP_URL that is not smtp:// or smtps:// without echoing it, and a MAIL_FROM without an address', () => {
+    let message = ''
+    try {
+      loadConfig({ SMTP_URL: 'https://mailer:hunter22@smtp.example.com', MAIL_FROM: 'the shop', SHOP_URL: 'shop.example.com' })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toBe(
+      'Invalid environment:\n' +
+        '  - SMTP_URL must be a smtp:// or smtps:// URL\n' +
+        "  - MAIL_FROM must be an email address, optionally with a name (Shop <shop@example.com>) (got 'the shop')\n" +
+        '  - SHOP_URL must be an http:// or https:// URL',
+    )
+    expect(message).not.toContain('hunter22')
   })
 
   it('refuses fractional and negative integers rather than rounding them', () => {

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createDb, newId, writeEvents, type NewEvent } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { startMailServer } from './mail-server.js'
+import { order, orderEvent } from './orders.js'
 import { startReceiver } from './receiver.js'
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
@@ -194,6 +196,79 @@ describe('the worker process', () => {
     } finally {
       await handle.close()
       await receiver.close()
+    }
+  })
+
+  it('sends each email exactly once when killed with SIGKILL in the middle of 200: the messages in flight go after the restart, the ones sent do not go again', async () => {
+    const own = await createTestDatabase(inject('adminUrl'), inject('template'))
+    const mail = await startMailServer()
+    const handle = createDb({ url: own.url, poolMax: 2 })
+    try {
+      for (let batch = 0; batch < 4; batch++) {
+        const events = Array.from({ length: 50 }, (_, n) => orderEvent('order.paid', order(`buyer${batch * 50 + n}@example.com`)))
+        await handle.db.transaction((tx) => writeEvents(tx, events))
+      }
+      const env = {
+        DATABASE_URL: own.url,
+        WORKER_CONCURRENCY: '8',
+        WEBHOOK_TIMEOUT_MS: '1000',
+        SMTP_URL: mail.url,
+        MAIL_FROM: 'Shop <shop@example.com>',
+        SMTP_TIMEOUT: '1s',
+        NOTIFICATION_RETRY_SCHEDULE: '1s,1s,1s',
+      }
+      const sent = async () => {
+        const [row] = await handle.sql<{ sent: number }[]>`select count(*)::int as sent from notifications where status = 'sent'`
+        return row!.sent
+      }
+      // Killed at a moment with messages in the middle of their SMTP exchange (held by the server
+      // before its final reply) and every message the server accepted recorded: the worker dies
+      // mid-batch, with jobs it fetched, ran or recorded but did not complete.
+      const killWhenMidBatch = (pid: number) => {
+        void (async () => {
+          while (mail.received().length < 60) await new Promise((resolve) => setTimeout(resolve, 10))
+          mail.hold()
+          while (mail.held() === 0 || (await sent()) < mail.received().length) await new Promise((resolve) => setTimeout(resolve, 10))
+          process.kill(pid, 'SIGKILL')
+        })()
+      }
+      const killed = await runWorker(env, { text: 'worker started', then: killWhenMidBatch })
+      expect(killed.signal).toBe('SIGKILL')
+      const before = mail.received().length
+      expect(before).toBeGreaterThanOrEqual(60)
+      expect(before).toBeLessThan(200)
+      // The server drops the messages whose client went away before their final reply, as a real one does.
+      while (mail.held() > 0) await new Promise((resolve) => setTimeout(resolve, 10))
+      mail.release()
+
+      const finished = async () => {
+        const [row] = await handle.sql<{ jobs: string }[]>`select count(*) as jobs from graphile_worker._private_jobs`
+        return (await sent()) === 200 && row!.jobs === '0'
+      }
+      const restarted = await runWorker(env, {
+        text: 'worker started',
+        then: (pid) => {
+          void (async () => {
+            while (!(await finished())) await new Promise((resolve) => setTimeout(resolve, 20))
+            process.kill(pid, 'SIGTERM')
+          })()
+        },
+      })
+      expect(restarted.code).toBe(0)
+      const received = mail.received()
+      expect(received).toHaveLength(200)
+      expect(new Set(received.map((entry) => entry.to)).size).toBe(200)
+      const notifications = await handle.sql<{ message_id: string; attempts: number }[]>`select message_id, attempts from notifications`
+      expect(notifications).toHaveLength(200)
+      expect(new Set(received.map((entry) => entry.mail.messageId))).toEqual(new Set(notifications.map((row) => row.message_id)))
+      // One recorded attempt each: those killed in flight were never recorded, and none was sent twice.
+      expect(notifications.every((row) => row.attempts === 1)).toBe(true)
+      const [attempts] = await handle.sql<{ count: number }[]>`select count(*)::int as count from notification_attempts`
+      expect(attempts!.count).toBe(200)
+    } finally {
+      await handle.close()
+      await mail.close()
+      await own.drop()
     }
   })
 

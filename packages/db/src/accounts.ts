@@ -1,13 +1,14 @@
 /**
  * Accounts: creating them (`POST /auth/register`, `commerce users create`), changing their role or
- * disabling them (`PATCH /users/:id`, `commerce users update|disable|enable`); the state every
- * request of a user token is checked against is sql/account-state.ts.
+ * disabling them (`PATCH /users/:id`, `commerce users update|disable|enable`), and what the
+ * emailed links do (a password reset); the state every request of a user token is checked against
+ * is sql/account-state.ts, the asking for a link by address sql/account-links.ts.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import { DomainError, type Customer, type Role, type User } from '@commerce/domain'
-import type { Database } from './client.js'
+import { DomainError, type AccountTokenPurpose, type Customer, type EventData, type Role, type User } from '@commerce/domain'
+import type { Database, Executor } from './client.js'
 import { writeEvent } from './outbox.js'
-import { customers, users } from './schema/accounts.js'
+import { accountTokens, customers, users } from './schema/accounts.js'
 
 export interface NewUser {
   email: string
@@ -142,4 +143,68 @@ export async function updateUser(db: Database, userId: string, change: AccountCh
 export async function findUserById(db: Database, userId: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, userId))
   return row
+}
+
+/** An account as its `account.*` events carry it. */
+export function accountEventData(user: UserRow, customer: CustomerRow | null | undefined): EventData<'account.password_changed'> {
+  return { user_id: user.id, customer_id: customer?.id ?? null, email: user.email, first_name: customer?.firstName ?? null }
+}
+
+/** A refused link token, as a 400 on `token`: unknown or used already, or expired (ask for a new one). */
+function refusedToken(message: string): DomainError {
+  return new DomainError('validation_error', message, [{ field: 'token', message }])
+}
+
+/**
+ * Uses the emailed link whose token has this hash, of this purpose, once (inside the caller's
+ * transaction, which a refusal rolls back); answers its account and the address it was sent to.
+ */
+async function useAccountToken(tx: Executor, purpose: AccountTokenPurpose, tokenHash: string): Promise<{ user: UserRow; email: string }> {
+  const [token] = await tx
+    .update(accountTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(accountTokens.tokenHash, tokenHash), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt)))
+    .returning()
+  if (!token) throw refusedToken('This link is unknown or was used already')
+  if (token.expiresAt.getTime() <= Date.now()) throw refusedToken(`This link expired at ${token.expiresAt.toISOString()}; ask for a new one`)
+  const [user] = await tx.select().from(users).where(eq(users.id, token.userId)).for('update')
+  return { user: user!, email: token.email }
+}
+
+/**
+ * Sets a new password with a password reset link: the link is used, every other unused reset
+ * link of the account is void, the credential version goes up (every token issued before is
+ * refused from then on: sql/account-state.ts), and `account.password_changed` is written, in one
+ * transaction.
+ */
+export async function resetPassword(db: Database, reset: { tokenHash: string; passwordHash: string; requestId: string | null }): Promise<UserRow> {
+  return db.transaction(async (tx) => {
+    const { user } = await useAccountToken(tx, 'password_reset', reset.tokenHash)
+    return changePassword(tx, user, reset.passwordHash, reset.requestId)
+  })
+}
+
+/**
+ * A new password (a reset, or the customer's own change), in the caller's transaction: the
+ * credential version goes up, unused reset links are void, `account.password_changed` written.
+ */
+export async function changePassword(tx: Executor, user: UserRow, passwordHash: string, requestId: string | null): Promise<UserRow> {
+  const [changed] = await tx
+    .update(users)
+    .set({ passwordHash, credentialVersion: sql`${users.credentialVersion} + 1` })
+    .where(eq(users.id, user.id))
+    .returning()
+  await tx
+    .update(accountTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(accountTokens.userId, user.id), eq(accountTokens.purpose, 'password_reset'), isNull(accountTokens.usedAt)))
+  const [customer] = await tx.select().from(customers).where(eq(customers.userId, user.id))
+  await writeEvent(tx, {
+    kind: 'account.password_changed',
+    resourceId: user.id,
+    data: accountEventData(changed!, customer),
+    customerId: customer?.id ?? null,
+    requestId,
+  })
+  return changed!
 }

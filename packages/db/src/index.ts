@@ -12,14 +12,17 @@ export {
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
 export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL } from './announce.js'
-export { TASKS, type DeliveryJob } from './queue.js'
+export { TASKS, type DeliveryJob, type NotificationJob } from './queue.js'
 export { newId } from './schema/columns.js'
 export {
+  accountEventData,
+  changePassword,
   createUser,
   customerSnapshot,
   findCustomerByUser,
   findUserByEmail,
   findUserById,
+  resetPassword,
   updateUser,
   userSnapshot,
   type AccountChange,
@@ -51,6 +54,7 @@ export { deliveryView, webhookView } from './webhook-views.js'
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
 export { findAccountState, type AccountState } from './sql/account-state.js'
+export { requestAccountLink, type AccountLinkRequest } from './sql/account-links.js'
 export { addCartLine, type AddedLine, type LineRefusal, type NewCartLine } from './sql/cart-add-line.js'
 export { setCartLineQuantity, type ChangedLine } from './sql/cart-line-quantity.js'
 export {
@@ -78,7 +82,7 @@ export {
   type SettledPayment,
   type Settlement,
 } from './sql/checkout-settlement.js'
-export { enabledUserRoles, revokedApiKeys } from './sql/credential-checks.js'
+export { enabledUsers, revokedApiKeys } from './sql/credential-checks.js'
 export { addDeliveryJob } from './sql/delivery-jobs.js'
 export {
   recordAttempts,
@@ -122,3 +126,13 @@ export { productCountStatement, productPageStatement, type ProductListParams, ty
 export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
 export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'
 export { relayOutboxRows, splitFanOut, unlockStaleJobs } from './sql/worker-jobs.js'
+export { storeAccountToken, type NewAccountToken } from './sql/account-tokens.js'
+export { addNotificationJob } from './sql/notification-jobs.js'
+export {
+  createNotifications,
+  loadNotifications,
+  recordNotificationAttempts,
+  type LoadedNotification,
+  type MailOutcome,
+  type NotificationAttempt,
+} from './sql/notification-records.js'

@@ -6,10 +6,12 @@
 
 /** Task identifiers, shared by the code that adds jobs and the worker that runs them. */
 export const TASKS = {
-  /** `{event_ids}`: the first attempts of the deliveries of these events (apps/worker). */
+  /** `{event_ids}`: the first attempts of the deliveries of these events, and their notifications (apps/worker). */
   fanOutEvent: 'fanout-event',
   /** `{delivery_id, attempt, retry}`: a retry or a redelivery of one delivery. */
   deliverWebhook: 'deliver-webhook',
+  /** `{notification_id, attempt, retry}`: one attempt to send an email (the first, a retry or a resend). */
+  sendNotification: 'send-notification',
   /** Hourly: deletes the stored answers of expired Idempotency-Keys. */
   expireIdempotencyKeys: 'expire-idempotency-keys',
 } as const
@@ -19,5 +21,13 @@ export interface DeliveryJob {
   /** The attempt's number over the delivery's life (1, 2, …): names the job, numbers the log. */
   attempt: number
   /** 0 for a first try or a redelivery, then 1, 2, 3 for the scheduled retries. */
+  retry: number
+}
+
+export interface NotificationJob {
+  notification_id: string
+  /** The attempt's number over the notification's life (1, 2, …): names the job, numbers the log. */
+  attempt: number
+  /** 0 for a first try or a resend, then 1, 2, 3 for the scheduled retries. */
   retry: number
 }

@@ -26,6 +26,13 @@ export const EVENT_KINDS = [
   'product.created',
   'product.updated',
   'customer.created',
+  'account.activated',
+  'account.verification_requested',
+  'account.email_verified',
+  'account.password_reset_requested',
+  'account.password_changed',
+  'account.email_change_requested',
+  'account.email_changed',
   'webhook.disabled',
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
@@ -40,6 +47,43 @@ export function eventKindsOf(pattern: string): readonly EventKind[] {
 /** A webhook delivery: `pending` until an attempt succeeds or the retries run out. */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/**
+ * The emails the worker sends, each made from one event kind (NOTIFICATION_TRIGGERS): the order
+ * mails and the welcome can be turned off per shop; the three account mails carry a link with a
+ * single-use token (ACCOUNT_TOKEN_PURPOSES).
+ */
+export const NOTIFICATION_TEMPLATES = [
+  'order_confirmation',
+  'order_shipped',
+  'order_refunded',
+  'order_cancelled',
+  'welcome',
+  'email_verification',
+  'password_reset',
+  'email_change',
+] as const
+export type NotificationTemplate = (typeof NOTIFICATION_TEMPLATES)[number]
+
+/** The event kind each email is made from; its recipient is the event data's `email`. */
+export const NOTIFICATION_TRIGGERS = {
+  order_confirmation: 'order.paid',
+  order_shipped: 'order.shipped',
+  order_refunded: 'order.refunded',
+  order_cancelled: 'order.cancelled',
+  welcome: 'account.activated',
+  email_verification: 'account.verification_requested',
+  password_reset: 'account.password_reset_requested',
+  email_change: 'account.email_change_requested',
+} as const satisfies Record<NotificationTemplate, EventKind>
+
+/** The emails that carry a single-use link, and what its token does (account_tokens.purpose). */
+export const ACCOUNT_TOKEN_PURPOSES = ['email_verification', 'password_reset', 'email_change'] as const satisfies readonly NotificationTemplate[]
+export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number]
+
+/** An email: `pending` until an attempt is accepted by the mail server (`sent`) or the retries run out (`failed`). */
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number]
 
 /** Deliveries one replay may queue; a wider window is refused (its dry run counts it). */
 export const MAX_REPLAY_DELIVERIES = 10_000

@@ -4,6 +4,7 @@ export {
   MAX_MINOR_UNITS,
   currencyExponent,
   formatMinorUnits,
+  formatMoney,
   isCurrency,
   toMajorUnits,
   toMinorUnits,
@@ -37,17 +38,24 @@ export {
   MAX_REPLAY_DELIVERIES,
   MAX_SECRET_GRACE_SECONDS,
   FULFILLMENT_STATUSES,
+  ACCOUNT_TOKEN_PURPOSES,
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_TEMPLATES,
+  NOTIFICATION_TRIGGERS,
   ORDER_STATUSES,
   PAYMENT_STATUSES,
   RESERVATION_STATUSES,
   ROLES,
   WEIGHT_UNITS,
+  type AccountTokenPurpose,
   type CartLineProblem,
   type CheckoutStatus,
   type CouponType,
   type DeliveryStatus,
   type EventKind,
   type FulfillmentStatus,
+  type NotificationStatus,
+  type NotificationTemplate,
   type OrderStatus,
   type PaymentStatus,
   type ReservationStatus,
@@ -93,11 +101,14 @@ export {
   WeightUnit,
 } from './schemas/catalog.js'
 export {
+  AccountRequestAccepted,
   AuthResponse,
   Customer,
   ListUsersQuery,
   LoginBody,
   Me,
+  PasswordResetConfirm,
+  PasswordResetRequest,
   RegisterBody,
   Role,
   UpdateUser,
@@ -121,6 +132,7 @@ export {
   hashClientSecret,
   isClientId,
 } from './oauth-clients.js'
+export { ACCOUNT_TOKEN, generateAccountToken, hashAccountToken } from './account-tokens.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
 export { COUNTRY_CODES } from './countries.js'
@@ -254,6 +266,20 @@ export {
   WebhookWithSecret,
 } from './schemas/webhooks.js'
 export {
+  ListNotificationsQuery,
+  Notification,
+  NotificationAttempt,
+  NotificationList,
+  NotificationSetting,
+  NotificationSettings,
+  NotificationTemplateSchema,
+  UpdateNotificationSettings,
+} from './schemas/notifications.js'
+export {
+  AccountEmailChangeEventData,
+  AccountEmailChangedEventData,
+  AccountEventData,
+  AccountLinkEventData,
   EVENT_CATALOG,
   Event,
   EventList,

@@ -6,6 +6,7 @@ import {
   MAX_MINOR_UNITS,
   currencyExponent,
   formatMinorUnits,
+  formatMoney,
   isCurrency,
   toMajorUnits,
   toMinorUnits,
@@ -291,5 +292,35 @@ describe('toMajorUnits', () => {
     expect(validationError(() => toMajorUnits(MAX_MINOR_UNITS + 1, 'USD')).message).toBe('Amount is too large')
     validationError(() => toMajorUnits(-(MAX_MINOR_UNITS + 1), 'JPY'))
     validationError(() => toMajorUnits(Number.MAX_SAFE_INTEGER, 'USD'))
+  })
+})
+
+describe('formatMoney', () => {
+  it("writes an amount for people with exactly the currency's decimals, whatever Intl's own table says", () => {
+    expect(formatMoney(19.9, 'USD')).toBe('$19.90')
+    expect(formatMoney(0, 'EUR')).toBe('€0.00')
+    expect(formatMoney(-5.25, 'USD')).toBe('-$5.25')
+    expect(formatMoney(4250, 'JPY')).toBe('¥4,250')
+    expect(formatMoney(1.5, 'KWD')).toBe('KWD\u00a01.500')
+    expect(formatMoney(0.0001, 'CLF')).toBe('CLF\u00a00.0001')
+    // Beyond a double's 15 significant digits of a float formatted directly: the exact text is formatted.
+    expect(formatMoney(9999999999999.99, 'USD')).toBe('$9,999,999,999,999.99')
+    expect(formatMoney(1234.5, 'EUR', 'de-DE')).toBe('1.234,50\u00a0€')
+  })
+
+  it('refuses what the currency cannot hold rather than rounding it', () => {
+    expect(validationError(() => formatMoney(19.999, 'USD')).message).toBe('USD amounts have at most 2 decimal places')
+    expect(validationError(() => formatMoney(1, 'usd')).message).toBe("Unknown currency 'usd'")
+  })
+
+  it('formats every amount to text that reads back as the same minor units', () => {
+    fc.assert(
+      fc.property(currency, minorUnits, (code, minor) => {
+        const exponent = currencyExponent(code)
+        const digits = formatMoney(toMajorUnits(minor, code), code).replace(/[^0-9.-]/g, '').replace(/^[^0-9-]+|\.$/g, '')
+        expect(toMinorUnits(digits, code)).toBe(minor)
+        expect(digits.split('.')[1]?.length ?? 0).toBe(exponent)
+      }),
+    )
   })
 })

@@ -107,3 +107,15 @@ export function toMajorUnits(minor: number, currency: string): number {
   // to the exact decimal: the number its text (formatMinorUnits) parses to, without the text.
   return minor / 10 ** currencyExponent(currency)
 }
+
+/**
+ * An amount in major units (as the API and events carry it) for people to read, with exactly the
+ * currency's ISO 4217 exponent of decimals: `formatMoney(19.9, 'USD')` is "$19.90", JPY 4250 is
+ * "¥4,250", KWD 1.5 is "KWD 1.500". The amount goes to Intl as its exact decimal text, never as a
+ * float, and with the exponent fixed (Intl's own table of decimals differs for some currencies).
+ */
+export function formatMoney(amount: number, currency: string, locale = 'en'): string {
+  const exponent = currencyExponent(currency)
+  const text = formatMinorUnits(toMinorUnits(amount, currency), currency) as `${number}`
+  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(text)
+}

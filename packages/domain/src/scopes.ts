@@ -3,8 +3,9 @@
  * a bare `read` grants every `:read`, and `*` grants everything.
  */
 /**
- * DESIGN §4's resources, plus coupons, tax-rates and users (accounts: roles and disabling), which
- * the API guards with their own scopes.
+ * DESIGN §4's resources, plus coupons, tax-rates, users (accounts: roles and disabling) and
+ * notifications (the customers' emails: their log, resends, settings), which the API guards with
+ * their own scopes.
  */
 export const SCOPE_RESOURCES = [
   'products',
@@ -20,6 +21,7 @@ export const SCOPE_RESOURCES = [
   'coupons',
   'tax-rates',
   'users',
+  'notifications',
 ] as const
 export const SCOPE_ACTIONS = ['read', 'write'] as const
 

@@ -144,6 +144,11 @@ export function custom<S extends TSchema, D extends string | undefined = undefin
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
+/** What the process runs as: production makes the API require JWT_SECRET and the worker an SMTP server. */
+export const ENVIRONMENT = {
+  NODE_ENV: oneOf(['development', 'production', 'test'], 'development'),
+}
+
 /** Where the database is: the API, the worker and the CLI. */
 export const DATABASE_LOCATION = {
   /** Unset: the embedded PostgreSQL in COMMERCE_DATA_DIR. */

@@ -4,9 +4,10 @@
  * (src/access.ts, applied by plugins/access.ts).
  *
  * A user token is checked against its account on every request (one primary-key read, which also
- * finds a customer's customer record): a deleted or disabled account is refused and a changed
- * role counts from the next request, on every API instance at once, with no cache to invalidate.
- * The token's `role` claim is informative only.
+ * finds a customer's customer record): a deleted or disabled account is refused, a changed role
+ * counts from the next request, and a token issued before the password last changed (its `ver`
+ * claim below the account's credential version) is refused, on every API instance at once, with
+ * no cache to invalidate. The token's `role` claim is informative only.
  */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -28,6 +29,8 @@ export interface UserPrincipal extends Credential {
   role: Role
   /** A customer account's customer record; null for admins. */
   customerId: string | null
+  /** The account's credential version the token was issued under (equal to the account's: checked). */
+  credentialVersion: number
 }
 
 /** An API key: never a customer, and allowed only what its scopes say. */
@@ -50,6 +53,8 @@ interface UserClaims {
   sub: string
   role: Role
   typ: 'user'
+  /** The account's credential version when issued; absent in tokens older than it, which count as 0. */
+  ver?: number
 }
 
 /** An OAuth access token: `sub` is the client's row id, `scope` space-separated. */
@@ -80,7 +85,7 @@ declare module 'fastify' {
     credentialError: string | null
   }
   interface FastifyInstance {
-    issueUserToken(user: { id: string; role: Role }): string
+    issueUserToken(user: { id: string; role: Role; credentialVersion: number }): string
     issueClientToken(client: { id: string; scopes: readonly string[] }, expiresInSeconds: number): string
     /**
      * The customer record of a signed-in customer (read with its account when the request came
@@ -103,6 +108,7 @@ function isUserClaims(claims: unknown): claims is UserClaims & { exp: number } {
     isUuid(value.sub) &&
     value.typ === 'user' &&
     ROLES.includes(value.role as Role) &&
+    (value.ver === undefined || Number.isSafeInteger(value.ver)) &&
     typeof value.exp === 'number'
   )
 }
@@ -144,7 +150,7 @@ export default fp<AuthOptions>(
       try {
         const claims: unknown = app.jwt.verify(token)
         // `typ` decides the kind: a client token's other claims (a `role`, say) are never read.
-        if (isUserClaims(claims)) return identifyUser(request, claims.sub, claims.exp * 1000)
+        if (isUserClaims(claims)) return identifyUser(request, claims.sub, claims.ver ?? 0, claims.exp * 1000)
         if (isClientClaims(claims)) {
           // Not checked against the database: a revoked client's tokens live out their short lifetime.
           request.principal = {
@@ -159,7 +165,7 @@ export default fp<AuthOptions>(
       }
     }
 
-    async function identifyUser(request: FastifyRequest, userId: string, expiresAt: number) {
+    async function identifyUser(request: FastifyRequest, userId: string, credentialVersion: number, expiresAt: number) {
       const account = await findAccountState(app.db, userId)
       if (!account) {
         request.credentialError = 'The account of this token no longer exists'
@@ -169,8 +175,13 @@ export default fp<AuthOptions>(
         request.credentialError = 'The account of this token is disabled'
         return
       }
+      // A password reset (or change) since the token was issued: a thief's token ends with it.
+      if (account.credentialVersion !== credentialVersion) {
+        request.credentialError = 'The password of this account changed after this token was issued; sign in again'
+        return
+      }
       const { role, customerId } = account
-      request.principal = { kind: 'user', userId, role, customerId, scopes: SCOPES_BY_ROLE[role], expiresAt }
+      request.principal = { kind: 'user', userId, role, customerId, credentialVersion, scopes: SCOPES_BY_ROLE[role], expiresAt }
     }
 
     // No cache: a key revoked by another process is refused on its next request.
@@ -212,8 +223,8 @@ export default fp<AuthOptions>(
       if (identifying) identifying.then(() => done(), done)
       else done()
     })
-    app.decorate('issueUserToken', (user: { id: string; role: Role }) =>
-      app.jwt.sign({ sub: user.id, role: user.role, typ: 'user' }, { jti: randomUUID() }),
+    app.decorate('issueUserToken', (user: { id: string; role: Role; credentialVersion: number }) =>
+      app.jwt.sign({ sub: user.id, role: user.role, typ: 'user', ver: user.credentialVersion }, { jti: randomUUID() }),
     )
     app.decorate('issueClientToken', (client: { id: string; scopes: readonly string[] }, expiresInSeconds: number) =>
       app.jwt.sign(

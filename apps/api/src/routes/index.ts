@@ -11,6 +11,7 @@ import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
 import { taxRateRoutes } from './tax-rates/routes.js'
+import { notificationRoutes } from './notifications/routes.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import { paymentRoutes } from './payments/routes.js'
@@ -41,5 +42,6 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })
   await app.register(webhookRoutes, { prefix: '/api/v1/webhooks', config })
   await app.register(eventRoutes, { prefix: '/api/v1/events' })
+  await app.register(notificationRoutes, { prefix: '/api/v1/notifications' })
   await app.register(wsRoutes, { prefix: '/api/v1/ws', config })
 }

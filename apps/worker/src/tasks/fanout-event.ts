@@ -1,6 +1,7 @@
 /**
  * `fanout-event {event_ids}` (the events of one transaction) or `{event_ids, webhook_ids}` (a
- * share of a larger fan-out, as pairs): the first attempt of each delivery — one per event and
+ * share of a larger fan-out, as pairs): the notifications of the events (emails, each sent by a
+ * send-notification job of its own), then the first attempt of each delivery — one per event and
  * active subscription that wants it — made here, all at once, and recorded with the delivery in
  * one statement; only failures queue a job (their retry). It does not wait for slow endpoints
  * (attemptAll): an attempt still in flight is recorded as a pending delivery with a lease job,
@@ -10,7 +11,7 @@
  * stale). Run again after a crash, it sends only what was not recorded (at least once).
  */
 import type { Task } from 'graphile-worker'
-import { newId, recordFirstAttempts, splitFanOut, sqlOf, unsentPairs } from '@commerce/db'
+import { createNotifications, newId, recordFirstAttempts, splitFanOut, sqlOf, unsentPairs } from '@commerce/db'
 import { attemptAll, disableDue, disablePeriodSeconds, reportAttempt, reportGone, reportStarted, stepOf, type DeliverySettings } from '../delivery.js'
 import { recordWhenDone, type DeliveryStore } from './deliver-webhook.js'
 
@@ -23,10 +24,13 @@ export interface FanOutPayload {
   webhook_ids?: string[]
 }
 
-export function createFanOutEvent(store: DeliveryStore, settings: DeliverySettings): Task {
+/** `notify`: the events' notifications are made too (NOTIFICATIONS_ENABLED). */
+export function createFanOutEvent(store: DeliveryStore, settings: DeliverySettings, notify: boolean): Task {
   const sql = sqlOf(settings.db)
   return async (payload) => {
     const { event_ids: eventIds, webhook_ids: webhookIds } = payload as FanOutPayload
+    // The event's emails: made with their first attempts' jobs, once (a share of a split fan-out has none to make).
+    if (notify && !webhookIds) await createNotifications(sql, eventIds, eventIds.map(() => newId()))
     const pairs = await unsentPairs(sql, { eventIds, webhookIds })
     if (pairs.length === 0) return
     if (pairs.length > FIRST_ATTEMPTS_PER_JOB) {

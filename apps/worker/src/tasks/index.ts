@@ -6,17 +6,26 @@ import { TASKS } from '@commerce/db'
 import type { Tracing } from '@commerce/runtime/tracing'
 import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
+import { createNotificationStore, type NotificationSettings } from '../notifications.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
+import { createSendNotification } from './send-notification.js'
 
-/** The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). */
-export function createTaskList(delivery: DeliverySettings): TaskList {
+/**
+ * The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). Without
+ * `notifications` (NOTIFICATIONS_ENABLED=false) no notification is made, and the jobs of those
+ * made before wait in the queue.
+ */
+export function createTaskList(delivery: DeliverySettings, notifications?: NotificationSettings): TaskList {
   const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
   const store = createDeliveryStore(delivery)
   return {
-    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(store, delivery)),
+    [TASKS.fanOutEvent]: counted(TASKS.fanOutEvent, createFanOutEvent(store, delivery, notifications !== undefined)),
     [TASKS.deliverWebhook]: counted(TASKS.deliverWebhook, createDeliverWebhook(store, delivery)),
+    ...(notifications && {
+      [TASKS.sendNotification]: counted(TASKS.sendNotification, createSendNotification(createNotificationStore(notifications.db), notifications)),
+    }),
     [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, createExpireIdempotencyKeys(delivery.db)),
   }
 }

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { ROLES } from '@commerce/domain'
+import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { ROLES, type AccountTokenPurpose } from '@commerce/domain'
 import { createdAt, id, updatedAt } from './columns.js'
+import { notifications } from './notifications.js'
 
 export const role = pgEnum('role', ROLES)
 
@@ -15,6 +16,13 @@ export const users = pgTable(
     role: role('role').notNull().default('customer'),
     /** Set while the account is disabled: no sign-in, and its tokens are refused (users disable). */
     disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+    /** When the account proved it receives mail at `email` (an emailed link); null: not yet. */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Bumped when the password changes (a reset, or the customer's own change); tokens carry the
+     * version they were issued under, and a token of an older one is refused (sql/account-state.ts).
+     */
+    credentialVersion: integer('credential_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -66,5 +74,38 @@ export const customerAddresses = pgTable(
     // At most one default of each kind per customer, whatever the concurrency.
     uniqueIndex('customer_addresses_default_shipping_key').on(t.customerId).where(sql`${t.isDefaultShipping}`),
     uniqueIndex('customer_addresses_default_billing_key').on(t.customerId).where(sql`${t.isDefaultBilling}`),
+  ],
+)
+
+/**
+ * The single-use tokens of the emailed account links (password reset, email verification, email
+ * change). Only their SHA-256 is kept; the worker makes each token when it sends the email
+ * (one per notification, replaced by each attempt), so the token itself is only ever in the email.
+ */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: id(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose').$type<AccountTokenPurpose>().notNull(),
+    /** The address the link was sent to: for an email change, the new address it confirms. */
+    email: text('email').notNull(),
+    /** Lowercase hex SHA-256 of the token. */
+    tokenHash: text('token_hash').notNull(),
+    /** The email that carries it. */
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** Set when the link was followed, or when a password change made it void. */
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('account_tokens_hash_key').on(t.tokenHash),
+    uniqueIndex('account_tokens_notification_key').on(t.notificationId),
+    index('account_tokens_user_idx').on(t.userId),
   ],
 )

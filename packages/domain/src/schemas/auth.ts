@@ -6,6 +6,9 @@ export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })
+const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true })
+/** The token of an emailed link, as the link carries it. */
+const LinkToken = Type.String({ minLength: 1, maxLength: 100, writeOnly: true, description: 'The `token` of the emailed link' })
 
 export const User = Type.Object({
   id: Uuid,
@@ -57,7 +60,7 @@ export type Customer = Static<typeof Customer>
 export const RegisterBody = Type.Object(
   {
     email: Email,
-    password: Type.String({ minLength: 8, maxLength: 200, writeOnly: true }),
+    password: Password,
     first_name: Type.Optional(Name),
     last_name: Type.Optional(Name),
   },
@@ -85,3 +88,19 @@ export const Me = Type.Object(
   { title: 'Me', description: 'The signed-in user and its customer record (null when the account has none)' },
 )
 export type Me = Static<typeof Me>
+
+export const PasswordResetRequest = Type.Object({ email: Email }, { additionalProperties: false, title: 'PasswordResetRequest' })
+export type PasswordResetRequest = Static<typeof PasswordResetRequest>
+
+export const PasswordResetConfirm = Type.Object(
+  { token: LinkToken, password: Password },
+  { additionalProperties: false, title: 'PasswordResetConfirmRequest' },
+)
+export type PasswordResetConfirm = Static<typeof PasswordResetConfirm>
+
+/** The answer to a request that emails a link: the same whether or not the account exists. */
+export const AccountRequestAccepted = Type.Object(
+  { message: Type.String() },
+  { title: 'AccountRequestAccepted', description: 'The request is taken: if the account exists, its email is on its way. The same answer either way' },
+)
+export type AccountRequestAccepted = Static<typeof AccountRequestAccepted>

@@ -28,6 +28,34 @@ export const OrderRefundedEventData = Type.Object(
   { title: 'OrderRefundedEventData', description: 'The order as it was after the change, and the refund that was made' },
 )
 
+const accountEventFields = {
+  user_id: Uuid,
+  customer_id: Nullable(Uuid),
+  email: Type.String({ description: 'The account’s email address (for the `*_requested` kinds: where the link goes)' }),
+  first_name: Nullable(Type.String({ description: 'The customer’s first name, when known (to greet them)' })),
+}
+export const AccountEventData = Type.Object(accountEventFields, {
+  title: 'AccountEventData',
+  description: 'A customer account (a user, and its customer record when it has one)',
+})
+const linkFields = {
+  ...accountEventFields,
+  expires_at: Type.String({ format: 'date-time', description: 'Until when the emailed link works (the link itself is only in the email)' }),
+}
+export const AccountLinkEventData = Type.Object(linkFields, {
+  title: 'AccountLinkEventData',
+  description: 'A customer account and the single-use link the worker emails to `email`; the token is never in an event',
+})
+const previousEmail = Type.String({ description: 'The account’s email address before the change' })
+export const AccountEmailChangeEventData = Type.Object(
+  { ...linkFields, previous_email: previousEmail },
+  { title: 'AccountEmailChangeEventData', description: 'An email change waiting for its confirmation: `email` is the new address, where the link goes' },
+)
+export const AccountEmailChangedEventData = Type.Object(
+  { ...accountEventFields, previous_email: previousEmail },
+  { title: 'AccountEmailChangedEventData', description: 'A customer account whose email address changed to `email`' },
+)
+
 interface EventSpec {
   /** The schema of the event's `data`. */
   data: TSchema
@@ -60,6 +88,28 @@ export const EVENT_CATALOG = {
   'product.created': { data: Product, description: 'A product was created' },
   'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },
   'customer.created': { data: Customer, description: 'A customer record was created: at sign-up, or by an admin (POST /customers)' },
+  'account.activated': {
+    data: AccountEventData,
+    description: 'A customer account can be signed in to: at sign-up, or when its email address is verified if REQUIRE_EMAIL_VERIFICATION is on',
+  },
+  'account.verification_requested': {
+    data: AccountLinkEventData,
+    description: 'A link to verify the account’s email address is to be emailed: at sign-up when REQUIRE_EMAIL_VERIFICATION is on, or asked again',
+  },
+  'account.email_verified': { data: AccountEventData, description: 'A customer followed the emailed link: the account’s email address is verified' },
+  'account.password_reset_requested': {
+    data: AccountLinkEventData,
+    description: 'Someone asked for a password reset of the account: a link to set a new password is to be emailed',
+  },
+  'account.password_changed': {
+    data: AccountEventData,
+    description: 'The account’s password was changed (by a reset link, or by the signed-in customer): every token issued before is refused',
+  },
+  'account.email_change_requested': {
+    data: AccountEmailChangeEventData,
+    description: 'A signed-in customer asked to change the account’s email address: a confirmation link is to be emailed to the new one',
+  },
+  'account.email_changed': { data: AccountEmailChangedEventData, description: 'The new email address was confirmed and is now the account’s' },
   'webhook.disabled': {
     data: Webhook,
     description: 'A webhook subscription was disabled because its deliveries kept failing',

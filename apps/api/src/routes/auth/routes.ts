@@ -1,13 +1,26 @@
 import { setTimeout } from 'node:timers/promises'
+import type { FastifyReply } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AuthResponse, LoginBody, Me, RegisterBody } from '@commerce/domain'
+import { AccountRequestAccepted, AuthResponse, LoginBody, Me, PasswordResetConfirm, PasswordResetRequest, RegisterBody } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { createAccountService, type Session } from './service.js'
-import { createLoginThrottle } from './throttle.js'
+import { createAccountLimits, createLoginThrottle } from './throttle.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const accounts = createAccountService(app.db, { scryptCost: config.scryptCost })
+  const accounts = createAccountService(app.db, { scryptCost: config.scryptCost, passwordResetTtlMs: config.passwordResetTtlMs })
+  const limits = createAccountLimits(
+    { perAccount: config.accountRateLimitMax, perAddress: config.accountRateLimitIpMax, windowMs: config.accountRateLimitWindowMs },
+    app.redis,
+    app.log,
+  )
+  /** 429 with Retry-After once a kind of account request passes its limit for this account or this client address. */
+  const limit = async (reply: FastifyReply, kind: string, account: string | null, address: string) => {
+    const refused = await limits.refused(kind, account, address)
+    if (!refused) return
+    void reply.header('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))))
+    throw new ApiError('rate_limited', 'Too many of these requests for this account or from this address; retry later')
+  }
   const throttle = createLoginThrottle(
     {
       maxFailures: config.loginMaxFailures,
@@ -21,7 +34,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
   const tokenResponse = (session: Session) => ({
     user: session.user,
     customer: session.customer,
-    token: app.issueUserToken(session.user),
+    token: app.issueUserToken({ ...session.user, credentialVersion: session.credentialVersion }),
     token_type: 'Bearer' as const,
     expires_in: config.jwtExpiresInSeconds,
   })
@@ -78,6 +91,56 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
       }
       await throttle.succeeded(email, request.ip)
       return tokenResponse(session)
+    },
+  )
+
+  const PER_ACCOUNT = 'per account (ACCOUNT_RATE_LIMIT_MAX, default 5)'
+  const PER_ADDRESS = 'per client address (ACCOUNT_RATE_LIMIT_IP_MAX, default 20)'
+  const limited = (...per: string[]) => `Limited ${per.join(' and ')} per ACCOUNT_RATE_LIMIT_WINDOW (default 15 minutes): 429 with Retry-After beyond.`
+
+  app.post(
+    '/password-reset',
+    {
+      schema: {
+        operationId: 'requestPasswordReset',
+        tags: ['auth'],
+        summary: 'Email a link to set a new password',
+        description:
+          'Answers 202 with the same body whether or not an account has this address (and in the same time: one ' +
+          'statement either way), so nobody learns which addresses have accounts. When one does, and is not disabled, ' +
+          'the worker emails it a single-use link valid for PASSWORD_RESET_TTL (default 30 minutes). ' +
+          limited(PER_ACCOUNT, PER_ADDRESS),
+        body: PasswordResetRequest,
+        response: { 202: AccountRequestAccepted, ...errorResponses(400, 429) },
+      },
+    },
+    async (request, reply) => {
+      await limit(reply, 'password_reset', request.body.email, request.ip)
+      await accounts.requestPasswordReset(request.body.email, String(request.id))
+      return reply.code(202).send({ message: 'If an account has this address, a link to set a new password is on its way to it' })
+    },
+  )
+
+  app.post(
+    '/password-reset/confirm',
+    {
+      schema: {
+        operationId: 'confirmPasswordReset',
+        tags: ['auth'],
+        summary: 'Set a new password with the emailed link',
+        description:
+          "The link's token works once: the password is set, the token and every other reset link of the account are " +
+          'void, and every token issued for the account before is refused from then on (401): a reset signs out ' +
+          'everyone, a thief included. An unknown, used or expired token is 400 on `token`. ' +
+          limited(PER_ADDRESS),
+        body: PasswordResetConfirm,
+        response: { 204: { type: 'null', description: 'The password is set' }, ...errorResponses(400, 429) },
+      },
+    },
+    async (request, reply) => {
+      await limit(reply, 'password_reset_confirm', null, request.ip)
+      await accounts.confirmPasswordReset(request.body.token, request.body.password, String(request.id))
+      return reply.code(204).send(null)
     },
   )
 

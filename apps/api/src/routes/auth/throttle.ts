@@ -1,4 +1,6 @@
 /**
+ * Sign-in throttling, and the limits of the other account requests (createAccountLimits).
+ *
  * Sign-in throttling, as Auth0's brute-force protection and the OWASP Authentication Cheat Sheet
  * describe it: failed sign-ins are counted per account *and client address*, and a success from
  * that address clears its count, so neither a stranger's wrong passwords nor the owner's own
@@ -37,6 +39,8 @@ interface Counts {
 }
 
 interface CountStore {
+  /** Counts one request against `key` (a window of `windowMs` from its first); answers the count and the window's rest. */
+  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>
   /**
    * Counts the attempt for its address before the password is checked (so that parallel guesses
    * cannot all slip under the limit; a success takes it back) and reads the account's failures.
@@ -68,6 +72,10 @@ function memoryStore(): CountStore {
     return entry && entry.endsAt > Date.now() ? entry.count : 0
   }
   return {
+    async hit(key, windowMs) {
+      const entry = increment(key, windowMs)
+      return { count: entry.count, ttlMs: entry.endsAt - Date.now() }
+    },
     async begin(addressKey, accountKey, windowMs) {
       const entry = increment(addressKey, windowMs)
       return { fromAddress: entry.count, fromAddressTtlMs: entry.endsAt - Date.now(), account: current(accountKey) }
@@ -85,9 +93,16 @@ const BEGIN = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {n, redis.call('PTTL', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '0')}`
 const FAIL = `if redis.call('INCR', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end`
+const HIT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return {n, redis.call('PTTL', KEYS[1])}`
 
 function redisStore(redis: Redis): CountStore {
   return {
+    async hit(key, windowMs) {
+      const [count, ttlMs] = (await redis.eval(HIT, 1, key, windowMs)) as [number, number]
+      return { count, ttlMs }
+    },
     async begin(addressKey, accountKey, windowMs) {
       const [fromAddress, ttl, account] = (await redis.eval(BEGIN, 2, addressKey, accountKey, windowMs)) as [number, number, number]
       return { fromAddress, fromAddressTtlMs: ttl, account }
@@ -127,6 +142,42 @@ export function createLoginThrottle(options: LoginThrottleOptions, redis: Redis 
     /** After a right password: this address starts again from nothing. */
     succeeded(email: string, address: string): Promise<void> {
       return store.succeed(addressKey(email, address)).catch(failOpen)
+    },
+  }
+}
+
+export interface AccountLimitOptions {
+  /** Requests of one kind for one account within the window (ACCOUNT_RATE_LIMIT_MAX). */
+  perAccount: number
+  /** Requests of one kind from one client address within the window (ACCOUNT_RATE_LIMIT_IP_MAX). */
+  perAddress: number
+  windowMs: number
+}
+
+/**
+ * The limits of the account requests that send an email or try a secret (password reset, email
+ * verification, email change, password change): per kind of request, so many per account and so
+ * many per client address in a window from the first, counted before the work is done, in the
+ * store the sign-in throttle uses (Redis with REDIS_URL, else this instance's memory; a Redis that
+ * cannot be reached lets requests through). An unknown email address is counted as a known one,
+ * so a 429 tells nothing about whether an account exists.
+ */
+export function createAccountLimits(options: AccountLimitOptions, redis: Redis | null, log: FastifyBaseLogger) {
+  const store = redis ? redisStore(redis) : memoryStore()
+  return {
+    /** Counts a request of `kind` by `account` (an address or a user id; none when unknown yet) from `address`; the wait when over a limit. */
+    async refused(kind: string, account: string | null, address: string): Promise<{ retryAfterMs: number } | null> {
+      const keys = [{ key: `commerce:account-limit:${kind}:ip:${address}`, max: options.perAddress }]
+      if (account !== null) keys.push({ key: `commerce:account-limit:${kind}:account:${account.trim().toLowerCase()}`, max: options.perAccount })
+      try {
+        // Each key alone: in a Redis Cluster the two live in different slots.
+        const counts = await Promise.all(keys.map(({ key }) => store.hit(key, options.windowMs)))
+        const over = counts.filter((count, n) => count.count > keys[n]!.max)
+        return over.length === 0 ? null : { retryAfterMs: Math.max(...over.map((count) => count.ttlMs)) }
+      } catch (error) {
+        log.warn({ err: error }, 'account request limits store (Redis) unavailable: requests not limited')
+        return null
+      }
     },
   }
 }

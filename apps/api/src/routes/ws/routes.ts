@@ -7,7 +7,7 @@ import { Type } from 'typebox'
 import { Counter, Gauge } from 'prom-client'
 import type { WebSocket } from 'ws'
 import { hasScope, type Role } from '@commerce/domain'
-import { enabledUserRoles, revokedApiKeys, type FeedEvent } from '@commerce/db'
+import { enabledUsers, revokedApiKeys, type FeedEvent } from '@commerce/db'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { isOriginAllowed } from '../../plugins/cors.js'
@@ -37,7 +37,7 @@ interface Client {
    * The API key or user account the client connected with, checked at each heartbeat: a revoked
    * key, or an account deleted, disabled or given another role since, ends the connection.
    */
-  checked: { kind: 'api_key'; id: string } | { kind: 'user'; id: string; role: Role } | undefined
+  checked: { kind: 'api_key'; id: string } | { kind: 'user'; id: string; role: Role; credentialVersion: number } | undefined
   /** Who holds the connection, for the per-caller limit. */
   caller: string
   expiry: NodeJS.Timeout | undefined
@@ -95,14 +95,15 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     const idsOf = (kind: 'api_key' | 'user') => [...new Set([...clients].flatMap(({ checked }) => (checked?.kind === kind ? [checked.id] : [])))]
     const keyIds = idsOf('api_key')
     const userIds = idsOf('user')
-    const [revokedKeys, roles] = await Promise.all([
+    const [revokedKeys, users] = await Promise.all([
       keyIds.length === 0 ? [] : revokedApiKeys(app.sql, keyIds),
-      userIds.length === 0 ? new Map<string, Role>() : enabledUserRoles(app.sql, userIds),
+      userIds.length === 0 ? new Map() : enabledUsers(app.sql, userIds),
     ])
     const revoked = new Set(revokedKeys)
     for (const { checked, socket } of clients) {
       if (!checked) continue
-      const gone = checked.kind === 'api_key' ? revoked.has(checked.id) : roles.get(checked.id) !== checked.role
+      const user = checked.kind === 'user' ? users.get(checked.id) : undefined
+      const gone = checked.kind === 'api_key' ? revoked.has(checked.id) : user?.role !== checked.role || user.credentialVersion !== checked.credentialVersion
       if (gone) socket.close(CREDENTIAL_REVOKED, 'Credential revoked')
     }
   }
@@ -222,7 +223,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
           principal.kind === 'api_key'
             ? { kind: 'api_key', id: principal.keyId }
             : principal.kind === 'user'
-              ? { kind: 'user', id: principal.userId, role: principal.role }
+              ? { kind: 'user', id: principal.userId, role: principal.role, credentialVersion: principal.credentialVersion }
               : undefined,
         caller: callerOf(principal),
         expiry: undefined,

@@ -1,0 +1,64 @@
+/**
+ * The limits of the account requests that email a link or try a secret: per kind of request, so
+ * many per account and so many per client address in a window, counted whether or not the
+ * account exists (so a 429 says nothing about it), in the store the sign-in throttle uses.
+ */
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createTestContext, type TestContext } from './helpers.js'
+
+const PER_ACCOUNT = 3
+const PER_ADDRESS = 5
+let ctx: TestContext
+
+beforeAll(async () => {
+  ctx = await createTestContext({ accountRateLimitMax: PER_ACCOUNT, accountRateLimitIpMax: PER_ADDRESS, accountRateLimitWindowMs: 60_000 })
+})
+
+afterAll(async () => {
+  await ctx?.close()
+})
+
+let addresses = 0
+/** A client address of its own, so that each test starts from nothing. */
+const newAddress = () => `10.0.${Math.floor(++addresses / 250)}.${addresses % 250}`
+
+const post = (url: string, payload: Record<string, unknown>, remoteAddress: string) => ctx.request({ method: 'POST', url, payload, remoteAddress })
+
+describe('POST /auth/password-reset', () => {
+  test(`answers 429 with Retry-After past ${PER_ACCOUNT} requests for one address, for an account and an unknown address alike`, async () => {
+    const { user } = await ctx.expectStatus<{ user: { email: string } }>(201, {
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email: `limited-${randomUUID()}@example.com`, password: 'correct horse battery' },
+    })
+    for (const email of [user.email, `nobody-${randomUUID()}@example.com`]) {
+      const from = newAddress()
+      for (let n = 0; n < PER_ACCOUNT; n++) expect((await post('/api/v1/auth/password-reset', { email }, from)).statusCode).toBe(202)
+      const refused = await post('/api/v1/auth/password-reset', { email }, newAddress())
+      expect(refused.statusCode).toBe(429)
+      expect(refused.json()).toMatchObject({ error: { code: 'rate_limited', message: 'Too many of these requests for this account or from this address; retry later' } })
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50)
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60)
+      // The same address in other letters is the same account.
+      expect((await post('/api/v1/auth/password-reset', { email: email.toUpperCase() }, newAddress())).statusCode).toBe(429)
+    }
+  })
+
+  test(`answers 429 past ${PER_ADDRESS} requests from one client address, whatever the accounts`, async () => {
+    const from = newAddress()
+    for (let n = 0; n < PER_ADDRESS; n++) expect((await post('/api/v1/auth/password-reset', { email: `spray-${n}-${randomUUID()}@example.com` }, from)).statusCode).toBe(202)
+    expect((await post('/api/v1/auth/password-reset', { email: `spray-${randomUUID()}@example.com` }, from)).statusCode).toBe(429)
+    expect((await post('/api/v1/auth/password-reset', { email: `spray-${randomUUID()}@example.com` }, newAddress())).statusCode).toBe(202)
+  })
+})
+
+describe('POST /auth/password-reset/confirm', () => {
+  test(`answers 429 past ${PER_ADDRESS} tries from one client address`, async () => {
+    const from = newAddress()
+    for (let n = 0; n < PER_ADDRESS; n++) {
+      expect((await post('/api/v1/auth/password-reset/confirm', { token: randomUUID(), password: 'long enough' }, from)).statusCode).toBe(400)
+    }
+    expect((await post('/api/v1/auth/password-reset/confirm', { token: randomUUID(), password: 'long enough' }, from)).statusCode).toBe(429)
+  })
+})

@@ -1,0 +1,55 @@
+/** Orders as the API writes them into its events, for the notification tests. */
+import type { EventKind, Order } from '@commerce/domain'
+import { newId, type NewEvent } from '@commerce/db'
+
+let orders = 0
+/** An order as the API writes it into its events: three lines, a coupon, tax and shipping, in `currency`. */
+export function order(email: string, currency = 'EUR'): Order {
+  orders += 1
+  const id = newId()
+  const item = (title: string, variant: string | null, quantity: number, unit: number, total: number) => ({
+    id: newId(),
+    product_id: newId(),
+    variant_id: null,
+    title,
+    variant_title: variant,
+    sku: null,
+    quantity,
+    fulfilled_quantity: 0,
+    unit_price: unit,
+    line_total: total,
+    discount: 0,
+    tax: 0,
+    total,
+  })
+  return {
+    id,
+    order_number: `10${orders}`,
+    status: 'paid',
+    payment_status: 'paid',
+    fulfillment_status: 'unfulfilled',
+    customer_id: null,
+    email,
+    currency,
+    items: [item('Linen shirt', 'Blue / M', 2, 39.9, 79.8), item('Wool socks <3 pack>', null, 1, 12.5, 12.5), item('Canvas tote', null, 3, 7.05, 21.15)],
+    shipping_address: { first_name: 'Ada', last_name: 'Lovelace', company: null, line1: '12 St James Sq', line2: null, city: 'London', region: null, postal_code: 'SW1Y 4JH', country: 'GB', phone: null },
+    billing_address: null,
+    shipping_method: { id: null, name: 'Courier', amount: 6.5 },
+    coupons: [{ id: newId(), code: 'AUTUMN10', type: 'percentage', discount: 11.35 }],
+    totals: { subtotal: 113.45, discount: 11.35, tax: 20.42, shipping: 6.5, total: 129.02 },
+    amount_paid: 129.02,
+    amount_authorized: 0,
+    amount_refunded: 0,
+    payments: [],
+    fulfillments: [],
+    notes: null,
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+  }
+}
+
+
+/** An order.* event of `data`, with the order's id and total repeated as the API writes them. */
+export function orderEvent(kind: EventKind, data: Order): NewEvent {
+  return { kind, resourceId: data.id, data: { ...data, order_id: data.id, total: data.totals.total } }
+}

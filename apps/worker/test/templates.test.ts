@@ -1,0 +1,89 @@
+/** The templates: the built-in ones, a shop's override folder, and what stops the worker from starting. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { NOTIFICATION_TEMPLATES } from '@commerce/domain'
+import { loadTemplates } from '../src/templates.js'
+
+const folders: string[] = []
+function overrides(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-templates-'))
+  folders.push(dir)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  return dir
+}
+
+afterEach(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+const shop = { name: 'Bicycle Barn', url: 'https://bicycles.example.com' }
+const account = { user_id: 'u', customer_id: null, email: 'jo@example.com', first_name: 'Jo', previous_email: 'old@example.com', expires_at: '2027-01-02T03:04:05.000Z' }
+const order = {
+  order_number: '1042',
+  currency: 'JPY',
+  amount_paid: 4250,
+  amount_refunded: 1000,
+  items: [{ id: 'a', title: 'Bell', variant_title: null, quantity: 1, unit_price: 4250, line_total: 4250 }],
+  coupons: [],
+  shipping_method: null,
+  shipping_address: null,
+  totals: { subtotal: 4250, discount: 0, tax: 0, shipping: 0, total: 4250 },
+}
+const valuesOf = {
+  order: { shop, order, fulfillment: { carrier: 'Post', tracking_number: 'T1', tracking_url: null, items: [{ order_item_id: 'a', quantity: 1 }] }, refund: { amount: 1000, currency: 'JPY', reason: null } },
+  account: { shop, account, token: 'tok' },
+}
+
+describe('the built-in templates', () => {
+  it('render every template, subject on one line, HTML and text, with the shop’s name', async () => {
+    const templates = await loadTemplates()
+    for (const template of NOTIFICATION_TEMPLATES) {
+      const values = template.startsWith('order_') ? valuesOf.order : valuesOf.account
+      const email = await templates.render(template, values)
+      expect(email.subject, template).toMatch(/^\S.*\S$/)
+      expect(email.subject, template).not.toContain('\n')
+      expect(email.html, template).toMatch(/^<!DOCTYPE html>[\s\S]*Bicycle Barn[\s\S]*<\/html>$/)
+      expect(email.html, template).toContain(`<title>${email.subject}</title>`)
+      expect(email.text, template).toMatch(/\n--\nBicycle Barn · https:\/\/bicycles\.example\.com\n$/)
+      expect(email.text, template).not.toMatch(/\n\n\n/)
+    }
+    expect((await templates.render('order_refunded', valuesOf.order)).subject).toBe('Refund of ¥1,000 for order 1042')
+    expect((await templates.render('password_reset', valuesOf.account)).text).toContain('https://bicycles.example.com/account/reset-password?token=tok\n')
+    expect((await templates.render('email_change', valuesOf.account)).text).toContain('from old@example.com to jo@example.com')
+    expect((await templates.render('email_verification', valuesOf.account)).text).toContain('until 2027-01-02 03:04 UTC')
+  })
+})
+
+describe('NOTIFICATION_TEMPLATES_DIR', () => {
+  it('replaces the built-in file of the same path, and only it, layouts and partials included', async () => {
+    const dir = overrides({
+      'order_confirmation/subject.liquid': 'Thanks for order #{{ order.order_number }}',
+      'layouts/text.liquid': '{% block content %}{% endblock %}\n-- the {{ shop.name }} team',
+    })
+    const templates = await loadTemplates(dir)
+    const email = await templates.render('order_confirmation', valuesOf.order)
+    expect(email.subject).toBe('Thanks for order #1042')
+    expect(email.text).toMatch(/Total: ¥4,250\n\n-- the Bicycle Barn team\n$/)
+    // The HTML part is still the built-in one.
+    expect(email.html).toContain('Thank you for your order.')
+  })
+
+  it('stops the start naming the file of a template that does not parse, or that uses an unknown filter', async () => {
+    await expect(loadTemplates(overrides({ 'welcome/html.liquid': '{% if account.first_name %}Hi' }))).rejects.toThrow(/^notification template welcome\/html\.liquid: /)
+    await expect(loadTemplates(overrides({ 'partials/order_summary_text.liquid': '{{ order.total | moneys }}' }))).rejects.toThrow(
+      /^notification template partials\/order_summary_text\.liquid: .*moneys/,
+    )
+    await expect(loadTemplates('/nonexistent/templates')).rejects.toThrow('NOTIFICATION_TEMPLATES_DIR /nonexistent/templates does not exist')
+  })
+
+  it('escapes the data in HTML unless a template says `| raw`, and runs no code', async () => {
+    const dir = overrides({ 'welcome/html.liquid': '<p>{{ account.first_name }} {{ account.first_name | raw }} {{ account.constructor }}</p>' })
+    const email = await (await loadTemplates(dir)).render('welcome', { shop, account: { ...account, first_name: '<b>Jo</b>' } })
+    expect(email.html).toBe('<p>&lt;b&gt;Jo&lt;/b&gt; <b>Jo</b> </p>')
+  })
+})
