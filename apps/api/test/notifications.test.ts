@@ -94,9 +94,10 @@ describe('GET /api/v1/notifications', () => {
     for (;;) {
       const page = await list(`?per_page=4&after=${cursor}`)
       seen.push(...idsOf(page))
-      if (page.meta.next_cursor === null) break
-      expect(page.meta).toEqual({ per_page: 4, next_cursor: expect.any(String) })
-      cursor = page.meta.next_cursor
+      const meta = page.meta as { per_page: number; next_cursor: string | null }
+      if (meta.next_cursor === null) break
+      expect(meta).toEqual({ per_page: 4, next_cursor: expect.any(String) })
+      cursor = meta.next_cursor
     }
     expect(seen).toEqual(newestFirst().map((row) => row.id))
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: '/api/v1/notifications?page=2&after=', token: admin })
