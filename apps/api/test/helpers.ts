@@ -178,7 +178,7 @@ export async function createTestContext(overrides: ConfigOverrides = {}, build: 
   }
 }
 
-export interface ApiFixtures {
+interface ApiFixtures {
   /** What the file's `ctx` is made with; a file sets it once, at its top: `test.scoped({ contextOptions: … })`. */
   contextOptions: { config?: ConfigOverrides; build?: BuildOptions }
   /** The file's database and app, made for the first test that asks for it and closed after the file's last test. */
