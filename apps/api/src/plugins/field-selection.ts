@@ -8,6 +8,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { errorResponses } from '../errors.js'
 import { FIELDS_MAX_LENGTH, selectableOf, type Selectable } from '../field-selection.js'
 
 type Schema = Record<string, unknown>
@@ -67,7 +68,12 @@ export default fp(
       const selectable = answer && selectableOf(answer)
       if (!selectable) return
       // A new schema object: Fastify's HEAD copy of a GET route shares the GET's.
-      route.schema = { ...route.schema, querystring: withFields(route.schema!.querystring as Schema | undefined, selectable) }
+      // A read that took no input can now be refused (an unknown name): it answers 400 as well.
+      route.schema = {
+        ...route.schema,
+        querystring: withFields(route.schema!.querystring as Schema | undefined, selectable),
+        response: { ...errorResponses(400), ...(route.schema!.response as object) },
+      }
       const handler = route.handler
       route.handler = function (request, reply) {
         const fields = (request.query as { fields?: string }).fields

@@ -104,6 +104,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },
   { name: 'webhooks', description: 'Webhook subscriptions and their deliveries (admin)' },
+  { name: 'notifications', description: 'Emails to customers: the log, resending, which kinds are sent (admin)' },
   { name: 'events', description: 'The event log and the live WebSocket feed' },
   { name: 'system', description: 'Liveness, readiness and metrics, outside /api/v1' },
 ]
