@@ -100,11 +100,13 @@ export function runnerTuning(concurrency: number) {
 }
 
 /**
- * Longer than any of our jobs can run: twice the longest of a delivery's time limit and an SMTP
- * exchange's (connect, greeting and the replies, each within SMTP_TIMEOUT), and some margin.
+ * Longer than a job can run, with some margin: twice a delivery's time limit for every job, and
+ * for an email's job twice an SMTP exchange's (connect, greeting and the replies, each within
+ * SMTP_TIMEOUT) when it goes to a server (written to a file, it takes no longer than a delivery).
  */
-export function staleAfterMs(webhookTimeoutMs: number, smtpTimeoutMs = 0): number {
-  return 2 * Math.max(webhookTimeoutMs, 3 * smtpTimeoutMs) + 5_000
+function staleAfterMs(webhookTimeoutMs: number, smtpTimeoutMs = 0): { emailMs: number; otherMs: number } {
+  const otherMs = 2 * webhookTimeoutMs + 5_000
+  return { emailMs: Math.max(otherMs, 2 * 3 * smtpTimeoutMs + 5_000), otherMs }
 }
 
 export async function startWorker(settings: WorkerSettings): Promise<StartedWorker> {
@@ -126,7 +128,8 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     allowPrivateTargets: webhooks.allowPrivateTargets,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
   })
-  const staleAfter = staleAfterMs(webhooks.timeoutMs, settings.notifications?.smtpTimeoutMs)
+  const smtp = settings.notifications?.smtpUrl === undefined ? undefined : settings.notifications
+  const staleAfter = staleAfterMs(webhooks.timeoutMs, smtp?.smtpTimeoutMs)
   const recover = async () => {
     try {
       const workers = await unlockStaleJobs(database.sql, staleAfter)

@@ -82,7 +82,20 @@ describe('streamEvents', () => {
     const first = await newProduct('Since 1')
     // The newest first: the event of 'Since 1'.
     const since = (await service.admin.listEvents({ event: 'product.created', per_page: 1 })).events[0]!.id
+    // A watcher sees 'Since 2' go by live first: its live message, late on a busy machine, would
+    // otherwise reach the new stream too, which then has it live and replays none (count 0).
+    let watching = false
+    const watcher = createClient({ baseUrl: service.baseUrl, auth: { token: service.token } }).streamEvents({
+      events: ['product.created'],
+      WebSocket,
+      onStatus: (status) => (watching ||= status.type === 'open'),
+    })
+    const watched = collect(watcher)
+    await expect.poll(() => watching).toBe(true)
     const second = await newProduct('Since 2')
+    await expect.poll(() => watched.events.map((event) => event.resource_id)).toContain(second.id)
+    watcher.close()
+    await watched.done
     const statuses: StreamStatus[] = []
     const stream = createClient({ baseUrl: service.baseUrl, auth: { token: service.token } }).streamEvents({ events: ['product.created'], since, WebSocket, onStatus: (status) => statuses.push(status) })
     const { events, done } = collect(stream)

@@ -317,7 +317,9 @@ describe('formatMoney', () => {
     fc.assert(
       fc.property(currency, minorUnits, (code, minor) => {
         const exponent = currencyExponent(code)
-        const digits = formatMoney(toMajorUnits(minor, code), code).replace(/[^0-9.-]/g, '').replace(/^[^0-9-]+|\.$/g, '')
+        // The symbol may hold dots of its own (XCG's is "Cg."): it goes before the digits are read.
+        const symbol = new Intl.NumberFormat('en', { style: 'currency', currency: code }).formatToParts(0).find((part) => part.type === 'currency')!.value
+        const digits = formatMoney(toMajorUnits(minor, code), code).replace(symbol, '').replace(/[^0-9.-]/g, '').replace(/\.$/, '')
         expect(toMinorUnits(digits, code)).toBe(minor)
         expect(digits.split('.')[1]?.length ?? 0).toBe(exponent)
       }),

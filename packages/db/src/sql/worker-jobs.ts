@@ -33,14 +33,19 @@ export async function splitFanOut(sql: SqlClient, shares: readonly { event_ids: 
   await sql.unsafe(SPLIT, [JSON.stringify(shares)], { prepare: true })
 }
 
-// $1 staleAfterMs.
+// $1 the stale age of an email's job (send-notification), $2 that of every other job, in ms.
 const UNLOCK_STALE = `with stale as (
   select array_agg(distinct locked_by) as workers from graphile_worker.jobs
-  where locked_by is not null and locked_at < now() - make_interval(secs => $1::float8 / 1000))
+  where locked_by is not null
+    and locked_at < now() - make_interval(secs => (case when task_identifier = 'send-notification' then $1 else $2 end)::float8 / 1000))
 select workers, graphile_worker.force_unlock_workers(workers) from stale where workers is not null`
 
-/** Unlocks the jobs held longer than `staleAfterMs` (by dead workers); answers the worker ids it unlocked. */
-export async function unlockStaleJobs(sql: SqlClient, staleAfterMs: number): Promise<string[]> {
-  const [row] = await sql.unsafe<{ workers: string[] }[]>(UNLOCK_STALE, [staleAfterMs], { prepare: true })
+/**
+ * Unlocks every job of the workers holding a job longer than its task can run (dead workers);
+ * answers the worker ids it unlocked. An email's SMTP exchange may take longer than a delivery,
+ * so its jobs have their own age: a dead worker's deliveries are not held back by it.
+ */
+export async function unlockStaleJobs(sql: SqlClient, staleAfter: { emailMs: number; otherMs: number }): Promise<string[]> {
+  const [row] = await sql.unsafe<{ workers: string[] }[]>(UNLOCK_STALE, [staleAfter.emailMs, staleAfter.otherMs], { prepare: true })
   return row?.workers ?? []
 }
