@@ -16,11 +16,12 @@
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
+import { cpuMs, databaseCpuMs } from './process-cpu.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const url = process.env.DATABASE_URL
@@ -33,28 +34,6 @@ const REPEAT = number('BENCH_REPEAT', 3)
 const CONNECTIONS = number('BENCH_CONNECTIONS', 64)
 const CARTS = number('BENCH_CARTS', 2_000)
 const CART_LINES = 20
-const TICKS_PER_SECOND = 100
-
-/** CPU milliseconds a process has used (user + system). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000
-}
-
-/** CPU milliseconds used by the PostgreSQL backends connected to this database. */
-function databaseCpuMs() {
-  let total = 0
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      if (command.startsWith('postgres:') && command.includes(` ${database} `)) total += cpuMs(pid)
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total
-}
 
 const reference = scenarios.includes('pk')
 if (reference && scenarios.length > 1) throw new Error('pk runs the reference app: measure it on its own')
@@ -152,12 +131,12 @@ try {
   for (const key of scenarios) {
     await load(key, Math.min(REQUESTS, 3_000)) // warm-up
     for (let round = 1; round <= REPEAT; round++) {
-      const [api, db] = [cpuMs(server.pid), databaseCpuMs()]
+      const [api, db] = [cpuMs(server.pid), databaseCpuMs(database)]
       const result = await load(key, REQUESTS)
       const n = result.requests.total
       const perRequest = (ms) => ((1000 * ms) / n).toFixed(1)
       console.log(
-        `${key}\t${reference ? 'reference' : 'api'} ${perRequest(cpuMs(server.pid) - api)} µs/req\tpostgres ${perRequest(databaseCpuMs() - db)} µs/req` +
+        `${key}\t${reference ? 'reference' : 'api'} ${perRequest(cpuMs(server.pid) - api)} µs/req\tpostgres ${perRequest(databaseCpuMs(database) - db)} µs/req` +
           `\t${Math.round(result.requests.average)} req/s\tp99 ${result.latency.p99} ms\tnon-2xx ${result.non2xx}, errors ${result.errors}` +
           `\tload ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
       )
