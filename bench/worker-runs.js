@@ -13,7 +13,8 @@ import { newId, writeEvents } from '@commerce/db'
 import { cpuMs, databaseCpuMs } from './process-cpu.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const WORKER_MAIN = join(ROOT, 'apps/worker/dist/main.js')
+/** BENCH_WORKER_MAIN: another build's worker, to compare two builds in turns. */
+const WORKER_MAIN = process.env.BENCH_WORKER_MAIN ?? join(ROOT, 'apps/worker/dist/main.js')
 const RESULTS_DIR = join(ROOT, 'bench/results')
 export const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000)
 export const CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? 16)
