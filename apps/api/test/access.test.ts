@@ -4,28 +4,27 @@
  * read or validated; that the table and the registered routes match; and what OpenAPI shows.
  */
 import { randomUUID } from 'node:crypto'
-import Fastify, { type LightMyRequestResponse } from 'fastify'
-import { describe, expect, vi } from 'vitest'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import { afterAll, describe, expect } from 'vitest'
 import { SCOPE_RESOURCES } from '@commerce/domain'
 import { ACCESS, PUBLIC, type Access, type Scope } from '../src/access.js'
 import accessPlugin from '../src/plugins/access.js'
 import { test, type TestContext } from './helpers.js'
 
-// Every route each Fastify instance registers, seen by an onRoute hook added before anything else:
-// a record kept apart from the access plugin's own.
-const routesOf = vi.hoisted(() => new WeakMap<object, Set<string>>())
-vi.mock('fastify', async (importOriginal) => {
-  const original = await importOriginal<typeof import('fastify')>()
-  const withRouteRecord = ((options?: object) => {
-    const app = original.default(options)
-    const routes = new Set<string>()
-    routesOf.set(app, routes)
-    return app.addHook('onRoute', (route) => {
-      for (const method of [route.method].flat()) routes.add(`${method} ${route.url}`)
-    })
-  }) as unknown as typeof original.default
-  return { ...original, default: withRouteRecord, fastify: withRouteRecord }
-})
+// Every route each Fastify instance registers, seen by an onRoute hook added as the instance is
+// made (Fastify publishes each new instance on this channel): a record kept apart from the access
+// plugin's own, and no module mock, which a file run without isolation could not count on.
+const routesOf = new WeakMap<object, Set<string>>()
+const recordRoutes = ({ fastify }: { fastify: FastifyInstance }) => {
+  const routes = new Set<string>()
+  routesOf.set(fastify, routes)
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.add(`${method} ${route.url}`)
+  })
+}
+subscribe('fastify.initialization', recordRoutes as (message: unknown) => void)
+afterAll(() => unsubscribe('fastify.initialization', recordRoutes as (message: unknown) => void))
 
 interface Entry {
   key: string

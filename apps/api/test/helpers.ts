@@ -190,11 +190,7 @@ interface ApiFixtures {
   customer: string
 }
 
-/**
- * The API tests' `test`: `test('…', async ({ ctx, admin }) => …)`. Every fixture is per file; a test
- * or a describe block that needs an app of its own settings calls `createTestContext` itself.
- */
-export const test = vitestTest.extend<ApiFixtures>({
+const apiFixtures: Parameters<typeof vitestTest.extend<ApiFixtures>>[0] = {
   contextOptions: [{}, { scope: 'file' }],
   ctx: [
     async ({ contextOptions }, use) => {
@@ -213,4 +209,16 @@ export const test = vitestTest.extend<ApiFixtures>({
   ],
   admin: [async ({ ctx }, use) => use((await ctx.signIn('admin')).token), { scope: 'file' }],
   customer: [async ({ ctx }, use) => use((await ctx.signIn('customer')).token), { scope: 'file' }],
+}
+
+/**
+ * The API tests' `test`: `test('…', async ({ ctx, admin }) => …)`. Every fixture is per file; a test
+ * or a describe block that needs an app of its own settings calls `createTestContext` itself.
+ * `test.extend` starts again from vitest's own test: vitest's (3.2) adds the new fixtures to the
+ * test it is called on as well, so a file's fixtures (an `auto` one seeds rows) would reach the
+ * files run after it in the same process (`pnpm test:fast` runs files without isolation).
+ */
+const apiTest = vitestTest.extend<ApiFixtures>(apiFixtures)
+export const test: typeof apiTest = Object.assign(apiTest, {
+  extend: ((fixtures: object) => vitestTest.extend({ ...apiFixtures, ...fixtures } as never)) as typeof apiTest.extend,
 })
