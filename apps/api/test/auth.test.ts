@@ -32,14 +32,21 @@ describe('POST /auth/register', () => {
     expect(JSON.stringify(body)).not.toContain('long enough password')
   })
 
-  test('stores a scrypt hash, never the password, and writes one customer.created event', async ({ ctx }) => {
+  test('stores a scrypt hash, never the password, and writes customer.created and account.activated in that order', async ({ ctx }) => {
     const body = (await register(ctx, 'grace@example.com', 'another secret 123')).json()
     const [user] = await ctx.handle.sql`select password_hash from users where id = ${body.user.id}`
     expect(user!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/)
     expect(user!.password_hash).not.toContain('another secret 123')
-    const events = await ctx.handle.sql`select kind, data, customer_id from events where customer_id = ${body.customer.id}`
-    expect(events).toHaveLength(1)
+    const events = await ctx.handle.sql`select kind, data, customer_id, resource_id from events where customer_id = ${body.customer.id} order by id`
+    expect(events).toHaveLength(2)
     expect(events[0]).toMatchObject({ kind: 'customer.created', data: { id: body.customer.id, email: 'grace@example.com' } })
+    expect(events[1]).toEqual({
+      kind: 'account.activated',
+      data: { user_id: body.user.id, customer_id: body.customer.id, email: 'grace@example.com', first_name: 'Ada' },
+      customer_id: body.customer.id,
+      resource_id: body.user.id,
+    })
+    expect(body.user.email_verified_at).toBeNull()
   })
 
   test('refuses an email already registered, ignoring case, with 409 conflict and no new rows', async ({ ctx }) => {

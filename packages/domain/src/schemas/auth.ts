@@ -20,6 +20,12 @@ export const User = Type.Object({
       description: 'When the account was disabled (it cannot sign in and its tokens are refused); null: enabled',
     }),
   ),
+  email_verified_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the account proved it receives mail at `email` (an emailed link it followed); null: not yet',
+    }),
+  ),
   created_at: Timestamp,
 }, { title: 'User', description: 'A user account: how someone signs in, and its role' })
 export type User = Static<typeof User>
@@ -104,3 +110,38 @@ export const AccountRequestAccepted = Type.Object(
   { title: 'AccountRequestAccepted', description: 'The request is taken: if the account exists, its email is on its way. The same answer either way' },
 )
 export type AccountRequestAccepted = Static<typeof AccountRequestAccepted>
+
+/** The answer to a sign-up while REQUIRE_EMAIL_VERIFICATION is on: an account, but no session yet. */
+export const RegistrationPending = Type.Object(
+  { user: User, customer: Nullable(Customer), message: Type.String() },
+  {
+    title: 'RegistrationPending',
+    description: 'The account is made, but it can be signed in to only once its email address is verified (the emailed link); no token until then',
+  },
+)
+export type RegistrationPending = Static<typeof RegistrationPending>
+
+/** The token of an emailed link, alone (verification, email change). */
+export const AccountLinkConfirm = Type.Object({ token: LinkToken }, { additionalProperties: false, title: 'AccountLinkConfirmRequest' })
+export type AccountLinkConfirm = Static<typeof AccountLinkConfirm>
+
+export const EmailVerificationResend = Type.Object({ email: Email }, { additionalProperties: false, title: 'EmailVerificationResendRequest' })
+export type EmailVerificationResend = Static<typeof EmailVerificationResend>
+
+export const EmailChangeRequest = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254, description: 'The new address: the confirmation link is emailed to it' }),
+    password: Type.String({ maxLength: 200, writeOnly: true, description: 'The account’s current password' }),
+  },
+  { additionalProperties: false, title: 'EmailChangeRequest' },
+)
+export type EmailChangeRequest = Static<typeof EmailChangeRequest>
+
+export const PasswordChange = Type.Object(
+  {
+    current_password: Type.String({ maxLength: 200, writeOnly: true, description: 'The account’s password now' }),
+    new_password: Password,
+  },
+  { additionalProperties: false, title: 'PasswordChangeRequest' },
+)
+export type PasswordChange = Static<typeof PasswordChange>
