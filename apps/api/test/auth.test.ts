@@ -265,6 +265,73 @@ describe('GET /auth/me and bearer tokens', () => {
   })
 })
 
+describe('the signed-in account’s own changes', () => {
+  test('an API key is answered 403 on /auth/email-change and /auth/password-change (it has no account); no credential is 401', async ({ ctx }) => {
+    const { key } = await ctx.createApiKey(['*'])
+    const calls = [
+      { url: '/api/v1/auth/email-change', payload: { email: 'new@example.com', password: 'long enough password' } },
+      { url: '/api/v1/auth/password-change', payload: { current_password: 'long enough password', new_password: 'another long password' } },
+    ]
+    for (const call of calls) {
+      const refused = await ctx.expectError(403, 'forbidden', { method: 'POST', ...call, token: key })
+      expect(refused.message).toBe(`An API key has no user account; ${call.url.slice('/api/v1'.length)} needs a user token`)
+      await ctx.expectError(401, 'unauthorized', { method: 'POST', ...call })
+    }
+  })
+
+  test('a new password shorter than 8 characters is 400 on new_password, and the password stays', async ({ ctx }) => {
+    const body = (await register(ctx, `short-${randomUUID()}@example.com`)).json()
+    const error = await ctx.expectError(400, 'validation_error', {
+      method: 'POST',
+      url: '/api/v1/auth/password-change',
+      payload: { current_password: 'long enough password', new_password: 'short' },
+      token: body.token,
+    })
+    expect(error.details?.[0]?.field).toBe('new_password')
+    await ctx.expectStatus(200, { method: 'POST', url: '/api/v1/auth/login', payload: { email: body.user.email, password: 'long enough password' } })
+  })
+})
+
+describe('REQUIRE_EMAIL_VERIFICATION on', () => {
+  let strict: TestContext
+  beforeAll(async () => {
+    strict = await createTestContext({ requireEmailVerification: true })
+  })
+  afterAll(async () => {
+    await strict?.close()
+  })
+
+  test('sign-up answers 202 without a token and writes account.verification_requested, not account.activated', async () => {
+    const response = await register(strict, 'pending@example.com')
+    expect(response.statusCode).toBe(202)
+    const body = response.json()
+    expect(Object.keys(body).sort()).toEqual(['customer', 'message', 'user'])
+    const events = await strict.handle.sql<{ kind: string; data: { expires_at: string } }[]>`select kind, data from events where resource_id = ${body.user.id}`
+    expect(events.map((event) => event.kind)).toEqual(['account.verification_requested'])
+    const ttl = Date.parse(events[0]!.data.expires_at) - Date.now()
+    expect(ttl).toBeGreaterThan(24 * 3600_000 - 60_000)
+    expect(ttl).toBeLessThanOrEqual(24 * 3600_000)
+    const [user] = await strict.handle.sql`select activated_at, email_verified_at from users where id = ${body.user.id}`
+    expect(user).toEqual({ activated_at: null, email_verified_at: null })
+  })
+
+  test('an admin made by an operator signs in unverified; a token an unverified customer holds already keeps working (the check is at sign-in)', async () => {
+    const email = `operator-admin-${randomUUID()}@example.com`
+    const admin = await strict.signIn('admin', email)
+    await strict.expectStatus(200, { method: 'POST', url: '/api/v1/auth/login', payload: { email, password: 'correct horse battery' } })
+    expect((await strict.expectStatus<{ user: { email_verified_at: string | null } }>(200, { method: 'GET', url: '/api/v1/auth/me', token: admin.token })).user.email_verified_at).toBeNull()
+    const customer = await strict.signIn('customer')
+    await strict.expectStatus(200, { method: 'GET', url: '/api/v1/auth/me', token: customer.token })
+  })
+
+  test('a customer refused as unverified is not counted as a failed sign-in', async () => {
+    await register(strict, 'counted@example.com')
+    for (let n = 0; n < strict.config.loginMaxFailures + 2; n++) {
+      await strict.expectError(403, 'email_not_verified', { method: 'POST', url: '/api/v1/auth/login', payload: { email: 'counted@example.com', password: 'long enough password' } })
+    }
+  })
+})
+
 // Needs a real Redis: CI provides one (REDIS_URL); without it, this part does not run.
 describe.runIf(process.env.REDIS_URL)('sign-in throttling shared by API instances (REDIS_URL)', () => {
   let first: TestContext
