@@ -6,7 +6,8 @@ export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })
-const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true })
+const passwordBounds = { minLength: 8, maxLength: 200, writeOnly: true }
+const Password = Type.String(passwordBounds)
 /** The token of an emailed link, as the link carries it. */
 const LinkToken = Type.String({ minLength: 1, maxLength: 100, writeOnly: true, description: 'The `token` of the emailed link' })
 
@@ -140,7 +141,7 @@ export type EmailChangeRequest = Static<typeof EmailChangeRequest>
 export const PasswordChange = Type.Object(
   {
     current_password: Type.String({ maxLength: 200, writeOnly: true, description: 'The account’s password now' }),
-    new_password: Password,
+    new_password: Type.String({ ...passwordBounds, description: 'The new password, 8 to 200 characters' }),
   },
   { additionalProperties: false, title: 'PasswordChangeRequest' },
 )
