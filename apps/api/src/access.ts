@@ -52,6 +52,12 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   // Anyone may ask: the answer is the same whether or not the account exists; the link's token is the credential.
   'POST /api/v1/auth/password-reset': PUBLIC,
   'POST /api/v1/auth/password-reset/confirm': PUBLIC,
+  'POST /api/v1/auth/verify-email': PUBLIC,
+  'POST /api/v1/auth/verify-email/resend': PUBLIC,
+  'POST /api/v1/auth/email-change/confirm': PUBLIC,
+  // Keys and clients pass here and are answered 403 by the handler: they have no user account.
+  'POST /api/v1/auth/email-change': SIGNED_IN,
+  'POST /api/v1/auth/password-change': SIGNED_IN,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
   'GET /api/v1/auth/me': SIGNED_IN,
   // Accounts; making an admin also needs `*`, which the handler checks (403).

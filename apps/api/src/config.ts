@@ -53,6 +53,10 @@ export interface Config {
   redisUrl: string | undefined
   /** How long a password reset link works. */
   passwordResetTtlMs: number
+  /** A customer's sign-up waits for its email address to be verified (the emailed link) before it can sign in. */
+  requireEmailVerification: boolean
+  /** How long an email verification or email change link works. */
+  emailVerificationTtlMs: number
   /** Account requests (password reset, verification, email and password change) of one kind per account per window. */
   accountRateLimitMax: number
   /** The same per client address. */
@@ -127,6 +131,8 @@ export const API_VARIABLES = {
   RATE_LIMIT_API_KEY_MAX: integer({ min: 1, default: 600 }),
   REDIS_URL: url(['redis:', 'rediss:']),
   PASSWORD_RESET_TTL: duration({ default: '30m' }),
+  REQUIRE_EMAIL_VERIFICATION: boolean(false),
+  EMAIL_VERIFICATION_TTL: duration({ default: '24h' }),
   ACCOUNT_RATE_LIMIT_MAX: integer({ min: 1, default: 5 }),
   ACCOUNT_RATE_LIMIT_IP_MAX: integer({ min: 1, default: 20 }),
   ACCOUNT_RATE_LIMIT_WINDOW: duration({ default: '15m', bareUnit: 'ms' }),
@@ -177,6 +183,8 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     rateLimitApiKeyMax: v.RATE_LIMIT_API_KEY_MAX,
     redisUrl: v.REDIS_URL,
     passwordResetTtlMs: v.PASSWORD_RESET_TTL,
+    requireEmailVerification: v.REQUIRE_EMAIL_VERIFICATION,
+    emailVerificationTtlMs: v.EMAIL_VERIFICATION_TTL,
     accountRateLimitMax: v.ACCOUNT_RATE_LIMIT_MAX,
     accountRateLimitIpMax: v.ACCOUNT_RATE_LIMIT_IP_MAX,
     accountRateLimitWindowMs: v.ACCOUNT_RATE_LIMIT_WINDOW,

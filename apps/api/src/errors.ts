@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   payment_declined: 402,
   forbidden: 403,
+  // The right password of a customer whose address REQUIRE_EMAIL_VERIFICATION wants verified first.
+  email_not_verified: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -5,9 +5,11 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { formatMoney, type AuthResponse, type Checkout, type Order, type Product } from '@commerce/domain'
-import { createTestContext, type TestContext } from './helpers.js'
+import { formatMoney, type AuthResponse, type Checkout, type Me, type Order, type Product, type RegistrationPending } from '@commerce/domain'
+import { buildApp } from '../src/app.js'
+import { createTestContext, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
 import { startMailServer, type MailServer, type ReceivedMail } from '../../worker/test/mail-server.js'
 import { startWorker, stopProcess } from './processes.js'
 
@@ -20,9 +22,12 @@ let ctx: TestContext
 let admin: string
 let worker: ChildProcess
 let smtp: MailServer
+/** The same database's API with REQUIRE_EMAIL_VERIFICATION on. */
+let verifying: FastifyInstance
 
 beforeAll(async () => {
   ctx = await createTestContext({ passwordResetTtlMs: RESET_TTL_MS })
+  verifying = await buildApp(testConfig(ctx.database.url, { requireEmailVerification: true }), { logger: false })
   admin = (await ctx.signIn('admin')).token
   smtp = await startMailServer()
   worker = startWorker(ctx.database.url, {
@@ -36,22 +41,38 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  await verifying?.close()
   await stopProcess(worker)
   await smtp?.close()
   await ctx?.close()
 })
 
-/** The emails to `address` once there are `count` of them. */
-async function mailTo(address: string, count = 1): Promise<ParsedMail[]> {
+const SUBJECTS = {
+  orderConfirmed: /^Order \S+ confirmed$/,
+  reset: 'Reset your password for Test Shop',
+  welcome: 'Welcome to Test Shop',
+  verify: 'Verify your email address for Test Shop',
+  change: 'Confirm your new email address for Test Shop',
+}
+
+/** The emails to `address` with this subject once there are `count` of them. */
+async function mailTo(address: string, subject: string | RegExp, count = 1): Promise<ParsedMail[]> {
   return vi.waitFor(
     () => {
-      const mails = smtp.received(address).map((received) => received.mail)
+      const mails = sent(address, subject)
       expect(mails.length).toBeGreaterThanOrEqual(count)
       return mails
     },
     { timeout: 20_000, interval: 50 },
   )
 }
+
+/** The emails received so far to `address` with this subject. */
+const sent = (address: string, subject: string | RegExp) =>
+  smtp
+    .received(address)
+    .map((received) => received.mail)
+    .filter((mail) => (typeof subject === 'string' ? mail.subject === subject : subject.test(mail.subject ?? '')))
 
 /** The token of the link to `path` in an email's text. */
 function linkToken(mail: ParsedMail, path: string): string {
@@ -62,6 +83,12 @@ function linkToken(mail: ParsedMail, path: string): string {
 
 async function register(email: string): Promise<AuthResponse> {
   return ctx.expectStatus<AuthResponse>(201, { method: 'POST', url: '/api/v1/auth/register', payload: { email, password: PASSWORD, first_name: 'Grace' } })
+}
+
+/** The kinds of the account events of a user, oldest first. */
+async function accountEvents(userId: string): Promise<string[]> {
+  const rows = await ctx.handle.sql<{ kind: string }[]>`select kind from events where resource_id = ${userId} order by id`
+  return rows.map((row) => row.kind)
 }
 
 const login = (email: string, password: string) => ctx.request({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } })
@@ -95,7 +122,7 @@ describe('the order confirmation', () => {
     // Every part of the totals is there, so the email has something to get wrong.
     for (const part of ['subtotal', 'discount', 'tax', 'shipping'] as const) expect(order.totals[part]).toBeGreaterThan(0)
 
-    const [mail] = await mailTo(email)
+    const [mail] = await mailTo(email, SUBJECTS.orderConfirmed)
     expect(mail!.subject).toBe(`Order ${order.order_number} confirmed`)
     const money = (amount: number) => formatMoney(amount, 'GBP')
     const text = mail!.text!
@@ -117,8 +144,7 @@ describe('password reset', () => {
     expect(known.json()).toEqual({ message: 'If an account has this address, a link to set a new password is on its way to it' })
     expect(Object.keys(known.headers).sort()).toEqual(Object.keys(unknown.headers).sort())
 
-    const [mail] = await mailTo(email)
-    expect(mail!.subject).toBe('Reset your password for Test Shop')
+    const [mail] = await mailTo(email, SUBJECTS.reset)
     expect(mail!.text).toMatch(/^Hello Grace,/)
     const token = linkToken(mail!, '/account/reset-password')
     // Nothing at all for the unknown address: no event, no notification.
@@ -147,7 +173,7 @@ describe('password reset', () => {
     await register(email)
     const asked = Date.now()
     expect((await requestReset(email)).statusCode).toBe(202)
-    const token = linkToken((await mailTo(email))[0]!, '/account/reset-password')
+    const token = linkToken((await mailTo(email, SUBJECTS.reset))[0]!, '/account/reset-password')
     const [event] = await ctx.handle.sql<{ data: { expires_at: string } }[]>`
       select data from events where kind = 'account.password_reset_requested' and data->>'email' = ${email}`
     const expiresAt = new Date(event!.data.expires_at).getTime()
@@ -165,9 +191,9 @@ describe('password reset', () => {
     const email = `twice-${randomUUID()}@example.com`
     await register(email)
     await requestReset(email)
-    await mailTo(email, 1)
+    await mailTo(email, SUBJECTS.reset, 1)
     await requestReset(email)
-    const [first, second] = await mailTo(email, 2)
+    const [first, second] = await mailTo(email, SUBJECTS.reset, 2)
     const tokens = [linkToken(first!, '/account/reset-password'), linkToken(second!, '/account/reset-password')]
     expect(tokens[0]).not.toBe(tokens[1])
     expect((await confirmReset(tokens[1]!, 'the second new password')).statusCode).toBe(204)
@@ -201,5 +227,186 @@ describe('password reset', () => {
     const ratio = median(unknown) / median(known)
     expect(ratio, `unknown ${median(unknown).toFixed(2)} ms, known ${median(known).toFixed(2)} ms`).toBeGreaterThan(0.5)
     expect(ratio).toBeLessThan(2)
+  })
+})
+
+describe('sign-up', () => {
+  test('a new account can sign in at once and gets a welcome email (account.activated, written with the account)', async () => {
+    const email = `welcome-${randomUUID()}@example.com`
+    const registered = await register(email)
+    expect(registered.token).toEqual(expect.any(String))
+    expect(await accountEvents(registered.user.id)).toEqual(['account.activated'])
+    const [welcome] = await mailTo(email, SUBJECTS.welcome)
+    expect(welcome!.text).toMatch(/^Hello Grace,/)
+    expect(welcome!.text).toContain(`sign in with ${email} `)
+    expect((await login(email, PASSWORD)).statusCode).toBe(200)
+  })
+})
+
+describe('with REQUIRE_EMAIL_VERIFICATION on', () => {
+  const strict = async <T>(status: number, options: InjectOptions) => {
+    const response = await verifying.inject(options)
+    expect(response.statusCode, response.body).toBe(status)
+    return response.json<T>()
+  }
+  const signUp = (email: string) =>
+    strict<RegistrationPending>(202, { method: 'POST', url: '/api/v1/auth/register', payload: { email, password: PASSWORD, first_name: 'Grace' } })
+  const strictLogin = (email: string, password: string) => verifying.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } })
+  const verify = (token: string) => verifying.inject({ method: 'POST', url: '/api/v1/auth/verify-email', payload: { token } })
+  const resend = (email: string) => verifying.inject({ method: 'POST', url: '/api/v1/auth/verify-email/resend', payload: { email } })
+
+  test('sign-up answers 202 without a token; sign-in is 403 email_not_verified to the right password only; the emailed link verifies once and only once, then sign-in works and a welcome comes', async () => {
+    const email = `verify-${randomUUID()}@example.com`
+    const pending = await signUp(email)
+    expect(pending).toEqual({
+      user: expect.objectContaining({ email, role: 'customer', email_verified_at: null }),
+      customer: expect.objectContaining({ email, first_name: 'Grace' }),
+      message: 'The account is made: follow the link emailed to its address to verify it, then sign in',
+    })
+    expect(pending).not.toHaveProperty('token')
+
+    expect((await strictLogin(email, 'not the password')).json<ApiErrorBody>().error).toMatchObject({ code: 'unauthorized', message: 'Invalid email or password' })
+    const refused = await strictLogin(email, PASSWORD)
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json<ApiErrorBody>().error).toMatchObject({
+      code: 'email_not_verified',
+      message: 'This account’s email address is not verified yet: follow the link emailed to it, or ask for a new one (POST /auth/verify-email/resend)',
+    })
+
+    const [mail] = await mailTo(email, SUBJECTS.verify)
+    expect(mail!.text).toContain(`confirm that ${email} is your email address`)
+    const token = linkToken(mail!, '/account/verify-email')
+    expect(await accountEvents(pending.user.id)).toEqual(['account.verification_requested'])
+
+    expect((await verify(token)).statusCode).toBe(204)
+    const again = await verify(token)
+    expect(again.statusCode).toBe(400)
+    expect(again.json<ApiErrorBody>().error.details).toEqual([{ field: 'token', message: 'This link is unknown or was used already' }])
+
+    const signedIn = await strictLogin(email, PASSWORD)
+    expect(signedIn.statusCode, signedIn.body).toBe(200)
+    const me = await strict<Me>(200, { method: 'GET', url: '/api/v1/auth/me', headers: { authorization: `Bearer ${signedIn.json<AuthResponse>().token}` } })
+    expect(Date.parse(me.user.email_verified_at!)).toBeGreaterThan(Date.now() - 60_000)
+    const [welcome] = await mailTo(email, SUBJECTS.welcome)
+    expect(welcome!.text).toContain(`sign in with ${email} `)
+    expect(await accountEvents(pending.user.id)).toEqual(['account.verification_requested', 'account.email_verified', 'account.activated'])
+    expect(sent(email, SUBJECTS.welcome)).toHaveLength(1)
+  })
+
+  test('a new link answers 202 alike for an unverified account, an unknown address and a verified account; only the unverified one gets it, and following either link voids the other', async () => {
+    const email = `resend-${randomUUID()}@example.com`
+    const verified = `verified-${randomUUID()}@example.com`
+    await signUp(email)
+    await signUp(verified)
+    expect((await verify(linkToken((await mailTo(verified, SUBJECTS.verify))[0]!, '/account/verify-email'))).statusCode).toBe(204)
+    await mailTo(email, SUBJECTS.verify)
+    const nobody = `nobody-${randomUUID()}@example.com`
+    const answers = [await resend(email), await resend(nobody), await resend(verified)]
+    expect(answers.map((answer) => answer.statusCode)).toEqual([202, 202, 202])
+    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1)
+    expect(answers[0]!.json()).toEqual({ message: 'If an account with this address awaits verification, a new link is on its way to it' })
+    expect(Object.keys(answers[0]!.headers).sort()).toEqual(Object.keys(answers[1]!.headers).sort())
+
+    const [first, second] = await mailTo(email, SUBJECTS.verify, 2)
+    const tokens = [linkToken(first!, '/account/verify-email'), linkToken(second!, '/account/verify-email')]
+    expect(tokens[0]).not.toBe(tokens[1])
+    expect((await verify(tokens[1]!)).statusCode).toBe(204)
+    expect((await verify(tokens[0]!)).statusCode).toBe(400)
+    expect(await ctx.handle.sql`select id from events where data->>'email' = ${nobody}`).toEqual([])
+    // The verified account's resend wrote nothing: one verification email, one welcome.
+    expect(await ctx.handle.sql`select kind from events where kind = 'account.verification_requested' and data->>'email' = ${verified}`).toHaveLength(1)
+    expect((await strictLogin(email, PASSWORD)).statusCode).toBe(200)
+  })
+})
+
+const changeEmail = (token: string, email: string, password = PASSWORD) =>
+  ctx.request({ method: 'POST', url: '/api/v1/auth/email-change', payload: { email, password }, token })
+const confirmChange = (token: string) => ctx.request({ method: 'POST', url: '/api/v1/auth/email-change/confirm', payload: { token } })
+
+describe('email change', () => {
+  test('the link goes to the new address only; confirming it makes the new address the sign-in one (the old no longer signs in) and the customer record’s, verified', async () => {
+    const old = `old-${randomUUID()}@example.com`
+    const next = `new-${randomUUID()}@example.com`
+    const registered = await register(old)
+    await mailTo(old, SUBJECTS.welcome)
+    const wrong = await changeEmail(registered.token, next, 'not the password')
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json<ApiErrorBody>().error.details).toEqual([{ field: 'password', message: 'This is not the account’s password' }])
+    const asked = await changeEmail(registered.token, next)
+    expect(asked.statusCode, asked.body).toBe(202)
+    expect(asked.json()).toEqual({ message: 'A link to confirm the change is on its way to the new address' })
+
+    const [mail] = await mailTo(next, SUBJECTS.change)
+    expect(mail!.text).toContain(`from ${old} to ${next}`)
+    const token = linkToken(mail!, '/account/confirm-email')
+    expect(sent(old, SUBJECTS.change)).toEqual([])
+    // Nothing changed until the link is followed.
+    expect((await login(old, PASSWORD)).statusCode).toBe(200)
+    expect((await login(next, PASSWORD)).statusCode).toBe(401)
+
+    expect((await confirmChange(token)).statusCode).toBe(204)
+    expect((await confirmChange(token)).statusCode).toBe(400)
+    expect((await login(old, PASSWORD)).statusCode).toBe(401)
+    const signedIn = await login(next, PASSWORD)
+    expect(signedIn.statusCode).toBe(200)
+    const me = await ctx.expectStatus<Me>(200, { method: 'GET', url: '/api/v1/auth/me', token: signedIn.json<AuthResponse>().token })
+    expect(me.user.email).toBe(next)
+    expect(me.customer!.email).toBe(next)
+    expect(me.user.email_verified_at).not.toBeNull()
+    // An email change does not sign anyone out: the token of before still works.
+    expect((await ctx.expectStatus<Me>(200, { method: 'GET', url: '/api/v1/auth/me', token: registered.token })).user.email).toBe(next)
+
+    const [changed] = await ctx.handle.sql<{ data: Record<string, unknown> }[]>`
+      select data from events where kind = 'account.email_changed' and resource_id = ${registered.user.id}`
+    expect(changed!.data).toEqual({ user_id: registered.user.id, customer_id: registered.customer!.id, email: next, first_name: 'Grace', previous_email: old })
+    expect(await accountEvents(registered.user.id)).toEqual(['account.activated', 'account.email_change_requested', 'account.email_changed'])
+  })
+
+  test('answers 409 for an address another account has, at the request and at the confirmation when it was taken meanwhile; 400 for the account’s own', async () => {
+    const mine = `mine-${randomUUID()}@example.com`
+    const theirs = `theirs-${randomUUID()}@example.com`
+    const later = `later-${randomUUID()}@example.com`
+    const { token } = await register(mine)
+    await register(theirs)
+    const taken = await changeEmail(token, theirs.toUpperCase())
+    expect(taken.statusCode).toBe(409)
+    expect(taken.json<ApiErrorBody>().error).toMatchObject({ code: 'conflict', message: 'Another account or customer has this email address' })
+    const own = await changeEmail(token, mine)
+    expect(own.json<ApiErrorBody>().error).toMatchObject({ code: 'validation_error', details: [{ field: 'email', message: 'This is the account’s email address already' }] })
+
+    expect((await changeEmail(token, later)).statusCode).toBe(202)
+    const link = linkToken((await mailTo(later, SUBJECTS.change))[0]!, '/account/confirm-email')
+    await register(later)
+    const lost = await confirmChange(link)
+    expect(lost.statusCode).toBe(409)
+    expect((await login(mine, PASSWORD)).statusCode).toBe(200)
+  })
+})
+
+describe('password change', () => {
+  test('refuses a wrong current password with 400 on current_password; the right one signs out every older token and the answer’s token works', async () => {
+    const email = `change-${randomUUID()}@example.com`
+    const registered = await register(email)
+    const other = (await login(email, PASSWORD)).json<AuthResponse>().token
+    const change = (current: string, token: string) =>
+      ctx.request({ method: 'POST', url: '/api/v1/auth/password-change', payload: { current_password: current, new_password: 'a changed password' }, token })
+
+    const wrong = await change('not the password', registered.token)
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json<ApiErrorBody>().error.details).toEqual([{ field: 'current_password', message: 'This is not the account’s password' }])
+    expect((await login(email, PASSWORD)).statusCode).toBe(200)
+
+    const changed = await change(PASSWORD, registered.token)
+    expect(changed.statusCode, changed.body).toBe(200)
+    const answer = changed.json<AuthResponse>()
+    expect(answer).toMatchObject({ user: { id: registered.user.id, email }, token_type: 'Bearer', expires_in: 3600 })
+    for (const old of [registered.token, other]) {
+      const refused = await ctx.expectError(401, 'unauthorized', { method: 'GET', url: '/api/v1/auth/me', token: old })
+      expect(refused.message).toBe('The password of this account changed after this token was issued; sign in again')
+    }
+    expect((await ctx.expectStatus<Me>(200, { method: 'GET', url: '/api/v1/auth/me', token: answer.token })).user.id).toBe(registered.user.id)
+    expect((await login(email, PASSWORD)).statusCode).toBe(401)
+    expect((await login(email, 'a changed password')).statusCode).toBe(200)
+    expect(await accountEvents(registered.user.id)).toEqual(['account.activated', 'account.password_changed'])
   })
 })

@@ -62,3 +62,50 @@ describe('POST /auth/password-reset/confirm', () => {
     expect((await post('/api/v1/auth/password-reset/confirm', { token: randomUUID(), password: 'long enough' }, from)).statusCode).toBe(429)
   })
 })
+
+describe('POST /auth/verify-email/resend', () => {
+  test(`answers 429 past ${PER_ACCOUNT} requests for one address, and past ${PER_ADDRESS} from one client address`, async () => {
+    const email = `resend-${randomUUID()}@example.com`
+    for (let n = 0; n < PER_ACCOUNT; n++) expect((await post('/api/v1/auth/verify-email/resend', { email }, newAddress())).statusCode).toBe(202)
+    const refused = await post('/api/v1/auth/verify-email/resend', { email }, newAddress())
+    expect(refused.statusCode).toBe(429)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50)
+    const from = newAddress()
+    for (let n = 0; n < PER_ADDRESS; n++) expect((await post('/api/v1/auth/verify-email/resend', { email: `spray-${n}-${randomUUID()}@example.com` }, from)).statusCode).toBe(202)
+    expect((await post('/api/v1/auth/verify-email/resend', { email: `spray-${randomUUID()}@example.com` }, from)).statusCode).toBe(429)
+  })
+})
+
+describe.for(['/api/v1/auth/verify-email', '/api/v1/auth/email-change/confirm'])('POST %s', (url) => {
+  test(`answers 429 past ${PER_ADDRESS} tries from one client address; another address is not refused`, async () => {
+    const from = newAddress()
+    for (let n = 0; n < PER_ADDRESS; n++) expect((await post(url, { token: randomUUID() }, from)).statusCode).toBe(400)
+    const refused = await post(url, { token: randomUUID() }, from)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toMatchObject({ error: { code: 'rate_limited' } })
+    expect((await post(url, { token: randomUUID() }, newAddress())).statusCode).toBe(400)
+  })
+})
+
+/** The signed-in requests: counted per account (whatever the address) and per client address (whatever the account). */
+describe.for([
+  { url: '/api/v1/auth/email-change', payload: () => ({ email: `next-${randomUUID()}@example.com`, password: 'a wrong password' }) },
+  { url: '/api/v1/auth/password-change', payload: () => ({ current_password: 'a wrong password', new_password: 'another long password' }) },
+])('POST $url', ({ url, payload }) => {
+  const signedIn = (token: string, from: string) => ctx.request({ method: 'POST', url, payload: payload(), token, remoteAddress: from })
+
+  test(`answers 429 past ${PER_ACCOUNT} requests of one account from any addresses; a wrong password counts`, async () => {
+    const { token } = await ctx.signIn('customer')
+    for (let n = 0; n < PER_ACCOUNT; n++) expect((await signedIn(token, newAddress())).statusCode).toBe(400)
+    const refused = await signedIn(token, newAddress())
+    expect(refused.statusCode).toBe(429)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50)
+    expect((await signedIn((await ctx.signIn('customer')).token, newAddress())).statusCode).toBe(400)
+  })
+
+  test(`answers 429 past ${PER_ADDRESS} requests from one client address, whatever the accounts`, async () => {
+    const from = newAddress()
+    for (let n = 0; n < PER_ADDRESS; n++) expect((await signedIn((await ctx.signIn('customer')).token, from)).statusCode).toBe(400)
+    expect((await signedIn((await ctx.signIn('customer')).token, from)).statusCode).toBe(429)
+  })
+})

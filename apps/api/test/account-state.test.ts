@@ -136,7 +136,7 @@ describe('GET /users and PATCH /users/:id', () => {
     const admins = await ctx.expectStatus<{ users: Record<string, unknown>[] }>(200, { method: 'GET', url: '/api/v1/users?role=admin&per_page=100', token: adminAccount.token })
     expect(admins.users.every((user) => user.role === 'admin')).toBe(true)
     expect(admins.users.map((user) => user.id)).toContain(adminAccount.userId)
-    expect(Object.keys(admins.users[0]!).sort()).toEqual(['created_at', 'disabled_at', 'email', 'id', 'role'])
+    expect(Object.keys(admins.users[0]!).sort()).toEqual(['created_at', 'disabled_at', 'email', 'email_verified_at', 'id', 'role'])
   })
 
   test('answers 404 for an unknown user and 400 for an empty or unknown change', async ({ ctx, adminAccount }) => {

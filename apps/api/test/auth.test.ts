@@ -32,14 +32,21 @@ describe('POST /auth/register', () => {
     expect(JSON.stringify(body)).not.toContain('long enough password')
   })
 
-  test('stores a scrypt hash, never the password, and writes one customer.created event', async ({ ctx }) => {
+  test('stores a scrypt hash, never the password, and writes customer.created and account.activated in that order', async ({ ctx }) => {
     const body = (await register(ctx, 'grace@example.com', 'another secret 123')).json()
     const [user] = await ctx.handle.sql`select password_hash from users where id = ${body.user.id}`
     expect(user!.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/)
     expect(user!.password_hash).not.toContain('another secret 123')
-    const events = await ctx.handle.sql`select kind, data, customer_id from events where customer_id = ${body.customer.id}`
-    expect(events).toHaveLength(1)
+    const events = await ctx.handle.sql`select kind, data, customer_id, resource_id from events where customer_id = ${body.customer.id} order by id`
+    expect(events).toHaveLength(2)
     expect(events[0]).toMatchObject({ kind: 'customer.created', data: { id: body.customer.id, email: 'grace@example.com' } })
+    expect(events[1]).toEqual({
+      kind: 'account.activated',
+      data: { user_id: body.user.id, customer_id: body.customer.id, email: 'grace@example.com', first_name: 'Ada' },
+      customer_id: body.customer.id,
+      resource_id: body.user.id,
+    })
+    expect(body.user.email_verified_at).toBeNull()
   })
 
   test('refuses an email already registered, ignoring case, with 409 conflict and no new rows', async ({ ctx }) => {
@@ -255,6 +262,73 @@ describe('GET /auth/me and bearer tokens', () => {
     const response = await ctx.request({ method: 'POST', url: '/api/v1/products', token: customer.token, payload: { title: 'Nope' } })
     expect(response.statusCode).toBe(403)
     expect(response.json().error.code).toBe('forbidden')
+  })
+})
+
+describe('the signed-in account’s own changes', () => {
+  test('an API key is answered 403 on /auth/email-change and /auth/password-change (it has no account); no credential is 401', async ({ ctx }) => {
+    const { key } = await ctx.createApiKey(['*'])
+    const calls = [
+      { url: '/api/v1/auth/email-change', payload: { email: 'new@example.com', password: 'long enough password' } },
+      { url: '/api/v1/auth/password-change', payload: { current_password: 'long enough password', new_password: 'another long password' } },
+    ]
+    for (const call of calls) {
+      const refused = await ctx.expectError(403, 'forbidden', { method: 'POST', ...call, token: key })
+      expect(refused.message).toBe(`An API key has no user account; ${call.url.slice('/api/v1'.length)} needs a user token`)
+      await ctx.expectError(401, 'unauthorized', { method: 'POST', ...call })
+    }
+  })
+
+  test('a new password shorter than 8 characters is 400 on new_password, and the password stays', async ({ ctx }) => {
+    const body = (await register(ctx, `short-${randomUUID()}@example.com`)).json()
+    const error = await ctx.expectError(400, 'validation_error', {
+      method: 'POST',
+      url: '/api/v1/auth/password-change',
+      payload: { current_password: 'long enough password', new_password: 'short' },
+      token: body.token,
+    })
+    expect(error.details?.[0]?.field).toBe('new_password')
+    await ctx.expectStatus(200, { method: 'POST', url: '/api/v1/auth/login', payload: { email: body.user.email, password: 'long enough password' } })
+  })
+})
+
+describe('REQUIRE_EMAIL_VERIFICATION on', () => {
+  let strict: TestContext
+  beforeAll(async () => {
+    strict = await createTestContext({ requireEmailVerification: true })
+  })
+  afterAll(async () => {
+    await strict?.close()
+  })
+
+  test('sign-up answers 202 without a token and writes account.verification_requested, not account.activated', async () => {
+    const response = await register(strict, 'pending@example.com')
+    expect(response.statusCode).toBe(202)
+    const body = response.json()
+    expect(Object.keys(body).sort()).toEqual(['customer', 'message', 'user'])
+    const events = await strict.handle.sql<{ kind: string; data: { expires_at: string } }[]>`select kind, data from events where resource_id = ${body.user.id}`
+    expect(events.map((event) => event.kind)).toEqual(['account.verification_requested'])
+    const ttl = Date.parse(events[0]!.data.expires_at) - Date.now()
+    expect(ttl).toBeGreaterThan(24 * 3600_000 - 60_000)
+    expect(ttl).toBeLessThanOrEqual(24 * 3600_000)
+    const [user] = await strict.handle.sql`select activated_at, email_verified_at from users where id = ${body.user.id}`
+    expect(user).toEqual({ activated_at: null, email_verified_at: null })
+  })
+
+  test('an admin made by an operator signs in unverified; a token an unverified customer holds already keeps working (the check is at sign-in)', async () => {
+    const email = `operator-admin-${randomUUID()}@example.com`
+    const admin = await strict.signIn('admin', email)
+    await strict.expectStatus(200, { method: 'POST', url: '/api/v1/auth/login', payload: { email, password: 'correct horse battery' } })
+    expect((await strict.expectStatus<{ user: { email_verified_at: string | null } }>(200, { method: 'GET', url: '/api/v1/auth/me', token: admin.token })).user.email_verified_at).toBeNull()
+    const customer = await strict.signIn('customer')
+    await strict.expectStatus(200, { method: 'GET', url: '/api/v1/auth/me', token: customer.token })
+  })
+
+  test('a customer refused as unverified is not counted as a failed sign-in', async () => {
+    await register(strict, 'counted@example.com')
+    for (let n = 0; n < strict.config.loginMaxFailures + 2; n++) {
+      await strict.expectError(403, 'email_not_verified', { method: 'POST', url: '/api/v1/auth/login', payload: { email: 'counted@example.com', password: 'long enough password' } })
+    }
   })
 })
 

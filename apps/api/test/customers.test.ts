@@ -138,7 +138,8 @@ describe('POST /api/v1/customers', () => {
       payload: { email, password: 'long enough password' },
     })
     expect(registered.customer).toMatchObject({ id: guest.id, email, first_name: 'Guest', user_id: registered.user.id })
-    expect((await customerEvents(ctx, guest.id)).map((event) => event.kind)).toEqual(['customer.created'])
+    // No second customer.created: the account's own event is its activation.
+    expect((await customerEvents(ctx, guest.id)).map((event) => event.kind)).toEqual(['customer.created', 'account.activated'])
   })
 })
 

@@ -1,6 +1,7 @@
 /**
  * Every event kind of the catalog, end to end: emitted by its API operation (or, for
- * webhook.disabled, by the worker disabling a subscription that has failed too long), committed
+ * webhook.disabled, by the worker disabling a subscription that has failed too long; the account
+ * links are followed from the emails the worker sends to a mail server in this process), committed
  * with it, fanned out and delivered by the worker process (apps/worker/dist/main.js) to the
  * subscribers of that kind and to no other, with the envelope of the stored event.
  */
@@ -14,7 +15,8 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { WebSocket } from 'ws'
-import { EVENT_KINDS, type Checkout, type EventKind, type Order, type Product } from '@commerce/domain'
+import { EVENT_KINDS, type AuthResponse, type Checkout, type EventKind, type Order, type Product } from '@commerce/domain'
+import { startMailServer, type MailServer } from '../../worker/test/mail-server.js'
 import { createTestContext, type TestContext } from './helpers.js'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -34,6 +36,7 @@ let admin: string
 let receiver: Server
 let base: string
 let worker: ChildProcess
+let smtp: MailServer
 const deliveries: Delivery[] = []
 
 beforeAll(async () => {
@@ -53,9 +56,19 @@ beforeAll(async () => {
   await ctx.app.listen({ host: '127.0.0.1', port: 0 })
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  smtp = await startMailServer()
   const { DATABASE_URL: _unused, ...env } = process.env
   worker = spawn(process.execPath, [WORKER_MAIN], {
-    env: { ...env, DATABASE_URL: ctx.database.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', NOTIFICATIONS_ENABLED: 'false' },
+    env: {
+      ...env,
+      DATABASE_URL: ctx.database.url,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      LOG_LEVEL: 'warn',
+      NOTIFICATIONS_ENABLED: 'true',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Test Shop <shop@example.com>',
+      SHOP_URL: 'https://shop.example.com',
+    },
     stdio: 'ignore',
   })
 })
@@ -67,6 +80,7 @@ afterAll(async () => {
     await exited
   }
   await new Promise((resolve) => receiver?.close(resolve))
+  await smtp?.close()
   await ctx?.close()
 })
 
@@ -87,6 +101,22 @@ async function checkout(product: Product, token: string | undefined, paymentToke
     headers: { 'idempotency-key': `e2e-${randomUUID()}` },
     ...auth,
   })
+}
+
+/** The token of the link to `path` (on the shop's site) in the first email to `address` that has one. */
+async function emailedToken(address: string, path: string): Promise<string> {
+  const link = new RegExp(`https://shop\\.example\\.com${path}\\?token=([A-Za-z0-9_-]{43})\\n`)
+  return vi.waitFor(
+    () => {
+      const token = smtp
+        .received(address)
+        .map((received) => link.exec(received.mail.text ?? '')?.[1])
+        .find(Boolean)
+      expect(token, `a link to ${path} emailed to ${address}`).toBeDefined()
+      return token!
+    },
+    { timeout: 20_000, interval: 50 },
+  )
 }
 
 /**
@@ -128,13 +158,13 @@ describe('webhook delivery of every event kind', () => {
     const adminFeed = await watch(admin)
     const customerFeed = await watch((await ctx.signIn('customer')).token)
 
-    // customer.created
-    const registered = await ctx.expectStatus<{ access_token: string }>(201, {
+    // customer.created, account.activated
+    const registered = await ctx.expectStatus<AuthResponse>(201, {
       method: 'POST',
       url: '/api/v1/auth/register',
       payload: { email: `e2e-${randomUUID()}@example.com`, password: 'correct horse battery' },
     })
-    const customer = registered.access_token
+    const customer = registered.token
     // product.created, product.updated
     const product = await ctx.expectStatus<Product>(201, {
       method: 'POST',
@@ -176,6 +206,19 @@ describe('webhook delivery of every event kind', () => {
     })
     const cancelled = (await checkout(product, undefined, 'tok_visa')).json<Order>()
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
+
+    // The account's: account.verification_requested (the sign-up did not ask for one), account.email_verified,
+    // account.password_reset_requested, account.password_changed, account.email_change_requested, account.email_changed
+    const { email } = registered.user
+    const post = <T>(status: number, url: string, payload: Record<string, unknown>, token?: string) =>
+      ctx.expectStatus<T>(status, { method: 'POST', url: `/api/v1/auth/${url}`, payload, ...(token ? { token } : {}) })
+    await post(202, 'verify-email/resend', { email })
+    await post(204, 'verify-email', { token: await emailedToken(email, '/account/verify-email') })
+    await post(202, 'password-reset', { email })
+    const changed = await post<AuthResponse>(200, 'password-change', { current_password: 'correct horse battery', new_password: 'a new password' }, customer)
+    const newEmail = `e2e-new-${randomUUID()}@example.com`
+    await post(202, 'email-change', { email: newEmail, password: 'a new password' }, changed.token)
+    await post(204, 'email-change/confirm', { token: await emailedToken(newEmail, '/account/confirm-email') })
 
     // The customer.created event's failed attempt disabled the failing subscription.
     await vi.waitFor(() => expect(adminFeed.messages.find((message) => message.event === 'webhook.disabled')?.data?.id).toBe(failing.id), {

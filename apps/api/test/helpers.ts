@@ -30,6 +30,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     rateLimitApiKeyMax: 100_000,
     redisUrl: undefined,
     passwordResetTtlMs: 30 * 60_000,
+    requireEmailVerification: false,
+    emailVerificationTtlMs: 24 * 3600_000,
     accountRateLimitMax: 100_000,
     accountRateLimitIpMax: 100_000,
     accountRateLimitWindowMs: 15 * 60_000,

@@ -377,6 +377,23 @@ describe('accounts: register, a customer’s own records, OAuth tokens', () => {
     expect(errorText(refused.stderr)).toContain('This link is unknown or was used already')
   })
 
+  it('changes the signed-in customer’s password (a new token; the old one is refused) and email address (a link to the new one), and asks for a verification link; made-up links are refused', async () => {
+    const registered = await json<{ token: string }>(['auth', 'register', '--email', 'ruth@example.com', '--password', 'a long password'])
+    const asRuth = { COMMERCE_TOKEN: registered.token }
+    const resent = await json<{ message: string }>(['auth', 'verify-email', 'resend', '--email', 'ruth@example.com'])
+    expect(resent).toEqual(await json<{ message: string }>(['auth', 'verify-email', 'resend', '--email', 'nobody@example.com']))
+    const asked = await json<{ message: string }>(['auth', 'email-change', '--email', 'ruth.new@example.com', '--password', 'a long password'], asRuth)
+    expect(asked.message).toBe('A link to confirm the change is on its way to the new address')
+    for (const args of [['verify-email', '--verify-email-token'], ['email-change', 'confirm', '--confirm-token']]) {
+      const refused = await commerce(['auth', ...args, 'made-up'])
+      expect(refused.code).toBe(1)
+      expect(errorText(refused.stderr)).toContain('This link is unknown or was used already')
+    }
+    const changed = await json<{ token: string }>(['auth', 'password-change', '--current-password', 'a long password', '--new-password', 'another long password'], asRuth)
+    expect(errorText((await commerce(['auth', 'me'], { env: asRuth })).stderr)).toContain('HTTP 401')
+    expect((await commerce(['auth', 'me'], { env: { COMMERCE_TOKEN: changed.token } })).code).toBe(0)
+  })
+
   it('disables, enables and demotes accounts over the API (accounts …) and in the database (users …); each counts at once', async () => {
     const registered = await json<{ token: string; user: { id: string } }>(['auth', 'register', '--email', 'sam@example.com', '--password', 'a long password'])
     const asSam = { env: { COMMERCE_TOKEN: registered.token } }

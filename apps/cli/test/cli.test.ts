@@ -184,7 +184,7 @@ describe('commerce users create', () => {
       customer: Record<string, unknown>
     }
     expect(output).toEqual({
-      user: { id: expect.any(String), email: 'jo@example.com', role: 'customer', disabled_at: null, created_at: expect.any(String) },
+      user: { id: expect.any(String), email: 'jo@example.com', role: 'customer', disabled_at: null, email_verified_at: null, created_at: expect.any(String) },
       customer: {
         id: expect.any(String),
         user_id: output.user.id,

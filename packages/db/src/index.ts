@@ -17,15 +17,20 @@ export { newId } from './schema/columns.js'
 export {
   accountEventData,
   changePassword,
+  confirmEmailChange,
   createUser,
   customerSnapshot,
   findCustomerByUser,
   findUserByEmail,
   findUserById,
+  requestEmailChange,
   resetPassword,
+  setOwnPassword,
   updateUser,
   userSnapshot,
+  verifyEmail,
   type AccountChange,
+  type NewEmailChange,
   type NewUser,
 } from './accounts.js'
 export {

@@ -19,6 +19,11 @@ export const users = pgTable(
     /** When the account proved it receives mail at `email` (an emailed link); null: not yet. */
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }),
     /**
+     * When the account could first be signed in to (`account.activated`, the welcome email): at
+     * sign-up, or when its address was verified if REQUIRE_EMAIL_VERIFICATION was on; null: not yet.
+     */
+    activatedAt: timestamp('activated_at', { withTimezone: true, mode: 'date' }),
+    /**
      * Bumped when the password changes (a reset, or the customer's own change); tokens carry the
      * version they were issued under, and a token of an older one is refused (sql/account-state.ts).
      */

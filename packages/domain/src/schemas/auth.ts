@@ -6,7 +6,8 @@ export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })
-const Password = Type.String({ minLength: 8, maxLength: 200, writeOnly: true })
+const passwordBounds = { minLength: 8, maxLength: 200, writeOnly: true }
+const Password = Type.String(passwordBounds)
 /** The token of an emailed link, as the link carries it. */
 const LinkToken = Type.String({ minLength: 1, maxLength: 100, writeOnly: true, description: 'The `token` of the emailed link' })
 
@@ -18,6 +19,12 @@ export const User = Type.Object({
     Type.String({
       format: 'date-time',
       description: 'When the account was disabled (it cannot sign in and its tokens are refused); null: enabled',
+    }),
+  ),
+  email_verified_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the account proved it receives mail at `email` (an emailed link it followed); null: not yet',
     }),
   ),
   created_at: Timestamp,
@@ -104,3 +111,38 @@ export const AccountRequestAccepted = Type.Object(
   { title: 'AccountRequestAccepted', description: 'The request is taken: if the account exists, its email is on its way. The same answer either way' },
 )
 export type AccountRequestAccepted = Static<typeof AccountRequestAccepted>
+
+/** The answer to a sign-up while REQUIRE_EMAIL_VERIFICATION is on: an account, but no session yet. */
+export const RegistrationPending = Type.Object(
+  { user: User, customer: Nullable(Customer), message: Type.String() },
+  {
+    title: 'RegistrationPending',
+    description: 'The account is made, but it can be signed in to only once its email address is verified (the emailed link); no token until then',
+  },
+)
+export type RegistrationPending = Static<typeof RegistrationPending>
+
+/** The token of an emailed link, alone (verification, email change). */
+export const AccountLinkConfirm = Type.Object({ token: LinkToken }, { additionalProperties: false, title: 'AccountLinkConfirmRequest' })
+export type AccountLinkConfirm = Static<typeof AccountLinkConfirm>
+
+export const EmailVerificationResend = Type.Object({ email: Email }, { additionalProperties: false, title: 'EmailVerificationResendRequest' })
+export type EmailVerificationResend = Static<typeof EmailVerificationResend>
+
+export const EmailChangeRequest = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254, description: 'The new address: the confirmation link is emailed to it' }),
+    password: Type.String({ maxLength: 200, writeOnly: true, description: 'The account’s current password' }),
+  },
+  { additionalProperties: false, title: 'EmailChangeRequest' },
+)
+export type EmailChangeRequest = Static<typeof EmailChangeRequest>
+
+export const PasswordChange = Type.Object(
+  {
+    current_password: Type.String({ maxLength: 200, writeOnly: true, description: 'The account’s password now' }),
+    new_password: Type.String({ ...passwordBounds, description: 'The new password, 8 to 200 characters' }),
+  },
+  { additionalProperties: false, title: 'PasswordChangeRequest' },
+)
+export type PasswordChange = Static<typeof PasswordChange>

@@ -1,14 +1,32 @@
 import { setTimeout } from 'node:timers/promises'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { AccountRequestAccepted, AuthResponse, LoginBody, Me, PasswordResetConfirm, PasswordResetRequest, RegisterBody } from '@commerce/domain'
+import {
+  AccountLinkConfirm,
+  AccountRequestAccepted,
+  AuthResponse,
+  EmailChangeRequest,
+  EmailVerificationResend,
+  LoginBody,
+  Me,
+  PasswordChange,
+  PasswordResetConfirm,
+  PasswordResetRequest,
+  RegisterBody,
+  RegistrationPending,
+} from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden } from '../../errors.js'
 import { createAccountService, type Session } from './service.js'
 import { createAccountLimits, createLoginThrottle } from './throttle.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const accounts = createAccountService(app.db, { scryptCost: config.scryptCost, passwordResetTtlMs: config.passwordResetTtlMs })
+  const accounts = createAccountService(app.db, {
+    scryptCost: config.scryptCost,
+    passwordResetTtlMs: config.passwordResetTtlMs,
+    requireEmailVerification: config.requireEmailVerification,
+    emailVerificationTtlMs: config.emailVerificationTtlMs,
+  })
   const limits = createAccountLimits(
     { perAccount: config.accountRateLimitMax, perAddress: config.accountRateLimitIpMax, windowMs: config.accountRateLimitWindowMs },
     app.redis,
@@ -31,6 +49,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     app.redis,
     app.log,
   )
+  /** The user of a user token; an API key or OAuth client token (signed in, but nobody's account) is 403. */
+  const signedInUser = (request: FastifyRequest, route: string): string => {
+    const principal = request.principal!
+    if (principal.kind === 'user') return principal.userId
+    const who = principal.kind === 'api_key' ? 'An API key' : 'An OAuth client'
+    throw forbidden(`${who} has no user account; ${route} needs a user token`)
+  }
   const tokenResponse = (session: Session) => ({
     user: session.user,
     customer: session.customer,
@@ -46,13 +71,24 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         operationId: 'register',
         tags: ['auth'],
         summary: 'Create a customer account',
+        description:
+          'Answers 201 with a token, and the worker emails a welcome (`account.activated`). With REQUIRE_EMAIL_VERIFICATION on ' +
+          '(default off) the account can be signed in to only once its email address is verified, as Auth0’s and ' +
+          'Shopify’s sign-ups: the answer is 202 with the account but no token, and the worker emails a link to ' +
+          '/account/verify-email valid for EMAIL_VERIFICATION_TTL (default 24 hours; `account.verification_requested`); ' +
+          'following it (POST /auth/verify-email) activates the account and sends the welcome.',
         body: RegisterBody,
-        response: { 201: AuthResponse, ...errorResponses(400, 409, 429) },
+        response: { 201: AuthResponse, 202: RegistrationPending, ...errorResponses(400, 409, 429) },
       },
     },
     async (request, reply) => {
       const session = await accounts.register(request.body, String(request.id))
-      return reply.code(201).send(tokenResponse(session))
+      if (!config.requireEmailVerification) return reply.code(201).send(tokenResponse(session))
+      return reply.code(202).send({
+        user: session.user,
+        customer: session.customer,
+        message: 'The account is made: follow the link emailed to its address to verify it, then sign in',
+      })
     },
   )
 
@@ -69,9 +105,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
           'window ends, whatever the password, while other addresses are not. A successful sign-in clears its address’s ' +
           'count. When an account has LOGIN_SLOWDOWN_AFTER failures from all addresses in the window, every attempt on it ' +
           'is answered LOGIN_SLOWDOWN_DELAY later, but not refused. A disabled account answers 401 "This account is ' +
-          'disabled" to the right password only.',
+          'disabled" to the right password only. With REQUIRE_EMAIL_VERIFICATION on, a customer whose email address ' +
+          'is not verified yet answers 403 `email_not_verified` to the right password only (a wrong one is the usual 401).',
         body: LoginBody,
-        response: { 200: AuthResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: AuthResponse, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -87,6 +124,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         session = await accounts.login(request.body)
       } catch (error) {
         if (error instanceof ApiError && error.code === 'unauthorized') await throttle.failed(email)
+        // The password was right: not a failure to count.
+        if (error instanceof ApiError && error.code === 'email_not_verified') await throttle.succeeded(email, request.ip)
         throw error
       }
       await throttle.succeeded(email, request.ip)
@@ -144,6 +183,131 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     },
   )
 
+  app.post(
+    '/verify-email',
+    {
+      schema: {
+        operationId: 'verifyEmail',
+        tags: ['auth'],
+        summary: 'Verify the account’s email address with the emailed link',
+        description:
+          "The link's token works once: the account's address is verified (`email_verified_at`, " +
+          '`account.email_verified`), its other verification links are void, and an account that signed up while ' +
+          'REQUIRE_EMAIL_VERIFICATION was on is activated: it can sign in from then on, and the worker emails a welcome ' +
+          '(`account.activated`). An unknown, used or expired token, or a link sent to an address the account no ' +
+          'longer has, is 400 on `token`. ' +
+          limited(PER_ADDRESS),
+        body: AccountLinkConfirm,
+        response: { 204: { type: 'null', description: 'The address is verified' }, ...errorResponses(400, 429) },
+      },
+    },
+    async (request, reply) => {
+      await limit(reply, 'email_verification_confirm', null, request.ip)
+      await accounts.verifyEmail(request.body.token, String(request.id))
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/verify-email/resend',
+    {
+      schema: {
+        operationId: 'resendEmailVerification',
+        tags: ['auth'],
+        summary: 'Email a new link to verify the account’s address',
+        description:
+          'Answers 202 with the same body whether or not a customer account with an unverified address has this ' +
+          'address (one statement either way). When one does, and is not disabled, the worker emails it a new ' +
+          'single-use link valid for EMAIL_VERIFICATION_TTL (default 24 hours); the links sent before still work until ' +
+          'one of them is followed. ' +
+          limited(PER_ACCOUNT, PER_ADDRESS),
+        body: EmailVerificationResend,
+        response: { 202: AccountRequestAccepted, ...errorResponses(400, 429) },
+      },
+    },
+    async (request, reply) => {
+      await limit(reply, 'email_verification', request.body.email, request.ip)
+      await accounts.resendVerification(request.body.email, String(request.id))
+      return reply.code(202).send({ message: 'If an account with this address awaits verification, a new link is on its way to it' })
+    },
+  )
+
+  app.post(
+    '/email-change',
+    {
+      schema: {
+        operationId: 'requestEmailChange',
+        tags: ['auth'],
+        summary: 'Change the signed-in account’s email address: email a link to the new one',
+        description:
+          'Needs the current `password` (400 on `password` when wrong). Nothing changes yet: the worker emails a ' +
+          'single-use link to /account/confirm-email to the NEW address, valid for EMAIL_VERIFICATION_TTL (default 24 ' +
+          'hours; `account.email_change_requested`), and the address changes when it is followed (POST ' +
+          '/auth/email-change/confirm), which proves the new address receives mail. 409 when another account or ' +
+          'customer has the new address; 400 on `email` when it is the account’s already. A user token only: an API key ' +
+          'or OAuth client is 403. ' +
+          limited(PER_ACCOUNT, PER_ADDRESS),
+        body: EmailChangeRequest,
+        response: { 202: AccountRequestAccepted, ...errorResponses(400, 401, 403, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = signedInUser(request, '/auth/email-change')
+      await limit(reply, 'email_change', userId, request.ip)
+      await accounts.requestEmailChange(userId, request.body, String(request.id))
+      return reply.code(202).send({ message: 'A link to confirm the change is on its way to the new address' })
+    },
+  )
+
+  app.post(
+    '/email-change/confirm',
+    {
+      schema: {
+        operationId: 'confirmEmailChange',
+        tags: ['auth'],
+        summary: 'Confirm an email change with the link emailed to the new address',
+        description:
+          "The link's token works once: the account signs in with the new address from then on (the old one no " +
+          'longer does), its customer record has it too, it counts as verified, every other unused link of the ' +
+          'account (sent to the old address) is void, and `account.email_changed` carries both addresses. Tokens ' +
+          'issued before stay valid. 409 when another account or customer took the address meanwhile (the link then ' +
+          'stays usable); an unknown, used or expired token is 400 on `token`. ' +
+          limited(PER_ADDRESS),
+        body: AccountLinkConfirm,
+        response: { 204: { type: 'null', description: 'The account’s address is the new one' }, ...errorResponses(400, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      await limit(reply, 'email_change_confirm', null, request.ip)
+      await accounts.confirmEmailChange(request.body.token, String(request.id))
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.post(
+    '/password-change',
+    {
+      schema: {
+        operationId: 'changePassword',
+        tags: ['auth'],
+        summary: 'Change the signed-in account’s password',
+        description:
+          'Needs the current password (400 on `current_password` when wrong). The new one is set, unused password ' +
+          'reset links are void, and, as after a reset, every token issued for the account before (this one included) ' +
+          'is refused from then on (401; `account.password_changed`): the answer carries a new token, so the caller ' +
+          'stays signed in and everyone else is signed out. A user token only: an API key or OAuth client is 403. ' +
+          limited(PER_ACCOUNT, PER_ADDRESS),
+        body: PasswordChange,
+        response: { 200: AuthResponse, ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const userId = signedInUser(request, '/auth/password-change')
+      await limit(reply, 'password_change', userId, request.ip)
+      return tokenResponse(await accounts.changePassword(userId, request.body, String(request.id)))
+    },
+  )
+
   app.get(
     '/me',
     {
@@ -154,13 +318,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         response: { 200: Me, ...errorResponses(401, 403) },
       },
     },
-    async (request) => {
-      const principal = request.principal!
-      if (principal.kind !== 'user') {
-        const who = principal.kind === 'api_key' ? 'An API key' : 'An OAuth client'
-        throw forbidden(`${who} has no user account; /auth/me needs a user token`)
-      }
-      return accounts.me(principal.userId)
-    },
+    async (request) => accounts.me(signedInUser(request, '/auth/me')),
   )
 }
