@@ -108,7 +108,7 @@ export type PasswordResetConfirm = Static<typeof PasswordResetConfirm>
 /** The answer to a request that emails a link: the same whether or not the account exists. */
 export const AccountRequestAccepted = Type.Object(
   { message: Type.String() },
-  { title: 'AccountRequestAccepted', description: 'The request is taken: if the account exists, its email is on its way. The same answer either way' },
+  { title: 'AccountRequestAccepted', description: 'The request is taken and its email is on its way; `message` says to whom. Asked by address (a password reset, a new verification link), the answer is the same whether or not an account has it' },
 )
 export type AccountRequestAccepted = Static<typeof AccountRequestAccepted>
 
