@@ -14,7 +14,8 @@
  */
 import os from 'node:os'
 import { SMTPServer } from 'smtp-server'
-import { createDb, newId } from '@commerce/db'
+import { createDb } from '@commerce/db'
+import { orderEvent, sampleOrder } from '@commerce/db/testing'
 import { openScratchDatabase } from './scratch-database.js'
 import {
   CONCURRENCY,
@@ -65,50 +66,7 @@ async function startMailServer() {
 }
 
 /** An order.paid event as the API writes it (the whole order: three lines, a coupon, tax, shipping), to `email`. */
-function orderPaid(n, email) {
-  const id = newId()
-  const item = (title, variant, sku, quantity, unit, total) => ({
-    id: newId(),
-    product_id: newId(),
-    variant_id: null,
-    title,
-    variant_title: variant,
-    sku,
-    quantity,
-    fulfilled_quantity: 0,
-    unit_price: unit,
-    line_total: total,
-    discount: 0,
-    tax: 0,
-    total,
-  })
-  const at = new Date().toISOString()
-  const order = {
-    id,
-    order_number: String(100_000 + n),
-    status: 'paid',
-    payment_status: 'paid',
-    fulfillment_status: 'unfulfilled',
-    customer_id: null,
-    email,
-    currency: 'EUR',
-    items: [item('Linen shirt', 'Blue / M', 'LS-BL-M', 2, 39.9, 79.8), item('Wool socks, 3 pack', null, 'WS-3', 1, 12.5, 12.5), item('Canvas tote', null, null, 3, 7.05, 21.15)],
-    shipping_address: { first_name: 'Ada', last_name: 'Lovelace', company: null, line1: '12 St James Sq', line2: null, city: 'London', region: null, postal_code: 'SW1Y 4JH', country: 'GB', phone: null },
-    billing_address: null,
-    shipping_method: { id: null, name: 'Courier', amount: 6.5 },
-    coupons: [{ id: newId(), code: 'AUTUMN10', type: 'percentage', discount: 11.35 }],
-    totals: { subtotal: 113.45, discount: 11.35, tax: 20.42, shipping: 6.5, total: 129.02 },
-    amount_paid: 129.02,
-    amount_authorized: 0,
-    amount_refunded: 0,
-    payments: [],
-    fulfillments: [],
-    notes: null,
-    created_at: at,
-    updated_at: at,
-  }
-  return { kind: 'order.paid', resourceId: id, data: { ...order, order_id: id, total: order.totals.total } }
-}
+const orderPaid = (email) => orderEvent('order.paid', sampleOrder(email))
 
 const recipient = (label, n) => `${label}-${n}@bench.example`
 const round1 = (value) => Math.round(value * 10) / 10
@@ -130,7 +88,7 @@ async function main() {
     if (receiver) await subscribeReceiver(sql, receiver)
     for (let round = 1; round <= ROUNDS; round++) {
       if (receiver) await webhooksActive(false)
-      const emails = await throughputRun({ ...context, env, count: EVENTS, eventOf: (n) => orderPaid(n, recipient(`r${round}`, n)), arrivals: mail.arrivals })
+      const emails = await throughputRun({ ...context, env, count: EVENTS, eventOf: (n) => orderPaid(recipient(`r${round}`, n)), arrivals: mail.arrivals })
       const entry = { emails }
       let line = `  [${round}/${ROUNDS}] emails ${emails.firstToLastPerSecond.toFixed(0)}/s (${emails.perSecond.toFixed(0)}/s from the first commit), worker ${(1000 * emails.workerCpuMsPerEvent).toFixed(0)} µs CPU per email, postgres ${(1000 * emails.databaseCpuMsPerEvent).toFixed(0)} µs`
       if (receiver) {
@@ -150,7 +108,7 @@ async function main() {
       ...context,
       env,
       count: LATENCY_EVENTS,
-      eventOf: (n) => orderPaid(n, recipient('latency', n)),
+      eventOf: (n) => orderPaid(recipient('latency', n)),
       arrivedAt: (_, n) => mail.arrivals.get(recipient('latency', n)),
     })
     if (receiver) {

@@ -12,12 +12,11 @@ import { simpleParser } from 'mailparser'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 import { formatMoney, type Order } from '@commerce/domain'
 import { addNotificationJob, createDb, createUser, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
-import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { createTestDatabase, orderEvent, sampleOrder, type TestDatabase } from '@commerce/db/testing'
 import type { NotificationConfig } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { startWorker, type StartedWorker } from '../src/worker.js'
 import { startMailServer, type MailServer } from './mail-server.js'
-import { order, orderEvent } from './orders.js'
 
 const RETRIES = [300, 900]
 const SHOP = { shopName: 'Test Shop', shopUrl: 'https://shop.example.com' }
@@ -99,7 +98,7 @@ const visibleText = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&lt
 describe('the order confirmation', () => {
   it('is one email to the order’s address, from MAIL_FROM, with every line and total of the order formatted by the currency’s exponent, in HTML and text', async () => {
     await startTestWorker()
-    const data = order('ada@example.com')
+    const data = sampleOrder('ada@example.com')
     const [eventId] = await emit(paid(data))
     await vi.waitFor(() => expect(mail.received('ada@example.com')).toHaveLength(1), { timeout: 10_000 })
     const notification = await notificationOf(eventId!)
@@ -138,7 +137,7 @@ describe('the order confirmation', () => {
 
   it('formats a three-decimal currency with its three decimals', async () => {
     await startTestWorker()
-    const data = order('kwd@example.com', 'KWD')
+    const data = sampleOrder('kwd@example.com', 'KWD')
     await emit(paid(data))
     await vi.waitFor(() => expect(mail.received('kwd@example.com')).toHaveLength(1), { timeout: 10_000 })
     expect(mail.received('kwd@example.com')[0]!.mail.text).toContain('Total: KWD\u00a0129.020')
@@ -150,7 +149,7 @@ describe('retries and exactly one email', () => {
     const logs: LogLine[] = []
     await startTestWorker({}, logs)
     mail.refuse('flaky@example.com', (n) => (n < 2 ? 550 : undefined))
-    const [eventId] = await emit(paid(order('flaky@example.com')))
+    const [eventId] = await emit(paid(sampleOrder('flaky@example.com')))
     await vi.waitFor(async () => expect((await notificationOf(eventId!))?.status).toBe('sent'), { timeout: 15_000 })
     expect(mail.received('flaky@example.com')).toHaveLength(1)
 
@@ -192,7 +191,7 @@ describe('retries and exactly one email', () => {
   it('marks the notification failed when the retries run out, and sends nothing more', async () => {
     await startTestWorker()
     mail.refuse('gone@example.com', () => 550)
-    const [eventId] = await emit(paid(order('gone@example.com')))
+    const [eventId] = await emit(paid(sampleOrder('gone@example.com')))
     await vi.waitFor(async () => expect((await notificationOf(eventId!))?.status).toBe('failed'), { timeout: 15_000 })
     const notification = (await notificationOf(eventId!))!
     expect(notification.attempts).toBe(RETRIES.length + 1)
@@ -203,7 +202,7 @@ describe('retries and exactly one email', () => {
 
   it('sends one email when its fan-out and its attempt run again after they were recorded', async () => {
     await startTestWorker()
-    const [eventId] = await emit(paid(order('twice@example.com')))
+    const [eventId] = await emit(paid(sampleOrder('twice@example.com')))
     await vi.waitFor(async () => expect((await notificationOf(eventId!))?.status).toBe('sent'), { timeout: 10_000 })
     const notification = (await notificationOf(eventId!))!
     // The jobs a worker killed before completing them would run again: the event's fan-out and the first attempt.
@@ -219,9 +218,9 @@ describe('retries and exactly one email', () => {
     await startTestWorker()
     await handle.sql`insert into notification_settings (template, enabled) values ('order_cancelled', false)`
     try {
-      const cancelled = order('off@example.com')
+      const cancelled = sampleOrder('off@example.com')
       const [cancelledId, createdId] = await emit(orderEvent('order.cancelled', cancelled), orderEvent('order.created', cancelled))
-      const [paidId] = await emit(paid(order('on@example.com')))
+      const [paidId] = await emit(paid(sampleOrder('on@example.com')))
       await vi.waitFor(() => expect(mail.received('on@example.com')).toHaveLength(1), { timeout: 10_000 })
       expect(await handle.sql`select id from notifications where event_id in (${cancelledId!}, ${createdId!})`).toEqual([])
       expect(await notificationOf(paidId!)).toBeDefined()
@@ -295,7 +294,7 @@ describe('without SMTP_URL', () => {
     try {
       await startTestWorker({ smtpUrl: undefined, mailDir }, logs)
       expect(worker!.mail).toBe(mailDir)
-      const data = order('files@example.com')
+      const data = sampleOrder('files@example.com')
       const [eventId] = await emit(paid(data))
       await vi.waitFor(async () => expect((await notificationOf(eventId!))?.status).toBe('sent'), { timeout: 10_000 })
       const files = readdirSync(mailDir)

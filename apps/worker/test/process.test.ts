@@ -6,9 +6,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createDb, newId, writeEvents, type NewEvent } from '@commerce/db'
-import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { createTestDatabase, orderEvent, sampleOrder, type TestDatabase } from '@commerce/db/testing'
 import { startMailServer } from './mail-server.js'
-import { order, orderEvent } from './orders.js'
 import { startReceiver } from './receiver.js'
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url))
@@ -205,7 +204,7 @@ describe('the worker process', () => {
     const handle = createDb({ url: own.url, poolMax: 2 })
     try {
       for (let batch = 0; batch < 4; batch++) {
-        const events = Array.from({ length: 50 }, (_, n) => orderEvent('order.paid', order(`buyer${batch * 50 + n}@example.com`)))
+        const events = Array.from({ length: 50 }, (_, n) => orderEvent('order.paid', sampleOrder(`buyer${batch * 50 + n}@example.com`)))
         await handle.db.transaction((tx) => writeEvents(tx, events))
       }
       const env = {

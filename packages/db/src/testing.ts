@@ -10,6 +10,8 @@ import postgres from 'postgres'
 import { defaultDataDir, openDatabase, type OpenedDatabase } from './embedded.js'
 import { migrate } from './migrate.js'
 
+export { orderEvent, sampleOrder } from './sample-orders.js'
+
 const TEST_CLUSTER_PORT = 54339
 
 interface SharedServer {

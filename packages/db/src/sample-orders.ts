@@ -1,10 +1,11 @@
-/** Orders as the API writes them into its events, for the notification tests. */
+/** Orders as the API writes them into its events, for the notification tests and benchmark. */
 import type { EventKind, Order } from '@commerce/domain'
-import { newId, type NewEvent } from '@commerce/db'
+import type { NewEvent } from './outbox.js'
+import { newId } from './schema/columns.js'
 
 let orders = 0
 /** An order as the API writes it into its events: three lines, a coupon, tax and shipping, in `currency`. */
-export function order(email: string, currency = 'EUR'): Order {
+export function sampleOrder(email: string, currency = 'EUR'): Order {
   orders += 1
   const id = newId()
   const item = (title: string, variant: string | null, quantity: number, unit: number, total: number) => ({
