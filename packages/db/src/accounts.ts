@@ -220,11 +220,8 @@ export async function changePassword(tx: Executor, user: UserRow, passwordHash: 
     .set({ passwordHash, credentialVersion: sql`${users.credentialVersion} + 1` })
     .where(eq(users.id, user.id))
     .returning()
-  await tx
-    .update(accountTokens)
-    .set({ usedAt: sql`now()` })
-    .where(and(eq(accountTokens.userId, user.id), eq(accountTokens.purpose, 'password_reset'), isNull(accountTokens.usedAt)))
-  const [customer] = await tx.select().from(customers).where(eq(customers.userId, user.id))
+  await voidLinks(tx, user.id, 'password_reset')
+  const customer = await customerOf(tx, user.id)
   await writeEvent(tx, {
     kind: 'account.password_changed',
     resourceId: user.id,

@@ -20,6 +20,9 @@ import { ApiError, invalidField, unauthorized } from '../../errors.js'
 
 type UserRow = NonNullable<Awaited<ReturnType<typeof findUserById>>>
 
+/** A token whose account was deleted between the per-request check and this statement. */
+const accountGone = () => unauthorized('The account of this token no longer exists')
+
 export interface Session {
   user: User
   customer: Customer | null
@@ -50,7 +53,7 @@ export function createAccountService(db: Database, options: AccountOptions) {
   /** The signed-in account, whose password `password` must be: 400 on `field` otherwise. */
   const accountWithPassword = async (userId: string, password: string, field: string) => {
     const row = await findUserById(db, userId)
-    if (!row) throw unauthorized('The account of this token no longer exists')
+    if (!row) throw accountGone()
     if (!(await verifyPassword(password, row.passwordHash))) throw invalidField(field, 'This is not the account’s password')
     return row
   }
@@ -131,7 +134,7 @@ export function createAccountService(db: Database, options: AccountOptions) {
       const row = await accountWithPassword(userId, body.password, 'password')
       if (row.email.toLowerCase() === body.email.toLowerCase()) throw invalidField('email', 'This is the account’s email address already')
       const asked = await requestEmailChange(db, { userId, email: body.email, expiresAt: linkExpiry(), requestId })
-      if (!asked) throw unauthorized('The account of this token no longer exists')
+      if (!asked) throw accountGone()
     },
 
     async confirmEmailChange(token: string, requestId: string): Promise<void> {
@@ -142,13 +145,13 @@ export function createAccountService(db: Database, options: AccountOptions) {
     async changePassword(userId: string, body: { current_password: string; new_password: string }, requestId: string): Promise<Session> {
       await accountWithPassword(userId, body.current_password, 'current_password')
       const changed = await setOwnPassword(db, { userId, passwordHash: await hashPassword(body.new_password, options.scryptCost), requestId })
-      if (!changed) throw unauthorized('The account of this token no longer exists')
+      if (!changed) throw accountGone()
       return session(changed)
     },
 
     async me(userId: string): Promise<Session> {
       const row = await findUserById(db, userId)
-      if (!row) throw unauthorized('The account of this token no longer exists')
+      if (!row) throw accountGone()
       return session(row)
     },
   }
