@@ -593,6 +593,36 @@ describe('resuming', () => {
     })
   })
 
+  test('a burst of events larger than the 4 MiB send limit reaches every client that reads; one that does not read is dropped when more events come', async ({ ctx, admin }) => {
+    const own = await buildApp(testConfig(ctx.database.url), { logger: false })
+    try {
+      await own.listen({ host: '127.0.0.1', port: 0 })
+      const ownUrl = `ws://127.0.0.1:${(own.server.address() as AddressInfo).port}${WS_PATH}`
+      const readers = [await connect(ownUrl, { token: admin }), await connect(ownUrl, { token: admin })]
+      const stalled = await connect(ownUrl, { token: admin })
+      stalled.socket.pause()
+      const stalledServerSide = [...own.websocketServer.clients].at(-1)!
+      // 2,000 events of 8 KB in one transaction (16 MB for each client, more than the kernel's
+      // socket buffers hold): the feed loads and sends them in one turn.
+      const burst = () =>
+        commitEvents(ctx, ...Array.from({ length: 2000 }, (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { padding: 'x'.repeat(8000) } })))
+      let bursts = 0
+      while (stalledServerSide.readyState === WebSocket.OPEN && bursts < 4) {
+        const ids = await burst()
+        bursts++
+        for (const reader of readers) expect(idsOf(await reader.eventsUntil(ids.at(-1)!, 15_000)).slice(-ids.length)).toEqual(ids)
+      }
+      // Not dropped for the first burst alone: for still holding it unsent when the next came.
+      expect(bursts).toBe(2)
+      expect(stalledServerSide.readyState).toBe(WebSocket.CLOSED)
+      stalled.socket.resume()
+      expect((await stalled.closed).code).toBe(1006)
+      for (const reader of readers) expect(reader.socket.readyState).toBe(WebSocket.OPEN)
+    } finally {
+      await own.close()
+    }
+  })
+
   test('a long replay is read in pages and waits for a client that does not read, then sends it all', async ({ ctx, admin }) => {
     const paced = await buildApp(testConfig(ctx.database.url, { wsReplayMaxEvents: 1_000_000 }), { logger: false })
     try {

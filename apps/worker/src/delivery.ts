@@ -228,10 +228,20 @@ export function timedOut(outcome: Outcome): boolean {
   return outcome.error?.startsWith(TIMED_OUT) ?? false
 }
 
-function describeError(error: unknown, timeoutMs: number): string {
+/**
+ * undici's own limits (connecting, waiting for the headers, between body chunks) are the time
+ * limit too: whichever of them and the request's signal fires first, it is a timeout, which slows
+ * the endpoint down (endpoints.ts). A host that drops packets ends on a connect timeout.
+ */
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+
+/** What an attempt's failure is recorded as. */
+export function describeError(error: unknown, timeoutMs: number): string {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof RefusedTarget) return cause.message
-    if (cause.name === 'TimeoutError' || cause.name === 'AbortError') return `${TIMED_OUT} ${timeoutMs} ms`
+    if (cause.name === 'TimeoutError' || cause.name === 'AbortError' || UNDICI_TIMEOUTS.has((cause as { code?: string }).code ?? '')) {
+      return `${TIMED_OUT} ${timeoutMs} ms`
+    }
   }
   if (!(error instanceof Error)) return String(error)
   const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Outcome } from '../src/delivery.js'
+import { errors } from 'undici'
+import { describeError, type Outcome } from '../src/delivery.js'
 import { createEndpointLimits, type Permit } from '../src/endpoints.js'
 
 const TIMEOUT_MS = 1000
@@ -41,5 +42,16 @@ describe('endpoint limits', () => {
     expect((limits.admit('hook') as Permit).handOffAtOnce).toBe(true)
     slow.done(answered)
     expect((limits.admit('hook') as Permit).handOffAtOnce).toBe(false)
+  })
+})
+
+describe('an attempt that runs out of time', () => {
+  it('is a timeout whichever limit fired: the signal, or undici connecting, waiting for the headers or for the body', () => {
+    const abort = new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+    for (const error of [abort, new errors.ConnectTimeoutError(), new errors.HeadersTimeoutError(), new errors.BodyTimeoutError()]) {
+      expect(describeError(error, TIMEOUT_MS)).toBe(timedOut.error)
+    }
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
+    expect(describeError(refused, TIMEOUT_MS)).toBe('ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9')
   })
 })

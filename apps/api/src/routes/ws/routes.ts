@@ -63,9 +63,7 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
   const clients = new Set<Client>()
   const viewers = new WeakMap<FastifyRequest, Viewer>()
 
-  const feed = createEventFeed(app.sql, app.listenSql, app.log, (events) => {
-    for (const event of events) broadcast(event)
-  })
+  const feed = createEventFeed(app.sql, app.listenSql, app.log, broadcast)
   const eventLog = createEventLog(app.sql)
 
   new Gauge({
@@ -82,11 +80,13 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
     registers: [app.metrics],
   })
 
-  function broadcast(event: FeedEvent) {
-    let message: string | undefined
-    // Serialized once, for every client that gets it.
-    const serialized = () => (message ??= eventMessage(event))
-    for (const { stream } of clients) stream.offer(event, serialized)
+  function broadcast(events: FeedEvent[]) {
+    // Each serialized once, for every client that gets it.
+    const messages = events.map((event) => {
+      let message: string | undefined
+      return () => (message ??= eventMessage(event))
+    })
+    for (const { stream } of clients) stream.offer(events, messages)
   }
 
   // An API key has no expiry, and a user token outlives a change of its account: a connection whose

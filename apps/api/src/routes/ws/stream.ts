@@ -19,7 +19,7 @@ import { REPLAY_WINDOW_MS, type EventFeed } from './feed.js'
 import { Subscription, mayView, type ServerMessage, type Viewer } from './protocol.js'
 import type { EventLog } from './replay.js'
 
-/** A client that lets this much pile up unsent cannot keep up with the feed and is dropped. */
+/** A client that still has this much unsent when the next events come cannot keep up with the feed and is dropped. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
 /** A replay, and the live events held back during it, wait for the socket to take each MiB (about: UTF-16 units) before writing more. */
 const WRITE_AHEAD = 1024 * 1024
@@ -77,22 +77,29 @@ export class ClientStream {
     this.options.socket.send(JSON.stringify(message))
   }
 
-  /** A live event from the feed; `message` serializes it (once for every client that sends it). */
-  offer(event: FeedEvent, message: () => string): void {
+  /**
+   * Live events from the feed, one load of them (written in one turn); `messages[n]` serializes
+   * `events[n]` (once for every client that sends it). The client is dropped when what it was sent
+   * before is still unsent: measured here, before the batch is written, never within it, since a
+   * large batch (a replay after the LISTEN connection came back, a transaction of thousands of
+   * events) would otherwise count against every healthy client at once.
+   */
+  offer(events: readonly FeedEvent[], messages: readonly (() => string)[]): void {
     const { socket, viewer } = this.options
-    if (this.held) {
-      if (!this.subscription.wants(event.kind) || !mayView(viewer, event)) return
-      const text = message()
-      this.held.push({ event, message: text })
-      this.heldBytes += text.length
-      if (this.heldBytes + socket.bufferedAmount > MAX_BUFFERED_BYTES) socket.terminate()
-      return
-    }
-    if (!this.wanted(event)) return
-    if (socket.bufferedAmount > MAX_BUFFERED_BYTES) return socket.terminate()
-    this.noteLive(event.id)
-    this.options.onSent()
-    socket.send(message())
+    if (this.heldBytes + socket.bufferedAmount > MAX_BUFFERED_BYTES) return socket.terminate()
+    events.forEach((event, n) => {
+      if (this.held) {
+        if (!this.subscription.wants(event.kind) || !mayView(viewer, event)) return
+        const text = messages[n]!()
+        this.held.push({ event, message: text })
+        this.heldBytes += text.length
+        return
+      }
+      if (!this.wanted(event)) return
+      this.noteLive(event.id)
+      this.options.onSent()
+      socket.send(messages[n]!())
+    })
   }
 
   /** Replays the events after `after` the viewer may see and the filter wants, then `resumed`, then goes on live. */
