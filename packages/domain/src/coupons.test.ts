@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { type CouponRule, couponRejection, couponRejectionMessage, couponUsedUp, normalizeCouponCode } from './coupons.js'
+import { couponRule } from './coupon-rules.fixture.js'
+import { couponRejection, couponRejectionMessage, couponUsedUp, normalizeCouponCode } from './coupons.js'
 
-const coupon = (overrides: Partial<CouponRule> = {}): CouponRule => ({
-  id: 'c1',
-  code: 'SAVE10',
-  type: 'percentage',
-  percentOffPpm: 100_000,
-  amountOffMinor: null,
-  currency: null,
-  minSubtotalMinor: null,
-  startsAt: null,
-  endsAt: null,
-  usageLimit: null,
-  timesUsed: 0,
-  isActive: true,
-  ...overrides,
-})
+const coupon = couponRule
 const now = new Date('2026-01-01T00:00:00.000Z')
 const cart = { currency: 'USD', subtotalMinor: 5000, now }
 const later = (ms: number) => new Date(now.getTime() + ms)

@@ -211,6 +211,7 @@ export {
   type TotalsLine,
 } from './totals.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
+export { computeReturnRefund, type ReturnableLine, type ReturnItem, type ReturnLineRefund, type ReturnRefund, type ReturnRefundInput } from './returns.js'
 export {
   ORDER_MOVES,
   allowedMoves,

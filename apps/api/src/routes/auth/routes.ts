@@ -146,7 +146,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         summary: 'Email a link to set a new password',
         description:
           'Answers 202 with the same body whether or not an account has this address (and in the same time: one ' +
-          'statement either way), so nobody learns which addresses have accounts. When one does, and is not disabled, ' +
+          'round trip either way, which does not wait for the disk), so nobody learns which addresses have accounts. When one does, and is not disabled, ' +
           'the worker emails it a single-use link valid for PASSWORD_RESET_TTL (default 30 minutes). ' +
           limited(PER_ACCOUNT, PER_ADDRESS),
         body: PasswordResetRequest,
@@ -217,7 +217,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         summary: 'Email a new link to verify the account’s address',
         description:
           'Answers 202 with the same body whether or not a customer account with an unverified address has this ' +
-          'address (one statement either way). When one does, and is not disabled, the worker emails it a new ' +
+          'address (in the same time either way). When one does, and is not disabled, the worker emails it a new ' +
           'single-use link valid for EMAIL_VERIFICATION_TTL (default 24 hours); the links sent before still work until ' +
           'one of them is followed. ' +
           limited(PER_ACCOUNT, PER_ADDRESS),
