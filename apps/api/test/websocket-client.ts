@@ -43,7 +43,8 @@ export class Client {
       }
       const timer = setTimeout(() => {
         this.waiters.delete(check)
-        reject(new Error(`no matching message within ${timeoutMs} ms; received ${JSON.stringify(this.messages.slice(this.cursor))}`))
+        const received = JSON.stringify(this.messages.slice(this.cursor))
+        reject(new Error(`no matching message within ${timeoutMs} ms; received ${received.length > 2000 ? `${received.slice(0, 2000)}… (${received.length} characters)` : received}`))
       }, timeoutMs)
       if (!check()) this.waiters.add(check)
     })

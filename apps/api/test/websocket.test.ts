@@ -593,7 +593,7 @@ describe('resuming', () => {
     })
   })
 
-  test('a burst of events larger than the 4 MiB send limit reaches every client that reads; one that does not read is dropped when more events come', async ({ ctx, admin }) => {
+  test('a burst of events larger than the 4 MiB send limit reaches every client that reads; one that does not read is dropped when more events come, and any client by a burst past 16 MiB', async ({ ctx, admin }) => {
     const own = await buildApp(testConfig(ctx.database.url), { logger: false })
     try {
       await own.listen({ host: '127.0.0.1', port: 0 })
@@ -602,10 +602,11 @@ describe('resuming', () => {
       const stalled = await connect(ownUrl, { token: admin })
       stalled.socket.pause()
       const stalledServerSide = [...own.websocketServer.clients].at(-1)!
-      // 2,000 events of 8 KB in one transaction (16 MB for each client, more than the kernel's
-      // socket buffers hold): the feed loads and sends them in one turn.
-      const burst = () =>
-        commitEvents(ctx, ...Array.from({ length: 2000 }, (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { padding: 'x'.repeat(8000) } })))
+      // 400 events of 25 KB in one transaction (10 MB for each client: more than the limit and the
+      // kernel's socket buffers together, less than MAX_BURST_BYTES), announced in two notifications
+      // that arrive together: the feed sends them in one turn.
+      const burst = (events = 400) =>
+        commitEvents(ctx, ...Array.from({ length: events }, (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { padding: 'x'.repeat(25_000) } })))
       let bursts = 0
       while (stalledServerSide.readyState === WebSocket.OPEN && bursts < 4) {
         const ids = await burst()
@@ -618,6 +619,9 @@ describe('resuming', () => {
       stalled.socket.resume()
       expect((await stalled.closed).code).toBe(1006)
       for (const reader of readers) expect(reader.socket.readyState).toBe(WebSocket.OPEN)
+      // A burst past MAX_BURST_BYTES (16 MiB): 25 MB is more than a client may hold, reader or not.
+      await burst(1000)
+      for (const reader of readers) expect((await reader.closed).code).toBe(1006)
     } finally {
       await own.close()
     }

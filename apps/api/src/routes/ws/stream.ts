@@ -21,6 +21,12 @@ import type { EventLog } from './replay.js'
 
 /** A client that still has this much unsent when the next events come cannot keep up with the feed and is dropped. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
+/**
+ * What a client may have unsent while one batch of events is written to it: a burst up to this
+ * size is taken in stride, a larger one drops the client (which resumes with `?since=`, paced), so
+ * that a burst never costs the process more than this for each client.
+ */
+export const MAX_BURST_BYTES = 16 * 1024 * 1024
 /** A replay, and the live events held back during it, wait for the socket to take each MiB (about: UTF-16 units) before writing more. */
 const WRITE_AHEAD = 1024 * 1024
 
@@ -80,26 +86,28 @@ export class ClientStream {
   /**
    * Live events from the feed, one load of them (written in one turn); `messages[n]` serializes
    * `events[n]` (once for every client that sends it). The client is dropped when what it was sent
-   * before is still unsent: measured here, before the batch is written, never within it, since a
-   * large batch (a replay after the LISTEN connection came back, a transaction of thousands of
-   * events) would otherwise count against every healthy client at once.
+   * before is still unsent (MAX_BUFFERED_BYTES): measured here, before the batch is written, since
+   * within it a large batch (a replay after the LISTEN connection came back, a transaction of
+   * thousands of events) would count against every healthy client at once; within the batch only
+   * past MAX_BURST_BYTES.
    */
   offer(events: readonly FeedEvent[], messages: readonly (() => string)[]): void {
     const { socket, viewer } = this.options
     if (this.heldBytes + socket.bufferedAmount > MAX_BUFFERED_BYTES) return socket.terminate()
-    events.forEach((event, n) => {
+    for (const [n, event] of events.entries()) {
       if (this.held) {
-        if (!this.subscription.wants(event.kind) || !mayView(viewer, event)) return
+        if (!this.subscription.wants(event.kind) || !mayView(viewer, event)) continue
         const text = messages[n]!()
         this.held.push({ event, message: text })
         this.heldBytes += text.length
-        return
+      } else {
+        if (!this.wanted(event)) continue
+        this.noteLive(event.id)
+        this.options.onSent()
+        socket.send(messages[n]!())
       }
-      if (!this.wanted(event)) return
-      this.noteLive(event.id)
-      this.options.onSent()
-      socket.send(messages[n]!())
-    })
+      if (this.heldBytes + socket.bufferedAmount > MAX_BURST_BYTES) return socket.terminate()
+    }
   }
 
   /** Replays the events after `after` the viewer may see and the filter wants, then `resumed`, then goes on live. */
