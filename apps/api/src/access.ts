@@ -11,6 +11,7 @@ export type Scope = `${(typeof SCOPE_RESOURCES)[number]}:${(typeof SCOPE_ACTIONS
 export type Access =
   | { readonly kind: 'public' }
   | { readonly kind: 'signed_in' }
+  | { readonly kind: 'user' }
   | { readonly kind: 'scope'; readonly scope: Scope }
   | { readonly kind: 'scope_or_owner'; readonly scope: Scope }
 
@@ -18,6 +19,8 @@ export type Access =
 export const PUBLIC: Access = { kind: 'public' }
 /** Any valid credential: a user's JWT, an API key or an OAuth client's token. */
 export const SIGNED_IN: Access = { kind: 'signed_in' }
+/** A user's own account: a user's JWT; an API key or OAuth client, which has no account, gets 403. */
+export const USER: Access = { kind: 'user' }
 /** A credential holding the scope (an admin's JWT holds `*`); 401 without one, 403 without the scope. */
 export const scope = (required: Scope): Access => ({ kind: 'scope', scope: required })
 /**
@@ -56,10 +59,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/auth/verify-email/resend': PUBLIC,
   'POST /api/v1/auth/email-change/confirm': PUBLIC,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
-  'POST /api/v1/auth/email-change': SIGNED_IN,
-  'POST /api/v1/auth/password-change': SIGNED_IN,
+  'POST /api/v1/auth/email-change': USER,
+  'POST /api/v1/auth/password-change': USER,
   // Keys and clients pass here and are answered 403 by the handler: they have no user account.
-  'GET /api/v1/auth/me': SIGNED_IN,
+  'GET /api/v1/auth/me': USER,
   // Accounts; making an admin also needs `*`, which the handler checks (403).
   'GET /api/v1/users': scope('users:read'),
   'GET /api/v1/users/:id': scope('users:read'),

@@ -105,6 +105,16 @@ describe('routes for anyone signed in', () => {
   }
 })
 
+describe('routes of a user’s own account', () => {
+  for (const entry of entries.filter(({ access }) => access.kind === 'user')) {
+    test(`${entry.key}: 401 anonymous, 403 with an API key (it has no account) even holding *, through with a customer's token`, async ({ ctx, customer }) => {
+      expectRefused(await send(ctx, entry), 401, 'anonymous')
+      expectRefused(await send(ctx, entry, await keyWith(ctx, '*')), 403, 'a key with *')
+      expectThrough(await send(ctx, entry, customer), 'a customer')
+    })
+  }
+})
+
 describe('public routes', () => {
   for (const entry of entries.filter(({ access }) => access === PUBLIC)) {
     test(`${entry.key}: through anonymous${entry.key === TOKEN_ENDPOINT ? '' : '; 401 with a bad bearer token'}`, async ({ ctx }) => {
@@ -191,7 +201,8 @@ describe('OpenAPI', () => {
         continue
       }
       expect(operation.security, key).toEqual([{ bearerAuth: [] }])
-      expect(operation['x-required-scope'], key).toBe(access.kind === 'signed_in' ? undefined : access.scope)
+      expect(operation['x-required-scope'], key).toBe('scope' in access ? access.scope : undefined)
+      if (access.kind === 'user') expect(Object.keys(operation.responses), key).toContain('403')
       expect(Object.keys(operation.responses), key).toContain('401')
     }
   })

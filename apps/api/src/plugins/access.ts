@@ -26,6 +26,14 @@ export function guardOf(access: Access): onRequestHookHandler {
       return (request, _reply, done) => done(request.credentialError ? unauthorized(request.credentialError) : undefined)
     case 'signed_in':
       return (request, _reply, done) => done(request.principal ? undefined : unauthorized(request.credentialError ?? undefined))
+    case 'user':
+      return (request, _reply, done) => {
+        const principal = request.principal
+        if (!principal) return done(unauthorized(request.credentialError ?? undefined))
+        if (principal.kind === 'user') return done()
+        const who = principal.kind === 'api_key' ? 'An API key' : 'An OAuth client'
+        done(forbidden(`${who} has no user account; ${request.routeOptions.url!.replace(/^\/api\/v1/, '')} needs a user token`))
+      }
     case 'scope':
     case 'scope_or_owner': {
       const { scope } = access
@@ -47,6 +55,8 @@ function describeAccess(access: Access): string {
       return 'Access: public.'
     case 'signed_in':
       return 'Access: any valid credential (a user token, an API key or an OAuth client token).'
+    case 'user':
+      return 'Access: a user token (an API key or an OAuth client token, which has no user account, is 403).'
     case 'scope':
       return `Access: the scope \`${access.scope}\` (an admin token holds \`*\`).`
     case 'scope_or_owner':
@@ -63,7 +73,7 @@ function documented(schema: NonNullable<RouteOptions['schema']>, access: Access)
     description: [schema.description, describeAccess(access)].filter(Boolean).join('\n\n'),
     security: schema.security ?? (guarded ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }]),
     ...(scope ? { 'x-required-scope': scope } : {}),
-    response: { ...errorResponses(...(scope ? [401, 403] : [401])), ...(schema.response as object | undefined) },
+    response: { ...errorResponses(...(scope || access.kind === 'user' ? [401, 403] : [401])), ...(schema.response as object | undefined) },
   }
 }
 

@@ -16,7 +16,8 @@ import {
   RegistrationPending,
 } from '@commerce/domain'
 import type { Config } from '../../config.js'
-import { ApiError, errorResponses, forbidden } from '../../errors.js'
+import type { UserPrincipal } from '../../plugins/auth.js'
+import { ApiError, errorResponses } from '../../errors.js'
 import { createAccountService, type Session } from './service.js'
 import { createAccountLimits, createLoginThrottle } from './throttle.js'
 
@@ -50,12 +51,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     app.log,
   )
   /** The user of a user token; an API key or OAuth client token (signed in, but nobody's account) is 403. */
-  const signedInUser = (request: FastifyRequest, route: string): string => {
-    const principal = request.principal!
-    if (principal.kind === 'user') return principal.userId
-    const who = principal.kind === 'api_key' ? 'An API key' : 'An OAuth client'
-    throw forbidden(`${who} has no user account; ${route} needs a user token`)
-  }
+  /** The account of a route whose access is USER: the guard let only a user's token through. */
+  const signedInUser = (request: FastifyRequest): string => (request.principal as UserPrincipal).userId
   const tokenResponse = (session: Session) => ({
     user: session.user,
     customer: session.customer,
@@ -244,15 +241,14 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
           'single-use link to /account/confirm-email to the NEW address, valid for EMAIL_VERIFICATION_TTL (default 24 ' +
           'hours; `account.email_change_requested`), and the address changes when it is followed (POST ' +
           '/auth/email-change/confirm), which proves the new address receives mail. 409 when another account or ' +
-          'customer has the new address; 400 on `email` when it is the account’s already. A user token only: an API key ' +
-          'or OAuth client is 403. ' +
+          'customer has the new address; 400 on `email` when it is the account’s already. ' +
           limited(PER_ACCOUNT, PER_ADDRESS),
         body: EmailChangeRequest,
         response: { 202: AccountRequestAccepted, ...errorResponses(400, 401, 403, 409, 429) },
       },
     },
     async (request, reply) => {
-      const userId = signedInUser(request, '/auth/email-change')
+      const userId = signedInUser(request)
       await limit(reply, 'email_change', userId, request.ip)
       await accounts.requestEmailChange(userId, request.body, String(request.id))
       return reply.code(202).send({ message: 'A link to confirm the change is on its way to the new address' })
@@ -295,14 +291,14 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
           'Needs the current password (400 on `current_password` when wrong). The new one is set, unused password ' +
           'reset links are void, and, as after a reset, every token issued for the account before (this one included) ' +
           'is refused from then on (401; `account.password_changed`): the answer carries a new token, so the caller ' +
-          'stays signed in and everyone else is signed out. A user token only: an API key or OAuth client is 403. ' +
+          'stays signed in and everyone else is signed out. ' +
           limited(PER_ACCOUNT, PER_ADDRESS),
         body: PasswordChange,
         response: { 200: AuthResponse, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
-      const userId = signedInUser(request, '/auth/password-change')
+      const userId = signedInUser(request)
       await limit(reply, 'password_change', userId, request.ip)
       return tokenResponse(await accounts.changePassword(userId, request.body, String(request.id)))
     },
@@ -318,6 +314,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
         response: { 200: Me, ...errorResponses(401, 403) },
       },
     },
-    async (request) => accounts.me(signedInUser(request, '/auth/me')),
+    async (request) => accounts.me(signedInUser(request)),
   )
 }
