@@ -116,7 +116,10 @@ export function createEventFeed(
   async function catchUp() {
     try {
       // Only the ids first: the events are loaded only when some are new.
-      const missed = (await eventIdsSince(sql, firstIdOf(newest - CATCH_UP_WINDOW_MS))).filter((id) => !delivered.has(id))
+      // Never before LISTEN began, as the replay: what was committed before is not this instance's
+      // to send live (a connection gets the events of its own lifetime).
+      const since = Math.max(newest - CATCH_UP_WINDOW_MS, listeningSince)
+      const missed = (await eventIdsSince(sql, firstIdOf(since))).filter((id) => !delivered.has(id))
       if (missed.length > 0) accept(await notifiedEvents(sql, missed))
     } catch (error) {
       log.warn({ err: error }, 'could not look for events committed but not announced')
