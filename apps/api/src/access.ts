@@ -58,10 +58,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/auth/verify-email': PUBLIC,
   'POST /api/v1/auth/verify-email/resend': PUBLIC,
   'POST /api/v1/auth/email-change/confirm': PUBLIC,
-  // Keys and clients pass here and are answered 403 by the handler: they have no user account.
+  // The account's own routes: keys and clients have no user account (403).
   'POST /api/v1/auth/email-change': USER,
   'POST /api/v1/auth/password-change': USER,
-  // Keys and clients pass here and are answered 403 by the handler: they have no user account.
   'GET /api/v1/auth/me': USER,
   // Accounts; making an admin also needs `*`, which the handler checks (403).
   'GET /api/v1/users': scope('users:read'),

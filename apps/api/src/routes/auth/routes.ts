@@ -50,7 +50,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (
     app.redis,
     app.log,
   )
-  /** The user of a user token; an API key or OAuth client token (signed in, but nobody's account) is 403. */
   /** The account of a route whose access is USER: the guard let only a user's token through. */
   const signedInUser = (request: FastifyRequest): string => (request.principal as UserPrincipal).userId
   const tokenResponse = (session: Session) => ({

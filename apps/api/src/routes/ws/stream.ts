@@ -26,7 +26,7 @@ export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024
  * size is taken in stride, a larger one drops the client (which resumes with `?since=`, paced), so
  * that a burst never costs the process more than this for each client.
  */
-export const MAX_BURST_BYTES = 16 * 1024 * 1024
+const MAX_BURST_BYTES = 16 * 1024 * 1024
 /** A replay, and the live events held back during it, wait for the socket to take each MiB (about: UTF-16 units) before writing more. */
 const WRITE_AHEAD = 1024 * 1024
 
