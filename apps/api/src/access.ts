@@ -124,6 +124,14 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/orders/:id/fulfillments': scope('orders:write'),
   'GET /api/v1/orders/:id/fulfillments': scopeOrOwner('orders:read'),
   'POST /api/v1/fulfillments/:id/tracking-events': scope('shipping:write'),
+  // A customer asks for and withdraws returns of its own orders; the shop decides on them.
+  'POST /api/v1/orders/:id/returns': scopeOrOwner('orders:write'),
+  'GET /api/v1/orders/:id/returns': scopeOrOwner('orders:read'),
+  'GET /api/v1/returns/:id': scopeOrOwner('orders:read'),
+  'POST /api/v1/returns/:id/cancel': scopeOrOwner('orders:write'),
+  'POST /api/v1/returns/:id/approve': scope('orders:write'),
+  'POST /api/v1/returns/:id/decline': scope('orders:write'),
+  'POST /api/v1/returns/:id/receive': scope('orders:write'),
   // Like a carrier's tracking page: the number is the secret, the answer holds no order data.
   'GET /api/v1/shipping/tracking/:tracking_number': PUBLIC,
 

@@ -188,6 +188,16 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/complete`, token: admin })
+    // return.requested, return.declined, return.canceled, return.approved, then return.received with its order.refunded
+    const unit = [{ line_id: order.items[0]!.id, quantity: 1 }]
+    const askReturn = () => ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: `/api/v1/orders/${order.id}/returns`, payload: { items: unit }, token: customer })
+    const returnAction = (id: string, action: string, token = admin) =>
+      ctx.expectStatus(200, { method: 'POST', url: `/api/v1/returns/${id}/${action}`, payload: {}, headers: { 'idempotency-key': `e2e-${randomUUID()}` }, token })
+    await returnAction((await askReturn()).id, 'decline')
+    await returnAction((await askReturn()).id, 'cancel', customer)
+    const kept = await askReturn()
+    await returnAction(kept.id, 'approve')
+    await returnAction(kept.id, 'receive')
     // order.refunded (a refund of a second order, captured first), order.cancelled and payment.canceled (a third, its authorization voided)
     const refunded = (await checkout(product, undefined, 'tok_visa')).json<Order>()
     await ctx.expectStatus(200, {
@@ -242,15 +252,23 @@ describe('webhook delivery of every event kind', () => {
     const sequences = new Map<string, number[]>()
     for (const event of events) sequences.set(event.resource_id, [...(sequences.get(event.resource_id) ?? []), event.sequence])
     for (const numbers of sequences.values()) expect(numbers).toEqual(numbers.map((_, i) => i + 1))
-    // The order's story is one sequence: created, its payment, paid, shipped, completed.
+    // The order's story is one sequence: created, its payment, paid, shipped, completed, then its returns.
     const story = events.filter((event) => event.resource_id === order.id)
-    expect(story.map((event) => [event.sequence, event.kind])).toEqual([
-      [1, 'order.created'],
-      [2, 'payment.authorized'],
-      [3, 'payment.succeeded'],
-      [4, 'order.paid'],
-      [5, 'order.shipped'],
-      [6, 'order.completed'],
+    expect(story.map((event) => event.kind)).toEqual([
+      'order.created',
+      'payment.authorized',
+      'payment.succeeded',
+      'order.paid',
+      'order.shipped',
+      'order.completed',
+      'return.requested',
+      'return.declined',
+      'return.requested',
+      'return.canceled',
+      'return.requested',
+      'return.approved',
+      'order.refunded',
+      'return.received',
     ])
     expect(new Set(events.map((event) => event.kind))).toEqual(new Set(EVENT_KINDS.filter((kind) => kind !== LATE_ONLY)))
     await vi.waitFor(() => expect(deliveries.filter((delivery) => delivery.path === '/*')).toHaveLength(events.length), {

@@ -72,11 +72,15 @@ const it = test.extend<{ scene: Scene }>({
       const openCart = await cart()
       const openCheckout = await startCheckout((await cart()).id)
       const paidCheckout = await startCheckout((await cart()).id)
-      const order = await ctx.expectStatus<{ id: string }>(201, {
+      const order = await ctx.expectStatus<{ id: string; items: { id: string }[] }>(201, {
         method: 'POST', url: `/api/v1/checkouts/${paidCheckout.id}/complete`, ...as(bea),
         headers: { 'idempotency-key': `bola-${randomUUID()}` }, payload: { payment: { method: 'card', token: 'tok_visa' } },
       })
 
+      // Shipped, with a return of Bea's.
+      await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/fulfillments`, ...as(admin), payload: { carrier: 'DHL', tracking_number: 'JD0001' } })
+      const returnItems = [{ line_id: order.items[0]!.id, quantity: 1 }]
+      const beaReturn = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: `/api/v1/orders/${order.id}/returns`, ...as(bea), payload: { items: returnItems } })
       const idempotent = () => ({ 'idempotency-key': `alice-${randomUUID()}` })
       const cartIds = { id: openCart.id, item_id: openCart.itemId, coupon_id: openCart.couponId }
       const owned: Record<string, Owned> = {
@@ -97,6 +101,10 @@ const it = test.extend<{ scene: Scene }>({
         'POST /api/v1/orders/:id/payments': { ids: { id: order.id }, headers: idempotent(), body: { method: 'card', token: 'tok_visa' } },
         'GET /api/v1/orders/:id/payments': { ids: { id: order.id } },
         'GET /api/v1/orders/:id/fulfillments': { ids: { id: order.id } },
+        'POST /api/v1/orders/:id/returns': { ids: { id: order.id }, body: { items: returnItems } },
+        'GET /api/v1/orders/:id/returns': { ids: { id: order.id } },
+        'GET /api/v1/returns/:id': { ids: { id: beaReturn.id } },
+        'POST /api/v1/returns/:id/cancel': { ids: { id: beaReturn.id } },
         'GET /api/v1/customers/:id': { ids: { id: customerId } },
         'PATCH /api/v1/customers/:id': { ids: { id: customerId }, body: { first_name: 'Alice' } },
         'GET /api/v1/customers/:id/addresses': { ids: { id: customerId } },
@@ -119,7 +127,7 @@ const it = test.extend<{ scene: Scene }>({
 
 /** Every row of the tables that hold owned records, to show that a refused request changed none. */
 async function snapshot(ctx: TestContext): Promise<string> {
-  const tables = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'orders', 'payments', 'customers', 'customer_addresses', 'events']
+  const tables = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'orders', 'order_items', 'payments', 'returns', 'return_items', 'customers', 'customer_addresses', 'events']
   const rows = await Promise.all(
     tables.map((table) => ctx.handle.sql.unsafe(`select coalesce(md5(string_agg(t::text, ',' order by t::text)), '') as sum from ${table} t`)),
   )

@@ -96,7 +96,7 @@ describe('what every operation may answer', () => {
         if (stored && status === '201') replayable++
       }
     }
-    expect(replayable).toBe(6)
+    expect(replayable).toBe(7)
   })
 })
 
@@ -199,6 +199,8 @@ describe('Idempotency-Key', () => {
     'POST /api/v1/payments/{id}/cancel': undefined,
     'POST /api/v1/orders': { email: 'keyless@example.com', currency: 'USD', items: [{ product_id: newId(), quantity: 1 }], shipping_address: address },
     'POST /api/v1/orders/{id}/fulfillments': { carrier: 'UPS', tracking_number: '1Z999' },
+    'POST /api/v1/orders/{id}/returns': { items: [{ line_id: newId(), quantity: 1 }] },
+    'POST /api/v1/returns/{id}/receive': {},
   }
   const taking = (document: Document) => operations(document).filter(({ operation }) => idempotencyKeyOf(operation))
 
@@ -212,6 +214,7 @@ describe('Idempotency-Key', () => {
       'POST /api/v1/payments/{id}/capture',
       'POST /api/v1/payments/{id}/refund',
       'POST /api/v1/payments/{id}/refunds',
+      'POST /api/v1/returns/{id}/receive',
     ])
     for (const { name, path, operation } of taking(document)) {
       const response = await ctx.request({ method: 'POST', url: path.replace('{id}', newId()), token: admin, payload: VALID_BODIES[name] as object })

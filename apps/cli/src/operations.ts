@@ -61,6 +61,8 @@ const NAMES: Record<string, string> = {
   'POST /payments/{id}/cancel': 'payments:cancel',
   'GET /orders/{id}/fulfillments': 'fulfillments:list',
   'POST /orders/{id}/fulfillments': 'fulfillments:create',
+  'GET /orders/{id}/returns': 'returns:list',
+  'POST /orders/{id}/returns': 'returns:create',
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',

@@ -116,6 +116,7 @@ export async function reserveCheckout({ db }: DatabaseHandle, options: ReserveOp
     taxMinor: 0,
     totalMinor: TOTAL_MINOR,
     fulfilledQuantity: 0,
+    returnedQuantity: 0,
     createdAt,
   }
   const answer = { id: ids.orderId, total_minor: TOTAL_MINOR }

@@ -23,6 +23,11 @@ export const EVENT_KINDS = [
   'payment.failed',
   'payment.canceled',
   'payment.refunded',
+  'return.requested',
+  'return.approved',
+  'return.declined',
+  'return.received',
+  'return.canceled',
   'product.created',
   'product.updated',
   'customer.created',
@@ -112,5 +117,9 @@ export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number]
 export const CHECKOUT_STATUSES = ['open', 'completed'] as const
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
 /** A checkout's hold on stock and coupons while its payment is with the provider. */
+/** A return: asked for, then approved or declined, then received (and refunded) or canceled (returns.ts RETURN_MOVES). */
+export const RETURN_STATUSES = ['requested', 'approved', 'declined', 'received', 'canceled'] as const
+export type ReturnStatus = (typeof RETURN_STATUSES)[number]
+
 export const RESERVATION_STATUSES = ['held', 'converted', 'released'] as const
 export type ReservationStatus = (typeof RESERVATION_STATUSES)[number]

@@ -45,6 +45,7 @@ export {
   ORDER_STATUSES,
   PAYMENT_STATUSES,
   RESERVATION_STATUSES,
+  RETURN_STATUSES,
   ROLES,
   WEIGHT_UNITS,
   type AccountTokenPurpose,
@@ -59,6 +60,7 @@ export {
   type OrderStatus,
   type PaymentStatus,
   type ReservationStatus,
+  type ReturnStatus,
   type WeightUnitCode,
 } from './constants.js'
 export {
@@ -211,7 +213,11 @@ export {
   type TotalsLine,
 } from './totals.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
-export { computeReturnRefund, type ReturnableLine, type ReturnItem, type ReturnLineRefund, type ReturnRefund, type ReturnRefundInput } from './returns.js'
+export {
+  RETURN_MOVES,
+  computeReturnRefund,
+  moveReturn,
+  type ReturnableLine, type ReturnItem, type ReturnLineRefund, type ReturnRefund, type ReturnRefundInput } from './returns.js'
 export {
   ORDER_MOVES,
   allowedMoves,
@@ -250,6 +256,16 @@ export {
   TrackingParams,
   UpdateOrder,
 } from './schemas/orders.js'
+export {
+  CreateReturn,
+  DeclineReturn,
+  ReceiveReturn,
+  Return,
+  ReturnLine,
+  ReturnList,
+  ReturnRefundSchema,
+  ReturnStatusSchema,
+} from './schemas/returns.js'
 export {
   CreateWebhook,
   EVENT_FILTERS,

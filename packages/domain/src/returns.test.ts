@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { couponRule } from './coupon-rules.fixture.js'
-import { computeReturnRefund, type ReturnableLine, type ReturnItem, type ReturnRefund } from './returns.js'
+import { RETURN_MOVES, computeReturnRefund, moveReturn, type ReturnableLine, type ReturnItem, type ReturnRefund } from './returns.js'
+import { RETURN_STATUSES } from './constants.js'
 import { computeCartTotals } from './totals.js'
 
 const line = (id: string, quantity: number, figures: { subtotal: number; discount?: number; tax?: number }, fulfilled = quantity): ReturnableLine => {
@@ -207,5 +208,19 @@ describe('returns over any order and any sequence of returns', () => {
         expect(refund.shipping).toBe(order.shippingMinor)
       }),
     )
+  })
+})
+
+describe('moveReturn', () => {
+  it('allows exactly the moves of RETURN_MOVES and names the allowed ones when refusing', () => {
+    for (const from of RETURN_STATUSES) {
+      for (const to of RETURN_STATUSES) {
+        const event = RETURN_MOVES[from][to]
+        if (event) expect(moveReturn(from, to)).toBe(`return.${to}`)
+        else expect(() => moveReturn(from, to)).toThrow(expect.objectContaining({ code: 'invalid_state_transition' }))
+      }
+    }
+    expect(() => moveReturn('approved', 'declined')).toThrow('allowed from approved: received, canceled')
+    expect(() => moveReturn('received', 'canceled')).toThrow('allowed from received: none')
   })
 })

@@ -9,6 +9,7 @@
  * every unit has come back, however many returns it took and in whatever order, they add up to
  * exactly the line's total: no minor unit appears or vanishes.
  */
+import type { EventKind, ReturnStatus } from './constants.js'
 import { DomainError, type ErrorDetail } from './errors.js'
 import { MAX_PPM } from './percent.js'
 import { divideRounded } from './rounding.js'
@@ -19,7 +20,11 @@ export interface ReturnableLine {
   quantity: number
   /** Units shipped: only these can be returned. */
   fulfilledQuantity: number
-  /** Units in earlier returns that were not declined or canceled. */
+  /**
+   * Units earlier returns count already: when a return is asked for, those of every return not
+   * declined or canceled (so no unit is asked for twice); when it is received and refunded, those
+   * of the returns received before it (so the refunds of a line add up, see above).
+   */
   returnedQuantity: number
   subtotalMinor: number
   discountMinor: number
@@ -129,4 +134,29 @@ export function computeReturnRefund(input: ReturnRefundInput): ReturnRefund {
   }
   const fee = Number(divideRounded(BigInt(merchandise) * BigInt(feePpm), BigInt(MAX_PPM)))
   return { lines: refunds, merchandise, shipping, fee, total: merchandise + shipping - fee }
+}
+
+/**
+ * The moves of a return and the event each writes. A return may be received without being
+ * approved first (the parcel came back before anyone looked at the request); received, declined
+ * and canceled are final.
+ */
+export const RETURN_MOVES: Readonly<Record<ReturnStatus, Readonly<Partial<Record<ReturnStatus, EventKind>>>>> = {
+  requested: { approved: 'return.approved', declined: 'return.declined', received: 'return.received', canceled: 'return.canceled' },
+  approved: { received: 'return.received', canceled: 'return.canceled' },
+  declined: {},
+  received: {},
+  canceled: {},
+}
+
+/** The event of the move `from` → `to`, or an `invalid_state_transition` error listing the moves allowed from `from`. */
+export function moveReturn(from: ReturnStatus, to: ReturnStatus): EventKind {
+  const event = RETURN_MOVES[from][to]
+  if (event) return event
+  const allowed = Object.keys(RETURN_MOVES[from])
+  throw new DomainError(
+    'invalid_state_transition',
+    `A return cannot move from ${from} to ${to}; allowed from ${from}: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`,
+    [{ field: 'status', message: `allowed: ${allowed.join(', ')}` }],
+  )
 }

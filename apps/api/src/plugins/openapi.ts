@@ -99,6 +99,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'orders', description: 'Orders and their state moves' },
   { name: 'payments', description: 'Payments of orders and refunds' },
   { name: 'fulfillments', description: 'Shipments of orders and their tracking' },
+  { name: 'returns', description: 'Returns of shipped units: request, approval, receipt, restock and refund' },
   { name: 'shipping', description: 'Shipping rates and methods' },
   { name: 'coupons', description: 'Discount coupons (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },

@@ -16,6 +16,7 @@ import { oauthRoutes } from './oauth/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
+import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
 import { userRoutes } from './users/routes.js'
@@ -32,9 +33,10 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
   await app.register(orderRoutes, { prefix: '/api/v1/orders' })
-  // Payments and fulfillments span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
+  // Payments, fulfillments and returns span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
   await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
+  await app.register(returnRoutes, { prefix: '/api/v1' })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })

@@ -27,6 +27,7 @@ import {
   PAYMENT_STATES,
   PAYMENT_STATUSES,
   RESERVATION_STATUSES,
+  RETURN_STATUSES,
   type Address,
 } from '@commerce/domain'
 import { customers } from './accounts.js'
@@ -40,6 +41,7 @@ export const paymentState = pgEnum('payment_state', PAYMENT_STATES)
 export const captureMode = pgEnum('capture_mode', ['automatic', 'manual'])
 export const reservationStatus = pgEnum('reservation_status', RESERVATION_STATUSES)
 export const checkoutStatus = pgEnum('checkout_status', CHECKOUT_STATUSES)
+export const returnStatus = pgEnum('return_status', RETURN_STATUSES)
 
 /** Order numbers "1001", "1002", …: gaps are possible (a rolled-back checkout), repeats never. */
 export const orderNumberSequence = pgSequence('order_number_seq', { startWith: 1001 })
@@ -138,12 +140,15 @@ export const orderItems = pgTable(
     taxMinor: money('tax_minor').notNull(),
     totalMinor: money('total_minor').notNull(),
     fulfilledQuantity: integer('fulfilled_quantity').notNull().default(0),
+    /** Units in returns that were not declined or canceled: never more than were shipped. */
+    returnedQuantity: integer('returned_quantity').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
     index('order_items_order_idx').on(t.orderId),
     check('order_items_quantity_positive', sql`${t.quantity} > 0`),
     check('order_items_fulfilled_within_quantity', sql`${t.fulfilledQuantity} between 0 and ${t.quantity}`),
+    check('order_items_returned_within_fulfilled', sql`${t.returnedQuantity} between 0 and ${t.fulfilledQuantity}`),
     check('order_items_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor}`),
   ],
 )
@@ -232,6 +237,70 @@ export const providerEvents = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 )
 
+/**
+ * Returns of shipped units (RMA). The refund columns hold the estimate made when the return was
+ * asked for until it is received, then the figure refunded (@commerce/domain computeReturnRefund);
+ * `refunded_minor` is what went back through the provider.
+ */
+export const returns = pgTable(
+  'returns',
+  {
+    id: id(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    status: returnStatus('status').notNull().default('requested'),
+    currency: text('currency').notNull(),
+    reason: text('reason'),
+    declineReason: text('decline_reason'),
+    merchandiseMinor: money('merchandise_minor').notNull(),
+    shippingMinor: money('shipping_minor').notNull().default(0),
+    feeMinor: money('fee_minor').notNull().default(0),
+    totalMinor: money('total_minor').notNull(),
+    refundedMinor: money('refunded_minor').notNull().default(0),
+    approvedAt: timestamp('approved_at', { withTimezone: true, mode: 'date' }),
+    declinedAt: timestamp('declined_at', { withTimezone: true, mode: 'date' }),
+    receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }),
+    canceledAt: timestamp('canceled_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('returns_order_idx').on(t.orderId),
+    check('returns_refund_identity', sql`${t.totalMinor} = ${t.merchandiseMinor} + ${t.shippingMinor} - ${t.feeMinor} and ${t.totalMinor} >= 0`),
+    check('returns_refunded_within_refund', sql`${t.refundedMinor} between 0 and ${t.totalMinor}`),
+  ],
+)
+
+export const returnItems = pgTable(
+  'return_items',
+  {
+    returnId: uuid('return_id')
+      .notNull()
+      .references(() => returns.id, { onDelete: 'cascade' }),
+    orderItemId: uuid('order_item_id')
+      .notNull()
+      .references(() => orderItems.id, { onDelete: 'cascade' }),
+    quantity: integer('quantity').notNull(),
+    restockedQuantity: integer('restocked_quantity').notNull().default(0),
+    damagedQuantity: integer('damaged_quantity').notNull().default(0),
+    subtotalMinor: money('subtotal_minor').notNull(),
+    discountMinor: money('discount_minor').notNull(),
+    taxMinor: money('tax_minor').notNull(),
+    totalMinor: money('total_minor').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'return_items_pkey', columns: [t.returnId, t.orderItemId] }),
+    check('return_items_quantity_positive', sql`${t.quantity} > 0`),
+    // Nothing received yet, or every unit received as restocked or damaged.
+    check(
+      'return_items_received_units',
+      sql`${t.restockedQuantity} >= 0 and ${t.damagedQuantity} >= 0 and ${t.restockedQuantity} + ${t.damagedQuantity} in (0, ${t.quantity})`,
+    ),
+    check('return_items_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor}`),
+  ],
+)
+
 export const refunds = pgTable(
   'refunds',
   {
@@ -246,9 +315,16 @@ export const refunds = pgTable(
     currency: text('currency').notNull(),
     reason: text('reason'),
     providerReference: text('provider_reference'),
+    /** The return whose receipt made this refund, if one did. */
+    returnId: uuid('return_id').references(() => returns.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
-  (t) => [index('refunds_payment_idx').on(t.paymentId), index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amountMinor} > 0`)],
+  (t) => [
+    index('refunds_payment_idx').on(t.paymentId),
+    index('refunds_order_idx').on(t.orderId),
+    index('refunds_return_idx').on(t.returnId).where(sql`${t.returnId} is not null`),
+    check('refunds_amount_positive', sql`${t.amountMinor} > 0`),
+  ],
 )
 
 export const fulfillments = pgTable(

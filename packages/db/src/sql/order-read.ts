@@ -16,6 +16,7 @@ const ITEM_KEYS = [
   'sku',
   'quantity',
   'fulfilledQuantity',
+  'returnedQuantity',
   'unitPriceMinor',
   'subtotalMinor',
   'discountMinor',

@@ -8,6 +8,7 @@ import { Customer } from './auth.js'
 import { Product } from './catalog.js'
 import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
+import { Return } from './returns.js'
 import { EVENT_FILTERS, EventKindSchema, Webhook } from './webhooks.js'
 
 const orderEventFields = {
@@ -85,6 +86,14 @@ export const EVENT_CATALOG = {
     data: Payment,
     description: 'A payment that succeeded after its checkout had been released was refunded at the provider',
   },
+  'return.requested': { data: Return, description: 'A return of shipped units was asked for, by the customer or an admin' },
+  'return.approved': { data: Return, description: 'A return was approved: the shop expects the units back' },
+  'return.declined': { data: Return, description: 'A return was declined' },
+  'return.received': {
+    data: Return,
+    description: 'The units of a return came back: the restockable ones are in stock again, and the refund was made (an order.refunded each)',
+  },
+  'return.canceled': { data: Return, description: 'A return was withdrawn before its units were received' },
   'product.created': { data: Product, description: 'A product was created' },
   'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },
   'customer.created': { data: Customer, description: 'A customer record was created: at sign-up, or by an admin (POST /customers)' },
@@ -129,7 +138,7 @@ const eventFields = {
   resource_id: Type.String({
     format: 'uuid',
     description:
-      'What the event is about, whose sequence it counts in: the order for order.* events and for the payment events of ' +
+      'What the event is about, whose sequence it counts in: the order for order.* and return.* events and for the payment events of ' +
       'an order; the payment itself for a checkout’s payment that placed no order; else the product, customer or subscription',
   }),
   sequence: Type.Integer({

@@ -236,6 +236,7 @@ export const OrderItem = Type.Object({
   sku: Nullable(Type.String()),
   quantity: Type.Integer(),
   fulfilled_quantity: Type.Integer(),
+  returned_quantity: Type.Integer({ description: 'Units in returns not declined or canceled (at most those fulfilled)' }),
   unit_price: Money,
   line_total: Money,
   discount: Money,

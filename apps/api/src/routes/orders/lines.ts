@@ -54,6 +54,7 @@ export function orderItemRows(orderId: string, lines: readonly NewOrderLine[], a
     sku: line.sku,
     quantity: line.quantity,
     fulfilledQuantity: 0,
+    returnedQuantity: 0,
     unitPriceMinor: line.unitPriceMinor,
     subtotalMinor: amounts[index]!.subtotal,
     discountMinor: amounts[index]!.discount,

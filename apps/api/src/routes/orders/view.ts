@@ -78,6 +78,7 @@ export function toOrder({ row, items, payments, fulfillments }: OrderRead): Orde
       sku: item.sku,
       quantity: item.quantity,
       fulfilled_quantity: item.fulfilledQuantity,
+      returned_quantity: item.returnedQuantity,
       unit_price: money(item.unitPriceMinor),
       line_total: money(item.subtotalMinor),
       discount: money(item.discountMinor),

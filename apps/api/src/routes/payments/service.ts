@@ -46,7 +46,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     tx: Executor,
     order: OrderRow,
     payment: PaymentRow,
-    refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean },
+    refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string },
     requestId: string,
   ): Promise<{ refund: Refund; order: OrderRow }> {
     const { reference } = await callProvider(() =>
@@ -66,6 +66,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         currency: payment.currency,
         reason: refund.reason,
         providerReference: reference,
+        returnId: refund.returnId ?? null,
       })
       .returning()
     const paymentRefunded = payment.refundedMinor + refund.amountMinor
@@ -294,6 +295,40 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         ;({ order: current } = await capturePayment(tx, current, payment, payment.amountMinor, `capture:${payment.id}:fulfillment`, requestId))
       }
       return current
+    },
+
+    /**
+     * Refunds `amountMinor` of a locked order's captured payments for a return, oldest payment
+     * first, each refund keyed by the return and the payment (a retried receipt asks the provider
+     * for the same refunds, never new ones). The order moves to refunded when nothing is kept.
+     * Answers the refunds' ids and the order as it now is.
+     */
+    async refundForReturn(tx: Executor, order: OrderRow, returnId: string, amountMinor: number, requestId: string) {
+      const captured = await tx
+        .select()
+        .from(payments)
+        .where(and(eq(payments.orderId, order.id), inArray(payments.status, [...REFUNDABLE])))
+        .orderBy(asc(payments.id))
+        .for('update')
+      let current = order
+      let due = amountMinor
+      const refundIds: string[] = []
+      for (const payment of captured) {
+        const part = Math.min(due, payment.capturedMinor - payment.refundedMinor)
+        if (part === 0) continue
+        const made = await refundPayment(
+          tx,
+          current,
+          payment,
+          { amountMinor: part, reason: 'Return received', providerKey: `return:${returnId}:${payment.id}`, settle: true, returnId },
+          requestId,
+        )
+        current = made.order
+        refundIds.push(made.refund.id)
+        due -= part
+        if (due === 0) break
+      }
+      return { refundIds, refundedMinor: amountMinor - due, order: current }
     },
 
     /** Refunds what is left on every captured payment of a locked order and voids its authorizations (cancelling it). */

@@ -1,0 +1,316 @@
+/**
+ * Returns (RMA) of an order's shipped units: asked for by the customer or an admin, approved or
+ * declined, then received, which restocks what can be sold again and refunds what the customer
+ * paid for the units (@commerce/domain computeReturnRefund) through the payment provider. Every
+ * move locks the order first, like every other writer of it, then the return.
+ */
+import { and, asc, count, eq, isNull, sql } from 'drizzle-orm'
+import {
+  computeReturnRefund,
+  moveReturn,
+  percentToPpm,
+  toMajorUnits,
+  type CreateReturn,
+  type DeclineReturn,
+  type ReceiveReturn,
+  type Return,
+  type ReturnableLine,
+  type ReturnList,
+  type ReturnStatus,
+} from '@commerce/domain'
+import { orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow } from '@commerce/db'
+import { conflict, invalidField, notFound } from '../../errors.js'
+import { fieldValue, minorUnits } from '../../fields.js'
+import { pageMeta } from '../../list-totals.js'
+import { returnStock } from '../orders/lines.js'
+import { lockOrder } from '../orders/view.js'
+import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
+import type { PaymentService } from '../payments/service.js'
+
+type ReturnRow = typeof returns.$inferSelect
+type OrderItemRow = typeof orderItems.$inferSelect
+
+/** The orders whose shipped units may be returned. */
+const RETURNABLE_ORDERS = new Set<OrderRow['status']>(['shipped', 'completed'])
+
+const iso = (date: Date | null) => date && date.toISOString()
+
+/** A return as the API shows it, read inside `tx`. */
+async function readReturn(tx: Executor, row: ReturnRow): Promise<Return> {
+  const money = (minor: number) => toMajorUnits(minor, row.currency)
+  const [items, made] = await Promise.all([
+    tx
+      .select({ item: returnItems, line: orderItems })
+      .from(returnItems)
+      .innerJoin(orderItems, eq(orderItems.id, returnItems.orderItemId))
+      .where(eq(returnItems.returnId, row.id))
+      .orderBy(asc(returnItems.orderItemId)),
+    tx.select({ id: refunds.id }).from(refunds).where(eq(refunds.returnId, row.id)).orderBy(asc(refunds.id)),
+  ])
+  return {
+    id: row.id,
+    order_id: row.orderId,
+    status: row.status,
+    currency: row.currency,
+    reason: row.reason,
+    decline_reason: row.declineReason,
+    items: items.map(({ item, line }) => ({
+      line_id: line.id,
+      title: line.title,
+      variant_title: line.variantTitle,
+      sku: line.sku,
+      quantity: item.quantity,
+      restocked_quantity: item.restockedQuantity,
+      damaged_quantity: item.damagedQuantity,
+      subtotal: money(item.subtotalMinor),
+      discount: money(item.discountMinor),
+      tax: money(item.taxMinor),
+      total: money(item.totalMinor),
+    })),
+    refund: { merchandise: money(row.merchandiseMinor), shipping: money(row.shippingMinor), restocking_fee: money(row.feeMinor), total: money(row.totalMinor) },
+    amount_refunded: money(row.refundedMinor),
+    refund_ids: made.map((refund) => refund.id),
+    created_at: row.createdAt.toISOString(),
+    approved_at: iso(row.approvedAt),
+    declined_at: iso(row.declinedAt),
+    received_at: iso(row.receivedAt),
+    canceled_at: iso(row.canceledAt),
+    updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+/** An order line as the refund rule sees it, counting `returned` units as already returned. */
+const returnableLine = (line: OrderItemRow, returned: number): ReturnableLine => ({
+  id: line.id,
+  quantity: line.quantity,
+  fulfilledQuantity: line.fulfilledQuantity,
+  returnedQuantity: returned,
+  subtotalMinor: line.subtotalMinor,
+  discountMinor: line.discountMinor,
+  taxMinor: line.taxMinor,
+  totalMinor: line.totalMinor,
+})
+
+export function createReturnService(db: Database, payments: PaymentService) {
+  const linesOf = (tx: Executor, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.id))
+
+  /** The return and its order, locked in the order every writer takes them (the order, then the return); 404 for one the viewer may not see. */
+  async function lockReturn(tx: Executor, id: string, viewer?: OrderViewer) {
+    const [found] = await tx.select({ orderId: returns.orderId }).from(returns).where(eq(returns.id, id))
+    const order = found ? await lockOrder(tx, found.orderId) : undefined
+    if (!order || (viewer && !visibleTo(order, viewer))) throw notFound('Return')
+    const [row] = await tx.select().from(returns).where(eq(returns.id, id)).for('update')
+    return { order, row: row! }
+  }
+
+  /** Writes the move's event (after the change) and answers the return as it now is. */
+  async function moved(tx: Executor, order: OrderRow, id: string, event: ReturnType<typeof moveReturn>, requestId: string): Promise<Return> {
+    const [row] = await tx.select().from(returns).where(eq(returns.id, id))
+    const view = await readReturn(tx, row!)
+    await writeEvent(tx, { kind: event, resourceId: order.id, data: view, customerId: order.customerId, requestId })
+    return view
+  }
+
+  /** Declining or canceling: the return's units can be asked for again. */
+  async function close(tx: Executor, order: OrderRow, row: ReturnRow, to: Extract<ReturnStatus, 'declined' | 'canceled'>, changes: Partial<ReturnRow>, requestId: string) {
+    const event = moveReturn(row.status, to)
+    const items = await tx.select().from(returnItems).where(eq(returnItems.returnId, row.id))
+    for (const item of items) {
+      await tx
+        .update(orderItems)
+        .set({ returnedQuantity: sql`${orderItems.returnedQuantity} - ${item.quantity}` })
+        .where(eq(orderItems.id, item.orderItemId))
+    }
+    await tx
+      .update(returns)
+      .set({ status: to, ...changes, updatedAt: new Date() })
+      .where(eq(returns.id, row.id))
+    return moved(tx, order, row.id, event, requestId)
+  }
+
+  return {
+    /**
+     * Asks for a return of shipped units (inside `tx`): refused for more units than were shipped
+     * and are not in another return. The refund it shows is an estimate until it is received.
+     */
+    async create(tx: Executor, orderId: string, body: CreateReturn, viewer: OrderViewer, requestId: string): Promise<Return> {
+      const order = await lockOrder(tx, orderId)
+      if (!order || !visibleTo(order, viewer)) throw notFound('Order')
+      if (!RETURNABLE_ORDERS.has(order.status)) throw conflict(`Only a shipped or completed order's units can be returned; this order is ${order.status}`)
+      const lines = await linesOf(tx, order.id)
+      const estimate = computeReturnRefund({
+        lines: lines.map((line) => returnableLine(line, line.returnedQuantity)),
+        items: body.items.map((item) => ({ lineId: item.line_id, quantity: item.quantity })),
+        shippingMinor: order.shippingMinor,
+        shippingRefundedMinor: 0,
+        shippingRefundMinor: 0,
+      })
+      const [row] = await tx
+        .insert(returns)
+        .values({ orderId: order.id, currency: order.currency, reason: body.reason ?? null, merchandiseMinor: estimate.merchandise, totalMinor: estimate.merchandise })
+        .returning({ id: returns.id })
+      await tx.insert(returnItems).values(
+        estimate.lines.map((line) => ({
+          returnId: row!.id,
+          orderItemId: line.lineId,
+          quantity: line.quantity,
+          subtotalMinor: line.subtotal,
+          discountMinor: line.discount,
+          taxMinor: line.tax,
+          totalMinor: line.total,
+        })),
+      )
+      for (const line of estimate.lines) {
+        await tx
+          .update(orderItems)
+          .set({ returnedQuantity: sql`${orderItems.returnedQuantity} + ${line.quantity}` })
+          .where(eq(orderItems.id, line.lineId))
+      }
+      return moved(tx, order, row!.id, 'return.requested', requestId)
+    },
+
+    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<ReturnList> {
+      await requireVisibleOrder(db, orderId, viewer)
+      const ofOrder = eq(returns.orderId, orderId)
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select()
+          .from(returns)
+          .where(ofOrder)
+          .orderBy(asc(returns.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(returns).where(ofOrder),
+      ])
+      return { returns: await Promise.all(rows.map((row) => readReturn(db, row))), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    async get(id: string, viewer: OrderViewer): Promise<Return> {
+      const [found] = await db
+        .select({ row: returns, customerId: orders.customerId })
+        .from(returns)
+        .innerJoin(orders, and(eq(orders.id, returns.orderId), isNull(orders.archivedAt)))
+        .where(eq(returns.id, id))
+      if (!found || !visibleTo(found, viewer)) throw notFound('Return')
+      return readReturn(db, found.row)
+    },
+
+    approve(id: string, requestId: string): Promise<Return> {
+      return db.transaction(async (tx) => {
+        const { order, row } = await lockReturn(tx, id)
+        const event = moveReturn(row.status, 'approved')
+        await tx.update(returns).set({ status: 'approved', approvedAt: new Date(), updatedAt: new Date() }).where(eq(returns.id, id))
+        return moved(tx, order, id, event, requestId)
+      })
+    },
+
+    decline(id: string, body: DeclineReturn, requestId: string): Promise<Return> {
+      return db.transaction(async (tx) => {
+        const { order, row } = await lockReturn(tx, id)
+        return close(tx, order, row, 'declined', { declinedAt: new Date(), declineReason: body.reason ?? null }, requestId)
+      })
+    },
+
+    /** Withdraws a return not received yet: its customer or an admin. */
+    cancel(id: string, viewer: OrderViewer, requestId: string): Promise<Return> {
+      return db.transaction(async (tx) => {
+        const { order, row } = await lockReturn(tx, id, viewer)
+        return close(tx, order, row, 'canceled', { canceledAt: new Date() }, requestId)
+      })
+    },
+
+    /**
+     * The units came back (inside `tx`): the ones not named damaged go back into stock, and the
+     * refund (computed now, against the returns received before this one) goes back through the
+     * provider, never more than is left of what the order's payments captured.
+     */
+    async receive(tx: Executor, id: string, body: ReceiveReturn, requestId: string): Promise<Return> {
+      const { order, row } = await lockReturn(tx, id)
+      const event = moveReturn(row.status, 'received')
+      const [items, lines, [received]] = await Promise.all([
+        tx.select().from(returnItems).where(eq(returnItems.returnId, id)).orderBy(asc(returnItems.orderItemId)),
+        linesOf(tx, order.id),
+        tx
+          .select({ shippingMinor: sql<number>`coalesce(sum(${returns.shippingMinor}), 0)::bigint`.mapWith(Number) })
+          .from(returns)
+          .where(and(eq(returns.orderId, order.id), eq(returns.status, 'received'))),
+      ])
+      const damaged = damagedUnits(items, body.damaged ?? [])
+      const receivedUnits = await unitsReceived(tx, order.id)
+      const refund = computeReturnRefund({
+        lines: lines.map((line) => returnableLine(line, receivedUnits.get(line.id) ?? 0)),
+        items: items.map((item) => ({ lineId: item.orderItemId, quantity: item.quantity })),
+        shippingMinor: order.shippingMinor,
+        shippingRefundedMinor: received!.shippingMinor,
+        ...(body.shipping_refund === undefined ? {} : { shippingRefundMinor: minorUnits('shipping_refund', body.shipping_refund, order.currency) }),
+        ...(body.restocking_fee === undefined ? {} : { restockingFeePpm: fieldValue('restocking_fee', () => percentToPpm(body.restocking_fee!)) }),
+      })
+
+      const byLine = new Map(lines.map((line) => [line.id, line]))
+      const restock = []
+      for (const share of refund.lines) {
+        const broken = damaged.get(share.lineId) ?? 0
+        const line = byLine.get(share.lineId)!
+        restock.push({ productId: line.productId, variantId: line.variantId, quantity: share.quantity - broken })
+        await tx
+          .update(returnItems)
+          .set({
+            restockedQuantity: share.quantity - broken,
+            damagedQuantity: broken,
+            subtotalMinor: share.subtotal,
+            discountMinor: share.discount,
+            taxMinor: share.tax,
+            totalMinor: share.total,
+          })
+          .where(and(eq(returnItems.returnId, id), eq(returnItems.orderItemId, share.lineId)))
+      }
+      await returnStock(
+        tx,
+        restock.filter((line) => line.quantity > 0),
+      )
+      const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
+      const made = refundable > 0 ? await payments.refundForReturn(tx, order, id, refundable, requestId) : { refundedMinor: 0 }
+      await tx
+        .update(returns)
+        .set({
+          status: 'received',
+          receivedAt: new Date(),
+          merchandiseMinor: refund.merchandise,
+          shippingMinor: refund.shipping,
+          feeMinor: refund.fee,
+          totalMinor: refund.total,
+          refundedMinor: made.refundedMinor,
+          updatedAt: new Date(),
+        })
+        .where(eq(returns.id, id))
+      return moved(tx, order, id, event, requestId)
+    },
+  }
+}
+
+/** Units of each line received before, by returns already received. */
+async function unitsReceived(tx: Executor, orderId: string): Promise<Map<string, number>> {
+  const rows = await tx
+    .select({ lineId: returnItems.orderItemId, units: sql<number>`sum(${returnItems.quantity})::int` })
+    .from(returnItems)
+    .innerJoin(returns, eq(returns.id, returnItems.returnId))
+    .where(and(eq(returns.orderId, orderId), eq(returns.status, 'received')))
+    .groupBy(returnItems.orderItemId)
+  return new Map(rows.map((row) => [row.lineId, row.units]))
+}
+
+/** The damaged units by line, checked against the return's items (400 naming `damaged[i]`). */
+function damagedUnits(items: readonly (typeof returnItems.$inferSelect)[], damaged: NonNullable<ReceiveReturn['damaged']>): Map<string, number> {
+  const quantities = new Map(items.map((item) => [item.orderItemId, item.quantity]))
+  const units = new Map<string, number>()
+  damaged.forEach((entry, index) => {
+    const quantity = quantities.get(entry.line_id)
+    if (quantity === undefined) throw invalidField(`damaged[${index}].line_id`, `Field 'damaged[${index}].line_id' is not a line of this return`)
+    if (units.has(entry.line_id)) throw invalidField(`damaged[${index}].line_id`, `Field 'damaged[${index}].line_id' appears twice`)
+    if (entry.quantity > quantity) {
+      throw invalidField(`damaged[${index}].quantity`, `Field 'damaged[${index}].quantity' is more than the ${quantity} units of this line in the return`)
+    }
+    units.set(entry.line_id, entry.quantity)
+  })
+  return units
+}
