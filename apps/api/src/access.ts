@@ -112,6 +112,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/orders/:id': scope('orders:write'),
   'POST /api/v1/orders/:id/cancel': scope('orders:write'),
   'POST /api/v1/orders/:id/complete': scope('orders:write'),
+  'POST /api/v1/orders/:id/edits/preview': scope('orders:write'),
+  'POST /api/v1/orders/:id/edits': scope('orders:write'),
+  'GET /api/v1/orders/:id/edits': scopeOrOwner('orders:read'),
   // A customer pays its own orders.
   'POST /api/v1/orders/:id/payments': scopeOrOwner('payments:write'),
   'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),

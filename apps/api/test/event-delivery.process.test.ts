@@ -215,6 +215,14 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     const cancelled = (await checkout(product, undefined, 'tok_visa')).json<Order>()
+    // order.edited: a line added before it is cancelled
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: `/api/v1/orders/${cancelled.id}/edits`,
+      payload: { add: [{ product_id: product.id, quantity: 1 }] },
+      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+      token: admin,
+    })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
 
     // The account's: account.verification_requested (the sign-up did not ask for one), account.email_verified,

@@ -103,6 +103,7 @@ const it = test.extend<{ scene: Scene }>({
         'GET /api/v1/orders/:id/fulfillments': { ids: { id: order.id } },
         'POST /api/v1/orders/:id/returns': { ids: { id: order.id }, body: { items: returnItems } },
         'GET /api/v1/orders/:id/returns': { ids: { id: order.id } },
+        'GET /api/v1/orders/:id/edits': { ids: { id: order.id } },
         'GET /api/v1/returns/:id': { ids: { id: beaReturn.id } },
         'POST /api/v1/returns/:id/cancel': { ids: { id: beaReturn.id } },
         'GET /api/v1/customers/:id': { ids: { id: customerId } },

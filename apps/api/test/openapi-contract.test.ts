@@ -96,7 +96,7 @@ describe('what every operation may answer', () => {
         if (stored && status === '201') replayable++
       }
     }
-    expect(replayable).toBe(7)
+    expect(replayable).toBe(8)
   })
 })
 
@@ -201,6 +201,7 @@ describe('Idempotency-Key', () => {
     'POST /api/v1/orders/{id}/fulfillments': { carrier: 'UPS', tracking_number: '1Z999' },
     'POST /api/v1/orders/{id}/returns': { items: [{ line_id: newId(), quantity: 1 }] },
     'POST /api/v1/returns/{id}/receive': {},
+    'POST /api/v1/orders/{id}/edits': { add: [{ product_id: newId(), quantity: 1 }] },
   }
   const taking = (document: Document) => operations(document).filter(({ operation }) => idempotencyKeyOf(operation))
 
@@ -209,6 +210,7 @@ describe('Idempotency-Key', () => {
     const required = taking(document).filter(({ operation }) => idempotencyKeyOf(operation)!.required)
     expect(required.map(({ name }) => name).sort()).toEqual([
       'POST /api/v1/checkouts/{id}/complete',
+      'POST /api/v1/orders/{id}/edits',
       'POST /api/v1/orders/{id}/payments',
       'POST /api/v1/payments/{id}/cancel',
       'POST /api/v1/payments/{id}/capture',

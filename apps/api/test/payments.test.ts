@@ -95,7 +95,7 @@ describe('POST /api/v1/orders/:id/payments', () => {
     expect(orderPaid!.data).toMatchObject({ order_id: order.id, order_number: order.orderNumber, total: 50, currency: 'USD' })
   })
 
-  test('refuses more than is owed, an amount finer than the currency, and orders past pending (409 invalid_state_transition)', async ({ ctx, admin }) => {
+  test('refuses more than is owed, an amount finer than the currency, a paid order owing nothing (409) and orders past shipping (409 invalid_state_transition)', async ({ ctx, admin }) => {
     const { order } = await insertOrder(ctx, { items: [{ unitPriceMinor: 1000 }] })
     const over = await pay(ctx, admin, order.id, { ...VISA, amount: 10.01 })
     expect(over.statusCode).toBe(400)
@@ -109,12 +109,15 @@ describe('POST /api/v1/orders/:id/payments', () => {
     expect((await pay(ctx, admin, yen.id, { ...VISA, amount: 1000 })).statusCode).toBe(201)
     expect(await paymentRows(ctx, order.id)).toEqual([])
 
+    // A paid order takes a payment only of what an edit left owed (order-edits.test.ts).
     const { order: paid } = await insertOrder(ctx, { status: 'paid' })
     const refused = await pay(ctx, admin, paid.id, VISA)
     expect(refused.statusCode).toBe(409)
-    expect(refused.json().error).toMatchObject({
+    expect(refused.json().error).toMatchObject({ code: 'conflict', message: 'Nothing is owed on this order' })
+    const { order: completed } = await insertOrder(ctx, { status: 'completed' })
+    expect((await pay(ctx, admin, completed.id, VISA)).json().error).toMatchObject({
       code: 'invalid_state_transition',
-      message: 'An order cannot move from paid to paid; allowed from paid: shipped, cancelled, refunded',
+      message: 'An order cannot move from completed to paid; allowed from completed: refunded',
     })
   })
 

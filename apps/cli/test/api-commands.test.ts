@@ -348,6 +348,13 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
       '--shipping-address-line1', '1 High St', '--shipping-address-city', 'Leeds', '--shipping-address-country', 'GB',
     ])
     expect(pending.status).toBe('pending')
+    // An edit adds a line, previewed first; the payment then covers the new total.
+    const added = JSON.stringify([{ product_id: product.id, quantity: 1 }])
+    const previewed = await json<{ edit: { amount_owed: number }; order: { totals: { total: number } } }>(['orders', 'edits', 'preview', pending.id, '--add', added])
+    const edited = await json<{ edit: { id: string; amount_owed: number } }>(['orders', 'edits', 'create', pending.id, '--add', added, '--reason', 'One more'])
+    expect(edited.edit.amount_owed).toBe(previewed.edit.amount_owed)
+    expect(previewed.order.totals.total).toBe(edited.edit.amount_owed)
+    expect((await json<{ edits: { id: string }[] }>(['orders', 'edits', 'list', pending.id])).edits.map((listed) => listed.id)).toEqual([edited.edit.id])
     const paid = await json<{ id: string; status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
     expect(paid.status).toBe('captured')
     // An order's own payment is captured at once: there is nothing held to capture or void.

@@ -117,6 +117,7 @@ export async function reserveCheckout({ db }: DatabaseHandle, options: ReserveOp
     totalMinor: TOTAL_MINOR,
     fulfilledQuantity: 0,
     returnedQuantity: 0,
+    canceledQuantity: 0,
     createdAt,
   }
   const answer = { id: ids.orderId, total_minor: TOTAL_MINOR }

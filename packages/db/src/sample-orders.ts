@@ -18,6 +18,7 @@ export function sampleOrder(email: string, currency = 'EUR'): Order {
     quantity,
     fulfilled_quantity: 0,
     returned_quantity: 0,
+    canceled_quantity: 0,
     unit_price: unit,
     line_total: total,
     discount: 0,

@@ -18,6 +18,7 @@ export const EVENT_KINDS = [
   'order.completed',
   'order.cancelled',
   'order.refunded',
+  'order.edited',
   'payment.authorized',
   'payment.succeeded',
   'payment.failed',

@@ -213,10 +213,13 @@ export {
   type TotalsLine,
 } from './totals.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
+export { computeOrderEdit, type EditableLine, type OrderEditInput, type OrderEditMoney, type OrderTotalsMinor } from './order-edits.js'
 export {
   RETURN_MOVES,
   computeReturnRefund,
   moveReturn,
+  unitsShare,
+  type PaidLine,
   type ReturnableLine, type ReturnItem, type ReturnLineRefund, type ReturnRefund, type ReturnRefundInput } from './returns.js'
 export {
   ORDER_MOVES,
@@ -256,6 +259,7 @@ export {
   TrackingParams,
   UpdateOrder,
 } from './schemas/orders.js'
+export { EditOrder, OrderEdit, OrderEditList, OrderEditResult } from './schemas/order-edits.js'
 export {
   CreateReturn,
   DeclineReturn,

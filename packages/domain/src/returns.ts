@@ -26,6 +26,11 @@ export interface ReturnableLine {
    * of the returns received before it (so the refunds of a line add up, see above).
    */
   returnedQuantity: number
+  /**
+   * Units whose share was given back already, the base of the cumulative shares: the units
+   * returned and those an order edit cancelled (computeOrderEdit). `returnedQuantity` by default.
+   */
+  takenBackQuantity?: number
   subtotalMinor: number
   discountMinor: number
   taxMinor: number
@@ -76,9 +81,18 @@ export interface ReturnRefund {
 /** The share of `amount` that `units` of `quantity` units are worth. */
 const shareOf = (amount: number, units: number, quantity: number) => divideRounded(BigInt(amount) * BigInt(units), BigInt(quantity))
 
-/** What units returned..returned+quantity of a line give back. */
-function lineRefund(line: ReturnableLine, quantity: number): ReturnLineRefund {
-  const grown = (amount: number) => shareOf(amount, line.returnedQuantity + quantity, line.quantity) - shareOf(amount, line.returnedQuantity, line.quantity)
+/** The amounts of a line as it was paid for. */
+export interface PaidLine {
+  id: string
+  quantity: number
+  subtotalMinor: number
+  discountMinor: number
+  taxMinor: number
+}
+
+/** What units `base`..`base + quantity` of a line are worth: each amount's cumulative share grows by this much. */
+export function unitsShare(line: PaidLine, base: number, quantity: number): ReturnLineRefund {
+  const grown = (amount: number) => shareOf(amount, base + quantity, line.quantity) - shareOf(amount, base, line.quantity)
   const subtotal = grown(line.subtotalMinor)
   const discount = grown(line.discountMinor)
   const tax = grown(line.taxMinor)
@@ -115,12 +129,15 @@ function checkItems(lines: ReadonlyMap<string, ReturnableLine>, items: readonly 
 export function computeReturnRefund(input: ReturnRefundInput): ReturnRefund {
   const lines = new Map(input.lines.map((line) => [line.id, line]))
   checkItems(lines, input.items)
-  const refunds = input.items.map((item) => lineRefund(lines.get(item.lineId)!, item.quantity))
+  const refunds = input.items.map((item) => {
+    const line = lines.get(item.lineId)!
+    return unitsShare(line, line.takenBackQuantity ?? line.returnedQuantity, item.quantity)
+  })
   const merchandise = refunds.reduce((sum, refund) => sum + refund.total, 0)
 
   const shippingLeft = input.shippingMinor - input.shippingRefundedMinor
   const returning = new Map(input.items.map((item) => [item.lineId, item.quantity]))
-  const nothingKept = input.lines.every((line) => line.returnedQuantity + (returning.get(line.id) ?? 0) === line.quantity)
+  const nothingKept = input.lines.every((line) => (line.takenBackQuantity ?? line.returnedQuantity) + (returning.get(line.id) ?? 0) === line.quantity)
   const shipping = input.shippingRefundMinor ?? (nothingKept ? shippingLeft : 0)
   if (!Number.isSafeInteger(shipping) || shipping < 0 || shipping > shippingLeft) {
     throw new DomainError('validation_error', `The shipping refund must be between 0 and ${shippingLeft}, what is left of the shipping charged`, [

@@ -142,6 +142,8 @@ export const orderItems = pgTable(
     fulfilledQuantity: integer('fulfilled_quantity').notNull().default(0),
     /** Units in returns that were not declined or canceled: never more than were shipped. */
     returnedQuantity: integer('returned_quantity').notNull().default(0),
+    /** Units an order edit cancelled before they were shipped: their share is off the order's totals. */
+    canceledQuantity: integer('canceled_quantity').notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [
@@ -149,6 +151,7 @@ export const orderItems = pgTable(
     check('order_items_quantity_positive', sql`${t.quantity} > 0`),
     check('order_items_fulfilled_within_quantity', sql`${t.fulfilledQuantity} between 0 and ${t.quantity}`),
     check('order_items_returned_within_fulfilled', sql`${t.returnedQuantity} between 0 and ${t.fulfilledQuantity}`),
+    check('order_items_canceled_within_unfulfilled', sql`${t.canceledQuantity} >= 0 and ${t.canceledQuantity} + ${t.fulfilledQuantity} <= ${t.quantity}`),
     check('order_items_totals_identity', sql`${t.totalMinor} = ${t.subtotalMinor} - ${t.discountMinor} + ${t.taxMinor}`),
   ],
 )
@@ -301,6 +304,34 @@ export const returnItems = pgTable(
   ],
 )
 
+/**
+ * Order edits: units not shipped cancelled and lines added, in one change. `changes` keeps what
+ * the edit did as the API shows it (the units each line gave up with the share of its amounts,
+ * the lines added); the totals before and after, and what the edit refunded or left owed.
+ */
+export const orderEdits = pgTable(
+  'order_edits',
+  {
+    id: id(),
+    orderId: uuid('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    reason: text('reason'),
+    changes: jsonb('changes').$type<OrderEditChanges>().notNull(),
+    totalBeforeMinor: money('total_before_minor').notNull(),
+    totalAfterMinor: money('total_after_minor').notNull(),
+    refundedMinor: money('refunded_minor').notNull().default(0),
+    owedMinor: money('owed_minor').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index('order_edits_order_idx').on(t.orderId)],
+)
+
+export interface OrderEditChanges {
+  canceled: { line_id: string; quantity: number; subtotal_minor: number; discount_minor: number; tax_minor: number; total_minor: number }[]
+  added: string[]
+}
+
 export const refunds = pgTable(
   'refunds',
   {
@@ -317,12 +348,15 @@ export const refunds = pgTable(
     providerReference: text('provider_reference'),
     /** The return whose receipt made this refund, if one did. */
     returnId: uuid('return_id').references(() => returns.id, { onDelete: 'set null' }),
+    /** The order edit that made this refund, if one did: such refunds settle the total, the others give value back. */
+    orderEditId: uuid('order_edit_id').references(() => orderEdits.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (t) => [
     index('refunds_payment_idx').on(t.paymentId),
     index('refunds_order_idx').on(t.orderId),
     index('refunds_return_idx').on(t.returnId).where(sql`${t.returnId} is not null`),
+    index('refunds_order_edit_idx').on(t.orderEditId).where(sql`${t.orderEditId} is not null`),
     check('refunds_amount_positive', sql`${t.amountMinor} > 0`),
   ],
 )

@@ -17,6 +17,7 @@ const ITEM_KEYS = [
   'quantity',
   'fulfilledQuantity',
   'returnedQuantity',
+  'canceledQuantity',
   'unitPriceMinor',
   'subtotalMinor',
   'discountMinor',

@@ -8,6 +8,7 @@ import { Customer } from './auth.js'
 import { Product } from './catalog.js'
 import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
+import { OrderEdit } from './order-edits.js'
 import { Return } from './returns.js'
 import { EVENT_FILTERS, EventKindSchema, Webhook } from './webhooks.js'
 
@@ -27,6 +28,10 @@ export const OrderShippedEventData = Type.Object(
 export const OrderRefundedEventData = Type.Object(
   { ...orderEventFields, refund: Refund },
   { title: 'OrderRefundedEventData', description: 'The order as it was after the change, and the refund that was made' },
+)
+export const OrderEditedEventData = Type.Object(
+  { ...orderEventFields, edit: OrderEdit },
+  { title: 'OrderEditedEventData', description: 'The order as it was after the edit, and the edit' },
 )
 
 const accountEventFields = {
@@ -77,6 +82,10 @@ export const EVENT_CATALOG = {
   'order.refunded': {
     data: OrderRefundedEventData,
     description: 'Money was refunded on the order: written for every refund; the one that returns everything moves the order to refunded',
+  },
+  'order.edited': {
+    data: OrderEditedEventData,
+    description: 'An order edit cancelled units not shipped or added lines: written after the refunds it made (an order.refunded each)',
   },
   'payment.authorized': { data: Payment, description: 'A payment was authorized: held, not taken yet (PAYMENT_CAPTURE=manual)' },
   'payment.succeeded': { data: Payment, description: 'A payment was captured, in full or in part' },

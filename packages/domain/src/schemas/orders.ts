@@ -237,6 +237,7 @@ export const OrderItem = Type.Object({
   quantity: Type.Integer(),
   fulfilled_quantity: Type.Integer(),
   returned_quantity: Type.Integer({ description: 'Units in returns not declined or canceled (at most those fulfilled)' }),
+  canceled_quantity: Type.Integer({ description: 'Units an order edit cancelled before they shipped (counted in `quantity`; their share is off the totals)' }),
   unit_price: Money,
   line_total: Money,
   discount: Money,

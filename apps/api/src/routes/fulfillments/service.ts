@@ -23,7 +23,7 @@ const fulfillmentSelection = { fulfillment: fulfillmentColumn }
 
 /** The units to send: the request's, checked against what is left on each line, or everything left. */
 function unitsToSend(lines: (typeof orderItems.$inferSelect)[], requested: CreateFulfillment['items']) {
-  const left = new Map(lines.map((line) => [line.id, line.quantity - line.fulfilledQuantity]))
+  const left = new Map(lines.map((line) => [line.id, line.quantity - line.canceledQuantity - line.fulfilledQuantity]))
   if (!requested) {
     return lines.flatMap((line) => (left.get(line.id)! > 0 ? [{ orderItemId: line.id, quantity: left.get(line.id)! }] : []))
   }
@@ -76,7 +76,7 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
           .where(eq(orderItems.id, orderItemId))
       }
       const fulfillmentStatus = fulfillmentStatusOf(
-        lines.map((line) => ({ quantity: line.quantity, fulfilledQuantity: line.fulfilledQuantity + (sent.get(line.id) ?? 0) })),
+        lines.map((line) => ({ quantity: line.quantity - line.canceledQuantity, fulfilledQuantity: line.fulfilledQuantity + (sent.get(line.id) ?? 0) })),
       )
       await tx.update(orders).set({ status: 'shipped', fulfillmentStatus, updatedAt: new Date() }).where(eq(orders.id, order.id))
       const view = await readFulfillment(tx, fulfillment!.id)

@@ -1,11 +1,11 @@
 /**
- * An order's lines: writing them, the stock they take (never below zero, whatever runs at the
+ * An order's lines: pricing them from the catalog, writing them, the stock they take (never below zero, whatever runs at the
  * same time: @commerce/db order-stock.ts) and the stock a cancelled order gives back.
  */
-import { eq, sql } from 'drizzle-orm'
-import type { LineTotals } from '@commerce/domain'
+import { and, eq, sql } from 'drizzle-orm'
+import { massOf, type LineTotals } from '@commerce/domain'
 import { newId, products, productVariants, sqlOf, takeStock, type Executor } from '@commerce/db'
-import { ApiError } from '../../errors.js'
+import { ApiError, invalidField } from '../../errors.js'
 
 export interface StockLine {
   productId: string | null
@@ -22,13 +22,64 @@ export interface NewOrderLine extends StockLine {
   unitPriceMinor: number
 }
 
+/** A line to sell, priced from the catalog now, with its weight for a shipping rate. */
+export interface CatalogLine extends NewOrderLine {
+  /** Its position in the request (`<field>[i]`). */
+  id: string
+  mass: bigint
+}
+
+/**
+ * The lines of a request (`items`, or an edit's `add`) as the catalog sells them now: 400 naming
+ * `<field>[i]` for a product or variant not on sale, 409 currency_mismatch for one priced in
+ * another currency.
+ */
+export async function catalogLines(
+  tx: Executor,
+  items: readonly { product_id: string; variant_id?: string | null; quantity: number }[],
+  currency: string,
+  field: string,
+): Promise<CatalogLine[]> {
+  const lines: CatalogLine[] = []
+  for (const [index, item] of items.entries()) {
+    const variantId = item.variant_id ?? null
+    const [found] = await tx
+      .select({ product: products, variant: productVariants })
+      .from(products)
+      .leftJoin(productVariants, and(eq(productVariants.id, sql`${variantId}::uuid`), eq(productVariants.productId, products.id)))
+      .where(and(eq(products.id, item.product_id), eq(products.isActive, true)))
+    if (!found || (variantId && !found.variant)) {
+      throw invalidField(`${field}[${index}]`, `Field '${field}[${index}]' names no product or variant on sale`)
+    }
+    if (found.product.currency !== currency) {
+      throw new ApiError('currency_mismatch', `'${found.product.title}' is priced in ${found.product.currency}, the order in ${currency}`, [
+        { field: `${field}[${index}].product_id`, message: `priced in ${found.product.currency}` },
+      ])
+    }
+    const variant = found.variant
+    const weight = variant?.weight ?? found.product.weight
+    lines.push({
+      id: String(index).padStart(4, '0'),
+      productId: item.product_id,
+      variantId,
+      title: found.product.title,
+      variantTitle: variant?.title ?? null,
+      sku: variant?.sku ?? found.product.sku,
+      quantity: item.quantity,
+      unitPriceMinor: variant?.priceMinor ?? found.product.priceMinor,
+      mass: weight === null ? 0n : massOf(weight, variant?.weight != null ? variant.weightUnit : found.product.weightUnit),
+    })
+  }
+  return lines
+}
+
 /**
  * Takes the stock of every line; the first line short of stock refuses the whole order with 409
- * insufficient_inventory naming its `items[i]` (the caller's transaction then rolls back what was
- * taken). The updates are sent together, in stock-row id order, and PostgreSQL runs them one after
+ * insufficient_inventory naming its `<field>[i]` (the caller's transaction then rolls back what
+ * was taken). The updates are sent together, in stock-row id order, and PostgreSQL runs them one after
  * another in that order: concurrent orders lock rows in the same order and never deadlock.
  */
-export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLine[]): Promise<void> {
+export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLine[], field = 'items'): Promise<void> {
   const byStockRow = lines
     .map((line, index) => ({ line, index, row: line.variantId ?? line.productId }))
     .sort((a, b) => a.row.localeCompare(b.row))
@@ -38,7 +89,7 @@ export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLin
   if (!short) return
   const { line, index } = short
   throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-    { field: `items[${index}]`, message: `${line.title}: ${line.quantity} requested` },
+    { field: `${field}[${index}]`, message: `${line.title}: ${line.quantity} requested` },
   ])
 }
 
@@ -55,6 +106,7 @@ export function orderItemRows(orderId: string, lines: readonly NewOrderLine[], a
     quantity: line.quantity,
     fulfilledQuantity: 0,
     returnedQuantity: 0,
+    canceledQuantity: 0,
     unitPriceMinor: line.unitPriceMinor,
     subtotalMinor: amounts[index]!.subtotal,
     discountMinor: amounts[index]!.discount,

@@ -1,16 +1,31 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { CreateOrder, hasScope, IdParams, ListOrdersQuery, Order, OrderList, UpdateOrder } from '@commerce/domain'
+import {
+  CreateOrder,
+  EditOrder,
+  hasScope,
+  IdParams,
+  ListOrdersQuery,
+  Order,
+  OrderEditList,
+  OrderEditResult,
+  OrderList,
+  PaginationQuery,
+  UpdateOrder,
+} from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { IdempotencyKeyOptional } from '../../idempotency.js'
+import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
+import { createOrderEditService } from './edits.js'
 import { createOrderService, type OrderViewer } from './service.js'
 
 const OWNERSHIP = 'Admins see every order; a customer sees only its own (another customer’s order is 404).'
 
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const orderService = createOrderService(app.db, createPaymentService(app.db, app.paymentProvider))
+  const paymentService = createPaymentService(app.db, app.paymentProvider)
+  const orderService = createOrderService(app.db, paymentService)
+  const orderEditService = createOrderEditService(app.db, paymentService)
 
   async function viewerOf(request: FastifyRequest, scope: 'orders:read' | 'orders:write'): Promise<OrderViewer> {
     return {
@@ -135,4 +150,72 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => orderService.complete(request.params.id, await viewerOf(request, 'orders:write'), String(request.id)),
   )
+
+  const EDIT_RULES =
+    'Units not shipped may be cancelled (`lines[].quantity`: the units the line keeps, never below those shipped) and ' +
+    'lines added (`add`, at today’s price and the tax for the order’s shipping address, without the order’s coupons); ' +
+    'shipped units are returned instead (POST /orders/{id}/returns). A cancelled unit takes its share of what was paid ' +
+    'for its line off the totals (the rule of returns, so a line’s shares add up to its total); shipping does not change. ' +
+    'Stock is taken for the lines added (409 insufficient_inventory naming `add[i]`) and given back for the units ' +
+    'cancelled. What was paid beyond the new total is refunded through the payment provider; what the new total needs ' +
+    'beyond what was paid is `amount_owed` (pay it with POST /orders/{id}/payments). Only a pending, paid or shipped order ' +
+    'can be edited (else 409); an edit that changes nothing or cancels every unit is 400.'
+
+  app.post(
+    '/:id/edits/preview',
+    {
+      schema: {
+        operationId: 'previewOrderEdit',
+        tags: ['orders'],
+        summary: 'What an order edit would do: the order after it and the money it would move (admin); nothing is kept',
+        description: `${EDIT_RULES} The preview runs the edit and rolls it back, without calling the payment provider.`,
+        params: IdParams,
+        body: EditOrder,
+        response: { 200: OrderEditResult, ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request) => orderEditService.preview(request.params.id, request.body, String(request.id)),
+  )
+
+  app.post(
+    '/:id/edits',
+    {
+      schema: {
+        operationId: 'createOrderEdit',
+        tags: ['orders'],
+        summary: 'Edit an order’s lines before they ship: cancel units, add lines, settle the difference (admin)',
+        description:
+          `${EDIT_RULES} The edit is one transaction; it writes order.edited with the edit (after an order.refunded for each ` +
+          'refund it made). The Idempotency-Key is required, as for every refund; each provider refund is keyed by the edit ' +
+          'and the payment as well.',
+        params: IdParams,
+        headers: IdempotencyKeyRequired,
+        body: EditOrder,
+        response: { 201: OrderEditResult, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502) },
+      },
+    },
+    async (request, reply) =>
+      app.idempotency.run(request, reply, async (tx) => ({
+        status: 201,
+        body: await orderEditService.commit(tx, request.params.id, request.body, String(request.id)),
+      })),
+  )
+
+  app.get(
+    '/:id/edits',
+    {
+      schema: {
+        operationId: 'listOrderEdits',
+        tags: ['orders'],
+        summary: 'The edits of an order, oldest first: what each cancelled and added, and the money it moved',
+        description: OWNERSHIP,
+        params: IdParams,
+        querystring: PaginationQuery,
+        response: { 200: OrderEditList, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      orderEditService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, await viewerOf(request, 'orders:read')),
+  )
 }
+

@@ -2,7 +2,6 @@
 import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import {
   computeCartTotals,
-  massOf,
   moveOrder,
   selectTaxRate,
   shippingRate,
@@ -19,8 +18,6 @@ import {
   orderItems,
   orders,
   orderSelection,
-  products,
-  productVariants,
   shippingMethods,
   taxRates,
   type Database,
@@ -32,7 +29,7 @@ import { instant, knownCurrency } from '../../fields.js'
 import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
-import { orderItemRows, returnStock, takeStockOfLines } from './lines.js'
+import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
 import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
@@ -68,9 +65,10 @@ export function createOrderService(db: Database, paymentService: PaymentService)
     return order
   }
 
+  /** The units an order's lines hold: those an edit cancelled went back already. */
   async function itemsOf(tx: Executor, orderId: string) {
     return tx
-      .select({ productId: orderItems.productId, variantId: orderItems.variantId, quantity: orderItems.quantity })
+      .select({ productId: orderItems.productId, variantId: orderItems.variantId, quantity: sql<number>`${orderItems.quantity} - ${orderItems.canceledQuantity}` })
       .from(orderItems)
       .where(eq(orderItems.orderId, orderId))
   }
@@ -139,36 +137,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
           .where(and(eq(customers.id, body.customer_id), isNull(customers.deletedAt)))
         if (!customer) throw invalidField('customer_id', "Field 'customer_id' names no customer")
       }
-      const lines = []
-      for (const [index, item] of body.items.entries()) {
-        const variantId = item.variant_id ?? null
-        const [found] = await tx
-          .select({ product: products, variant: productVariants })
-          .from(products)
-          .leftJoin(productVariants, and(eq(productVariants.id, sql`${variantId}::uuid`), eq(productVariants.productId, products.id)))
-          .where(and(eq(products.id, item.product_id), eq(products.isActive, true)))
-        if (!found || (variantId && !found.variant)) {
-          throw invalidField(`items[${index}]`, `Field 'items[${index}]' names no product or variant on sale`)
-        }
-        if (found.product.currency !== currency) {
-          throw new ApiError('currency_mismatch', `'${found.product.title}' is priced in ${found.product.currency}, the order in ${currency}`, [
-            { field: `items[${index}].product_id`, message: `priced in ${found.product.currency}` },
-          ])
-        }
-        const variant = found.variant
-        const weight = variant?.weight ?? found.product.weight
-        lines.push({
-          id: String(index).padStart(4, '0'),
-          productId: item.product_id,
-          variantId,
-          title: found.product.title,
-          variantTitle: variant?.title ?? null,
-          sku: variant?.sku ?? found.product.sku,
-          quantity: item.quantity,
-          unitPriceMinor: variant?.priceMinor ?? found.product.priceMinor,
-          mass: weight === null ? 0n : massOf(weight, variant?.weight != null ? variant.weightUnit : found.product.weightUnit),
-        })
-      }
+      const lines = await catalogLines(tx, body.items, currency, 'items')
       await takeStockOfLines(tx, lines)
 
       const shippingAddress = toAddress(body.shipping_address)

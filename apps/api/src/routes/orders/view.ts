@@ -79,6 +79,7 @@ export function toOrder({ row, items, payments, fulfillments }: OrderRead): Orde
       quantity: item.quantity,
       fulfilled_quantity: item.fulfilledQuantity,
       returned_quantity: item.returnedQuantity,
+      canceled_quantity: item.canceledQuantity,
       unit_price: money(item.unitPriceMinor),
       line_total: money(item.subtotalMinor),
       discount: money(item.discountMinor),

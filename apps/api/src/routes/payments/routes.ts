@@ -34,13 +34,14 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       schema: {
         operationId: 'createPayment',
         tags: ['payments'],
-        summary: 'Pay a pending order (Idempotency-Key required)',
+        summary: 'Pay a pending order, or what an edit left owed on a paid or shipped one (Idempotency-Key required)',
         description:
           'The order’s owner or a caller with payments:write. `amount` defaults to what the order still owes and may ' +
-          'not exceed it; part payments are allowed, and the payment that covers the total moves the order to paid ' +
-          '(payment.succeeded, then order.paid). A declined charge is 402 payment_declined and keeps only the failed ' +
-          'payment (payment.failed); a provider failure is 502 and keeps nothing. Orders past pending are 409 ' +
-          'invalid_state_transition.',
+          'not exceed it; part payments are allowed, and the payment that covers the total moves a pending order to paid ' +
+          '(payment.succeeded, then order.paid). A paid or shipped order owes only what an order edit added (refunds of ' +
+          'returns and by amount never make it owe); owing nothing is 409 conflict. A declined charge is 402 ' +
+          'payment_declined and keeps only the failed payment (payment.failed); a provider failure is 502 and keeps ' +
+          'nothing. Completed, cancelled and refunded orders are 409 invalid_state_transition.',
         params: IdParams,
         headers: IdempotencyKeyRequired,
         body: CreatePayment,

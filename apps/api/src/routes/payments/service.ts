@@ -5,7 +5,7 @@
  * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm'
 import {
   amountOwed,
   formatMinorUnits,
@@ -36,6 +36,18 @@ const REFUNDABLE = new Set<PaymentState>(['captured', 'partially_captured', 'par
 /** Statuses whose order goes to `refunded` once everything captured has been returned. */
 const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', 'completed'])
 
+/**
+ * What a placed order owes: its total less what was captured towards it (less what edits gave
+ * back) and what is held. Refunds of returns and by amount give value back; they owe nothing.
+ */
+export async function owedAfterEdits(tx: Executor, order: OrderRow): Promise<number> {
+  const [edits] = await tx
+    .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId)))
+  return Math.max(0, order.totalMinor - (order.paidMinor - edits!.refunded) - order.authorizedMinor)
+}
+
 export function createPaymentService(db: Database, provider: PaymentProvider) {
   /**
    * Refunds `amountMinor` of a succeeded payment through the provider, keeps the order's sums and
@@ -46,7 +58,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     tx: Executor,
     order: OrderRow,
     payment: PaymentRow,
-    refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string },
+    refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string; orderEditId?: string },
     requestId: string,
   ): Promise<{ refund: Refund; order: OrderRow }> {
     const { reference } = await callProvider(() =>
@@ -67,6 +79,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         reason: refund.reason,
         providerReference: reference,
         returnId: refund.returnId ?? null,
+        orderEditId: refund.orderEditId ?? null,
       })
       .returning()
     const paymentRefunded = payment.refundedMinor + refund.amountMinor
@@ -161,8 +174,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     async pay(tx: Executor, orderId: string, body: CreatePayment, viewer: OrderViewer, requestId: string, idempotencyKey: string): Promise<Payment> {
       const order = await lockOrder(tx, orderId)
       if (!order || !visibleTo(order, viewer)) throw notFound('Order')
-      if (order.status !== 'pending') moveOrder(order.status, 'paid')
-      const owed = amountOwed(order)
+      // A paid or shipped order owes again when an edit added lines: that balance is paid here too.
+      const settling = order.status === 'paid' || order.status === 'shipped'
+      if (order.status !== 'pending' && !settling) moveOrder(order.status, 'paid')
+      const owed = settling ? await owedAfterEdits(tx, order) : amountOwed(order)
       if (owed === 0) throw conflict('Nothing is owed on this order')
       const amountMinor = body.amount === undefined ? owed : minorUnits('amount', body.amount, order.currency)
       if (amountMinor > owed) {
@@ -212,7 +227,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         .returning()
       const paidMinor = order.paidMinor + amountMinor
       const paymentStatus = paymentStatusOf({ ...order, paidMinor })
-      const covered = paymentStatus === 'paid'
+      const covered = paymentStatus === 'paid' && order.status === 'pending'
       await tx
         .update(orders)
         .set({ paidMinor, paymentStatus, status: covered ? 'paid' : order.status, updatedAt: new Date() })
@@ -282,7 +297,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       return (await voidPayment(tx, order, payment, requestId)).payment
     },
 
-    /** Captures every authorized payment of a locked order in full (its first fulfillment, with PAYMENT_CAPTURE=manual); answers the order as it now is. */
+    /**
+     * Captures the authorized payments of a locked order (its first fulfillment, with
+     * PAYMENT_CAPTURE=manual): in full, or as much as the total needs; answers the order as it now is.
+     */
     async captureAll(tx: Executor, order: OrderRow, requestId: string): Promise<OrderRow> {
       const held = await tx
         .select()
@@ -292,24 +310,30 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         .for('update')
       let current = order
       for (const payment of held) {
-        ;({ order: current } = await capturePayment(tx, current, payment, payment.amountMinor, `capture:${payment.id}:fulfillment`, requestId))
+        // An edit may have lowered the total below what is held: take only what the total needs, release the rest.
+        const needed = Math.min(payment.amountMinor, Math.max(0, current.totalMinor - (current.paidMinor - current.refundedMinor)))
+        ;({ order: current } =
+          needed === 0
+            ? await voidPayment(tx, current, payment, requestId)
+            : await capturePayment(tx, current, payment, needed, `capture:${payment.id}:fulfillment`, requestId))
       }
       return current
     },
 
     /**
-     * Refunds `amountMinor` of a locked order's captured payments for a return, oldest payment
-     * first, each refund keyed by the return and the payment (a retried receipt asks the provider
-     * for the same refunds, never new ones). The order moves to refunded when nothing is kept.
-     * Answers the refunds' ids and the order as it now is.
+     * Refunds `amountMinor` of a locked order's captured payments, oldest payment first, for a
+     * return or an order edit: each refund is keyed by it and the payment, so a retry asks the
+     * provider for the same refunds, never new ones. The order moves to refunded when nothing is
+     * kept. Answers the refunds' ids, what was refunded and the order as it now is.
      */
-    async refundForReturn(tx: Executor, order: OrderRow, returnId: string, amountMinor: number, requestId: string) {
+    async refundOrder(tx: Executor, order: OrderRow, amountMinor: number, cause: { returnId: string } | { orderEditId: string }, requestId: string) {
       const captured = await tx
         .select()
         .from(payments)
         .where(and(eq(payments.orderId, order.id), inArray(payments.status, [...REFUNDABLE])))
         .orderBy(asc(payments.id))
         .for('update')
+      const [key, reason] = 'returnId' in cause ? [`return:${cause.returnId}`, 'Return received'] : [`edit:${cause.orderEditId}`, 'Order edited']
       let current = order
       let due = amountMinor
       const refundIds: string[] = []
@@ -320,7 +344,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
           tx,
           current,
           payment,
-          { amountMinor: part, reason: 'Return received', providerKey: `return:${returnId}:${payment.id}`, settle: true, returnId },
+          { amountMinor: part, reason, providerKey: `${key}:${payment.id}`, settle: true, ...cause },
           requestId,
         )
         current = made.order

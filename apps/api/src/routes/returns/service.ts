@@ -79,12 +79,16 @@ async function readReturn(tx: Executor, row: ReturnRow): Promise<Return> {
   }
 }
 
-/** An order line as the refund rule sees it, counting `returned` units as already returned. */
+/**
+ * An order line as the refund rule sees it, counting `returned` units as returned already; the
+ * units an edit cancelled took their share before.
+ */
 const returnableLine = (line: OrderItemRow, returned: number): ReturnableLine => ({
   id: line.id,
   quantity: line.quantity,
   fulfilledQuantity: line.fulfilledQuantity,
   returnedQuantity: returned,
+  takenBackQuantity: returned + line.canceledQuantity,
   subtotalMinor: line.subtotalMinor,
   discountMinor: line.discountMinor,
   taxMinor: line.taxMinor,
@@ -269,7 +273,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
         restock.filter((line) => line.quantity > 0),
       )
       const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
-      const made = refundable > 0 ? await payments.refundForReturn(tx, order, id, refundable, requestId) : { refundedMinor: 0 }
+      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, requestId) : { refundedMinor: 0 }
       await tx
         .update(returns)
         .set({
@@ -289,7 +293,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
 }
 
 /** Units of each line received before, by returns already received. */
-async function unitsReceived(tx: Executor, orderId: string): Promise<Map<string, number>> {
+export async function unitsReceived(tx: Executor, orderId: string): Promise<Map<string, number>> {
   const rows = await tx
     .select({ lineId: returnItems.orderItemId, units: sql<number>`sum(${returnItems.quantity})::int` })
     .from(returnItems)

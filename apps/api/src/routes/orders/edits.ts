@@ -1,0 +1,203 @@
+/**
+ * Order edits before shipping: units not shipped cancelled (restocked, their share of what was
+ * paid refunded through the provider) and lines added (stock taken, the order then owes their
+ * price), in one transaction with the order locked. A preview runs the same edit and rolls it
+ * back, without calling the provider: what it answers is what the commit would do now.
+ */
+import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm'
+import {
+  computeCartTotals,
+  computeOrderEdit,
+  fulfillmentStatusOf,
+  paymentStatusOf,
+  selectTaxRate,
+  toMajorUnits,
+  type EditOrder,
+  type OrderEdit,
+  type OrderEditList,
+  type OrderEditResult,
+} from '@commerce/domain'
+import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor } from '@commerce/db'
+import { conflict, notFound } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+import type { PaymentService } from '../payments/service.js'
+import { unitsReceived } from '../returns/service.js'
+import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
+import { requireVisibleOrder, type OrderViewer } from './service.js'
+import { loadOrder, lockOrder, writeOrderEvent } from './view.js'
+
+type OrderEditRow = typeof orderEdits.$inferSelect
+
+/** The orders whose lines may change: not every unit shipped yet, nothing final. */
+const EDITABLE = new Set(['pending', 'paid', 'shipped'])
+
+/** Thrown to roll a preview back once it has its answer. */
+class PreviewDone extends Error {
+  constructor(readonly result: OrderEditResult) {
+    super('preview')
+  }
+}
+
+function toOrderEdit(row: OrderEditRow, currency: string, refundIds: string[]): OrderEdit {
+  const money = (minor: number) => toMajorUnits(minor, currency)
+  return {
+    id: row.id,
+    order_id: row.orderId,
+    reason: row.reason,
+    canceled: row.changes.canceled.map((line) => ({
+      line_id: line.line_id,
+      quantity: line.quantity,
+      subtotal: money(line.subtotal_minor),
+      discount: money(line.discount_minor),
+      tax: money(line.tax_minor),
+      total: money(line.total_minor),
+    })),
+    added_line_ids: row.changes.added,
+    total_before: money(row.totalBeforeMinor),
+    total_after: money(row.totalAfterMinor),
+    difference: money(row.totalAfterMinor - row.totalBeforeMinor),
+    amount_refunded: money(row.refundedMinor),
+    amount_owed: money(row.owedMinor),
+    refund_ids: refundIds,
+    created_at: row.createdAt.toISOString(),
+  }
+}
+
+export function createOrderEditService(db: Database, payments: PaymentService) {
+  /** Applies the edit inside `tx`; a preview (`commit` false) calls no provider and is rolled back by its caller. */
+  async function apply(tx: Executor, orderId: string, body: EditOrder, requestId: string, commit: boolean): Promise<OrderEditResult> {
+    const order = await lockOrder(tx, orderId)
+    if (!order) throw notFound('Order')
+    if (!EDITABLE.has(order.status)) throw conflict(`Only a pending, paid or shipped order can be edited; this order is ${order.status}`)
+    const [lines, received, [edited]] = await Promise.all([
+      tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id)),
+      unitsReceived(tx, order.id),
+      tx
+        .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
+        .from(refunds)
+        .where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId))),
+    ])
+
+    const added = await catalogLines(tx, body.add ?? [], order.currency, 'add')
+    const address = order.shippingAddress
+    const taxRate = address ? selectTaxRate(await tx.select().from(taxRates).where(eq(taxRates.country, address.country)), address) : null
+    const priced = computeCartTotals({
+      currency: order.currency,
+      lines: added.map((line) => ({ id: line.id, unitPriceMinor: line.unitPriceMinor, quantity: line.quantity })),
+      coupons: [],
+      taxRatePpm: taxRate?.ratePpm ?? 0,
+      taxRounding: taxRate?.rounding,
+      shippingMinor: null,
+    }).lines
+    const result = computeOrderEdit({
+      lines: lines.map((line) => ({ ...line, receivedReturnQuantity: received.get(line.id) ?? 0 })),
+      quantities: (body.lines ?? []).map((line) => ({ lineId: line.line_id, quantity: line.quantity })),
+      added: priced,
+      order: { ...order, editRefundedMinor: edited!.refunded },
+    })
+    await takeStockOfLines(tx, added, 'add')
+
+    // The lines: units cancelled go back into stock, lines added are written.
+    const byId = new Map(lines.map((line) => [line.id, line]))
+    for (const share of result.canceled) {
+      await tx
+        .update(orderItems)
+        .set({ canceledQuantity: sql`${orderItems.canceledQuantity} + ${share.quantity}` })
+        .where(eq(orderItems.id, share.lineId))
+    }
+    await returnStock(
+      tx,
+      result.canceled.map((share) => ({ ...byId.get(share.lineId)!, quantity: share.quantity })),
+    )
+    const addedRows = orderItemRows(order.id, added, priced)
+    if (addedRows.length > 0) await tx.insert(orderItems).values(addedRows)
+
+    const canceledUnits = new Map(result.canceled.map((share) => [share.lineId, share.quantity]))
+    const fulfillmentStatus = fulfillmentStatusOf([
+      ...lines.map((line) => ({ quantity: line.quantity - line.canceledQuantity - (canceledUnits.get(line.id) ?? 0), fulfilledQuantity: line.fulfilledQuantity })),
+      ...addedRows.map((row) => ({ quantity: row.quantity, fulfilledQuantity: 0 })),
+    ])
+    const { subtotal, discount, tax, shipping, total } = result.totals
+    const totals = { subtotalMinor: subtotal, discountMinor: discount, taxMinor: tax, shippingMinor: shipping, totalMinor: total }
+    const paymentStatus = paymentStatusOf({ ...order, ...totals })
+    await tx
+      .update(orders)
+      .set({ ...totals, fulfillmentStatus, paymentStatus, updatedAt: new Date() })
+      .where(eq(orders.id, order.id))
+
+    const [row] = await tx
+      .insert(orderEdits)
+      .values({
+        id: newId(),
+        orderId: order.id,
+        reason: body.reason ?? null,
+        changes: {
+          canceled: result.canceled.map((share) => ({
+            line_id: share.lineId,
+            quantity: share.quantity,
+            subtotal_minor: share.subtotal,
+            discount_minor: share.discount,
+            tax_minor: share.tax,
+            total_minor: share.total,
+          })),
+          added: addedRows.map((line) => line.id),
+        },
+        totalBeforeMinor: order.totalMinor,
+        totalAfterMinor: total,
+        refundedMinor: result.refund,
+        owedMinor: result.owed,
+      })
+      .returning()
+    const refundIds =
+      commit && result.refund > 0
+        ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, requestId)).refundIds
+        : []
+    const edit = toOrderEdit(row!, order.currency, refundIds)
+    const after = (await loadOrder(tx, order.id))!
+    await writeOrderEvent(tx, 'order.edited', after, requestId, { edit })
+    return { edit, order: after }
+  }
+
+  return {
+    /** Commits an edit (inside `tx`, the idempotency runner's transaction). */
+    commit(tx: Executor, orderId: string, body: EditOrder, requestId: string): Promise<OrderEditResult> {
+      return apply(tx, orderId, body, requestId, true)
+    },
+
+    /** What the edit would do now: the same edit, rolled back. */
+    async preview(orderId: string, body: EditOrder, requestId: string): Promise<OrderEditResult> {
+      try {
+        await db.transaction(async (tx) => {
+          throw new PreviewDone(await apply(tx, orderId, body, requestId, false))
+        })
+      } catch (error) {
+        if (error instanceof PreviewDone) return error.result
+        throw error
+      }
+      throw new Error('unreachable: a preview always rolls back')
+    },
+
+    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<OrderEditList> {
+      await requireVisibleOrder(db, orderId, viewer)
+      const ofOrder = eq(orderEdits.orderId, orderId)
+      const [rows, [counted], [order], made] = await Promise.all([
+        db
+          .select()
+          .from(orderEdits)
+          .where(ofOrder)
+          .orderBy(asc(orderEdits.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(orderEdits).where(ofOrder),
+        db.select({ currency: orders.currency }).from(orders).where(eq(orders.id, orderId)),
+        db
+          .select({ id: refunds.id, editId: refunds.orderEditId })
+          .from(refunds)
+          .where(and(eq(refunds.orderId, orderId), isNotNull(refunds.orderEditId)))
+          .orderBy(asc(refunds.id)),
+      ])
+      const refundIdsOf = (editId: string) => made.filter((refund) => refund.editId === editId).map((refund) => refund.id)
+      return { edits: rows.map((row) => toOrderEdit(row, order!.currency, refundIdsOf(row.id))), meta: pageMeta(page, perPage, counted!.total) }
+    },
+  }
+}
