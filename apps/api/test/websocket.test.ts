@@ -272,7 +272,8 @@ describe('client messages', () => {
     client.send({ type: 'subscribe', events: ['product.created'] })
     client.send({ type: 'unsubscribe', events: ['order.paid', 'order.refunded'] })
     await client.next()
-    const expected = ['order.created', 'order.shipped', 'order.completed', 'order.cancelled', 'product.created']
+    const expected = EVENT_KINDS.filter((kind) => (kind.startsWith('order.') && kind !== 'order.paid' && kind !== 'order.refunded') || kind === 'product.created')
+    expect(expected).toContain('order.created')
     expect(await client.next()).toEqual({ type: 'subscribed', events: expected })
 
     const [, , created, , listed] = await commitEvents(
