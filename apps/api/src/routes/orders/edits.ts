@@ -97,18 +97,13 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
     })
     await takeStockOfLines(tx, added, 'add')
 
-    // The lines: units cancelled go back into stock, lines added are written.
-    const byId = new Map(lines.map((line) => [line.id, line]))
+    // The lines: units cancelled are counted (their stock goes back at the end), lines added are written.
     for (const share of result.canceled) {
       await tx
         .update(orderItems)
         .set({ canceledQuantity: sql`${orderItems.canceledQuantity} + ${share.quantity}` })
         .where(eq(orderItems.id, share.lineId))
     }
-    await returnStock(
-      tx,
-      result.canceled.map((share) => ({ ...byId.get(share.lineId)!, quantity: share.quantity })),
-    )
     const addedRows = orderItemRows(order.id, added, priced)
     if (addedRows.length > 0) await tx.insert(orderItems).values(addedRows)
 
@@ -152,6 +147,12 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       commit && result.refund > 0
         ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, requestId)).refundIds
         : []
+    // Restocked after the provider answered: those stock rows, which checkouts lock too, are not held while it thinks.
+    const byId = new Map(lines.map((line) => [line.id, line]))
+    await returnStock(
+      tx,
+      result.canceled.map((share) => ({ ...byId.get(share.lineId)!, quantity: share.quantity })),
+    )
     const edit = toOrderEdit(row!, order.currency, refundIds)
     const after = (await loadOrder(tx, order.id))!
     await writeOrderEvent(tx, 'order.edited', after, requestId, { edit })

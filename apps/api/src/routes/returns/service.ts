@@ -268,12 +268,13 @@ export function createReturnService(db: Database, payments: PaymentService) {
           })
           .where(and(eq(returnItems.returnId, id), eq(returnItems.orderItemId, share.lineId)))
       }
+      const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
+      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, requestId) : { refundedMinor: 0 }
+      // Restocked after the provider answered: the stock rows, which checkouts lock too, are not held while it thinks.
       await returnStock(
         tx,
         restock.filter((line) => line.quantity > 0),
       )
-      const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
-      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, requestId) : { refundedMinor: 0 }
       await tx
         .update(returns)
         .set({
