@@ -115,6 +115,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/orders/:id/edits/preview': scope('orders:write'),
   'POST /api/v1/orders/:id/edits': scope('orders:write'),
   'GET /api/v1/orders/:id/edits': scopeOrOwner('orders:read'),
+  // Who changed an order names staff accounts and keys: the shop's.
+  'GET /api/v1/orders/:id/history': scope('orders:read'),
   // A customer pays its own orders.
   'POST /api/v1/orders/:id/payments': scopeOrOwner('payments:write'),
   'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),

@@ -217,3 +217,53 @@ describe('refusals', () => {
     expect(await orderRow(ctx, placed.id)).toMatchObject({ totalMinor: 900, refundedMinor: 2000 })
   })
 })
+
+describe('GET /orders/:id/history', () => {
+  test('every change of the order in sequence, with who made it and the money it moved', async ({ ctx, admin }) => {
+    const buyer = await ctx.signIn('customer')
+    const staff = await ctx.signIn('admin')
+    const lamp = await ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title: 'Lamp', price: 12.5, currency: 'GBP', inventory_quantity: 9 }, token: admin })
+    const auth = { token: buyer.token }
+    const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' }, ...auth })
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: lamp.id, quantity: 2 }, ...auth })
+    const checkout = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/checkouts',
+      payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: { first_name: 'Ada', last_name: 'L', line1: '1 Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' } },
+      ...auth,
+    })
+    const placed = await ctx.expectStatus<{ id: string; items: { id: string }[]; totals: { total: number } }>(201, {
+      method: 'POST',
+      url: `/api/v1/checkouts/${checkout.id}/complete`,
+      payload: { payment: { method: 'card', token: 'tok_visa' } },
+      headers: key(),
+      ...auth,
+    })
+    const shipper = await ctx.createApiKey(['orders:write'])
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: `/api/v1/orders/${placed.id}/fulfillments`,
+      payload: { carrier: 'DHL', tracking_number: 'JD9', items: [{ order_item_id: placed.items[0]!.id, quantity: 1 }] },
+      headers: { authorization: `Bearer ${shipper.key}` },
+    })
+    expect((await edit(ctx, staff.token, placed.id, { lines: [{ line_id: placed.items[0]!.id, quantity: 1 }] })).statusCode).toBe(201)
+
+    const history = await ctx.expectStatus<{ history: { event: string; sequence: number; actor: unknown; amount_captured: number; amount_refunded: number; request_id: string | null }[] }>(200, {
+      method: 'GET',
+      url: `/api/v1/orders/${placed.id}/history`,
+      token: admin,
+    })
+    const customer = { type: 'user', id: buyer.userId }
+    expect(history.history.map(({ event, sequence, actor, amount_captured, amount_refunded }) => ({ event, sequence, actor, amount_captured, amount_refunded }))).toEqual([
+      { event: 'order.created', sequence: 1, actor: customer, amount_captured: 0, amount_refunded: 0 },
+      { event: 'payment.succeeded', sequence: 2, actor: customer, amount_captured: placed.totals.total, amount_refunded: 0 },
+      { event: 'order.paid', sequence: 3, actor: customer, amount_captured: 0, amount_refunded: 0 },
+      { event: 'order.shipped', sequence: 4, actor: { type: 'api_key', id: shipper.id }, amount_captured: 0, amount_refunded: 0 },
+      { event: 'order.refunded', sequence: 5, actor: { type: 'user', id: staff.userId }, amount_captured: 0, amount_refunded: 12.5 },
+      { event: 'order.edited', sequence: 6, actor: { type: 'user', id: staff.userId }, amount_captured: 0, amount_refunded: 0 },
+    ])
+    expect(history.history.every((entry) => typeof entry.request_id === 'string')).toBe(true)
+    expect((await ctx.request({ method: 'GET', url: `/api/v1/orders/${placed.id}/history`, token: buyer.token })).statusCode).toBe(403)
+    expect((await ctx.request({ method: 'GET', url: `/api/v1/orders/${randomUUID()}/history`, token: admin })).statusCode).toBe(404)
+  })
+})

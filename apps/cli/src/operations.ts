@@ -63,6 +63,7 @@ const NAMES: Record<string, string> = {
   'POST /orders/{id}/fulfillments': 'fulfillments:create',
   'GET /orders/{id}/returns': 'returns:list',
   'POST /orders/{id}/returns': 'returns:create',
+  'GET /orders/{id}/history': 'orders:history',
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',

@@ -355,6 +355,8 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
     expect(edited.edit.amount_owed).toBe(previewed.edit.amount_owed)
     expect(previewed.order.totals.total).toBe(edited.edit.amount_owed)
     expect((await json<{ edits: { id: string }[] }>(['orders', 'edits', 'list', pending.id])).edits.map((listed) => listed.id)).toEqual([edited.edit.id])
+    const history = await json<{ history: { event: string; actor: { type: string } | null }[] }>(['orders', 'history', pending.id])
+    expect(history.history.map((entry) => [entry.event, entry.actor?.type])).toEqual([['order.created', 'user'], ['order.edited', 'user']])
     const paid = await json<{ id: string; status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
     expect(paid.status).toBe('captured')
     // An order's own payment is captured at once: there is nothing held to capture or void.

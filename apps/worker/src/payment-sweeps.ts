@@ -85,7 +85,7 @@ async function settleOne(sweeper: PaymentSweeper, source: Source, { paymentId, r
       return
     }
     if (source === 'expiry' && truth !== null && IN_PROGRESS.has(truth.status)) truth = await cancelExpired(sweeper, paymentId, truth)
-    const settled = await settlePayment(sweeper.database.db, provider, paymentId, truth, { requestId: null })
+    const settled = await settlePayment(sweeper.database.db, provider, paymentId, truth, { origin: { requestId: null, actor: null } })
     metrics.paymentSettled(source, settled.kind)
     logger.info('payment settled', { payment_id: paymentId, source, outcome: settled.kind })
   } catch (error) {

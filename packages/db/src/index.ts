@@ -10,7 +10,7 @@ export {
   type OpenedDatabase,
 } from './embedded.js'
 export { MIGRATIONS_FOLDER, migrate } from './migrate.js'
-export { eventRows, eventsCte, writeEvent, writeEvents, type NewEvent } from './outbox.js'
+export { eventRows, eventsCte, writeEvent, writeEvents, type EventOrigin, type NewEvent } from './outbox.js'
 export { EVENTS_CHANNEL } from './announce.js'
 export { TASKS, type DeliveryJob, type NotificationJob } from './queue.js'
 export { newId } from './schema/columns.js'

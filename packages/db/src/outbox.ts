@@ -15,6 +15,18 @@ export interface NewEvent {
   dataJson?: string
   customerId?: string | null
   requestId?: string | null
+  /** Who made the change (EventOrigin). */
+  actor?: string | null
+}
+
+/**
+ * Where a change comes from, as its events record it: the request, and who made it
+ * (`user:<id>`, `api_key:<id>`, `oauth_client:<id>`, `provider:<name>` for a payment provider's
+ * notification; null for a guest or the worker).
+ */
+export interface EventOrigin {
+  requestId: string | null
+  actor: string | null
 }
 
 /**
@@ -44,7 +56,7 @@ export function eventsCte(source: number | string): string {
   const events = typeof source === 'number' ? `$${source}::json` : source
   return `incoming as (
   select * from json_to_recordset(${events})
-    as e(id uuid, kind text, data json, customer_id uuid, request_id text, resource_id uuid)),
+    as e(id uuid, kind text, data json, customer_id uuid, request_id text, actor text, resource_id uuid)),
 numbered as (
   insert into event_sequences as s (resource_id, last_sequence)
   -- In resource order, so statements numbering the same resources lock them in one order.
@@ -52,8 +64,8 @@ numbered as (
   on conflict (resource_id) do update set last_sequence = s.last_sequence + excluded.last_sequence
   returning resource_id, last_sequence),
 written as (
-  insert into events (id, kind, data, customer_id, request_id, resource_id, sequence)
-  select e.id, e.kind, e.data, e.customer_id, e.request_id, e.resource_id,
+  insert into events (id, kind, data, customer_id, request_id, actor, resource_id, sequence)
+  select e.id, e.kind, e.data, e.customer_id, e.request_id, e.actor, e.resource_id,
     n.last_sequence - count(*) over (partition by e.resource_id) + row_number() over (partition by e.resource_id order by e.id)
   from incoming e join numbered n using (resource_id)
   returning id),
@@ -78,7 +90,7 @@ export function eventRows(list: readonly NewEvent[]): { ids: string[]; json: str
   const rows = list.map(
     (event, index) =>
       `{"id":"${ids[index]}","kind":${JSON.stringify(event.kind)},"data":${event.dataJson ?? dataText(event.data)},` +
-      `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)},` +
+      `"customer_id":${JSON.stringify(event.customerId ?? null)},"request_id":${JSON.stringify(event.requestId ?? null)},"actor":${JSON.stringify(event.actor ?? null)},` +
       `"resource_id":${JSON.stringify(event.resourceId)}}`,
   )
   return { ids, json: `[${rows.join(',')}]` }

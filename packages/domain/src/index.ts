@@ -260,6 +260,7 @@ export {
   UpdateOrder,
 } from './schemas/orders.js'
 export { EditOrder, OrderEdit, OrderEditList, OrderEditResult } from './schemas/order-edits.js'
+export { ACTOR_TYPES, OrderHistory, OrderHistoryEntry } from './schemas/order-history.js'
 export {
   CreateReturn,
   DeclineReturn,

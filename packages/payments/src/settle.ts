@@ -19,6 +19,7 @@ import {
   type Database,
   type Settlement,
   type StoredAnswer,
+  type EventOrigin,
 } from '@commerce/db'
 import { toPayment } from './view.js'
 
@@ -38,7 +39,8 @@ export type Settled =
   | { kind: 'earlier'; settlement: Settlement }
 
 export interface SettleOptions {
-  requestId: string | null
+  /** The request (and who sent it) or the worker that settles: its events record it. */
+  origin: EventOrigin
   /** The completion's Idempotency-Key answer to store with a settlement that ends it (none by default). */
   stored?: (outcome: { kind: 'placed' } | { kind: 'declined'; failure: { code: string; message: string } } | { kind: 'canceled' }) => StoredAnswer | null
   /** The caller made the reservation just now: a success is placed without reading where it stands first (a round trip less on the hot path). */
@@ -91,7 +93,7 @@ export async function settlePayment(db: Database, provider: PaymentProvider, pay
     const data = paymentOf(current, state, amounts, failure, provider.name)
     const released = await releaseReservation(
       sql,
-      { paymentId, state, failure, reference: truth?.reference ?? null, events: eventRows([{ kind, resourceId: paymentId, data, customerId: current.customerId, requestId: options.requestId }]) },
+      { paymentId, state, failure, reference: truth?.reference ?? null, events: eventRows([{ kind, resourceId: paymentId, data, customerId: current.customerId, ...options.origin }]) },
       stored(outcome),
     )
     return released ? outcome : earlier()
@@ -131,7 +133,7 @@ async function settleLateSuccess(db: Database, provider: PaymentProvider, curren
   await recordReturnedPayment(
     sql,
     { paymentId, state, capturedMinor: amounts.capturedMinor, refundedMinor: amounts.refundedMinor, reference: truth.reference },
-    eventRows([{ kind: voided ? 'payment.canceled' : 'payment.refunded', resourceId: paymentId, data, customerId: current.customerId, requestId: options.requestId }]),
+    eventRows([{ kind: voided ? 'payment.canceled' : 'payment.refunded', resourceId: paymentId, data, customerId: current.customerId, ...options.origin }]),
   )
   return { kind: 'returned', state }
 }

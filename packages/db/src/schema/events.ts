@@ -14,13 +14,20 @@ export const events = pgTable(
     /** The customer the event concerns, for filtering what a customer may see. */
     customerId: uuid('customer_id'),
     requestId: text('request_id'),
+    /** Who made the change (outbox.ts EventOrigin); null for a guest or the worker. */
+    actor: text('actor'),
     /** What the event is about: an order (with its payments), a product, a customer, a subscription. */
     resourceId: uuid('resource_id').notNull(),
     /** 1, 2, 3… over the events of one resource, in commit order, without gaps (event_sequences). */
     sequence: integer('sequence').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('events_created_idx').on(t.createdAt), index('events_kind_idx').on(t.kind)],
+  (t) => [
+    index('events_created_idx').on(t.createdAt),
+    index('events_kind_idx').on(t.kind),
+    // A resource's story in order (an order's history).
+    index('events_resource_idx').on(t.resourceId, t.sequence),
+  ],
 )
 
 /**

@@ -51,6 +51,7 @@ import {
   type OrderRow,
   type SqlClient,
 } from '@commerce/db'
+import type { RequestOrigin } from '../../origin.js'
 import { settlePayment, toPayment, type Settled } from '@commerce/payments'
 import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
@@ -132,7 +133,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
   const steps = idempotency.steps
 
   /** Step 1: the first transaction. Answers a replay or a refusal (stored), or what to ask the provider. */
-  function start(id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, key: StoredKey | undefined): Promise<Started> {
+  function start(id: string, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin, key: StoredKey | undefined): Promise<Started> {
     return db.transaction(
       async (tx): Promise<Started> => {
         const sql = sqlOf(tx)
@@ -140,11 +141,11 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
         const replay = steps.replayOf(key, read)
         if (replay) return { kind: 'answer', answer: replay, replayed: true }
         try {
-          return await reserve(sql, id, read.checkout, body, viewer, requestId)
+          return await reserve(sql, id, read.checkout, body, viewer, origin)
         } catch (error) {
           if (!(error instanceof ApiError) || !steps.isStored(error.statusCode)) throw error
           // A refusal is stored with the key (the transaction wrote nothing), and ends it.
-          const answer = refusalAnswer(error, requestId)
+          const answer = refusalAnswer(error, origin.requestId)
           await steps.store(sql, key, answer)
           return { kind: 'answer', answer, replayed: false }
         }
@@ -152,7 +153,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     )
   }
 
-  async function reserve(sql: SqlClient, id: string, locked: LockedCheckout | undefined, body: CompleteCheckout, viewer: CartViewer, requestId: string): Promise<Started> {
+  async function reserve(sql: SqlClient, id: string, locked: LockedCheckout | undefined, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin): Promise<Started> {
     if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
     if (locked.inProgress) return { kind: 'in_progress', payment: locked.inProgress }
     // Placed already (by another completion, the provider's webhook or the sweep): its order.
@@ -204,10 +205,10 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     const placed = toOrder({ row, items, payments: [], fulfillments: [] })
     placed.payments.push(settled)
     const placedJson = JSON.stringify(placed)
-    const created = { ...orderEvent('order.created', placed, requestId), dataJson: orderEventJson(placed, placedJson) }
+    const created = { ...orderEvent('order.created', placed, origin), dataJson: orderEventJson(placed, placedJson) }
     const events: NewEvent[] = [
       created,
-      { kind: capture === 'automatic' ? 'payment.succeeded' : 'payment.authorized', resourceId: orderId, data: settled, customerId: placed.customer_id, requestId },
+      { kind: capture === 'automatic' ? 'payment.succeeded' : 'payment.authorized', resourceId: orderId, data: settled, customerId: placed.customer_id, ...origin },
     ]
     // The order is placed paid (or authorized): its pending state is never seen, so only the move to paid is an event.
     if (capture === 'automatic') events.push({ ...created, kind: moveOrder('pending', 'paid') })
@@ -280,14 +281,15 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
 
   return {
     /** POST /checkouts/:id/complete. */
-    async complete(reply: FastifyReply, id: string, body: CompleteCheckout, viewer: CartViewer, requestId: string, key: StoredKey | undefined): Promise<FastifyReply> {
-      const started = await start(id, body, viewer, requestId, key)
+    async complete(reply: FastifyReply, id: string, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin, key: StoredKey | undefined): Promise<FastifyReply> {
+      const { requestId } = origin
+      const started = await start(id, body, viewer, origin, key)
       if (started.kind === 'answer') return steps.send(reply, started.answer, started.replayed)
       if (started.kind === 'placed') return steps.send(reply, { status: 200, json: JSON.stringify(await loadOrder(db, started.orderId)) })
       const truth = await ask(started, body)
       const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
       const settled = await settlePayment(db, provider, paymentId, truth, {
-        requestId,
+        origin,
         justReserved: started.kind === 'reserved',
         stored: (outcome) =>
           steps.storedAnswer(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Checkout, CheckoutPaymentPending, CompleteCheckout, CreateCheckout, IdParams, Order, SelectShipping } from '@commerce/domain'
 import type { Config } from '../../config.js'
+import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyRequired } from '../../idempotency.js'
 import { cartViewerOf } from '../carts/service.js'
@@ -98,7 +99,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
     },
     async (request, reply) => {
       const viewer = await cartViewerOf(app, request, 'carts:write')
-      return completion.complete(reply, request.params.id, request.body, viewer, String(request.id), app.idempotency.steps.keyOf(request))
+      return completion.complete(reply, request.params.id, request.body, viewer, originOf(request), app.idempotency.steps.keyOf(request))
     },
   )
 }

@@ -11,6 +11,7 @@ import {
   Tracking,
   TrackingParams,
 } from '@commerce/domain'
+import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional } from '../../idempotency.js'
 import { createPaymentService } from '../payments/service.js'
@@ -41,7 +42,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await fulfillmentService.create(tx, request.params.id, request.body, String(request.id)),
+        body: await fulfillmentService.create(tx, request.params.id, request.body, originOf(request)),
       })),
   )
 

@@ -12,7 +12,7 @@ import {
   type FulfillmentList,
   type Tracking,
 } from '@commerce/domain'
-import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor } from '@commerce/db'
+import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
@@ -54,10 +54,10 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
      * pending order whose payments are authorized (PAYMENT_CAPTURE=manual) has them captured
      * first, which makes it paid.
      */
-    async create(tx: Executor, orderId: string, body: CreateFulfillment, requestId: string): Promise<Fulfillment> {
+    async create(tx: Executor, orderId: string, body: CreateFulfillment, origin: EventOrigin): Promise<Fulfillment> {
       let order = await lockOrder(tx, orderId)
       if (!order) throw notFound('Order')
-      if (order.status === 'pending' && order.authorizedMinor > 0) order = await payments.captureAll(tx, order, requestId)
+      if (order.status === 'pending' && order.authorizedMinor > 0) order = await payments.captureAll(tx, order, origin)
       const event = order.status === 'shipped' ? 'order.shipped' : moveOrder(order.status, 'shipped')
       const lines = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id))
       const units = unitsToSend(lines, body.items)
@@ -80,7 +80,7 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
       )
       await tx.update(orders).set({ status: 'shipped', fulfillmentStatus, updatedAt: new Date() }).where(eq(orders.id, order.id))
       const view = await readFulfillment(tx, fulfillment!.id)
-      await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, requestId, { fulfillment: view })
+      await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, origin, { fulfillment: view })
       return view
     },
 

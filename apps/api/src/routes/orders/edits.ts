@@ -17,7 +17,7 @@ import {
   type OrderEditList,
   type OrderEditResult,
 } from '@commerce/domain'
-import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor } from '@commerce/db'
+import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
@@ -65,7 +65,7 @@ function toOrderEdit(row: OrderEditRow, currency: string, refundIds: string[]): 
 
 export function createOrderEditService(db: Database, payments: PaymentService) {
   /** Applies the edit inside `tx`; a preview (`commit` false) calls no provider and is rolled back by its caller. */
-  async function apply(tx: Executor, orderId: string, body: EditOrder, requestId: string, commit: boolean): Promise<OrderEditResult> {
+  async function apply(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin, commit: boolean): Promise<OrderEditResult> {
     const order = await lockOrder(tx, orderId)
     if (!order) throw notFound('Order')
     if (!EDITABLE.has(order.status)) throw conflict(`Only a pending, paid or shipped order can be edited; this order is ${order.status}`)
@@ -145,7 +145,7 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       .returning()
     const refundIds =
       commit && result.refund > 0
-        ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, requestId)).refundIds
+        ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, origin)).refundIds
         : []
     // Restocked after the provider answered: those stock rows, which checkouts lock too, are not held while it thinks.
     const byId = new Map(lines.map((line) => [line.id, line]))
@@ -155,21 +155,21 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
     )
     const edit = toOrderEdit(row!, order.currency, refundIds)
     const after = (await loadOrder(tx, order.id))!
-    await writeOrderEvent(tx, 'order.edited', after, requestId, { edit })
+    await writeOrderEvent(tx, 'order.edited', after, origin, { edit })
     return { edit, order: after }
   }
 
   return {
     /** Commits an edit (inside `tx`, the idempotency runner's transaction). */
-    commit(tx: Executor, orderId: string, body: EditOrder, requestId: string): Promise<OrderEditResult> {
-      return apply(tx, orderId, body, requestId, true)
+    commit(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin): Promise<OrderEditResult> {
+      return apply(tx, orderId, body, origin, true)
     },
 
     /** What the edit would do now: the same edit, rolled back. */
-    async preview(orderId: string, body: EditOrder, requestId: string): Promise<OrderEditResult> {
+    async preview(orderId: string, body: EditOrder, origin: EventOrigin): Promise<OrderEditResult> {
       try {
         await db.transaction(async (tx) => {
-          throw new PreviewDone(await apply(tx, orderId, body, requestId, false))
+          throw new PreviewDone(await apply(tx, orderId, body, origin, false))
         })
       } catch (error) {
         if (error instanceof PreviewDone) return error.result

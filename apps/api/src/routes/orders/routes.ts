@@ -9,15 +9,18 @@ import {
   Order,
   OrderEditList,
   OrderEditResult,
+  OrderHistory,
   OrderList,
   PaginationQuery,
   UpdateOrder,
 } from '@commerce/domain'
+import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderEditService } from './edits.js'
+import { orderHistory } from './history.js'
 import { createOrderService, type OrderViewer } from './service.js'
 
 const OWNERSHIP = 'Admins see every order; a customer sees only its own (another customer’s order is 404).'
@@ -84,7 +87,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await orderService.create(tx, request.body, String(request.id)),
+        body: await orderService.create(tx, request.body, originOf(request)),
       })),
   )
 
@@ -116,7 +119,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await orderService.archive(request.params.id, await viewerOf(request, 'orders:write'), String(request.id))
+      await orderService.archive(request.params.id, await viewerOf(request, 'orders:write'), originOf(request))
       return reply.code(204).send(null)
     },
   )
@@ -133,7 +136,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Order, ...errorResponses(400, 401, 403, 404, 409, 429, 502) },
       },
     },
-    async (request) => orderService.cancel(request.params.id, await viewerOf(request, 'orders:write'), String(request.id)),
+    async (request) => orderService.cancel(request.params.id, await viewerOf(request, 'orders:write'), originOf(request)),
   )
 
   app.post(
@@ -148,7 +151,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Order, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => orderService.complete(request.params.id, await viewerOf(request, 'orders:write'), String(request.id)),
+    async (request) => orderService.complete(request.params.id, await viewerOf(request, 'orders:write'), originOf(request)),
   )
 
   const EDIT_RULES =
@@ -174,7 +177,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrderEditResult, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => orderEditService.preview(request.params.id, request.body, String(request.id)),
+    async (request) => orderEditService.preview(request.params.id, request.body, originOf(request)),
   )
 
   app.post(
@@ -197,7 +200,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await orderEditService.commit(tx, request.params.id, request.body, String(request.id)),
+        body: await orderEditService.commit(tx, request.params.id, request.body, originOf(request)),
       })),
   )
 
@@ -216,6 +219,26 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       orderEditService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, await viewerOf(request, 'orders:read')),
+  )
+
+  app.get(
+    '/:id/history',
+    {
+      schema: {
+        operationId: 'getOrderHistory',
+        tags: ['orders'],
+        summary: 'Every change of an order, oldest first: what, when, who, and the money it moved (admin)',
+        description:
+          'From the order’s events (its `sequence`): placing, payments, captures, refunds, fulfillments, status moves, ' +
+          'edits and returns. `actor` is the account, API key or OAuth client whose request made the change, or the ' +
+          'payment provider; null for a guest’s checkout and the worker. Events written before actors were recorded ' +
+          'have none.',
+        params: IdParams,
+        querystring: PaginationQuery,
+        response: { 200: OrderHistory, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => orderHistory(app.db, request.params.id, request.query.page ?? 1, request.query.per_page ?? 20),
   )
 }
 

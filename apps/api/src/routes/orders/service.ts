@@ -23,6 +23,7 @@ import {
   type Database,
   type Executor,
   type OrderRow,
+  type EventOrigin,
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { instant, knownCurrency } from '../../fields.js'
@@ -57,11 +58,11 @@ export function createOrderService(db: Database, paymentService: PaymentService)
   }
 
   /** Moves the order's status (the state machine decides), writes the move's event, answers the order. */
-  async function move(tx: Executor, row: OrderRow, to: OrderStatus, requestId: string): Promise<Order> {
+  async function move(tx: Executor, row: OrderRow, to: OrderStatus, origin: EventOrigin): Promise<Order> {
     const event = moveOrder(row.status, to)
     await tx.update(orders).set({ status: to }).where(eq(orders.id, row.id))
     const order = (await loadOrder(tx, row.id))!
-    await writeOrderEvent(tx, event, order, requestId)
+    await writeOrderEvent(tx, event, order, origin)
     return order
   }
 
@@ -74,11 +75,11 @@ export function createOrderService(db: Database, paymentService: PaymentService)
   }
 
   /** Cancelling restocks what was not shipped, refunds what was captured and voids what is only authorized. */
-  async function cancel(tx: Executor, row: OrderRow, requestId: string): Promise<Order> {
+  async function cancel(tx: Executor, row: OrderRow, origin: EventOrigin): Promise<Order> {
     moveOrder(row.status, 'cancelled')
-    if (row.paidMinor > row.refundedMinor || row.authorizedMinor > 0) await paymentService.refundAll(tx, row, 'Order cancelled', requestId)
+    if (row.paidMinor > row.refundedMinor || row.authorizedMinor > 0) await paymentService.refundAll(tx, row, 'Order cancelled', origin)
     await returnStock(tx, await itemsOf(tx, row.id))
-    return move(tx, row, 'cancelled', requestId)
+    return move(tx, row, 'cancelled', origin)
   }
 
   return {
@@ -128,7 +129,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
      * An admin-made pending order: current prices, tax from the shipping address, the shipping
      * method's rate, and the stock taken now (a cancel puts it back).
      */
-    async create(tx: Executor, body: CreateOrder, requestId: string): Promise<Order> {
+    async create(tx: Executor, body: CreateOrder, origin: EventOrigin): Promise<Order> {
       const currency = knownCurrency(body.currency)
       if (body.customer_id) {
         const [customer] = await tx
@@ -189,7 +190,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
         .returning({ id: orders.id })
       await tx.insert(orderItems).values(orderItemRows(order!.id, lines, totals.lines))
       const created = (await loadOrder(tx, order!.id))!
-      await writeOrderEvent(tx, 'order.created', created, requestId)
+      await writeOrderEvent(tx, 'order.created', created, origin)
       return created
     },
 
@@ -215,23 +216,23 @@ export function createOrderService(db: Database, paymentService: PaymentService)
     },
 
     /** Pending orders are cancelled (restocked) first; only pending and cancelled orders may go. */
-    archive(id: string, viewer: OrderViewer, requestId: string): Promise<void> {
+    archive(id: string, viewer: OrderViewer, origin: EventOrigin): Promise<void> {
       return db.transaction(async (tx) => {
         const row = await lockVisible(tx, id, viewer)
         if (row.status !== 'pending' && row.status !== 'cancelled') {
           throw new ApiError('invalid_state_transition', `Only pending or cancelled orders can be deleted; this one is ${row.status}`)
         }
-        if (row.status === 'pending') await cancel(tx, row, requestId)
+        if (row.status === 'pending') await cancel(tx, row, origin)
         await tx.update(orders).set({ archivedAt: new Date() }).where(eq(orders.id, id))
       })
     },
 
-    cancel(id: string, viewer: OrderViewer, requestId: string): Promise<Order> {
-      return db.transaction(async (tx) => cancel(tx, await lockVisible(tx, id, viewer), requestId))
+    cancel(id: string, viewer: OrderViewer, origin: EventOrigin): Promise<Order> {
+      return db.transaction(async (tx) => cancel(tx, await lockVisible(tx, id, viewer), origin))
     },
 
-    complete(id: string, viewer: OrderViewer, requestId: string): Promise<Order> {
-      return db.transaction(async (tx) => move(tx, await lockVisible(tx, id, viewer), 'completed', requestId))
+    complete(id: string, viewer: OrderViewer, origin: EventOrigin): Promise<Order> {
+      return db.transaction(async (tx) => move(tx, await lockVisible(tx, id, viewer), 'completed', origin))
     },
   }
 }

@@ -16,6 +16,7 @@ import {
   type OrderRead,
   type OrderRow,
   type PaymentJson,
+  type EventOrigin,
 } from '@commerce/db'
 
 const iso = (value: string | Date) => new Date(value).toISOString()
@@ -140,8 +141,8 @@ export async function lockOrder(tx: Executor, id: string): Promise<OrderRow | un
  * An order.* event: its data is the order plus `order_id` and `total` (the seed's `order.paid`
  * shape) and whatever `extra` the event adds, such as the refund.
  */
-export function orderEvent(kind: EventKind, order: Order, requestId: string, extra: Record<string, unknown> = {}): NewEvent {
-  return { kind, resourceId: order.id, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, requestId }
+export function orderEvent(kind: EventKind, order: Order, origin: EventOrigin, extra: Record<string, unknown> = {}): NewEvent {
+  return { kind, resourceId: order.id, data: { ...order, order_id: order.id, total: order.totals.total, ...extra }, customerId: order.customer_id, ...origin }
 }
 
 /** orderEvent's data (without extra) as JSON, from the order's own JSON: one serialization for both. */
@@ -154,8 +155,8 @@ export async function writeOrderEvent(
   tx: Executor,
   kind: EventKind,
   order: Order,
-  requestId: string,
+  origin: EventOrigin,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
-  await writeEvent(tx, orderEvent(kind, order, requestId, extra))
+  await writeEvent(tx, orderEvent(kind, order, origin, extra))
 }

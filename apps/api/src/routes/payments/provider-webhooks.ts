@@ -21,7 +21,7 @@ export async function handleProviderWebhook(db: Database, provider: PaymentProvi
         : await paymentIdByReference(sql, { provider: provider.name, reference: webhook.payment.reference })
     // Payments of a checkout settle here; an order's own payments are settled by the request that made them.
     const settlement = paymentId ? await settlementOf(sql, paymentId) : undefined
-    if (paymentId && settlement?.status) await settlePayment(db, provider, paymentId, webhook.payment, { requestId })
+    if (paymentId && settlement?.status) await settlePayment(db, provider, paymentId, webhook.payment, { origin: { requestId, actor: `provider:${provider.name}` } })
   }
   await recordProviderEvent(sql, event)
   return { received: true, duplicate: false }

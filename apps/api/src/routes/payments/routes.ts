@@ -9,6 +9,7 @@ import { CapturePayment, CreatePayment, CreateRefund, hasScope, IdParams, Pagina
 import type { Config } from '../../config.js'
 import { deprecatedRoute } from '../../deprecation.js'
 import { ApiError, errorResponses, notFound } from '../../errors.js'
+import { originOf } from '../../origin.js'
 import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
 import { handleProviderWebhook } from './provider-webhooks.js'
@@ -52,7 +53,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       const viewer = await viewerOf(request, 'payments:write')
       return app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await paymentService.pay(tx, request.params.id, request.body, viewer, String(request.id), idempotencyKeyOf(request)),
+        body: await paymentService.pay(tx, request.params.id, request.body, viewer, originOf(request), idempotencyKeyOf(request)),
       }))
     },
   )
@@ -115,7 +116,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
     app.post(url, { schema, ...(onSend ? { onSend } : {}) }, async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await paymentService.refund(tx, request.params.id, request.body, String(request.id), idempotencyKeyOf(request)),
+        body: await paymentService.refund(tx, request.params.id, request.body, originOf(request), idempotencyKeyOf(request)),
       })),
     )
   }
@@ -137,7 +138,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
   app.post('/payments/:id/capture', { schema: captureSchema }, async (request, reply) =>
     app.idempotency.run(request, reply, async (tx) => ({
       status: 200,
-      body: await paymentService.capture(tx, request.params.id, request.body.amount, String(request.id), idempotencyKeyOf(request)),
+      body: await paymentService.capture(tx, request.params.id, request.body.amount, originOf(request), idempotencyKeyOf(request)),
     })),
   )
 
@@ -155,7 +156,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
     },
     async (request, reply) =>
-      app.idempotency.run(request, reply, async (tx) => ({ status: 200, body: await paymentService.cancel(tx, request.params.id, String(request.id)) })),
+      app.idempotency.run(request, reply, async (tx) => ({ status: 200, body: await paymentService.cancel(tx, request.params.id, originOf(request)) })),
   )
 
   // The provider signs the exact bytes it sent: this route reads its body as they are.

@@ -17,7 +17,7 @@ import {
   type PaymentList,
   type Refund,
 } from '@commerce/domain'
-import { newId, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow } from '@commerce/db'
+import { newId, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
@@ -59,7 +59,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     order: OrderRow,
     payment: PaymentRow,
     refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string; orderEditId?: string },
-    requestId: string,
+    origin: EventOrigin,
   ): Promise<{ refund: Refund; order: OrderRow }> {
     const { reference } = await callProvider(() =>
       provider.refund({
@@ -92,7 +92,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     const event = settled ? moveOrder(order.status, 'refunded') : 'order.refunded'
     await tx.update(orders).set({ refundedMinor, paymentStatus, status, updatedAt: new Date() }).where(eq(orders.id, order.id))
     const view = toRefund({ ...row!, createdAt: row!.createdAt.toISOString() })
-    await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, requestId, { refund: view })
+    await writeOrderEvent(tx, event, (await loadOrder(tx, order.id))!, origin, { refund: view })
     return { refund: view, order: { ...order, refundedMinor, paymentStatus, status } }
   }
 
@@ -101,7 +101,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
    * partial capture releases the rest of the hold. Once nothing is held any more and something
    * was captured, a pending order moves to paid (order.paid): the shop decided what it takes.
    */
-  async function capturePayment(tx: Executor, order: OrderRow, payment: PaymentRow, amountMinor: number, providerKey: string, requestId: string) {
+  async function capturePayment(tx: Executor, order: OrderRow, payment: PaymentRow, amountMinor: number, providerKey: string, origin: EventOrigin) {
     const truth = await callProvider(() =>
       provider.capture({ reference: payment.providerReference ?? payment.id, amountMinor, currency: payment.currency, idempotencyKey: providerKey }),
     )
@@ -110,7 +110,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       // refusal keeps the void (payment.canceled), so the order shows nothing held.
       throw new RefusalWithRecord(conflict('The authorization expired at the payment provider and was voided; nothing was captured'), async (recordTx) => {
         const current = (await lockOrder(recordTx, order.id))!
-        await recordVoid(recordTx, current, payment, requestId)
+        await recordVoid(recordTx, current, payment, origin)
       })
     }
     const capturedMinor = Math.min(truth.capturedMinor || amountMinor, payment.amountMinor)
@@ -129,25 +129,25 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       .set({ paidMinor: amounts.paidMinor, authorizedMinor: amounts.authorizedMinor, paymentStatus, status, updatedAt: new Date() })
       .where(eq(orders.id, order.id))
     const view = paymentOfRow(captured!)
-    await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, requestId })
-    if (paid) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, requestId)
+    await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, ...origin })
+    if (paid) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, origin)
     return { payment: view, order: { ...order, ...amounts, paymentStatus, status } }
   }
 
   /** Voids an authorized payment of a locked order: nothing was taken, the hold is released (payment.canceled). */
-  async function voidPayment(tx: Executor, order: OrderRow, payment: PaymentRow, requestId: string) {
+  async function voidPayment(tx: Executor, order: OrderRow, payment: PaymentRow, origin: EventOrigin) {
     await callProvider(() => provider.cancel({ reference: payment.providerReference ?? payment.id, idempotencyKey: `void:${payment.id}` }))
-    return recordVoid(tx, order, payment, requestId)
+    return recordVoid(tx, order, payment, origin)
   }
 
   /** Records a void the provider made: the payment canceled, the order's hold released, payment.canceled. */
-  async function recordVoid(tx: Executor, order: OrderRow, payment: PaymentRow, requestId: string) {
+  async function recordVoid(tx: Executor, order: OrderRow, payment: PaymentRow, origin: EventOrigin) {
     const [canceled] = await tx.update(payments).set({ status: 'canceled', updatedAt: new Date() }).where(eq(payments.id, payment.id)).returning()
     const authorizedMinor = Math.max(0, order.authorizedMinor - payment.amountMinor)
     const paymentStatus = paymentStatusOf({ ...order, authorizedMinor })
     await tx.update(orders).set({ authorizedMinor, paymentStatus, updatedAt: new Date() }).where(eq(orders.id, order.id))
     const view = paymentOfRow(canceled!)
-    await writeEvent(tx, { kind: 'payment.canceled', resourceId: order.id, data: view, customerId: order.customerId, requestId })
+    await writeEvent(tx, { kind: 'payment.canceled', resourceId: order.id, data: view, customerId: order.customerId, ...origin })
     return { payment: view, order: { ...order, authorizedMinor, paymentStatus } }
   }
 
@@ -171,7 +171,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
      * takes payments; the amount defaults to what it still owes. Once the payments cover the
      * total the order moves to paid.
      */
-    async pay(tx: Executor, orderId: string, body: CreatePayment, viewer: OrderViewer, requestId: string, idempotencyKey: string): Promise<Payment> {
+    async pay(tx: Executor, orderId: string, body: CreatePayment, viewer: OrderViewer, origin: EventOrigin, idempotencyKey: string): Promise<Payment> {
       const order = await lockOrder(tx, orderId)
       if (!order || !visibleTo(order, viewer)) throw notFound('Order')
       // A paid or shipped order owes again when an edit added lines: that balance is paid here too.
@@ -218,7 +218,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
             .insert(payments)
             .values({ ...attempt, status: 'failed', failureCode: failure.code, failureMessage: failure.message })
             .returning()
-          await writeEvent(recordTx, { kind: 'payment.failed', resourceId: order.id, data: paymentOfRow(failed!), customerId: order.customerId, requestId })
+          await writeEvent(recordTx, { kind: 'payment.failed', resourceId: order.id, data: paymentOfRow(failed!), customerId: order.customerId, ...origin })
         })
       }
       const [payment] = await tx
@@ -233,8 +233,8 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         .set({ paidMinor, paymentStatus, status: covered ? 'paid' : order.status, updatedAt: new Date() })
         .where(eq(orders.id, order.id))
       const view = paymentOfRow(payment!)
-      await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, requestId })
-      if (covered) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, requestId)
+      await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, ...origin })
+      if (covered) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, origin)
       return view
     },
 
@@ -259,7 +259,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
      * returns everything the order's payments captured moves a paid, shipped or completed order
      * to refunded.
      */
-    async refund(tx: Executor, paymentId: string, body: CreateRefund, requestId: string, idempotencyKey: string): Promise<Refund> {
+    async refund(tx: Executor, paymentId: string, body: CreateRefund, origin: EventOrigin, idempotencyKey: string): Promise<Refund> {
       const { order, payment } = await lockPayment(tx, paymentId)
       if (order.status === 'cancelled' || order.status === 'refunded') moveOrder(order.status, 'refunded')
       const left = payment.capturedMinor - payment.refundedMinor
@@ -274,34 +274,34 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         order,
         payment,
         { amountMinor, reason: body.reason ?? null, providerKey: `refund:${payment.id}:${idempotencyKey}`, settle: true },
-        requestId,
+        origin,
       )
       return refund
     },
 
     /** POST /payments/:id/capture: captures an authorized payment, in full or in part (admin). */
-    async capture(tx: Executor, paymentId: string, amount: number | undefined, requestId: string, idempotencyKey: string): Promise<Payment> {
+    async capture(tx: Executor, paymentId: string, amount: number | undefined, origin: EventOrigin, idempotencyKey: string): Promise<Payment> {
       const { order, payment } = await lockPayment(tx, paymentId)
       if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be captured; this one is ${payment.status}`)
       const amountMinor = amount === undefined ? payment.amountMinor : minorUnits('amount', amount, payment.currency)
       if (amountMinor > payment.amountMinor) {
         throw invalidField('amount', `Field 'amount' is more than the ${formatMinorUnits(payment.amountMinor, payment.currency)} ${payment.currency} authorized`)
       }
-      return (await capturePayment(tx, order, payment, amountMinor, `capture:${payment.id}:${idempotencyKey}`, requestId)).payment
+      return (await capturePayment(tx, order, payment, amountMinor, `capture:${payment.id}:${idempotencyKey}`, origin)).payment
     },
 
     /** POST /payments/:id/cancel: voids an authorized payment (admin). */
-    async cancel(tx: Executor, paymentId: string, requestId: string): Promise<Payment> {
+    async cancel(tx: Executor, paymentId: string, origin: EventOrigin): Promise<Payment> {
       const { order, payment } = await lockPayment(tx, paymentId)
       if (payment.status !== 'authorized') throw conflict(`Only an authorized payment can be canceled; this one is ${payment.status}`)
-      return (await voidPayment(tx, order, payment, requestId)).payment
+      return (await voidPayment(tx, order, payment, origin)).payment
     },
 
     /**
      * Captures the authorized payments of a locked order (its first fulfillment, with
      * PAYMENT_CAPTURE=manual): in full, or as much as the total needs; answers the order as it now is.
      */
-    async captureAll(tx: Executor, order: OrderRow, requestId: string): Promise<OrderRow> {
+    async captureAll(tx: Executor, order: OrderRow, origin: EventOrigin): Promise<OrderRow> {
       const held = await tx
         .select()
         .from(payments)
@@ -314,8 +314,8 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         const needed = Math.min(payment.amountMinor, Math.max(0, current.totalMinor - (current.paidMinor - current.refundedMinor)))
         ;({ order: current } =
           needed === 0
-            ? await voidPayment(tx, current, payment, requestId)
-            : await capturePayment(tx, current, payment, needed, `capture:${payment.id}:fulfillment`, requestId))
+            ? await voidPayment(tx, current, payment, origin)
+            : await capturePayment(tx, current, payment, needed, `capture:${payment.id}:fulfillment`, origin))
       }
       return current
     },
@@ -326,7 +326,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
      * provider for the same refunds, never new ones. The order moves to refunded when nothing is
      * kept. Answers the refunds' ids, what was refunded and the order as it now is.
      */
-    async refundOrder(tx: Executor, order: OrderRow, amountMinor: number, cause: { returnId: string } | { orderEditId: string }, requestId: string) {
+    async refundOrder(tx: Executor, order: OrderRow, amountMinor: number, cause: { returnId: string } | { orderEditId: string }, origin: EventOrigin) {
       const captured = await tx
         .select()
         .from(payments)
@@ -345,7 +345,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
           current,
           payment,
           { amountMinor: part, reason, providerKey: `${key}:${payment.id}`, settle: true, ...cause },
-          requestId,
+          origin,
         )
         current = made.order
         refundIds.push(made.refund.id)
@@ -356,7 +356,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     },
 
     /** Refunds what is left on every captured payment of a locked order and voids its authorizations (cancelling it). */
-    async refundAll(tx: Executor, order: OrderRow, reason: string, requestId: string): Promise<void> {
+    async refundAll(tx: Executor, order: OrderRow, reason: string, origin: EventOrigin): Promise<void> {
       const held = await tx
         .select()
         .from(payments)
@@ -366,13 +366,13 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       let current = order
       for (const payment of held) {
         if (payment.status === 'authorized') {
-          ;({ order: current } = await voidPayment(tx, current, payment, requestId))
+          ;({ order: current } = await voidPayment(tx, current, payment, origin))
           continue
         }
         const left = payment.capturedMinor - payment.refundedMinor
         if (left === 0) continue
         const providerKey = `cancel:${order.id}:${payment.id}`
-        ;({ order: current } = await refundPayment(tx, current, payment, { amountMinor: left, reason, providerKey, settle: false }, requestId))
+        ;({ order: current } = await refundPayment(tx, current, payment, { amountMinor: left, reason, providerKey, settle: false }, origin))
       }
     },
   }

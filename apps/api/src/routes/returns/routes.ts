@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { CreateReturn, DeclineReturn, hasScope, IdParams, PaginationQuery, ReceiveReturn, Return, ReturnList } from '@commerce/domain'
+import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
 import type { OrderViewer } from '../orders/service.js'
@@ -39,7 +40,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await returnService.create(tx, request.params.id, request.body, viewerOf(request, 'orders:write'), String(request.id)),
+        body: await returnService.create(tx, request.params.id, request.body, viewerOf(request, 'orders:write'), originOf(request)),
       })),
   )
 
@@ -86,7 +87,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Return, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => returnService.approve(request.params.id, String(request.id)),
+    async (request) => returnService.approve(request.params.id, originOf(request)),
   )
 
   app.post(
@@ -102,7 +103,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Return, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (request) => returnService.decline(request.params.id, request.body ?? {}, String(request.id)),
+    async (request) => returnService.decline(request.params.id, request.body ?? {}, originOf(request)),
   )
 
   app.post(
@@ -117,7 +118,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Return, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => returnService.cancel(request.params.id, viewerOf(request, 'orders:write'), String(request.id)),
+    async (request) => returnService.cancel(request.params.id, viewerOf(request, 'orders:write'), originOf(request)),
   )
 
   app.post(
@@ -145,7 +146,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       app.idempotency.run(request, reply, async (tx) => ({
         status: 200,
-        body: await returnService.receive(tx, request.params.id, request.body ?? {}, String(request.id)),
+        body: await returnService.receive(tx, request.params.id, request.body ?? {}, originOf(request)),
       })),
   )
 }

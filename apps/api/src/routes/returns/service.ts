@@ -18,7 +18,7 @@ import {
   type ReturnList,
   type ReturnStatus,
 } from '@commerce/domain'
-import { orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow } from '@commerce/db'
+import { orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, minorUnits } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
@@ -108,15 +108,15 @@ export function createReturnService(db: Database, payments: PaymentService) {
   }
 
   /** Writes the move's event (after the change) and answers the return as it now is. */
-  async function moved(tx: Executor, order: OrderRow, id: string, event: ReturnType<typeof moveReturn>, requestId: string): Promise<Return> {
+  async function moved(tx: Executor, order: OrderRow, id: string, event: ReturnType<typeof moveReturn>, origin: EventOrigin): Promise<Return> {
     const [row] = await tx.select().from(returns).where(eq(returns.id, id))
     const view = await readReturn(tx, row!)
-    await writeEvent(tx, { kind: event, resourceId: order.id, data: view, customerId: order.customerId, requestId })
+    await writeEvent(tx, { kind: event, resourceId: order.id, data: view, customerId: order.customerId, ...origin })
     return view
   }
 
   /** Declining or canceling: the return's units can be asked for again. */
-  async function close(tx: Executor, order: OrderRow, row: ReturnRow, to: Extract<ReturnStatus, 'declined' | 'canceled'>, changes: Partial<ReturnRow>, requestId: string) {
+  async function close(tx: Executor, order: OrderRow, row: ReturnRow, to: Extract<ReturnStatus, 'declined' | 'canceled'>, changes: Partial<ReturnRow>, origin: EventOrigin) {
     const event = moveReturn(row.status, to)
     const items = await tx.select().from(returnItems).where(eq(returnItems.returnId, row.id))
     for (const item of items) {
@@ -129,7 +129,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
       .update(returns)
       .set({ status: to, ...changes, updatedAt: new Date() })
       .where(eq(returns.id, row.id))
-    return moved(tx, order, row.id, event, requestId)
+    return moved(tx, order, row.id, event, origin)
   }
 
   return {
@@ -137,7 +137,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
      * Asks for a return of shipped units (inside `tx`): refused for more units than were shipped
      * and are not in another return. The refund it shows is an estimate until it is received.
      */
-    async create(tx: Executor, orderId: string, body: CreateReturn, viewer: OrderViewer, requestId: string): Promise<Return> {
+    async create(tx: Executor, orderId: string, body: CreateReturn, viewer: OrderViewer, origin: EventOrigin): Promise<Return> {
       const order = await lockOrder(tx, orderId)
       if (!order || !visibleTo(order, viewer)) throw notFound('Order')
       if (!RETURNABLE_ORDERS.has(order.status)) throw conflict(`Only a shipped or completed order's units can be returned; this order is ${order.status}`)
@@ -170,7 +170,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .set({ returnedQuantity: sql`${orderItems.returnedQuantity} + ${line.quantity}` })
           .where(eq(orderItems.id, line.lineId))
       }
-      return moved(tx, order, row!.id, 'return.requested', requestId)
+      return moved(tx, order, row!.id, 'return.requested', origin)
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<ReturnList> {
@@ -199,27 +199,27 @@ export function createReturnService(db: Database, payments: PaymentService) {
       return readReturn(db, found.row)
     },
 
-    approve(id: string, requestId: string): Promise<Return> {
+    approve(id: string, origin: EventOrigin): Promise<Return> {
       return db.transaction(async (tx) => {
         const { order, row } = await lockReturn(tx, id)
         const event = moveReturn(row.status, 'approved')
         await tx.update(returns).set({ status: 'approved', approvedAt: new Date(), updatedAt: new Date() }).where(eq(returns.id, id))
-        return moved(tx, order, id, event, requestId)
+        return moved(tx, order, id, event, origin)
       })
     },
 
-    decline(id: string, body: DeclineReturn, requestId: string): Promise<Return> {
+    decline(id: string, body: DeclineReturn, origin: EventOrigin): Promise<Return> {
       return db.transaction(async (tx) => {
         const { order, row } = await lockReturn(tx, id)
-        return close(tx, order, row, 'declined', { declinedAt: new Date(), declineReason: body.reason ?? null }, requestId)
+        return close(tx, order, row, 'declined', { declinedAt: new Date(), declineReason: body.reason ?? null }, origin)
       })
     },
 
     /** Withdraws a return not received yet: its customer or an admin. */
-    cancel(id: string, viewer: OrderViewer, requestId: string): Promise<Return> {
+    cancel(id: string, viewer: OrderViewer, origin: EventOrigin): Promise<Return> {
       return db.transaction(async (tx) => {
         const { order, row } = await lockReturn(tx, id, viewer)
-        return close(tx, order, row, 'canceled', { canceledAt: new Date() }, requestId)
+        return close(tx, order, row, 'canceled', { canceledAt: new Date() }, origin)
       })
     },
 
@@ -228,7 +228,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
      * refund (computed now, against the returns received before this one) goes back through the
      * provider, never more than is left of what the order's payments captured.
      */
-    async receive(tx: Executor, id: string, body: ReceiveReturn, requestId: string): Promise<Return> {
+    async receive(tx: Executor, id: string, body: ReceiveReturn, origin: EventOrigin): Promise<Return> {
       const { order, row } = await lockReturn(tx, id)
       const event = moveReturn(row.status, 'received')
       const [items, lines, [received]] = await Promise.all([
@@ -269,7 +269,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .where(and(eq(returnItems.returnId, id), eq(returnItems.orderItemId, share.lineId)))
       }
       const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
-      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, requestId) : { refundedMinor: 0 }
+      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, origin) : { refundedMinor: 0 }
       // Restocked after the provider answered: the stock rows, which checkouts lock too, are not held while it thinks.
       await returnStock(
         tx,
@@ -288,7 +288,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           updatedAt: new Date(),
         })
         .where(eq(returns.id, id))
-      return moved(tx, order, id, event, requestId)
+      return moved(tx, order, id, event, origin)
     },
   }
 }
