@@ -256,7 +256,7 @@ describe('sweeping workers', () => {
       const [, , byApi] = await Promise.all([
         sweepPayments(first.sweeper),
         sweepPayments(second.sweeper),
-        settlePayment(handle.db, provider, api.ids.paymentId, api.paid, { requestId: 'the-api' }),
+        settlePayment(handle.db, provider, api.ids.paymentId, api.paid, { origin: { requestId: 'the-api', actor: null } }),
       ])
       for (const { ids } of reserved) expect(await stateOf(ids)).toMatchObject(placed(ids))
       const counts = [await settlements(first.sweeper.metrics), await settlements(second.sweeper.metrics)]

@@ -1,7 +1,7 @@
 /** An order's history: every change, who made it, when, and the money it moved. */
 import { Type, type Static } from 'typebox'
 import { EventKindSchema } from './webhooks.js'
-import { ListMeta, Nullable, Timestamp, Uuid } from './common.js'
+import { ListMeta, Nullable, Timestamp } from './common.js'
 
 export const ACTOR_TYPES = ['user', 'api_key', 'oauth_client', 'provider'] as const
 
