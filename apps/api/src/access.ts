@@ -132,6 +132,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   // A customer asks for and withdraws returns of its own orders; the shop decides on them.
   'POST /api/v1/orders/:id/returns': scopeOrOwner('orders:write'),
   'GET /api/v1/orders/:id/returns': scopeOrOwner('orders:read'),
+  'GET /api/v1/returns': scopeOrOwner('orders:read'),
   'GET /api/v1/returns/:id': scopeOrOwner('orders:read'),
   'POST /api/v1/returns/:id/cancel': scopeOrOwner('orders:write'),
   'POST /api/v1/returns/:id/approve': scope('orders:write'),

@@ -355,3 +355,25 @@ describe('concurrency', () => {
     expect(await stockOf(ctx, mug.id)).toBe(7)
   })
 })
+
+describe('GET /returns', () => {
+  test('the shop’s queue by status; a customer sees only the returns of its own orders', async ({ ctx, admin }) => {
+    const owner = await ctx.signIn('customer')
+    const other = await ctx.signIn('customer')
+    const mine = await shippedOrder(ctx, admin, owner.customerId)
+    const theirs = await shippedOrder(ctx, admin, other.customerId)
+    const ask = (placed: typeof mine, token: string) =>
+      ctx.expectStatus<Return>(201, { method: 'POST', url: `/api/v1/orders/${placed.order.id}/returns`, payload: { items: [{ line_id: placed.mugLine.id, quantity: 1 }] }, token })
+    const first = await ask(mine, owner.token)
+    const second = await ask(theirs, other.token)
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/returns/${first.id}/approve`, token: admin })
+    const list = (query: string, token: string) => ctx.expectStatus<ReturnList>(200, { method: 'GET', url: `/api/v1/returns${query}`, token })
+    const requested = await list('?status=requested', admin)
+    expect(requested.returns.map((item) => item.id)).toContain(second.id)
+    expect(requested.returns.every((item) => item.status === 'requested')).toBe(true)
+    expect((await list('?status=approved', admin)).returns.map((item) => item.id)).toContain(first.id)
+    expect((await list('', owner.token)).returns.map((item) => item.id)).toEqual([first.id])
+    expect((await list('?status=requested', owner.token)).returns).toEqual([])
+    expect((await ctx.request({ method: 'GET', url: '/api/v1/returns?status=lost', token: admin })).statusCode).toBe(400)
+  })
+})

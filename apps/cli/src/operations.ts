@@ -61,7 +61,7 @@ const NAMES: Record<string, string> = {
   'POST /payments/{id}/cancel': 'payments:cancel',
   'GET /orders/{id}/fulfillments': 'fulfillments:list',
   'POST /orders/{id}/fulfillments': 'fulfillments:create',
-  'GET /orders/{id}/returns': 'returns:list',
+  'GET /orders/{id}/returns': 'orders:returns',
   'POST /orders/{id}/returns': 'returns:create',
   'GET /orders/{id}/history': 'orders:history',
   'GET /shipping/rates': 'shipping:rates',

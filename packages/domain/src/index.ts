@@ -264,6 +264,7 @@ export { ACTOR_TYPES, OrderHistory, OrderHistoryEntry } from './schemas/order-hi
 export {
   CreateReturn,
   DeclineReturn,
+  ListReturnsQuery,
   ReceiveReturn,
   Return,
   ReturnLine,

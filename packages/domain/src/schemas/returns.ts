@@ -1,7 +1,7 @@
 /** Returns of an order's shipped units: the request, the answer, and what receiving them refunds. */
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, RETURN_STATUSES } from '../constants.js'
-import { ListMeta, Nullable, Timestamp, Uuid } from './common.js'
+import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
 const Note = Type.String({ minLength: 1, maxLength: 500 })
@@ -123,6 +123,13 @@ export type Return = Static<typeof Return>
 
 export const ReturnList = Type.Object(
   { returns: Type.Array(Return), meta: ListMeta },
-  { title: 'ReturnList', description: "A page of an order's returns, oldest first" },
+  { title: 'ReturnList', description: 'A page of returns, oldest first' },
 )
 export type ReturnList = Static<typeof ReturnList>
+
+export const ListReturnsQuery = Type.Object({
+  page: PaginationQuery.properties.page,
+  per_page: PaginationQuery.properties.per_page,
+  status: Type.Optional(ReturnStatusSchema),
+})
+export type ListReturnsQuery = Static<typeof ListReturnsQuery>

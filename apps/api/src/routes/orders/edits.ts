@@ -20,7 +20,7 @@ import {
 import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
-import type { PaymentService } from '../payments/service.js'
+import { refundedByEdits, type PaymentService } from '../payments/service.js'
 import { unitsReceived } from '../returns/service.js'
 import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
 import { requireVisibleOrder, type OrderViewer } from './service.js'
@@ -69,13 +69,10 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
     const order = await lockOrder(tx, orderId)
     if (!order) throw notFound('Order')
     if (!EDITABLE.has(order.status)) throw conflict(`Only a pending, paid or shipped order can be edited; this order is ${order.status}`)
-    const [lines, received, [edited]] = await Promise.all([
+    const [lines, received, editRefundedMinor] = await Promise.all([
       tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id)),
       unitsReceived(tx, order.id),
-      tx
-        .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
-        .from(refunds)
-        .where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId))),
+      refundedByEdits(tx, order.id),
     ])
 
     const added = await catalogLines(tx, body.add ?? [], order.currency, 'add')
@@ -93,7 +90,7 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       lines: lines.map((line) => ({ ...line, receivedReturnQuantity: received.get(line.id) ?? 0 })),
       quantities: (body.lines ?? []).map((line) => ({ lineId: line.line_id, quantity: line.quantity })),
       added: priced,
-      order: { ...order, editRefundedMinor: edited!.refunded },
+      order: { ...order, editRefundedMinor },
     })
     await takeStockOfLines(tx, added, 'add')
 

@@ -36,16 +36,21 @@ const REFUNDABLE = new Set<PaymentState>(['captured', 'partially_captured', 'par
 /** Statuses whose order goes to `refunded` once everything captured has been returned. */
 const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', 'completed'])
 
+/** What earlier order edits refunded on the order: refunds that settle its total (the others give value back). */
+export async function refundedByEdits(tx: Executor, orderId: string): Promise<number> {
+  const [edits] = await tx
+    .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
+    .from(refunds)
+    .where(and(eq(refunds.orderId, orderId), isNotNull(refunds.orderEditId)))
+  return edits!.refunded
+}
+
 /**
  * What a placed order owes: its total less what was captured towards it (less what edits gave
  * back) and what is held. Refunds of returns and by amount give value back; they owe nothing.
  */
-export async function owedAfterEdits(tx: Executor, order: OrderRow): Promise<number> {
-  const [edits] = await tx
-    .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId)))
-  return Math.max(0, order.totalMinor - (order.paidMinor - edits!.refunded) - order.authorizedMinor)
+async function owedAfterEdits(tx: Executor, order: OrderRow): Promise<number> {
+  return Math.max(0, order.totalMinor - (order.paidMinor - (await refundedByEdits(tx, order.id))) - order.authorizedMinor)
 }
 
 export function createPaymentService(db: Database, provider: PaymentProvider) {

@@ -1,7 +1,7 @@
 /** Returns of an order's shipped units: asking, listing, and the admin's approve, decline and receive. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { CreateReturn, DeclineReturn, hasScope, IdParams, PaginationQuery, ReceiveReturn, Return, ReturnList } from '@commerce/domain'
+import { CreateReturn, DeclineReturn, hasScope, IdParams, ListReturnsQuery, PaginationQuery, ReceiveReturn, Return, ReturnList } from '@commerce/domain'
 import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
@@ -58,6 +58,21 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => returnService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, viewerOf(request, 'orders:read')),
+  )
+
+  app.get(
+    '/returns',
+    {
+      schema: {
+        operationId: 'listReturns',
+        tags: ['returns'],
+        summary: 'Returns of every order, oldest first: the shop’s queue, by status',
+        description: 'Callers with orders:read see every return; a customer sees the returns of its own orders.',
+        querystring: ListReturnsQuery,
+        response: { 200: ReturnList, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => returnService.listAll(request.query, viewerOf(request, 'orders:read')),
   )
 
   app.get(

@@ -12,6 +12,7 @@ import {
   toMajorUnits,
   type CreateReturn,
   type DeclineReturn,
+  type ListReturnsQuery,
   type ReceiveReturn,
   type Return,
   type ReturnableLine,
@@ -187,6 +188,29 @@ export function createReturnService(db: Database, payments: PaymentService) {
         db.select({ total: count() }).from(returns).where(ofOrder),
       ])
       return { returns: await Promise.all(rows.map((row) => readReturn(db, row))), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    /** Every return the viewer may see (a customer: those of its orders), oldest first; by status. */
+    async listAll(query: ListReturnsQuery, viewer: OrderViewer): Promise<ReturnList> {
+      const page = query.page ?? 1
+      const perPage = query.per_page ?? 20
+      const where = and(
+        isNull(orders.archivedAt),
+        query.status ? eq(returns.status, query.status) : undefined,
+        viewer.canSeeAll ? undefined : viewer.customerId ? eq(orders.customerId, viewer.customerId) : sql`false`,
+      )
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select({ row: returns })
+          .from(returns)
+          .innerJoin(orders, eq(orders.id, returns.orderId))
+          .where(where)
+          .orderBy(asc(returns.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).where(where),
+      ])
+      return { returns: await Promise.all(rows.map(({ row }) => readReturn(db, row))), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Return> {
