@@ -2,9 +2,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../constants.js'
 import { Nullable, Timestamp, Uuid, ListMeta } from './common.js'
-import { Order } from './orders.js'
-
-const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
+import { Money, Order } from './orders.js'
 
 export const EditOrder = Type.Object(
   {

@@ -14,7 +14,7 @@ import { Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, Pagination
 import { ShippingRate } from './pricing.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
-const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
+export const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
 const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength })
 
 // ---------------------------------------------------------------- checkout

@@ -2,8 +2,8 @@
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, RETURN_STATUSES } from '../constants.js'
 import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Money } from './orders.js'
 
-const Money = Type.Number({ description: 'Decimal amount in major units of the order currency' })
 const Note = Type.String({ minLength: 1, maxLength: 500 })
 
 export const ReturnStatusSchema = Type.Enum(RETURN_STATUSES, {

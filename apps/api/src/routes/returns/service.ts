@@ -4,7 +4,7 @@
  * paid for the units (@commerce/domain computeReturnRefund) through the payment provider. Every
  * move locks the order first, like every other writer of it, then the return.
  */
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import {
   computeReturnRefund,
   moveReturn,
@@ -36,49 +36,57 @@ const RETURNABLE_ORDERS = new Set<OrderRow['status']>(['shipped', 'completed'])
 
 const iso = (date: Date | null) => date && date.toISOString()
 
-/** A return as the API shows it, read inside `tx`. */
-async function readReturn(tx: Executor, row: ReturnRow): Promise<Return> {
-  const money = (minor: number) => toMajorUnits(minor, row.currency)
+/** Returns as the API shows them, their lines and refunds read in one query each, inside `tx`. */
+async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Return[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((row) => row.id)
   const [items, made] = await Promise.all([
     tx
       .select({ item: returnItems, line: orderItems })
       .from(returnItems)
       .innerJoin(orderItems, eq(orderItems.id, returnItems.orderItemId))
-      .where(eq(returnItems.returnId, row.id))
+      .where(inArray(returnItems.returnId, ids))
       .orderBy(asc(returnItems.orderItemId)),
-    tx.select({ id: refunds.id }).from(refunds).where(eq(refunds.returnId, row.id)).orderBy(asc(refunds.id)),
+    tx.select({ id: refunds.id, returnId: refunds.returnId }).from(refunds).where(inArray(refunds.returnId, ids)).orderBy(asc(refunds.id)),
   ])
-  return {
-    id: row.id,
-    order_id: row.orderId,
-    status: row.status,
-    currency: row.currency,
-    reason: row.reason,
-    decline_reason: row.declineReason,
-    items: items.map(({ item, line }) => ({
-      line_id: line.id,
-      title: line.title,
-      variant_title: line.variantTitle,
-      sku: line.sku,
-      quantity: item.quantity,
-      restocked_quantity: item.restockedQuantity,
-      damaged_quantity: item.damagedQuantity,
-      subtotal: money(item.subtotalMinor),
-      discount: money(item.discountMinor),
-      tax: money(item.taxMinor),
-      total: money(item.totalMinor),
-    })),
-    refund: { merchandise: money(row.merchandiseMinor), shipping: money(row.shippingMinor), restocking_fee: money(row.feeMinor), total: money(row.totalMinor) },
-    amount_refunded: money(row.refundedMinor),
-    refund_ids: made.map((refund) => refund.id),
-    created_at: row.createdAt.toISOString(),
-    approved_at: iso(row.approvedAt),
-    declined_at: iso(row.declinedAt),
-    received_at: iso(row.receivedAt),
-    canceled_at: iso(row.canceledAt),
-    updated_at: row.updatedAt.toISOString(),
-  }
+  return rows.map((row) => {
+    const money = (minor: number) => toMajorUnits(minor, row.currency)
+    return {
+      id: row.id,
+      order_id: row.orderId,
+      status: row.status,
+      currency: row.currency,
+      reason: row.reason,
+      decline_reason: row.declineReason,
+      items: items
+        .filter(({ item }) => item.returnId === row.id)
+        .map(({ item, line }) => ({
+          line_id: line.id,
+          title: line.title,
+          variant_title: line.variantTitle,
+          sku: line.sku,
+          quantity: item.quantity,
+          restocked_quantity: item.restockedQuantity,
+          damaged_quantity: item.damagedQuantity,
+          subtotal: money(item.subtotalMinor),
+          discount: money(item.discountMinor),
+          tax: money(item.taxMinor),
+          total: money(item.totalMinor),
+        })),
+      refund: { merchandise: money(row.merchandiseMinor), shipping: money(row.shippingMinor), restocking_fee: money(row.feeMinor), total: money(row.totalMinor) },
+      amount_refunded: money(row.refundedMinor),
+      refund_ids: made.filter((refund) => refund.returnId === row.id).map((refund) => refund.id),
+      created_at: row.createdAt.toISOString(),
+      approved_at: iso(row.approvedAt),
+      declined_at: iso(row.declinedAt),
+      received_at: iso(row.receivedAt),
+      canceled_at: iso(row.canceledAt),
+      updated_at: row.updatedAt.toISOString(),
+    }
+  })
 }
+
+const readReturn = async (tx: Executor, row: ReturnRow): Promise<Return> => (await readReturns(tx, [row]))[0]!
 
 /**
  * An order line as the refund rule sees it, counting `returned` units as returned already; the
@@ -108,10 +116,9 @@ export function createReturnService(db: Database, payments: PaymentService) {
     return { order, row: row! }
   }
 
-  /** Writes the move's event (after the change) and answers the return as it now is. */
-  async function moved(tx: Executor, order: OrderRow, id: string, event: ReturnType<typeof moveReturn>, origin: EventOrigin): Promise<Return> {
-    const [row] = await tx.select().from(returns).where(eq(returns.id, id))
-    const view = await readReturn(tx, row!)
+  /** Writes the move's event for the return as the change left it, and answers it. */
+  async function moved(tx: Executor, order: OrderRow, row: ReturnRow, event: ReturnType<typeof moveReturn>, origin: EventOrigin): Promise<Return> {
+    const view = await readReturn(tx, row)
     await writeEvent(tx, { kind: event, resourceId: order.id, data: view, customerId: order.customerId, ...origin })
     return view
   }
@@ -126,11 +133,12 @@ export function createReturnService(db: Database, payments: PaymentService) {
         .set({ returnedQuantity: sql`${orderItems.returnedQuantity} - ${item.quantity}` })
         .where(eq(orderItems.id, item.orderItemId))
     }
-    await tx
+    const [closed] = await tx
       .update(returns)
       .set({ status: to, ...changes, updatedAt: new Date() })
       .where(eq(returns.id, row.id))
-    return moved(tx, order, row.id, event, origin)
+      .returning()
+    return moved(tx, order, closed!, event, origin)
   }
 
   return {
@@ -153,7 +161,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
       const [row] = await tx
         .insert(returns)
         .values({ orderId: order.id, currency: order.currency, reason: body.reason ?? null, merchandiseMinor: estimate.merchandise, totalMinor: estimate.merchandise })
-        .returning({ id: returns.id })
+        .returning()
       await tx.insert(returnItems).values(
         estimate.lines.map((line) => ({
           returnId: row!.id,
@@ -171,7 +179,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .set({ returnedQuantity: sql`${orderItems.returnedQuantity} + ${line.quantity}` })
           .where(eq(orderItems.id, line.lineId))
       }
-      return moved(tx, order, row!.id, 'return.requested', origin)
+      return moved(tx, order, row!, 'return.requested', origin)
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<ReturnList> {
@@ -187,7 +195,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(returns).where(ofOrder),
       ])
-      return { returns: await Promise.all(rows.map((row) => readReturn(db, row))), meta: pageMeta(page, perPage, counted!.total) }
+      return { returns: await readReturns(db, rows), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     /** Every return the viewer may see (a customer: those of its orders), oldest first; by status. */
@@ -210,7 +218,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).where(where),
       ])
-      return { returns: await Promise.all(rows.map(({ row }) => readReturn(db, row))), meta: pageMeta(page, perPage, counted!.total) }
+      return { returns: await readReturns(db, rows.map(({ row }) => row)), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Return> {
@@ -227,8 +235,8 @@ export function createReturnService(db: Database, payments: PaymentService) {
       return db.transaction(async (tx) => {
         const { order, row } = await lockReturn(tx, id)
         const event = moveReturn(row.status, 'approved')
-        await tx.update(returns).set({ status: 'approved', approvedAt: new Date(), updatedAt: new Date() }).where(eq(returns.id, id))
-        return moved(tx, order, id, event, origin)
+        const [approved] = await tx.update(returns).set({ status: 'approved', approvedAt: new Date(), updatedAt: new Date() }).where(eq(returns.id, id)).returning()
+        return moved(tx, order, approved!, event, origin)
       })
     },
 
@@ -255,7 +263,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
     async receive(tx: Executor, id: string, body: ReceiveReturn, origin: EventOrigin): Promise<Return> {
       const { order, row } = await lockReturn(tx, id)
       const event = moveReturn(row.status, 'received')
-      const [items, lines, [received]] = await Promise.all([
+      const [items, lines, [receivedBefore]] = await Promise.all([
         tx.select().from(returnItems).where(eq(returnItems.returnId, id)).orderBy(asc(returnItems.orderItemId)),
         linesOf(tx, order.id),
         tx
@@ -269,7 +277,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
         lines: lines.map((line) => returnableLine(line, receivedUnits.get(line.id) ?? 0)),
         items: items.map((item) => ({ lineId: item.orderItemId, quantity: item.quantity })),
         shippingMinor: order.shippingMinor,
-        shippingRefundedMinor: received!.shippingMinor,
+        shippingRefundedMinor: receivedBefore!.shippingMinor,
         ...(body.shipping_refund === undefined ? {} : { shippingRefundMinor: minorUnits('shipping_refund', body.shipping_refund, order.currency) }),
         ...(body.restocking_fee === undefined ? {} : { restockingFeePpm: fieldValue('restocking_fee', () => percentToPpm(body.restocking_fee!)) }),
       })
@@ -299,7 +307,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
         tx,
         restock.filter((line) => line.quantity > 0),
       )
-      await tx
+      const [received] = await tx
         .update(returns)
         .set({
           status: 'received',
@@ -312,7 +320,8 @@ export function createReturnService(db: Database, payments: PaymentService) {
           updatedAt: new Date(),
         })
         .where(eq(returns.id, id))
-      return moved(tx, order, id, event, origin)
+        .returning()
+      return moved(tx, order, received!, event, origin)
     },
   }
 }
