@@ -213,7 +213,16 @@ export {
   type TotalsLine,
 } from './totals.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
-export { computeOrderEdit, type EditableLine, type OrderEditInput, type OrderEditMoney, type OrderTotalsMinor } from './order-edits.js'
+export {
+  balanceDue,
+  computeOrderEdit,
+  settleReturnRefund,
+  type EditableLine,
+  type OrderBalance,
+  type OrderEditInput,
+  type OrderEditMoney,
+  type OrderTotalsMinor,
+} from './order-edits.js'
 export {
   RETURN_MOVES,
   computeReturnRefund,

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { couponRule } from './coupon-rules.fixture.js'
-import { computeOrderEdit, type EditableLine, type OrderEditInput } from './order-edits.js'
+import { balanceDue, computeOrderEdit, settleReturnRefund, type EditableLine, type OrderEditInput } from './order-edits.js'
 import { computeReturnRefund } from './returns.js'
 import { computeCartTotals, type LineTotals } from './totals.js'
 
@@ -34,6 +34,8 @@ const orderOf = (lines: EditableLine[], shippingMinor: number, paid: boolean): O
     refundedMinor: 0,
     editRefundedMinor: 0,
     authorizedMinor: 0,
+    creditedMinor: 0,
+    pendingCreditMinor: 0,
   }
 }
 const refuse = (field: string) => expect.objectContaining({ code: 'validation_error', details: expect.arrayContaining([expect.objectContaining({ field })]) })
@@ -100,10 +102,10 @@ const paidOrder = fc
     return { lines: editable, order: orderOf(editable, totals.shipping, true) }
   })
 
-type Step = { kind: 'cancel' | 'ship' | 'return'; line: number; share: number; add: number | null }
+type Step = { kind: 'cancel' | 'ship' | 'return' | 'exchange' | 'receive'; line: number; share: number; add: number | null }
 const steps = fc.array(
   fc.record({
-    kind: fc.constantFrom('cancel' as const, 'ship' as const, 'return' as const),
+    kind: fc.constantFrom('cancel' as const, 'ship' as const, 'return' as const, 'exchange' as const, 'receive' as const),
     line: fc.nat(),
     share: fc.double({ min: 0, max: 1, noNaN: true }),
     add: fc.option(fc.integer({ min: 0, max: 50_000 }), { nil: null }),
@@ -111,7 +113,7 @@ const steps = fc.array(
   { maxLength: 12 },
 )
 
-describe('edits, shipments and returns in any order', () => {
+describe('edits, shipments, returns and exchanges in any order', () => {
   it('money never appears or vanishes: the shop keeps the order’s total less what returns gave back, and nothing once every unit is back', () => {
     fc.assert(
       fc.property(paidOrder, steps, ({ lines: start, order: startOrder }, plan: Step[]) => {
@@ -120,53 +122,92 @@ describe('edits, shipments and returns in any order', () => {
         let kept = order.totalMinor
         let paid = order.totalMinor
         let editRefunded = 0
+        let credited = 0
         let returnedMoney = 0
         let shippingRefunded = 0
+        // Exchanges asked for and not received yet: their units and their refund as estimated.
+        let open: { items: { lineId: string; quantity: number }[]; estimate: number }[] = []
         const takenBack = new Map<string, number>()
         const take = (lineId: string, amount: number) => takenBack.set(lineId, (takenBack.get(lineId) ?? 0) + amount)
         const pick = (index: number) => lines[index % lines.length]!
+        const inOpenExchanges = (lineId: string) => open.reduce((sum, exchange) => sum + (exchange.items.find((item) => item.lineId === lineId)?.quantity ?? 0), 0)
+        const pending = () => open.reduce((sum, exchange) => sum + exchange.estimate, 0)
+        const balance = (pendingCreditMinor = pending()) =>
+          balanceDue({ totalMinor: order.totalMinor, paidMinor: paid, authorizedMinor: 0, editRefundedMinor: editRefunded, creditedMinor: credited, pendingCreditMinor })
+        // The customer pays what is owed at once.
+        const payBalance = () => {
+          const owed = balance()
+          paid += owed
+          kept += owed
+        }
+        const refundOf = (items: { lineId: string; quantity: number }[], returned: (entry: EditableLine) => number) =>
+          computeReturnRefund({
+            lines: lines.map((entry) => ({ ...entry, returnedQuantity: returned(entry), takenBackQuantity: entry.receivedReturnQuantity + entry.canceledQuantity })),
+            items,
+            shippingMinor: order.shippingMinor,
+            shippingRefundedMinor: shippingRefunded,
+          })
 
-        const edit = (quantities: OrderEditInput['quantities'], added: LineTotals[]) => {
-          const money = { paidMinor: paid, refundedMinor: paid - kept, editRefundedMinor: editRefunded, authorizedMinor: 0 }
+        const edit = (quantities: OrderEditInput['quantities'], added: LineTotals[], extraPendingMinor = 0) => {
+          const money = { paidMinor: paid, refundedMinor: paid - kept, editRefundedMinor: editRefunded, authorizedMinor: 0, creditedMinor: credited, pendingCreditMinor: pending() + extraPendingMinor }
           const result = computeOrderEdit({ lines, quantities, added, order: { ...order, ...money } })
           for (const share of result.canceled) take(share.lineId, share.total)
-          // The refund goes back, what is owed is paid at once.
-          kept += result.owed - result.refund
-          paid += result.owed
+          kept -= result.refund
           editRefunded += result.refund
           const canceled = new Map(result.canceled.map((share) => [share.lineId, share.quantity]))
           lines = lines.map((entry) => ({ ...entry, canceledQuantity: entry.canceledQuantity + (canceled.get(entry.id) ?? 0) }))
           lines.push(...result.added.map((figures) => line(figures.id, 1, { subtotal: figures.subtotal, discount: figures.discount, tax: figures.tax })))
           const { subtotal, discount, tax, shipping, total } = result.totals
           order = { ...order, subtotalMinor: subtotal, discountMinor: discount, taxMinor: tax, shippingMinor: shipping, totalMinor: total }
+          expect(result.owed).toBe(balance(pending() + extraPendingMinor))
         }
-        const returnUnits = (items: { lineId: string; quantity: number }[]) => {
-          const refund = computeReturnRefund({
-            lines: lines.map((entry) => ({
-              ...entry,
-              returnedQuantity: entry.receivedReturnQuantity,
-              takenBackQuantity: entry.receivedReturnQuantity + entry.canceledQuantity,
-            })),
-            items,
-            shippingMinor: order.shippingMinor,
-            shippingRefundedMinor: shippingRefunded,
-          })
+        /** Units come back: their refund first pays what the order owes without them, the rest goes back. */
+        const receive = (items: { lineId: string; quantity: number }[]) => {
+          const refund = refundOf(items, (entry) => entry.receivedReturnQuantity)
+          const settled = settleReturnRefund(refund.total, balance(), kept)
           for (const share of refund.lines) take(share.lineId, share.total)
           shippingRefunded += refund.shipping
           returnedMoney += refund.total
-          kept -= refund.total
+          credited += settled.credit
+          kept -= settled.refund
+          expect(settled.credit + settled.refund).toBe(refund.total)
           const returned = new Map(items.map((item) => [item.lineId, item.quantity]))
           lines = lines.map((entry) => ({ ...entry, receivedReturnQuantity: entry.receivedReturnQuantity + (returned.get(entry.id) ?? 0) }))
+          // Never money back to a customer who owes: the difference is all that moves.
+          if (settled.refund > 0) expect(balance()).toBe(0)
         }
+        const returnable = (entry: EditableLine) => entry.fulfilledQuantity - entry.receivedReturnQuantity - inOpenExchanges(entry.id)
 
         for (const [index, step] of plan.entries()) {
           const target = pick(step.line)
+          // Returns and exchanges take a line that has units to give back, when one has.
+          const shipped = lines.filter((entry) => returnable(entry) > 0)
+          const back = shipped.length > 0 ? shipped[step.line % shipped.length]! : target
           if (step.kind === 'ship') {
-            const units = Math.floor((target.quantity - target.canceledQuantity - target.fulfilledQuantity) * step.share)
+            const units = Math.ceil((target.quantity - target.canceledQuantity - target.fulfilledQuantity) * step.share)
             lines = lines.map((entry) => (entry.id === target.id ? { ...entry, fulfilledQuantity: entry.fulfilledQuantity + units } : entry))
           } else if (step.kind === 'return') {
-            const units = Math.floor((target.fulfilledQuantity - target.receivedReturnQuantity) * step.share)
-            if (units > 0) returnUnits([{ lineId: target.id, quantity: units }])
+            const units = Math.ceil(returnable(back) * step.share)
+            if (units > 0) receive([{ lineId: back.id, quantity: units }])
+          } else if (step.kind === 'exchange') {
+            // Units go back and a new line comes: the return's estimate pays for it first.
+            const units = Math.ceil(returnable(back) * step.share)
+            if (units > 0 && step.add !== null) {
+              const items = [{ lineId: back.id, quantity: units }]
+              const estimate = refundOf(items, (entry) => entry.receivedReturnQuantity + inOpenExchanges(entry.id)).merchandise
+              const added = { id: `exchange-${index}`, subtotal: step.add, discount: 0, tax: Math.floor(step.add / 5), total: step.add + Math.floor(step.add / 5) }
+              const firstOut = open.length === 0
+              edit([], [added], estimate)
+              open.push({ items, estimate })
+              // The customer pays only the difference.
+              if (firstOut) expect(balance()).toBe(Math.max(0, added.total - estimate))
+            }
+          } else if (step.kind === 'receive') {
+            const [first, ...rest] = open
+            if (first) {
+              open = rest
+              receive(first.items)
+            }
           } else {
             const keep = target.quantity - target.canceledQuantity - Math.floor((target.quantity - target.canceledQuantity - target.fulfilledQuantity) * step.share)
             const added = step.add === null ? [] : [{ id: `added-${index}`, subtotal: step.add, discount: 0, tax: Math.floor(step.add / 5), total: step.add + Math.floor(step.add / 5) }]
@@ -174,19 +215,24 @@ describe('edits, shipments and returns in any order', () => {
             const unitsLeft = lines.reduce((sum, entry) => sum + entry.quantity - entry.canceledQuantity, 0) - (target.quantity - target.canceledQuantity - keep)
             if ((changes.length > 0 || added.length > 0) && (unitsLeft > 0 || added.length > 0)) edit(changes, added)
           }
-          expect(kept).toBe(order.totalMinor - returnedMoney)
+          payBalance()
+          // With no exchange on its way back, what the shop keeps is the total less what went back.
+          if (open.length === 0) expect(kept).toBe(order.totalMinor - returnedMoney)
           for (const entry of lines) {
             expect(takenBack.get(entry.id) ?? 0).toBeLessThanOrEqual(entry.totalMinor)
           }
         }
 
-        // Ship what is left, then everything comes back.
+        // The exchanges come back, what is left ships, then everything comes back.
+        for (const exchange of open.splice(0)) receive(exchange.items)
+        payBalance()
+        expect(kept).toBe(order.totalMinor - returnedMoney)
         lines = lines.map((entry) => ({ ...entry, fulfilledQuantity: entry.quantity - entry.canceledQuantity }))
         const rest = lines.flatMap((entry) => {
           const units = entry.fulfilledQuantity - entry.receivedReturnQuantity
           return units > 0 ? [{ lineId: entry.id, quantity: units }] : []
         })
-        if (rest.length > 0) returnUnits(rest)
+        if (rest.length > 0) receive(rest)
         for (const entry of lines) expect(takenBack.get(entry.id) ?? 0).toBe(entry.totalMinor)
         expect(kept).toBe(0)
       }),

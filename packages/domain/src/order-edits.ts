@@ -11,9 +11,10 @@
  *
  * The money: returns and refunds by amount give back value and leave the total alone, so they
  * never make the customer owe anything. What counts as paid towards the total is what was
- * captured less what earlier edits refunded; an edit refunds what that exceeds the new total by
- * (never more than the shop still keeps), and the customer owes what the new total exceeds it
- * and the holds by.
+ * captured less what earlier edits refunded, plus what received returns credited to it instead of
+ * refunding (an exchange's new items are paid that way); an edit refunds what that exceeds the
+ * new total by (never more than the shop still keeps), and the customer owes what the new total
+ * exceeds it, the holds and the value of the exchanges still on their way back by (balanceDue).
  */
 import { DomainError, type ErrorDetail } from './errors.js'
 import { unitsShare, type ReturnLineRefund } from './returns.js'
@@ -48,14 +49,43 @@ export interface OrderEditInput {
   quantities: readonly { lineId: string; quantity: number }[]
   /** Lines added, priced. */
   added: readonly LineTotals[]
-  order: OrderTotalsMinor & {
-    paidMinor: number
+  order: OrderTotalsMinor & OrderBalance & {
     /** Every refund of the order: of edits, returns and by amount. */
     refundedMinor: number
-    /** The part of refundedMinor that earlier edits refunded. */
-    editRefundedMinor: number
-    authorizedMinor: number
   }
+}
+
+/** What an order's money is after the sale, in minor units. */
+export interface OrderBalance {
+  totalMinor: number
+  /** Captured. */
+  paidMinor: number
+  /** Held by the provider, not captured. */
+  authorizedMinor: number
+  /** What edits refunded: they settle the total (returns and refunds by amount give value back instead). */
+  editRefundedMinor: number
+  /** What received returns credited towards the total instead of refunding it. */
+  creditedMinor: number
+  /** The refunds, as estimated, of exchanges not received yet: they will pay for the exchange's new items. */
+  pendingCreditMinor: number
+}
+
+/** Captured, less what edits refunded, plus what returns credited. */
+const paidTowardsTotal = (money: OrderBalance) => money.paidMinor - money.editRefundedMinor + money.creditedMinor
+
+/** What the customer owes now: what the total exceeds what was paid towards it, the holds and the exchanges on their way back by. */
+export function balanceDue(money: OrderBalance): number {
+  return Math.max(0, money.totalMinor - paidTowardsTotal(money) - money.authorizedMinor - money.pendingCreditMinor)
+}
+
+/**
+ * A received return's refund, settled: first it pays what the order owes (`balanceDue` without
+ * this return's own pending credit): that part is credited, not refunded; the rest goes back,
+ * never more than the shop keeps (`refundableMinor`).
+ */
+export function settleReturnRefund(refundMinor: number, balanceDueMinor: number, refundableMinor: number): { credit: number; refund: number } {
+  const credit = Math.min(refundMinor, balanceDueMinor)
+  return { credit, refund: Math.max(0, Math.min(refundMinor - credit, refundableMinor)) }
 }
 
 export interface OrderEditMoney {
@@ -122,8 +152,7 @@ export function computeOrderEdit(input: OrderEditInput): OrderEditMoney {
     shipping: order.shippingMinor,
     total: order.totalMinor - sum(canceled, 'total') + sum(input.added, 'total'),
   }
-  const paidTowardsTotal = order.paidMinor - order.editRefundedMinor
-  const refund = Math.min(Math.max(0, paidTowardsTotal - totals.total), order.paidMinor - order.refundedMinor)
-  const owed = Math.max(0, totals.total - (paidTowardsTotal - refund) - order.authorizedMinor)
+  const refund = Math.min(Math.max(0, paidTowardsTotal(order) - totals.total), order.paidMinor - order.refundedMinor)
+  const owed = balanceDue({ ...order, totalMinor: totals.total, editRefundedMinor: order.editRefundedMinor + refund })
   return { canceled, added: [...input.added], totals, difference: totals.total - order.totalMinor, refund, owed }
 }

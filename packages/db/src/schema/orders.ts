@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm'
 import {
+  type AnyPgColumn,
   bigint,
   check,
   index,
@@ -261,6 +262,10 @@ export const returns = pgTable(
     feeMinor: money('fee_minor').notNull().default(0),
     totalMinor: money('total_minor').notNull(),
     refundedMinor: money('refunded_minor').notNull().default(0),
+    /** The part of the refund kept towards what the order owed (an exchange's new items) instead of refunded. */
+    creditMinor: money('credit_minor').notNull().default(0),
+    /** The order edit that added an exchange's new items: the return pays for them. */
+    exchangeEditId: uuid('exchange_edit_id').references((): AnyPgColumn => orderEdits.id, { onDelete: 'set null' }),
     approvedAt: timestamp('approved_at', { withTimezone: true, mode: 'date' }),
     declinedAt: timestamp('declined_at', { withTimezone: true, mode: 'date' }),
     receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }),
@@ -271,7 +276,7 @@ export const returns = pgTable(
   (t) => [
     index('returns_order_idx').on(t.orderId),
     check('returns_refund_identity', sql`${t.totalMinor} = ${t.merchandiseMinor} + ${t.shippingMinor} - ${t.feeMinor} and ${t.totalMinor} >= 0`),
-    check('returns_refunded_within_refund', sql`${t.refundedMinor} between 0 and ${t.totalMinor}`),
+    check('returns_settled_within_refund', sql`${t.refundedMinor} >= 0 and ${t.creditMinor} >= 0 and ${t.refundedMinor} + ${t.creditMinor} <= ${t.totalMinor}`),
   ],
 )
 

@@ -4,6 +4,16 @@ import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../constants.js'
 import { Nullable, Timestamp, Uuid, ListMeta } from './common.js'
 import { Money, Order } from './orders.js'
 
+/** Lines a change adds to an order (an edit, an exchange). */
+export const NewLines = (description: string) =>
+  Type.Array(
+    Type.Object(
+      { product_id: Uuid, variant_id: Type.Optional(Nullable(Uuid)), quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }) },
+      { additionalProperties: false },
+    ),
+    { maxItems: MAX_CART_LINES, description },
+  )
+
 export const EditOrder = Type.Object(
   {
     lines: Type.Optional(
@@ -22,15 +32,7 @@ export const EditOrder = Type.Object(
         { maxItems: MAX_CART_LINES },
       ),
     ),
-    add: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { product_id: Uuid, variant_id: Type.Optional(Nullable(Uuid)), quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY }) },
-          { additionalProperties: false },
-        ),
-        { maxItems: MAX_CART_LINES, description: 'Lines to add, at today’s price and tax for the order’s shipping address, without the order’s coupons' },
-      ),
-    ),
+    add: Type.Optional(NewLines('Lines to add, at today’s price and tax for the order’s shipping address, without the order’s coupons')),
     reason: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 500 }))),
   },
   { additionalProperties: false, title: 'EditOrderRequest' },

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, RETURN_STATUSES } from '../constants.js'
 import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { NewLines } from './order-edits.js'
 import { Money } from './orders.js'
 
 const Note = Type.String({ minLength: 1, maxLength: 500 })
@@ -25,6 +26,13 @@ export const CreateReturn = Type.Object(
       { minItems: 1, maxItems: MAX_CART_LINES },
     ),
     reason: Type.Optional(Nullable(Note)),
+    exchange: Type.Optional(
+      NewLines(
+        'An exchange: the items to send instead (another size, another product), added to the order now at today’s price and ' +
+          'tax, their stock taken; the return’s refund pays for them and the customer pays or gets back only the difference. ' +
+          'Shipped orders only',
+      ),
+    ),
   },
   { additionalProperties: false, title: 'CreateReturnRequest' },
 )
@@ -96,6 +104,18 @@ export const ReturnRefundSchema = Type.Object(
   },
 )
 
+export const ReturnExchange = Type.Object(
+  {
+    edit_id: Type.String({ format: 'uuid', description: 'The order edit that added the new items (`GET /orders/{id}/edits`)' }),
+    line_ids: Type.Array(Uuid, { description: 'The order lines added (`items[].id` of the order), shipped like any other' }),
+    total: Type.Number({ description: 'What the new items cost, tax included' }),
+    difference: Type.Number({
+      description: 'The new items’ total less the return’s refund: what the customer pays (positive) or gets back (negative) for the swap',
+    }),
+  },
+  { title: 'ReturnExchange', description: 'The items an exchange sends instead of those returned' },
+)
+
 export const Return = Type.Object(
   {
     id: Uuid,
@@ -109,7 +129,11 @@ export const Return = Type.Object(
     amount_refunded: Type.Number({
       description: 'What went back through the payment provider when the return was received: the refund, or less when earlier refunds of the order left less',
     }),
+    amount_credited: Type.Number({
+      description: 'The part of the refund kept towards what the order owed when the return was received (an exchange’s new items) instead of refunded',
+    }),
     refund_ids: Type.Array(Uuid, { description: 'The refunds (`payments[].refunds[]` of the order) the return made' }),
+    exchange: Nullable(ReturnExchange),
     created_at: Timestamp,
     approved_at: Nullable(Timestamp),
     declined_at: Nullable(Timestamp),

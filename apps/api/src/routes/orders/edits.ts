@@ -20,7 +20,7 @@ import {
 import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
-import { refundedByEdits, type PaymentService } from '../payments/service.js'
+import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 import { unitsReceived } from '../returns/service.js'
 import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
 import { requireVisibleOrder, type OrderViewer } from './service.js'
@@ -63,19 +63,27 @@ function toOrderEdit(row: OrderEditRow, currency: string, refundIds: string[]): 
   }
 }
 
+/** How an edit is applied: a preview calls no provider and is rolled back by its caller; an exchange names its new lines `exchange[i]` and brings the refund it expects. */
+export interface EditOptions {
+  commit: boolean
+  field?: 'add' | 'exchange'
+  exchangeCreditMinor?: number
+}
+
 export function createOrderEditService(db: Database, payments: PaymentService) {
-  /** Applies the edit inside `tx`; a preview (`commit` false) calls no provider and is rolled back by its caller. */
-  async function apply(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin, commit: boolean): Promise<OrderEditResult> {
+  /** Applies the edit inside `tx`. */
+  async function apply(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin, options: EditOptions): Promise<OrderEditResult> {
+    const { commit, field = 'add', exchangeCreditMinor = 0 } = options
     const order = await lockOrder(tx, orderId)
     if (!order) throw notFound('Order')
     if (!EDITABLE.has(order.status)) throw conflict(`Only a pending, paid or shipped order can be edited; this order is ${order.status}`)
-    const [lines, received, editRefundedMinor] = await Promise.all([
+    const [lines, received, balance] = await Promise.all([
       tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id)),
       unitsReceived(tx, order.id),
-      refundedByEdits(tx, order.id),
+      orderBalanceOf(tx, order),
     ])
 
-    const added = await catalogLines(tx, body.add ?? [], order.currency, 'add')
+    const added = await catalogLines(tx, body.add ?? [], order.currency, field)
     const address = order.shippingAddress
     const taxRate = address ? selectTaxRate(await tx.select().from(taxRates).where(eq(taxRates.country, address.country)), address) : null
     const priced = computeCartTotals({
@@ -90,9 +98,9 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       lines: lines.map((line) => ({ ...line, receivedReturnQuantity: received.get(line.id) ?? 0 })),
       quantities: (body.lines ?? []).map((line) => ({ lineId: line.line_id, quantity: line.quantity })),
       added: priced,
-      order: { ...order, editRefundedMinor },
+      order: { ...order, ...balance, pendingCreditMinor: balance.pendingCreditMinor + exchangeCreditMinor },
     })
-    await takeStockOfLines(tx, added, 'add')
+    await takeStockOfLines(tx, added, field)
 
     // The lines: units cancelled are counted (their stock goes back at the end), lines added are written.
     for (const share of result.canceled) {
@@ -157,16 +165,16 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
   }
 
   return {
-    /** Commits an edit (inside `tx`, the idempotency runner's transaction). */
-    commit(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin): Promise<OrderEditResult> {
-      return apply(tx, orderId, body, origin, true)
+    /** Commits an edit (inside `tx`, the idempotency runner's transaction, or a return's for its exchange). */
+    commit(tx: Executor, orderId: string, body: EditOrder, origin: EventOrigin, options: Omit<EditOptions, 'commit'> = {}): Promise<OrderEditResult> {
+      return apply(tx, orderId, body, origin, { ...options, commit: true })
     },
 
     /** What the edit would do now: the same edit, rolled back. */
     async preview(orderId: string, body: EditOrder, origin: EventOrigin): Promise<OrderEditResult> {
       try {
         await db.transaction(async (tx) => {
-          throw new PreviewDone(await apply(tx, orderId, body, origin, false))
+          throw new PreviewDone(await apply(tx, orderId, body, origin, { commit: false }))
         })
       } catch (error) {
         if (error instanceof PreviewDone) return error.result

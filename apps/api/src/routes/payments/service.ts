@@ -5,9 +5,10 @@
  * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm'
 import {
   amountOwed,
+  balanceDue,
   formatMinorUnits,
   moveOrder,
   paymentStatusOf,
@@ -15,9 +16,10 @@ import {
   type CreateRefund,
   type Payment,
   type PaymentList,
+  type OrderBalance,
   type Refund,
 } from '@commerce/domain'
-import { newId, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
+import { newId, orders, paymentColumn, payments, refunds, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
@@ -36,21 +38,27 @@ const REFUNDABLE = new Set<PaymentState>(['captured', 'partially_captured', 'par
 /** Statuses whose order goes to `refunded` once everything captured has been returned. */
 const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', 'completed'])
 
-/** What earlier order edits refunded on the order: refunds that settle its total (the others give value back). */
-export async function refundedByEdits(tx: Executor, orderId: string): Promise<number> {
-  const [edits] = await tx
-    .select({ refunded: sql<number>`coalesce(sum(${refunds.amountMinor}), 0)::bigint`.mapWith(Number) })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, orderId), isNotNull(refunds.orderEditId)))
-  return edits!.refunded
-}
-
 /**
- * What a placed order owes: its total less what was captured towards it (less what edits gave
- * back) and what is held. Refunds of returns and by amount give value back; they owe nothing.
+ * An order's money after the sale (balanceDue of @commerce/domain): what edits refunded (refunds
+ * that settle the total; the others give value back), what received returns credited towards it,
+ * and the estimated refunds of exchanges not received yet — except `exceptReturnId`'s, the return
+ * being received.
  */
-async function owedAfterEdits(tx: Executor, order: OrderRow): Promise<number> {
-  return Math.max(0, order.totalMinor - (order.paidMinor - (await refundedByEdits(tx, order.id))) - order.authorizedMinor)
+export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturnId?: string): Promise<OrderBalance> {
+  const sum = (value: SQL) => sql<number>`coalesce(sum(${value}), 0)::bigint`.mapWith(Number)
+  const [[edits], [settled]] = await Promise.all([
+    tx.select({ refunded: sum(sql`${refunds.amountMinor}`) }).from(refunds).where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId))),
+    tx
+      .select({
+        credited: sum(sql`${returns.creditMinor}`),
+        pending: sum(
+          sql`case when ${returns.status} in ('requested', 'approved') and ${returns.exchangeEditId} is not null ${exceptReturnId ? sql`and ${returns.id} <> ${exceptReturnId}` : sql``} then ${returns.totalMinor} end`,
+        ),
+      })
+      .from(returns)
+      .where(eq(returns.orderId, order.id)),
+  ])
+  return { ...order, editRefundedMinor: edits!.refunded, creditedMinor: settled!.credited, pendingCreditMinor: settled!.pending }
 }
 
 export function createPaymentService(db: Database, provider: PaymentProvider) {
@@ -182,7 +190,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       // A paid or shipped order owes again when an edit added lines: that balance is paid here too.
       const settling = order.status === 'paid' || order.status === 'shipped'
       if (order.status !== 'pending' && !settling) moveOrder(order.status, 'paid')
-      const owed = settling ? await owedAfterEdits(tx, order) : amountOwed(order)
+      const owed = settling ? balanceDue(await orderBalanceOf(tx, order)) : amountOwed(order)
       if (owed === 0) throw conflict('Nothing is owed on this order')
       const amountMinor = body.amount === undefined ? owed : minorUnits('amount', body.amount, order.currency)
       if (amountMinor > owed) {

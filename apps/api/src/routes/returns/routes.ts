@@ -30,7 +30,11 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `${OWNERSHIP} The order must be shipped or completed (else 409); each line may send back at most the units ` +
           'shipped and not in another return that is not declined or canceled (else 400 naming `items[i]`). The return ' +
           'starts requested and writes return.requested; its `refund` is an estimate (the units’ share of what was paid, ' +
-          'without shipping or fee) until it is received. An Idempotency-Key is honoured when sent.',
+          'without shipping or fee) until it is received. With `exchange` (a shipped order only), the items sent instead ' +
+          'are added to the order by an edit (order.edited; their stock taken, 409 insufficient_inventory naming ' +
+          '`exchange[i]`): `POST /orders/{id}/payments` then takes only what they cost beyond the return’s refund, and ' +
+          'receiving the return refunds only what the refund exceeds it by; declining or canceling the return cancels the ' +
+          'new items not shipped yet. An Idempotency-Key is honoured when sent.',
         params: IdParams,
         headers: IdempotencyKeyOptional,
         body: CreateReturn,

@@ -1,11 +1,14 @@
 /**
  * Returns (RMA) of an order's shipped units: asked for by the customer or an admin, approved or
  * declined, then received, which restocks what can be sold again and refunds what the customer
- * paid for the units (@commerce/domain computeReturnRefund) through the payment provider. Every
- * move locks the order first, like every other writer of it, then the return.
+ * paid for the units (@commerce/domain computeReturnRefund) through the payment provider. An
+ * exchange is a return that also adds the items sent instead, through an order edit: the return's
+ * refund pays for them first (settleReturnRefund), so only the difference is charged or refunded.
+ * Every move locks the order first, like every other writer of it, then the return.
  */
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm'
 import {
+  balanceDue,
   computeReturnRefund,
   moveReturn,
   percentToPpm,
@@ -18,15 +21,17 @@ import {
   type ReturnableLine,
   type ReturnList,
   type ReturnStatus,
+  settleReturnRefund,
 } from '@commerce/domain'
-import { orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
+import { orderEdits, orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, minorUnits } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
+import { createOrderEditService } from '../orders/edits.js'
 import { returnStock } from '../orders/lines.js'
 import { lockOrder } from '../orders/view.js'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
-import type { PaymentService } from '../payments/service.js'
+import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 
 type ReturnRow = typeof returns.$inferSelect
 type OrderItemRow = typeof orderItems.$inferSelect
@@ -40,7 +45,8 @@ const iso = (date: Date | null) => date && date.toISOString()
 async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Return[]> {
   if (rows.length === 0) return []
   const ids = rows.map((row) => row.id)
-  const [items, made] = await Promise.all([
+  const editIds = rows.flatMap((row) => (row.exchangeEditId ? [row.exchangeEditId] : []))
+  const [items, made, exchanges] = await Promise.all([
     tx
       .select({ item: returnItems, line: orderItems })
       .from(returnItems)
@@ -48,6 +54,7 @@ async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Re
       .where(inArray(returnItems.returnId, ids))
       .orderBy(asc(returnItems.orderItemId)),
     tx.select({ id: refunds.id, returnId: refunds.returnId }).from(refunds).where(inArray(refunds.returnId, ids)).orderBy(asc(refunds.id)),
+    editIds.length === 0 ? [] : tx.select().from(orderEdits).where(inArray(orderEdits.id, editIds)),
   ])
   return rows.map((row) => {
     const money = (minor: number) => toMajorUnits(minor, row.currency)
@@ -75,7 +82,9 @@ async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Re
         })),
       refund: { merchandise: money(row.merchandiseMinor), shipping: money(row.shippingMinor), restocking_fee: money(row.feeMinor), total: money(row.totalMinor) },
       amount_refunded: money(row.refundedMinor),
+      amount_credited: money(row.creditMinor),
       refund_ids: made.filter((refund) => refund.returnId === row.id).map((refund) => refund.id),
+      exchange: exchangeOf(row, exchanges.find((edit) => edit.id === row.exchangeEditId)),
       created_at: row.createdAt.toISOString(),
       approved_at: iso(row.approvedAt),
       declined_at: iso(row.declinedAt),
@@ -84,6 +93,18 @@ async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Re
       updated_at: row.updatedAt.toISOString(),
     }
   })
+}
+
+/** An exchange's new items: the lines its edit added, what they cost, and that less the return's refund. */
+function exchangeOf(row: ReturnRow, edit: typeof orderEdits.$inferSelect | undefined): Return['exchange'] {
+  if (!edit) return null
+  const total = edit.totalAfterMinor - edit.totalBeforeMinor
+  return {
+    edit_id: edit.id,
+    line_ids: edit.changes.added,
+    total: toMajorUnits(total, row.currency),
+    difference: toMajorUnits(total - row.totalMinor, row.currency),
+  }
 }
 
 const readReturn = async (tx: Executor, row: ReturnRow): Promise<Return> => (await readReturns(tx, [row]))[0]!
@@ -105,6 +126,7 @@ const returnableLine = (line: OrderItemRow, returned: number): ReturnableLine =>
 })
 
 export function createReturnService(db: Database, payments: PaymentService) {
+  const edits = createOrderEditService(db, payments)
   const linesOf = (tx: Executor, orderId: string) => tx.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.id))
 
   /** The return and its order, locked in the order every writer takes them (the order, then the return); 404 for one the viewer may not see. */
@@ -138,7 +160,24 @@ export function createReturnService(db: Database, payments: PaymentService) {
       .set({ status: to, ...changes, updatedAt: new Date() })
       .where(eq(returns.id, row.id))
       .returning()
+    if (row.exchangeEditId) await cancelExchange(tx, order, row, to, origin)
     return moved(tx, order, closed!, event, origin)
+  }
+
+  /**
+   * A declined or canceled exchange's new items are not sent: their units not shipped yet are
+   * cancelled by an edit (restocked; what was paid for them refunded). Units shipped already stay,
+   * and the order owes them.
+   */
+  async function cancelExchange(tx: Executor, order: OrderRow, row: ReturnRow, to: 'declined' | 'canceled', origin: EventOrigin) {
+    const [edit] = await tx.select({ changes: orderEdits.changes }).from(orderEdits).where(eq(orderEdits.id, row.exchangeEditId!))
+    const added = edit!.changes.added
+    if (added.length === 0) return
+    const lines = await tx.select().from(orderItems).where(inArray(orderItems.id, added))
+    const keep = lines
+      .filter((line) => line.quantity - line.canceledQuantity > line.fulfilledQuantity)
+      .map((line) => ({ line_id: line.id, quantity: line.fulfilledQuantity }))
+    if (keep.length > 0) await edits.commit(tx, order.id, { lines: keep, reason: `Exchange of return ${row.id} ${to}` }, origin)
   }
 
   return {
@@ -150,6 +189,10 @@ export function createReturnService(db: Database, payments: PaymentService) {
       const order = await lockOrder(tx, orderId)
       if (!order || !visibleTo(order, viewer)) throw notFound('Order')
       if (!RETURNABLE_ORDERS.has(order.status)) throw conflict(`Only a shipped or completed order's units can be returned; this order is ${order.status}`)
+      const exchange = body.exchange ?? []
+      if (exchange.length > 0 && order.status !== 'shipped') {
+        throw conflict(`Only a shipped order's units can be exchanged (its new items are sent as the rest of it); this order is ${order.status}`)
+      }
       const lines = await linesOf(tx, order.id)
       const estimate = computeReturnRefund({
         lines: lines.map((line) => returnableLine(line, line.returnedQuantity)),
@@ -179,7 +222,13 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .set({ returnedQuantity: sql`${orderItems.returnedQuantity} + ${line.quantity}` })
           .where(eq(orderItems.id, line.lineId))
       }
-      return moved(tx, order, row!, 'return.requested', origin)
+      if (exchange.length === 0) return moved(tx, order, row!, 'return.requested', origin)
+      const { edit } = await edits.commit(tx, order.id, { add: exchange, reason: `Exchange for return ${row!.id}` }, origin, {
+        field: 'exchange',
+        exchangeCreditMinor: estimate.total,
+      })
+      const [exchanged] = await tx.update(returns).set({ exchangeEditId: edit.id }).where(eq(returns.id, row!.id)).returning()
+      return moved(tx, order, exchanged!, 'return.requested', origin)
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<ReturnList> {
@@ -300,8 +349,9 @@ export function createReturnService(db: Database, payments: PaymentService) {
           })
           .where(and(eq(returnItems.returnId, id), eq(returnItems.orderItemId, share.lineId)))
       }
-      const refundable = Math.min(refund.total, order.paidMinor - order.refundedMinor)
-      const made = refundable > 0 ? await payments.refundOrder(tx, order, refundable, { returnId: id }, origin) : { refundedMinor: 0 }
+      const owed = balanceDue(await orderBalanceOf(tx, order, id))
+      const settled = settleReturnRefund(refund.total, owed, order.paidMinor - order.refundedMinor)
+      const made = settled.refund > 0 ? await payments.refundOrder(tx, order, settled.refund, { returnId: id }, origin) : { refundedMinor: 0 }
       // Restocked after the provider answered: the stock rows, which checkouts lock too, are not held while it thinks.
       await returnStock(
         tx,
@@ -317,6 +367,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
           feeMinor: refund.fee,
           totalMinor: refund.total,
           refundedMinor: made.refundedMinor,
+          creditMinor: settled.credit,
           updatedAt: new Date(),
         })
         .where(eq(returns.id, id))
