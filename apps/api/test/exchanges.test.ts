@@ -58,7 +58,7 @@ describe('an exchange for something dearer', () => {
     expect(requested.exchange!.line_ids).toHaveLength(1)
     expect(await stockOf(ctx, large.id)).toBe(4)
     const withNewItem = await ctx.expectStatus<Order>(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: buyer.token })
-    expect(withNewItem.totals.total).toBe(44)
+    expect(withNewItem).toMatchObject({ totals: { total: 44 }, amount_owed: 5 })
     expect(withNewItem.items.find((item) => item.id === requested.exchange!.line_ids[0])).toMatchObject({ product_id: large.id, quantity: 1, fulfilled_quantity: 0 })
     const edits = await ctx.expectStatus<{ edits: { id: string }[] }>(200, { method: 'GET', url: `/api/v1/orders/${order.id}/edits`, token: admin })
     expect(edits.edits.map((edit) => edit.id)).toEqual([requested.exchange!.edit_id])
@@ -69,6 +69,7 @@ describe('an exchange for something dearer', () => {
     expect(paid.json()).toMatchObject({ amount: 5, status: 'captured' })
     const again = await ctx.request({ method: 'POST', url: `/api/v1/orders/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key(), token: buyer.token })
     expect(again.statusCode).toBe(409)
+    expect(await ctx.expectStatus<Order>(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: buyer.token })).toMatchObject({ amount_owed: 0 })
 
     const received = await receive(ctx, admin, requested.id)
     expect(received.statusCode, received.body).toBe(200)
@@ -96,6 +97,7 @@ describe('an exchange for something dearer', () => {
     // A restocking fee of 10 % leaves 9.00 to pay for a 15.00 item: 6.00 owed.
     const received = await receive(ctx, admin, requested.id, { restocking_fee: 10 })
     expect(received.json<Return>()).toMatchObject({ refund: { total: 9 }, amount_credited: 9, amount_refunded: 0 })
+    expect(await ctx.expectStatus<Order>(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: admin })).toMatchObject({ amount_owed: 6 })
     const paid = await ctx.request({ method: 'POST', url: `/api/v1/orders/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key(), token: admin })
     expect(paid.json()).toMatchObject({ amount: 6 })
   })

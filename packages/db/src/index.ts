@@ -115,10 +115,12 @@ export {
 } from './sql/idempotency-keys.js'
 export {
   fulfillmentColumn,
+  orderBalanceSql,
   orderSelection,
   paymentColumn,
   type FulfillmentJson,
   type ItemJson,
+  type OrderBalanceJson,
   type OrderRead,
   type OrderRow,
   type PaymentJson,

@@ -43,6 +43,7 @@ export function sampleOrder(email: string, currency = 'EUR'): Order {
     amount_paid: 129.02,
     amount_authorized: 0,
     amount_refunded: 0,
+    amount_owed: 0,
     payments: [],
     fulfillments: [],
     notes: null,

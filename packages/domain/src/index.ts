@@ -216,6 +216,7 @@ export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from '.
 export {
   balanceDue,
   computeOrderEdit,
+  owedBy,
   settleReturnRefund,
   type EditableLine,
   type OrderBalance,

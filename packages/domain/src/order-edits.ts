@@ -16,7 +16,9 @@
  * new total by (never more than the shop still keeps), and the customer owes what the new total
  * exceeds it, the holds and the value of the exchanges still on their way back by (balanceDue).
  */
+import type { OrderStatus } from './constants.js'
 import { DomainError, type ErrorDetail } from './errors.js'
+import { amountOwed } from './order-state.js'
 import { unitsShare, type ReturnLineRefund } from './returns.js'
 import type { LineTotals } from './totals.js'
 
@@ -76,6 +78,16 @@ const paidTowardsTotal = (money: OrderBalance) => money.paidMinor - money.editRe
 /** What the customer owes now: what the total exceeds what was paid towards it, the holds and the exchanges on their way back by. */
 export function balanceDue(money: OrderBalance): number {
   return Math.max(0, money.totalMinor - paidTowardsTotal(money) - money.authorizedMinor - money.pendingCreditMinor)
+}
+
+/**
+ * What an order owes, by its status: a pending order its total less what the shop keeps and holds
+ * (amountOwed: a refund of a part payment is owed again); a paid or shipped order what edits and
+ * exchanges left to pay (balanceDue); any other nothing (completed, cancelled, refunded).
+ */
+export function owedBy(status: OrderStatus, money: OrderBalance & { refundedMinor: number }): number {
+  if (status === 'pending') return amountOwed(money)
+  return status === 'paid' || status === 'shipped' ? balanceDue(money) : 0
 }
 
 /**

@@ -3,7 +3,7 @@
  * read in one query: the JSON columns a Drizzle select of `orders`, `payments` or `fulfillments`
  * adds to its row (orderSelection, paymentColumn, fulfillmentColumn), and their row types.
  */
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { fulfillmentItems, fulfillments, orderItems, orders, payments, refunds } from '../schema/index.js'
 import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
@@ -83,16 +83,35 @@ const fulfillmentsOfOrder = sql<FulfillmentJson[]>`coalesce((
   select json_agg(${sql.raw(fulfillmentJson('f'))} order by f.id)
   from fulfillments f where f.order_id = "orders"."id"), '[]'::json)`
 
-/** A select of `orders`: the row, and its items, payments and fulfillments as JSON. */
+/**
+ * What the sums of the order row leave out of its balance (balanceDue of @commerce/domain): what
+ * edits refunded, what received returns credited, and the estimated refunds of exchanges not
+ * received yet. `exceptReturn` leaves out that return's (the one being received).
+ */
+export const orderBalanceSql = (order: SQL, exceptReturn?: string) => sql<OrderBalanceJson>`(
+  select json_build_object(
+    'editRefundedMinor', (select coalesce(sum(r.amount_minor), 0) from refunds r where r.order_id = ${order} and r.order_edit_id is not null),
+    'creditedMinor', coalesce(sum(t.credit_minor), 0),
+    'pendingCreditMinor', coalesce(sum(t.total_minor) filter (where t.status in ('requested', 'approved') and t.exchange_edit_id is not null
+      ${exceptReturn === undefined ? sql`` : sql`and t.id <> ${exceptReturn}`}), 0))
+  from returns t where t.order_id = ${order})`
+export interface OrderBalanceJson {
+  editRefundedMinor: number
+  creditedMinor: number
+  pendingCreditMinor: number
+}
+
+/** A select of `orders`: the row, its items, payments and fulfillments as JSON, and what its balance needs. */
 export const orderSelection = {
   row: orders,
   items: itemsOfOrder,
   payments: paymentsOfOrder,
   fulfillments: fulfillmentsOfOrder,
+  balance: orderBalanceSql(sql`"orders"."id"`),
 }
 
 export type OrderRow = typeof orders.$inferSelect
-export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[] }
+export type OrderRead = { row: OrderRow; items: ItemJson[]; payments: PaymentJson[]; fulfillments: FulfillmentJson[]; balance: OrderBalanceJson }
 
 /** In a select of `payments`: the payment with its refunds. */
 export const paymentColumn = sql<PaymentJson>`${sql.raw(paymentJson('payments'))}`

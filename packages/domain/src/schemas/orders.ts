@@ -274,6 +274,12 @@ export const Order = Type.Object({
   amount_paid: Money,
   amount_authorized: Type.Number({ description: 'Held by authorized payments and not captured yet, in major units (captured at fulfillment)' }),
   amount_refunded: Money,
+  amount_owed: Type.Number({
+    description:
+      'What the customer still owes, in major units: what `POST /orders/{id}/payments` takes by default. A pending order ' +
+      'its total less what was paid and is held; a paid or shipped order what edits and exchanges added beyond what was ' +
+      'paid towards them (an exchange’s return on its way back counts as paying for its new items); otherwise 0',
+  }),
   payments: Type.Array(Payment),
   fulfillments: Type.Array(Fulfillment),
   notes: Nullable(Type.String()),

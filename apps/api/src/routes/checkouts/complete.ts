@@ -202,7 +202,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       createdAt: locked.now,
       refunds: [],
     })
-    const placed = toOrder({ row, items, payments: [], fulfillments: [] })
+    const placed = toOrder({ row, items, payments: [], fulfillments: [], balance: { editRefundedMinor: 0, creditedMinor: 0, pendingCreditMinor: 0 } })
     placed.payments.push(settled)
     const placedJson = JSON.stringify(placed)
     const created = { ...orderEvent('order.created', placed, origin), dataJson: orderEventJson(placed, placedJson) }

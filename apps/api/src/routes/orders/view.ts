@@ -3,7 +3,7 @@
  * payments with their refunds, fulfillments with their items), and the order.* events that carry it.
  */
 import { and, eq, isNull } from 'drizzle-orm'
-import { toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment } from '@commerce/domain'
+import { owedBy, toMajorUnits, type EventKind, type Fulfillment, type Order, type Payment } from '@commerce/domain'
 import { toPayment } from '@commerce/payments'
 import {
   orders,
@@ -59,7 +59,7 @@ export function toFulfillment(fulfillment: FulfillmentJson): Fulfillment {
   }
 }
 
-export function toOrder({ row, items, payments, fulfillments }: OrderRead): Order {
+export function toOrder({ row, items, payments, fulfillments, balance }: OrderRead): Order {
   const money = (minor: number) => toMajorUnits(minor, row.currency)
   return {
     id: row.id,
@@ -110,6 +110,7 @@ export function toOrder({ row, items, payments, fulfillments }: OrderRead): Orde
     amount_paid: money(row.paidMinor),
     amount_authorized: money(row.authorizedMinor),
     amount_refunded: money(row.refundedMinor),
+    amount_owed: money(owedBy(row.status, { ...row, ...balance })),
     payments: payments.map(toPayment),
     fulfillments: fulfillments.map(toFulfillment),
     notes: row.notes,

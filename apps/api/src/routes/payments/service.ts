@@ -5,12 +5,11 @@
  * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm'
 import {
-  amountOwed,
-  balanceDue,
   formatMinorUnits,
   moveOrder,
+  owedBy,
   paymentStatusOf,
   type CreatePayment,
   type CreateRefund,
@@ -19,7 +18,7 @@ import {
   type OrderBalance,
   type Refund,
 } from '@commerce/domain'
-import { newId, orders, paymentColumn, payments, refunds, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
+import { newId, orderBalanceSql, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin, type OrderBalanceJson } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
@@ -38,27 +37,10 @@ const REFUNDABLE = new Set<PaymentState>(['captured', 'partially_captured', 'par
 /** Statuses whose order goes to `refunded` once everything captured has been returned. */
 const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', 'completed'])
 
-/**
- * An order's money after the sale (balanceDue of @commerce/domain): what edits refunded (refunds
- * that settle the total; the others give value back), what received returns credited towards it,
- * and the estimated refunds of exchanges not received yet — except `exceptReturnId`'s, the return
- * being received.
- */
-export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturnId?: string): Promise<OrderBalance> {
-  const sum = (value: SQL) => sql<number>`coalesce(sum(${value}), 0)::bigint`.mapWith(Number)
-  const [[edits], [settled]] = await Promise.all([
-    tx.select({ refunded: sum(sql`${refunds.amountMinor}`) }).from(refunds).where(and(eq(refunds.orderId, order.id), isNotNull(refunds.orderEditId))),
-    tx
-      .select({
-        credited: sum(sql`${returns.creditMinor}`),
-        pending: sum(
-          sql`case when ${returns.status} in ('requested', 'approved') and ${returns.exchangeEditId} is not null ${exceptReturnId ? sql`and ${returns.id} <> ${exceptReturnId}` : sql``} then ${returns.totalMinor} end`,
-        ),
-      })
-      .from(returns)
-      .where(eq(returns.orderId, order.id)),
-  ])
-  return { ...order, editRefundedMinor: edits!.refunded, creditedMinor: settled!.credited, pendingCreditMinor: settled!.pending }
+/** An order's money after the sale (balanceDue of @commerce/domain), leaving out `exceptReturnId`'s pending credit (the return being received). */
+export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturnId?: string): Promise<OrderBalance & { refundedMinor: number }> {
+  const [read] = await tx.execute<{ balance: OrderBalanceJson }>(sql`select ${orderBalanceSql(sql`${order.id}::uuid`, exceptReturnId)} as balance`)
+  return { ...order, ...read!.balance }
 }
 
 export function createPaymentService(db: Database, provider: PaymentProvider) {
@@ -190,7 +172,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       // A paid or shipped order owes again when an edit added lines: that balance is paid here too.
       const settling = order.status === 'paid' || order.status === 'shipped'
       if (order.status !== 'pending' && !settling) moveOrder(order.status, 'paid')
-      const owed = settling ? balanceDue(await orderBalanceOf(tx, order)) : amountOwed(order)
+      const owed = owedBy(order.status, await orderBalanceOf(tx, order))
       if (owed === 0) throw conflict('Nothing is owed on this order')
       const amountMinor = body.amount === undefined ? owed : minorUnits('amount', body.amount, order.currency)
       if (amountMinor > owed) {
