@@ -308,6 +308,22 @@ describe('webhook delivery of every event kind', () => {
     }
     const paidDelivery = JSON.parse(deliveries.find((delivery) => delivery.path === '/order.paid')!.body) as { data: Record<string, unknown> }
     expect(paidDelivery.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
+
+    // The worker's emails of the returns, to the order's address: one per request, decline, approval and receipt; none for the cancel.
+    const aboutReturns = () => smtp.received('ada@example.com').filter(({ mail }) => /return/i.test(mail.subject ?? ''))
+    await vi.waitFor(() => expect(aboutReturns()).toHaveLength(6), { timeout: 20_000, interval: 100 })
+    const number = order.order_number
+    expect(aboutReturns().map(({ mail }) => mail.subject).sort()).toEqual(
+      [
+        ...Array.from({ length: 3 }, () => `Return request received for order ${number}`),
+        `Your return for order ${number} was declined`,
+        `Your return for order ${number} is approved`,
+        `We received your return for order ${number}`,
+      ].sort(),
+    )
+    const receipt = aboutReturns().find(({ mail }) => mail.subject === `We received your return for order ${number}`)!.mail.text!
+    expect(receipt).toContain(`1 × ${order.items[0]!.title}`)
+    expect(receipt).toContain('A separate email confirms the refund')
   })
 
   // Reads the deliveries of the test above.

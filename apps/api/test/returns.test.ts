@@ -60,6 +60,8 @@ describe('a return of part of an order, then of the rest', () => {
     const requested = asked.json<Return>()
     expect(requested).toMatchObject({
       order_id: order.id,
+      order_number: order.orderNumber,
+      email: 'buyer@example.com',
       status: 'requested',
       reason: 'Too small',
       currency: 'USD',
@@ -79,6 +81,8 @@ describe('a return of part of an order, then of the rest', () => {
     const approved = await act(ctx, admin, requested.id, 'approve')
     expect(approved.statusCode, approved.body).toBe(200)
     expect(approved.json<Return>()).toMatchObject({ status: 'approved', approved_at: expect.any(String) })
+    // The order's address changed after the request: the return shows (and its next emails go to) the order's address of the moment.
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/orders/${order.id}`, payload: { email: 'ada@example.com' }, token: admin })
 
     // One mug came back broken: refunded, not restocked.
     const received = await act(ctx, admin, requested.id, 'receive', { damaged: [{ line_id: mugLine.id, quantity: 1 }] })
@@ -123,8 +127,19 @@ describe('a return of part of an order, then of the rest', () => {
       'order.refunded',
       'return.received',
     ])
+    // Each return event's data is the return as the API answered the move: with the order's number and address, where the worker sends its emails.
+    const returnEvents = await ctx.handle.sql<{ kind: string; data: Return }[]>`
+      select kind, data from events where resource_id = ${order.id} and kind like 'return.%' order by id`
+    expect(returnEvents.map((event) => [event.kind, event.data])).toEqual([
+      ['return.requested', requested],
+      ['return.approved', approved.json()],
+      ['return.received', done],
+      ['return.requested', rest],
+      ['return.received', last.json()],
+    ])
+    expect(done).toMatchObject({ order_number: order.orderNumber, email: 'ada@example.com' })
     const listed = await ctx.expectStatus<ReturnList>(200, { method: 'GET', url: `/api/v1/orders/${order.id}/returns`, token: buyer.token })
-    expect(listed.returns.map((item) => item.id)).toEqual([requested.id, rest.id])
+    expect(listed.returns).toEqual([done, last.json()])
     expect(listed.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 })
     expect(await ctx.expectStatus<Return>(200, { method: 'GET', url: `/api/v1/returns/${rest.id}`, token: buyer.token })).toEqual(last.json())
   })
@@ -370,6 +385,7 @@ describe('GET /returns', () => {
     const list = (query: string, token: string) => ctx.expectStatus<ReturnList>(200, { method: 'GET', url: `/api/v1/returns${query}`, token })
     const requested = await list('?status=requested', admin)
     expect(requested.returns.map((item) => item.id)).toContain(second.id)
+    expect(requested.returns.find((item) => item.id === second.id)).toMatchObject({ order_id: theirs.order.id, order_number: theirs.order.orderNumber, email: 'buyer@example.com' })
     expect(requested.returns.every((item) => item.status === 'requested')).toBe(true)
     expect((await list('?status=approved', admin)).returns.map((item) => item.id)).toContain(first.id)
     expect((await list('', owner.token)).returns.map((item) => item.id)).toEqual([first.id])

@@ -52,6 +52,8 @@ function templateValues(notification: LoadedNotification, settings: Notification
   const { data } = notification
   const common = { shop: settings.shop, recipient: notification.recipient, event: { id: notification.eventId, kind: notification.kind } }
   if (notification.kind.startsWith('account.')) return { ...common, account: data }
+  // return.* data: the return, with its order's number and address.
+  if (notification.kind.startsWith('return.')) return { ...common, return: data }
   // order.* data: the order, with the fulfillment sent (shipped) or the refund made (refunded).
   return { ...common, order: data, fulfillment: data.fulfillment, refund: data.refund }
 }

@@ -4,13 +4,13 @@
  * email says, the retries of a refused one, one email per attempt however often its job runs,
  * the account links' tokens, the development files.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { simpleParser } from 'mailparser'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { formatMoney, type Order } from '@commerce/domain'
+import { formatMoney, type EventKind, type Order, type Return } from '@commerce/domain'
 import { addNotificationJob, createDb, createUser, writeEvents, type DatabaseHandle, type NewEvent } from '@commerce/db'
 import { createTestDatabase, orderEvent, sampleOrder, type TestDatabase } from '@commerce/db/testing'
 import type { NotificationConfig } from '../src/config.js'
@@ -225,6 +225,151 @@ describe('retries and exactly one email', () => {
       expect(await handle.sql`select id from notifications where event_id in (${cancelledId!}, ${createdId!})`).toEqual([])
       expect(await notificationOf(paidId!)).toBeDefined()
       expect(mail.received('off@example.com')).toHaveLength(0)
+    } finally {
+      await handle.sql`delete from notification_settings`
+    }
+  })
+})
+
+/**
+ * A return of `order` as the API answers it and writes it into its events: two of the shirts and
+ * the socks, with their shares of what was paid (an estimate until received).
+ */
+function sampleReturn(order: Order, changes: Partial<Return> = {}): Return {
+  const [shirt, socks] = order.items
+  const line = (item: Order['items'][number], quantity: number, subtotal: number, discount: number, tax: number, total: number) => ({
+    line_id: item.id,
+    title: item.title,
+    variant_title: item.variant_title,
+    sku: item.sku,
+    quantity,
+    restocked_quantity: 0,
+    damaged_quantity: 0,
+    subtotal,
+    discount,
+    tax,
+    total,
+  })
+  return {
+    id: randomUUID(),
+    order_id: order.id,
+    order_number: order.order_number,
+    email: order.email,
+    status: 'requested',
+    currency: order.currency,
+    reason: 'Too small',
+    decline_reason: null,
+    items: [{ ...line(shirt!, 2, 79.8, 7.98, 14.36, 86.18), sku: 'LS-BLUE-M' }, line(socks!, 1, 12.5, 1.25, 2.25, 13.5)],
+    refund: { merchandise: 99.68, shipping: 0, restocking_fee: 0, total: 99.68 },
+    amount_refunded: 0,
+    amount_credited: 0,
+    refund_ids: [],
+    exchange: null,
+    created_at: new Date().toISOString(),
+    approved_at: null,
+    declined_at: null,
+    received_at: null,
+    canceled_at: null,
+    updated_at: new Date().toISOString(),
+    ...changes,
+  }
+}
+
+/** A return.* event as the API writes it: the order is its resource, the return its data. */
+const returnEvent = (kind: EventKind, data: Return): NewEvent => ({ kind, resourceId: data.order_id, data })
+
+describe('the return emails', () => {
+  it('a return’s request, approval and receipt, and another’s decline, each send one email to the order’s address naming the items, their amounts and the decline reason; a cancel sends none', async () => {
+    await startTestWorker()
+    const order = sampleOrder('returner@example.com')
+    const asked = sampleReturn(order)
+    const now = new Date().toISOString()
+    const approved = { ...asked, status: 'approved' as const, approved_at: now }
+    const received = {
+      ...approved,
+      status: 'received' as const,
+      items: approved.items.map((item) => ({ ...item, restocked_quantity: item.quantity })),
+      refund: { merchandise: 99.68, shipping: 6.5, restocking_fee: 0, total: 106.18 },
+      amount_refunded: 106.18,
+      refund_ids: [randomUUID()],
+      received_at: now,
+    }
+    const declined = sampleReturn(order, { status: 'declined', reason: null, decline_reason: 'Worn and washed', declined_at: now, items: [asked.items[1]!] })
+    const canceled = sampleReturn(order, { status: 'canceled', canceled_at: now })
+    const eventIds = await emit(
+      returnEvent('return.requested', asked),
+      returnEvent('return.approved', approved),
+      returnEvent('return.received', received),
+      returnEvent('return.declined', declined),
+      returnEvent('return.canceled', canceled),
+    )
+    await vi.waitFor(() => expect(mail.received('returner@example.com')).toHaveLength(4), { timeout: 10_000 })
+    await vi.waitFor(async () => expect(await jobsLeft()).toBe(0), { timeout: 10_000 })
+    expect(mail.received('returner@example.com')).toHaveLength(4)
+    const made = await Promise.all(eventIds.map((id) => notificationOf(id)))
+    expect(made.map((row) => row && [row.template, row.recipient, row.status])).toEqual([
+      ['return_requested', 'returner@example.com', 'sent'],
+      ['return_approved', 'returner@example.com', 'sent'],
+      ['return_received', 'returner@example.com', 'sent'],
+      ['return_declined', 'returner@example.com', 'sent'],
+      undefined,
+    ])
+
+    const bySubject = new Map(mail.received('returner@example.com').map(({ mail: email }) => [email.subject, { text: email.text!, html: String(email.html) }]))
+    expect([...bySubject.keys()].sort()).toEqual(
+      [
+        `Return request received for order ${order.order_number}`,
+        `Your return for order ${order.order_number} is approved`,
+        `We received your return for order ${order.order_number}`,
+        `Your return for order ${order.order_number} was declined`,
+      ].sort(),
+    )
+    const shirt = '2 × Linen shirt – Blue / M (SKU LS-BLUE-M): €86.18'
+    const socks = '1 × Wool socks <3 pack>: €13.50'
+
+    const request = bySubject.get(`Return request received for order ${order.order_number}`)!
+    expect(request.text).toContain(`return these items of order ${order.order_number} (your reason: Too small).`)
+    expect(request.text).toContain(`${shirt}\n${socks}\n\nEstimated refund: €99.68\n`)
+    expect(visibleText(request.html)).toContain('Linen shirt – Blue / M SKU LS-BLUE-M 2 €86.18')
+    expect(visibleText(request.html)).toContain('Estimated refund €99.68')
+    expect(request.html).toContain('Wool socks &lt;3 pack&gt;')
+
+    const approval = bySubject.get(`Your return for order ${order.order_number} is approved`)!
+    expect(approval.text).toContain(`is approved. Please pack them and send them back to us, with your order number ${order.order_number} in the parcel`)
+    expect(approval.text).toContain(`${shirt}\n${socks}\n\nEstimated refund: €99.68\n`)
+
+    const receipt = bySubject.get(`We received your return for order ${order.order_number}`)!
+    expect(receipt.text).toContain(`${shirt}\n${socks}\n\nItems: €99.68\nShipping: €6.50\nRefund: €106.18\n`)
+    expect(receipt.text).not.toContain('Restocking fee')
+    expect(receipt.text).toContain('We have refunded €106.18 to the way you paid. A separate email confirms the refund')
+    expect(visibleText(receipt.html)).toContain('Shipping €6.50 Refund €106.18')
+
+    const decline = bySubject.get(`Your return for order ${order.order_number} was declined`)!
+    expect(decline.text).toContain(`cannot accept your return of these items of order ${order.order_number}.\n\nWhy: Worn and washed\n\n1 × Wool socks <3 pack>\n`)
+    // Declined: the items, but no refund figure.
+    expect(decline.text).not.toContain('€')
+    expect(visibleText(decline.html)).toContain('Why: Worn and washed')
+    expect(decline.html).not.toContain('Linen shirt')
+  })
+
+  it('a return template turned off makes no email of its events; the others still send', async () => {
+    await startTestWorker()
+    await handle.sql`insert into notification_settings (template, enabled) values ('return_approved', false)`
+    try {
+      const order = sampleOrder('quiet@example.com')
+      const asked = sampleReturn(order)
+      const [approvedId, declinedId] = await emit(
+        returnEvent('return.approved', { ...asked, status: 'approved', approved_at: new Date().toISOString() }),
+        returnEvent('return.declined', { ...sampleReturn(order), status: 'declined', decline_reason: null, declined_at: new Date().toISOString() }),
+      )
+      await vi.waitFor(() => expect(mail.received('quiet@example.com')).toHaveLength(1), { timeout: 10_000 })
+      await vi.waitFor(async () => expect(await jobsLeft()).toBe(0), { timeout: 10_000 })
+      expect(await notificationOf(approvedId!)).toBeUndefined()
+      expect(await notificationOf(declinedId!)).toMatchObject({ template: 'return_declined', recipient: 'quiet@example.com' })
+      const email = mail.received('quiet@example.com')[0]!.mail
+      expect(email.subject).toBe(`Your return for order ${order.order_number} was declined`)
+      // No reason given: no "Why" line.
+      expect(email.text).not.toContain('Why:')
     } finally {
       await handle.sql`delete from notification_settings`
     }

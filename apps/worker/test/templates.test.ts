@@ -34,7 +34,21 @@ const order = {
   shipping_address: null,
   totals: { subtotal: 4250, discount: 0, tax: 0, shipping: 0, total: 4250 },
 }
+const aReturn = {
+  order_number: '1042',
+  email: 'jo@example.com',
+  status: 'requested',
+  currency: 'JPY',
+  reason: null,
+  decline_reason: null,
+  items: [{ line_id: 'a', title: 'Bell', variant_title: 'Brass', sku: 'BELL-B', quantity: 1, total: 4250 }],
+  refund: { merchandise: 4250, shipping: 0, restocking_fee: 0, total: 4250 },
+  amount_refunded: 0,
+  amount_credited: 0,
+  exchange: null,
+}
 const valuesOf = {
+  return: { shop, return: aReturn },
   order: { shop, order, fulfillment: { carrier: 'Post', tracking_number: 'T1', tracking_url: null, items: [{ order_item_id: 'a', quantity: 1 }] }, refund: { amount: 1000, currency: 'JPY', reason: null } },
   account: { shop, account, token: 'tok' },
 }
@@ -43,7 +57,7 @@ describe('the built-in templates', () => {
   it('render every template, subject on one line, HTML and text, with the shop’s name', async () => {
     const templates = await loadTemplates()
     for (const template of NOTIFICATION_TEMPLATES) {
-      const values = template.startsWith('order_') ? valuesOf.order : valuesOf.account
+      const values = template.startsWith('order_') ? valuesOf.order : template.startsWith('return_') ? valuesOf.return : valuesOf.account
       const email = await templates.render(template, values)
       expect(email.subject, template).toMatch(/^\S.*\S$/)
       expect(email.subject, template).not.toContain('\n')
@@ -56,6 +70,63 @@ describe('the built-in templates', () => {
     expect((await templates.render('password_reset', valuesOf.account)).text).toContain('https://bicycles.example.com/account/reset-password?token=tok\n')
     expect((await templates.render('email_change', valuesOf.account)).text).toContain('from old@example.com to jo@example.com')
     expect((await templates.render('email_verification', valuesOf.account)).text).toContain('until 2027-01-02 03:04 UTC')
+  })
+})
+
+describe('the return templates', () => {
+  const render = async (template: 'return_requested' | 'return_approved' | 'return_declined' | 'return_received', changes: Record<string, unknown>) =>
+    (await loadTemplates()).render(template, { shop, return: { ...aReturn, ...changes } })
+
+  it('name the order and each item with its SKU and amount in the currency’s decimals, and the refund as an estimate until received', async () => {
+    const requested = await render('return_requested', { reason: 'Too <loud>' })
+    expect(requested.subject).toBe('Return request received for order 1042')
+    expect(requested.text).toContain('return these items of order 1042 (your reason: Too <loud>).')
+    expect(requested.text).toContain('1 × Bell – Brass (SKU BELL-B): ¥4,250\n\nEstimated refund: ¥4,250\n')
+    expect(requested.html).toContain('(your reason: Too &lt;loud&gt;)')
+    expect(requested.html).toContain('SKU BELL-B')
+
+    const approved = await render('return_approved', { status: 'approved', currency: 'KWD', items: [{ ...aReturn.items[0], total: 1.5 }], refund: { ...aReturn.refund, total: 1.5 } })
+    expect(approved.subject).toBe('Your return for order 1042 is approved')
+    expect(approved.text).toContain('1 × Bell – Brass (SKU BELL-B): KWD\u00a01.500\n\nEstimated refund: KWD\u00a01.500\n')
+  })
+
+  it('a decline says why when the shop gave a reason, lists the items without amounts', async () => {
+    const declined = await render('return_declined', { status: 'declined', decline_reason: 'Past the 30 days' })
+    expect(declined.subject).toBe('Your return for order 1042 was declined')
+    expect(declined.text).toContain('order 1042.\n\nWhy: Past the 30 days\n\n1 × Bell – Brass (SKU BELL-B)\n\nPlease keep these items')
+    expect(declined.html).toContain('<strong>Why:</strong> Past the 30 days')
+    expect(declined.html).not.toContain('¥')
+    const noReason = await render('return_declined', { status: 'declined' })
+    expect(noReason.text).not.toContain('Why:')
+    expect(noReason.html).not.toContain('Why:')
+  })
+
+  it('a receipt shows what the return refunds — items, shipping, restocking fee — and what went back, or that earlier refunds had given it back', async () => {
+    const received = { status: 'received', refund: { merchandise: 4250, shipping: 500, restocking_fee: 425, total: 4325 } }
+    const whole = await render('return_received', { ...received, amount_refunded: 4325 })
+    expect(whole.subject).toBe('We received your return for order 1042')
+    expect(whole.text).toContain('1 × Bell – Brass (SKU BELL-B): ¥4,250\n\nItems: ¥4,250\nShipping: ¥500\nRestocking fee: -¥425\nRefund: ¥4,325\n')
+    expect(whole.text).toContain('We have refunded ¥4,325 to the way you paid. A separate email confirms the refund')
+    expect(whole.html).toContain('<strong>¥4,325</strong> to the way you paid')
+
+    const partly = await render('return_received', { ...received, amount_refunded: 1000 })
+    expect(partly.text).toContain('We have refunded ¥1,000 (what was left after earlier refunds of this order) to the way you paid.')
+
+    const nothing = await render('return_received', { ...received, amount_refunded: 0 })
+    expect(nothing.text).toContain('Earlier refunds of this order gave this back already: nothing more was refunded.')
+    expect(nothing.text).not.toContain('We have refunded')
+
+    // An exchange: the refund pays for the new items first, the rest goes back.
+    const exchanged = await render('return_received', { ...received, amount_credited: 3000, amount_refunded: 1325, exchange: { edit_id: 'e', line_ids: ['l'], total: 3000, difference: -1325 } })
+    expect(exchanged.text).toContain('¥3,000 of it pays for the items we are sending you in exchange.\n\nWe have refunded ¥1,325 to the way you paid.')
+    expect(exchanged.html).toContain('<strong>¥3,000</strong> of it pays for the items we are sending you in exchange.')
+    const allCredited = await render('return_received', { ...received, amount_credited: 4325, amount_refunded: 0, exchange: { edit_id: 'e', line_ids: ['l'], total: 5000, difference: 675 } })
+    expect(allCredited.text).toContain('¥4,325 of it pays for the items we are sending you in exchange.')
+    expect(allCredited.text).not.toMatch(/We have refunded|Earlier refunds/)
+
+    const noShipping = await render('return_received', { status: 'received', amount_refunded: 4250 })
+    expect(noShipping.text).toContain('Items: ¥4,250\nRefund: ¥4,250\n')
+    expect(noShipping.text).not.toMatch(/Shipping|Restocking fee|Estimated/)
   })
 })
 

@@ -56,14 +56,19 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /**
  * The emails the worker sends, each made from one event kind (NOTIFICATION_TRIGGERS): the order
- * mails and the welcome can be turned off per shop; the three account mails carry a link with a
- * single-use token (ACCOUNT_TOKEN_PURPOSES).
+ * and return mails and the welcome can be turned off per shop; the three account mails carry a
+ * link with a single-use token (ACCOUNT_TOKEN_PURPOSES). A canceled return makes none
+ * (docs/notifications.md says why).
  */
 export const NOTIFICATION_TEMPLATES = [
   'order_confirmation',
   'order_shipped',
   'order_refunded',
   'order_cancelled',
+  'return_requested',
+  'return_approved',
+  'return_declined',
+  'return_received',
   'welcome',
   'email_verification',
   'password_reset',
@@ -77,6 +82,10 @@ export const NOTIFICATION_TRIGGERS = {
   order_shipped: 'order.shipped',
   order_refunded: 'order.refunded',
   order_cancelled: 'order.cancelled',
+  return_requested: 'return.requested',
+  return_approved: 'return.approved',
+  return_declined: 'return.declined',
+  return_received: 'return.received',
   welcome: 'account.activated',
   email_verification: 'account.verification_requested',
   password_reset: 'account.password_reset_requested',

@@ -120,6 +120,8 @@ export const Return = Type.Object(
   {
     id: Uuid,
     order_id: Uuid,
+    order_number: Type.String({ description: 'The order’s number (`order_number` of the order), as the customer knows it' }),
+    email: Type.String({ description: 'The order’s email address: where the return’s emails go' }),
     status: ReturnStatusSchema,
     currency: Type.String(),
     reason: Nullable(Type.String()),

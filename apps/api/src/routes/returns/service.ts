@@ -36,16 +36,20 @@ import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 type ReturnRow = typeof returns.$inferSelect
 type OrderItemRow = typeof orderItems.$inferSelect
 
+/** What a return shows of its order: its number, and its address (where the return's emails go). */
+const ORDER_FIELDS = { orderNumber: orders.orderNumber, email: orders.email }
+type ReturnOfOrder = { row: ReturnRow } & Pick<OrderRow, 'orderNumber' | 'email'>
+
 /** The orders whose shipped units may be returned. */
 const RETURNABLE_ORDERS = new Set<OrderRow['status']>(['shipped', 'completed'])
 
 const iso = (date: Date | null) => date && date.toISOString()
 
-/** Returns as the API shows them, their lines and refunds read in one query each, inside `tx`. */
-async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Return[]> {
-  if (rows.length === 0) return []
-  const ids = rows.map((row) => row.id)
-  const editIds = rows.flatMap((row) => (row.exchangeEditId ? [row.exchangeEditId] : []))
+/** Returns as the API shows them (and their events carry them), their lines and refunds read in one query each, inside `tx`. */
+async function readReturns(tx: Executor, found: readonly ReturnOfOrder[]): Promise<Return[]> {
+  if (found.length === 0) return []
+  const ids = found.map(({ row }) => row.id)
+  const editIds = found.flatMap(({ row }) => (row.exchangeEditId ? [row.exchangeEditId] : []))
   const [items, made, exchanges] = await Promise.all([
     tx
       .select({ item: returnItems, line: orderItems })
@@ -56,11 +60,13 @@ async function readReturns(tx: Executor, rows: readonly ReturnRow[]): Promise<Re
     tx.select({ id: refunds.id, returnId: refunds.returnId }).from(refunds).where(inArray(refunds.returnId, ids)).orderBy(asc(refunds.id)),
     editIds.length === 0 ? [] : tx.select().from(orderEdits).where(inArray(orderEdits.id, editIds)),
   ])
-  return rows.map((row) => {
+  return found.map(({ row, orderNumber, email }) => {
     const money = (minor: number) => toMajorUnits(minor, row.currency)
     return {
       id: row.id,
       order_id: row.orderId,
+      order_number: orderNumber,
+      email,
       status: row.status,
       currency: row.currency,
       reason: row.reason,
@@ -107,7 +113,7 @@ function exchangeOf(row: ReturnRow, edit: typeof orderEdits.$inferSelect | undef
   }
 }
 
-const readReturn = async (tx: Executor, row: ReturnRow): Promise<Return> => (await readReturns(tx, [row]))[0]!
+const readReturn = async (tx: Executor, found: ReturnOfOrder): Promise<Return> => (await readReturns(tx, [found]))[0]!
 
 /**
  * An order line as the refund rule sees it, counting `returned` units as returned already; the
@@ -140,7 +146,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
 
   /** Writes the move's event for the return as the change left it, and answers it. */
   async function moved(tx: Executor, order: OrderRow, row: ReturnRow, event: ReturnType<typeof moveReturn>, origin: EventOrigin): Promise<Return> {
-    const view = await readReturn(tx, row)
+    const view = await readReturn(tx, { row, orderNumber: order.orderNumber, email: order.email })
     await writeEvent(tx, { kind: event, resourceId: order.id, data: view, customerId: order.customerId, ...origin })
     return view
   }
@@ -236,8 +242,9 @@ export function createReturnService(db: Database, payments: PaymentService) {
       const ofOrder = eq(returns.orderId, orderId)
       const [rows, [counted]] = await Promise.all([
         db
-          .select()
+          .select({ row: returns, ...ORDER_FIELDS })
           .from(returns)
+          .innerJoin(orders, eq(orders.id, returns.orderId))
           .where(ofOrder)
           .orderBy(asc(returns.id))
           .limit(perPage)
@@ -258,7 +265,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
       )
       const [rows, [counted]] = await Promise.all([
         db
-          .select({ row: returns })
+          .select({ row: returns, ...ORDER_FIELDS })
           .from(returns)
           .innerJoin(orders, eq(orders.id, returns.orderId))
           .where(where)
@@ -267,17 +274,17 @@ export function createReturnService(db: Database, payments: PaymentService) {
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).where(where),
       ])
-      return { returns: await readReturns(db, rows.map(({ row }) => row)), meta: pageMeta(page, perPage, counted!.total) }
+      return { returns: await readReturns(db, rows), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Return> {
       const [found] = await db
-        .select({ row: returns, customerId: orders.customerId })
+        .select({ row: returns, customerId: orders.customerId, ...ORDER_FIELDS })
         .from(returns)
         .innerJoin(orders, and(eq(orders.id, returns.orderId), isNull(orders.archivedAt)))
         .where(eq(returns.id, id))
       if (!found || !visibleTo(found, viewer)) throw notFound('Return')
-      return readReturn(db, found.row)
+      return readReturn(db, found)
     },
 
     approve(id: string, origin: EventOrigin): Promise<Return> {
