@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import type { Order, Product, Return } from '@commerce/domain'
 import { test, type TestContext } from './helpers.js'
-import { insertOrder, orderRow } from './order-fixtures.js'
+import { orderRow, shippedOrder } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `exchange-${randomUUID()}` })
 
@@ -19,22 +19,6 @@ async function stockOf(ctx: TestContext, productId: string): Promise<number> {
 async function refundsOf(ctx: TestContext, orderId: string) {
   return ctx.handle.sql<{ amount_minor: string; return_id: string | null; order_edit_id: string | null }[]>`
     select amount_minor, return_id, order_edit_id from refunds where order_id = ${orderId} order by id`
-}
-
-/** A paid order (2 mugs at 10.00, a plate at 5.00, shipping 4.00: 29.00), shipped. */
-async function shippedOrder(ctx: TestContext, admin: string, customerId: string | null = null) {
-  const [mug, plate] = [await product(ctx, admin, 'Mug', 10), await product(ctx, admin, 'Plate', 5)]
-  const { order, items } = await insertOrder(ctx, {
-    status: 'paid',
-    customerId,
-    shippingMinor: 400,
-    items: [
-      { unitPriceMinor: 1000, quantity: 2, productId: mug.id, title: 'Mug' },
-      { unitPriceMinor: 500, quantity: 1, productId: plate.id, title: 'Plate' },
-    ],
-  })
-  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/fulfillments`, payload: { carrier: 'DHL', tracking_number: 'JD0001' }, token: admin })
-  return { order, mugLine: items[0]!, plateLine: items[1]!, mug, plate }
 }
 
 function exchange(ctx: TestContext, token: string, orderId: string, items: { line_id: string; quantity: number }[], add: { product_id: string; quantity: number }[]) {

@@ -1,6 +1,6 @@
 /** Orders straight into the database, for tests of what happens to an order after it exists. */
 import { eq } from 'drizzle-orm'
-import type { OrderStatus, PaymentStatus } from '@commerce/domain'
+import type { OrderStatus, PaymentStatus, Product } from '@commerce/domain'
 import { newId, orderItems, orders, payments } from '@commerce/db'
 import type { TestContext } from './helpers.js'
 
@@ -96,4 +96,27 @@ export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) 
 export async function orderRow(ctx: TestContext, id: string) {
   const [row] = await ctx.handle.db.select().from(orders).where(eq(orders.id, id))
   return row
+}
+
+/** Ships everything left of an order (admin). */
+export async function shipAll(ctx: TestContext, admin: string, orderId: string) {
+  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${orderId}/fulfillments`, payload: { carrier: 'DHL', tracking_number: `JD${Date.now()}` }, token: admin })
+}
+
+/** A paid order of two stocked products (2 × 10.00 and 1 × 5.00, shipping 4.00), placed straight into the database and shipped. */
+export async function shippedOrder(ctx: TestContext, admin: string, customerId: string | null = null) {
+  const product = (title: string) =>
+    ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title, price: 10, currency: 'USD', inventory_quantity: 5 }, token: admin })
+  const [mug, plate] = [await product('Mug'), await product('Plate')]
+  const { order, items, payment } = await insertOrder(ctx, {
+    status: 'paid',
+    customerId,
+    shippingMinor: 400,
+    items: [
+      { unitPriceMinor: 1000, quantity: 2, productId: mug.id, title: 'Mug' },
+      { unitPriceMinor: 500, quantity: 1, productId: plate.id, title: 'Plate' },
+    ],
+  })
+  await shipAll(ctx, admin, order.id)
+  return { order, mugLine: items[0]!, plateLine: items[1]!, mug, plate, payment: payment! }
 }

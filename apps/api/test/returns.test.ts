@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import type { Checkout, Order, Product, Return, ReturnList } from '@commerce/domain'
 import { test, type TestContext } from './helpers.js'
-import { insertOrder, orderRow } from './order-fixtures.js'
+import { insertOrder, orderRow, shipAll, shippedOrder } from './order-fixtures.js'
 
 const UNKNOWN_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
@@ -25,29 +25,6 @@ async function stockOf(ctx: TestContext, productId: string): Promise<number> {
 
 async function refundsOf(ctx: TestContext, orderId: string) {
   return ctx.handle.sql<{ amount_minor: string; return_id: string | null }[]>`select amount_minor, return_id from refunds where order_id = ${orderId} order by id`
-}
-
-/** Ships everything left of an order (admin). */
-async function shipAll(ctx: TestContext, admin: string, orderId: string) {
-  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${orderId}/fulfillments`, payload: { carrier: 'DHL', tracking_number: `JD${Date.now()}` }, token: admin })
-}
-
-/** A paid order of two stocked products (2 × 10.00 and 1 × 5.00, shipping 4.00), placed straight into the database and shipped. */
-async function shippedOrder(ctx: TestContext, admin: string, customerId: string | null = null) {
-  const product = (title: string) =>
-    ctx.expectStatus<Product>(201, { method: 'POST', url: '/api/v1/products', payload: { title, price: 10, currency: 'USD', inventory_quantity: 5 }, token: admin })
-  const [mug, plate] = [await product('Mug'), await product('Plate')]
-  const { order, items, payment } = await insertOrder(ctx, {
-    status: 'paid',
-    customerId,
-    shippingMinor: 400,
-    items: [
-      { unitPriceMinor: 1000, quantity: 2, productId: mug.id, title: 'Mug' },
-      { unitPriceMinor: 500, quantity: 1, productId: plate.id, title: 'Plate' },
-    ],
-  })
-  await shipAll(ctx, admin, order.id)
-  return { order, mugLine: items[0]!, plateLine: items[1]!, mug, plate, payment: payment! }
 }
 
 describe('a return of part of an order, then of the rest', () => {

@@ -115,9 +115,9 @@ export {
 } from './sql/idempotency-keys.js'
 export {
   fulfillmentColumn,
-  orderBalanceSql,
   orderSelection,
   paymentColumn,
+  readOrderBalance,
   type FulfillmentJson,
   type ItemJson,
   type OrderBalanceJson,

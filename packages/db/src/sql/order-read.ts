@@ -4,6 +4,7 @@
  * adds to its row (orderSelection, paymentColumn, fulfillmentColumn), and their row types.
  */
 import { sql, type SQL } from 'drizzle-orm'
+import type { Executor } from '../client.js'
 import { fulfillmentItems, fulfillments, orderItems, orders, payments, refunds } from '../schema/index.js'
 import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
@@ -99,6 +100,12 @@ export interface OrderBalanceJson {
   editRefundedMinor: number
   creditedMinor: number
   pendingCreditMinor: number
+}
+
+/** The order's balance figures alone (orderBalanceSql), inside `tx`. */
+export async function readOrderBalance(tx: Executor, orderId: string, exceptReturn?: string): Promise<OrderBalanceJson> {
+  const [read] = await tx.execute<{ balance: OrderBalanceJson }>(sql`select ${orderBalanceSql(sql`${orderId}::uuid`, exceptReturn)} as balance`)
+  return read!.balance
 }
 
 /** A select of `orders`: the row, its items, payments and fulfillments as JSON, and what its balance needs. */

@@ -5,7 +5,7 @@
  * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq, inArray, isNotNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import {
   formatMinorUnits,
   moveOrder,
@@ -18,7 +18,7 @@ import {
   type OrderBalance,
   type Refund,
 } from '@commerce/domain'
-import { newId, orderBalanceSql, orders, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin, type OrderBalanceJson } from '@commerce/db'
+import { newId, orders, readOrderBalance, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
@@ -39,8 +39,7 @@ const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', '
 
 /** An order's money after the sale (balanceDue of @commerce/domain), leaving out `exceptReturnId`'s pending credit (the return being received). */
 export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturnId?: string): Promise<OrderBalance & { refundedMinor: number }> {
-  const [read] = await tx.execute<{ balance: OrderBalanceJson }>(sql`select ${orderBalanceSql(sql`${order.id}::uuid`, exceptReturnId)} as balance`)
-  return { ...order, ...read!.balance }
+  return { ...order, ...(await readOrderBalance(tx, order.id, exceptReturnId)) }
 }
 
 export function createPaymentService(db: Database, provider: PaymentProvider) {
