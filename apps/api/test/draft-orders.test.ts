@@ -259,6 +259,7 @@ describe('POST /draft-orders/:id/complete', () => {
   test('completing twice: the same key replays the order; another key is 409; one order', async ({ ctx, admin }) => {
     const { tin } = await shop(ctx, admin)
     const draft = await createDraft(ctx, admin, { lines: [{ product_id: tin.id, quantity: 2 }] })
+    const ordersBefore = await ctx.countRows('orders')
     const headers = key()
     const first = await complete(ctx, admin, draft.id, {}, headers)
     expect(first.statusCode, first.body).toBe(201)
@@ -269,8 +270,9 @@ describe('POST /draft-orders/:id/complete', () => {
     const other = await complete(ctx, admin, draft.id)
     expect(other.statusCode).toBe(409)
     expect(other.json().error.code).toBe('conflict')
-    const [{ n }] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from orders where id = ${first.json<Order>().id}`
-    expect(n).toBe(1)
+    const fromDraft = await ctx.handle.sql<{ id: string }[]>`select o.id from orders o join draft_orders d on d.order_id = o.id where d.id = ${draft.id}`
+    expect(fromDraft).toEqual([{ id: first.json<Order>().id }])
+    expect(await ctx.countRows('orders')).toBe(ordersBefore + 1)
     expect(await stockOf(ctx, tin.id)).toBe(8)
   })
 
