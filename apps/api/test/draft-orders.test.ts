@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import { hashAccountToken, type DraftOrder, type DraftOrderInvoice, type DraftOrderList, type Invoice, type Order, type PaymentProvider, type Product } from '@commerce/domain'
-import { shippingMethods, taxRates } from '@commerce/db'
+import { createNotifications, newId, shippingMethods, sqlOf, taxRates } from '@commerce/db'
 import { testProvider } from '@commerce/payments'
 import { test, type TestContext } from './helpers.js'
 
@@ -352,9 +352,15 @@ describe('the payment link', () => {
     const [stored] = await ctx.handle.sql<{ invoice_token_hash: string }[]>`select invoice_token_hash from draft_orders where id = ${draft.id}`
     expect(stored!.invoice_token_hash).toBe(hashAccountToken(token))
     expect(await getDraft(ctx, admin, draft.id)).not.toHaveProperty('invoice_url')
-    const events = await ctx.handle.sql<{ kind: string; data: DraftOrderInvoice; customer_id: string }[]>`
-      select kind, data, customer_id from events where resource_id = ${draft.id} order by id`
-    expect(events).toEqual([{ kind: 'draft_order.invoice_sent', data: expect.objectContaining({ id: draft.id, invoice_url: sent.invoice_url }), customer_id: customer.customerId }])
+    const events = await ctx.handle.sql<{ id: string; kind: string; data: DraftOrderInvoice; customer_id: string }[]>`
+      select id, kind, data, customer_id from events where resource_id = ${draft.id} order by id`
+    expect(events).toEqual([
+      { id: expect.any(String), kind: 'draft_order.invoice_sent', data: expect.objectContaining({ id: draft.id, invoice_url: sent.invoice_url }), customer_id: customer.customerId },
+    ])
+    // The worker's fan-out makes the invoice email to the draft's address from it.
+    expect(await createNotifications(sqlOf(ctx.handle.db), [events[0]!.id], [newId()])).toBe(1)
+    const mails = await ctx.handle.sql<{ template: string; recipient: string }[]>`select template, recipient from notifications where event_id = ${events[0]!.id}`
+    expect(mails).toEqual([{ template: 'draft_order_invoice', recipient: 'buyer@example.com' }])
 
     // 19.98 - 1.98 = 18.00, + 20 % = 21.60
     const page = await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })
@@ -404,6 +410,20 @@ describe('the payment link', () => {
     await ctx.expectError(404, 'not_found', { method: 'POST', url: `/api/v1/invoices/${old}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
     expect(await stockOf(ctx, tin.id)).toBe(10)
     await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/invoices/${fresh}` })
+  })
+
+  test('a completed draft’s link pays its pending order; once the order is cancelled the link is closed (409), as is sending it again', async ({ ctx, admin }) => {
+    const { tin } = await shop(ctx, admin)
+    const draft = await createDraft(ctx, admin, { lines: [{ product_id: tin.id, quantity: 1 }] })
+    const order = (await complete(ctx, admin, draft.id)).json<Order>()
+    const token = tokenOf((await sendInvoice(ctx, admin, draft.id)).invoice_url)
+    expect(await getDraft(ctx, admin, draft.id)).toMatchObject({ status: 'completed', order_id: order.id })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'open', amount_due: 9.99, order_number: order.order_number })
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, token: admin })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'closed', amount_due: 0 })
+    await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
+    await ctx.expectError(409, 'conflict', { method: 'POST', url: `${DRAFTS}/${draft.id}/send-invoice`, token: admin })
+    expect(await stockOf(ctx, tin.id)).toBe(10)
   })
 
   test('a link short of stock is 409 and converts nothing', async ({ ctx, admin }) => {

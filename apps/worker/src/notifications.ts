@@ -52,6 +52,8 @@ function templateValues(notification: LoadedNotification, settings: Notification
   const { data } = notification
   const common = { shop: settings.shop, recipient: notification.recipient, event: { id: notification.eventId, kind: notification.kind } }
   if (notification.kind.startsWith('account.')) return { ...common, account: data }
+  // draft_order.invoice_sent: the draft with its payment link (`invoice_url`).
+  if (notification.kind.startsWith('draft_order.')) return { ...common, draft_order: data }
   // order.* data: the order, with the fulfillment sent (shipped) or the refund made (refunded).
   return { ...common, order: data, fulfillment: data.fulfillment, refund: data.refund }
 }

@@ -69,6 +69,7 @@ export const NOTIFICATION_TEMPLATES = [
   'email_verification',
   'password_reset',
   'email_change',
+  'draft_order_invoice',
 ] as const
 export type NotificationTemplate = (typeof NOTIFICATION_TEMPLATES)[number]
 
@@ -82,6 +83,7 @@ export const NOTIFICATION_TRIGGERS = {
   email_verification: 'account.verification_requested',
   password_reset: 'account.password_reset_requested',
   email_change: 'account.email_change_requested',
+  draft_order_invoice: 'draft_order.invoice_sent',
 } as const satisfies Record<NotificationTemplate, EventKind>
 
 /** The emails that carry a single-use link, and what its token does (account_tokens.purpose). */

@@ -423,20 +423,18 @@ export function createDraftOrderService(db: Database, paymentService: PaymentSer
     async invoice(token: string): Promise<Invoice> {
       const [row] = await db.select().from(draftOrders).where(eq(draftOrders.invoiceTokenHash, hashAccountToken(token)))
       if (!row) throw notFound('Invoice')
-      const order = row.orderId ? await loadOrder(db, row.orderId) : undefined
-      if (!order) {
-        const draft = toDraftOrder(row)
-        return {
-          status: 'open',
-          currency: draft.currency,
-          lines: draft.lines.map((line) => ({ title: line.title, variant_title: line.variant_title, quantity: line.quantity, unit_price: line.unit_price, total: line.total })),
-          totals: draft.totals,
-          amount_due: draft.totals.total,
-          order_number: null,
-        }
+      const draft = toDraftOrder(row)
+      const draftView = {
+        currency: draft.currency,
+        lines: draft.lines.map((line) => ({ title: line.title, variant_title: line.variant_title, quantity: line.quantity, unit_price: line.unit_price, total: line.total })),
+        totals: draft.totals,
       }
-      const [money] = await db.select().from(orders).where(eq(orders.id, order.id))
-      const due = money!.status === 'pending' ? amountOwed(money!) : 0
+      if (!row.orderId) return { status: 'open', ...draftView, amount_due: draft.totals.total, order_number: null }
+      const [money] = await db.select().from(orders).where(eq(orders.id, row.orderId))
+      const order = await loadOrder(db, row.orderId)
+      // An archived order is not found: its link has nothing more to pay.
+      if (!money || !order) return { status: 'closed', ...draftView, amount_due: 0, order_number: money?.orderNumber ?? null }
+      const due = money.status === 'pending' ? amountOwed(money) : 0
       return {
         status: order.status === 'cancelled' || order.status === 'refunded' ? 'closed' : due > 0 ? 'open' : 'paid',
         currency: order.currency,
