@@ -138,6 +138,16 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/returns/:id/approve': scope('orders:write'),
   'POST /api/v1/returns/:id/decline': scope('orders:write'),
   'POST /api/v1/returns/:id/receive': scope('orders:write'),
+  // Draft orders are the shop's; their payment link is public, its token the credential (it shows lines and totals only).
+  'GET /api/v1/draft-orders': scope('orders:read'),
+  'POST /api/v1/draft-orders': scope('orders:write'),
+  'GET /api/v1/draft-orders/:id': scope('orders:read'),
+  'PATCH /api/v1/draft-orders/:id': scope('orders:write'),
+  'DELETE /api/v1/draft-orders/:id': scope('orders:write'),
+  'POST /api/v1/draft-orders/:id/complete': scope('orders:write'),
+  'POST /api/v1/draft-orders/:id/send-invoice': scope('orders:write'),
+  'GET /api/v1/invoices/:token': PUBLIC,
+  'POST /api/v1/invoices/:token/payments': PUBLIC,
   // Like a carrier's tracking page: the number is the secret, the answer holds no order data.
   'GET /api/v1/shipping/tracking/:tracking_number': PUBLIC,
 

@@ -85,6 +85,8 @@ export interface Config {
   paymentCapture: 'automatic' | 'manual'
   /** How long a checkout holds its stock and coupons while its payment waits (3-D Secure); later the worker releases them. */
   checkoutReservationTtlMs: number
+  /** The storefront's address, without a trailing slash: a draft order's payment link is `<shopUrl>/invoices/<token>`. */
+  shopUrl: string
   /** Where payments go: PAYMENT_PROVIDER and the STRIPE_* settings (@commerce/payments config.ts). */
   paymentProvider: PaymentProvider
   /**
@@ -149,6 +151,7 @@ export const API_VARIABLES = {
   ...PAYMENT_VARIABLES,
   PAYMENT_CAPTURE: oneOf(['automatic', 'manual'], 'automatic'),
   CHECKOUT_RESERVATION_TTL: duration({ default: '15m', bareUnit: 'ms' }),
+  SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   CORS_ORIGINS,
   ...LOGGING,
   ...TRACING,
@@ -201,6 +204,8 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     paymentCapture: v.PAYMENT_CAPTURE,
     checkoutReservationTtlMs: v.CHECKOUT_RESERVATION_TTL,
+    // The worker's default too (its emails' links).
+    shopUrl: (v.SHOP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     paymentProvider: payments.provider,
     corsOrigins: v.CORS_ORIGINS,
     tracing: tracingSettings(v, 'commerce-api'),

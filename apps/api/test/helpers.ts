@@ -49,6 +49,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     webhookAllowPrivateTargets: true,
     paymentCapture: 'automatic',
     checkoutReservationTtlMs: 15 * 60_000,
+    shopUrl: 'https://shop.example',
     paymentProvider: testProvider,
     corsOrigins: undefined,
     tracing: undefined,

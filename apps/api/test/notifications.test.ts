@@ -166,6 +166,7 @@ describe('the notification settings', () => {
       ['email_verification', 'account.verification_requested', true, null],
       ['password_reset', 'account.password_reset_requested', true, null],
       ['email_change', 'account.email_change_requested', true, null],
+      ['draft_order_invoice', 'draft_order.invoice_sent', true, null],
     ])
     const off = await ctx.expectStatus<NotificationSettings>(200, { method: 'PATCH', url: settingsUrl, payload: { order_shipped: false, welcome: false }, token: admin })
     const enabled = (settings: NotificationSettings) => Object.fromEntries(settings.templates.map((row) => [row.template, row.enabled]))

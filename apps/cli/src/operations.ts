@@ -64,6 +64,7 @@ const NAMES: Record<string, string> = {
   'GET /orders/{id}/returns': 'orders:returns',
   'POST /orders/{id}/returns': 'returns:create',
   'GET /orders/{id}/history': 'orders:history',
+  'POST /invoices/{token}/payments': 'invoices:pay',
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',

@@ -368,6 +368,27 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
     }
     expect((await json<{ status: string }>(['orders', 'cancel', pending.id])).status).toBe('cancelled')
     expect((await commerce(['orders', 'delete', pending.id])).code).toBe(0)
+    // Draft orders: one completed as paid outside the provider, one paid through its payment link, one deleted.
+    const draftLines = JSON.stringify([{ product_id: product.id, quantity: 1 }])
+    const draft = await json<{ id: string; discount: { amount: number } }>([
+      'draft-orders', 'create', '--currency', 'GBP', '--email', 'phone@example.com', '--lines', draftLines,
+      '--discount-type', 'percentage', '--discount-value', '10', '--discount-reason', 'Phone order',
+    ])
+    expect(draft.discount.amount).toBeGreaterThan(0)
+    await json(['draft-orders', 'update', draft.id, '--notes', 'Ring twice'])
+    expect((await json<{ notes: string }>(['draft-orders', 'get', draft.id])).notes).toBe('Ring twice')
+    const openDrafts = await json<{ draft_orders: { id: string }[] }>(['draft-orders', 'list', '--status', 'open'])
+    expect(openDrafts.draft_orders.map((listed) => listed.id)).toContain(draft.id)
+    const markedPaid = await json<{ status: string; payments: { provider: string }[] }>(['draft-orders', 'complete', draft.id, '--mark-paid'])
+    expect([markedPaid.status, markedPaid.payments.map((payment) => payment.provider)]).toEqual(['paid', ['manual']])
+    const linked = await json<{ id: string }>(['draft-orders', 'create', '--currency', 'GBP', '--email', 'phone@example.com', '--lines', draftLines])
+    const invoiceToken = (await json<{ invoice_url: string }>(['draft-orders', 'send-invoice', linked.id])).invoice_url.split('/invoices/')[1]!
+    expect((await json<{ status: string }>(['invoices', 'get', invoiceToken])).status).toBe('open')
+    const linkPayment = await json<{ status: string }>(['invoices', 'pay', invoiceToken, '--method', 'card', '--payment-token', 'tok_visa'])
+    expect(linkPayment.status).toBe('captured')
+    expect((await json<{ status: string }>(['invoices', 'get', invoiceToken])).status).toBe('paid')
+    const discarded = await json<{ id: string }>(['draft-orders', 'create', '--currency', 'GBP', '--lines', draftLines])
+    expect((await commerce(['draft-orders', 'delete', discarded.id])).code).toBe(0)
     await commerce(['coupons', 'delete', coupon.id])
     await commerce(['tax-rates', 'delete', taxRateId])
     await commerce(['shipping', 'methods', 'delete', method.id])

@@ -54,6 +54,8 @@ function templateValues(notification: LoadedNotification, settings: Notification
   if (notification.kind.startsWith('account.')) return { ...common, account: data }
   // return.* data: the return, with its order's number and address.
   if (notification.kind.startsWith('return.')) return { ...common, return: data }
+  // draft_order.invoice_sent: the draft with its payment link (`invoice_url`).
+  if (notification.kind.startsWith('draft_order.')) return { ...common, draft_order: data }
   // order.* data: the order, with the fulfillment sent (shipped) or the refund made (refunded).
   return { ...common, order: data, fulfillment: data.fulfillment, refund: data.refund }
 }

@@ -47,17 +47,26 @@ const aReturn = {
   amount_credited: 0,
   exchange: null,
 }
+const draftOrder = {
+  currency: 'EUR',
+  email: 'jo@example.com',
+  shipping_address: { first_name: 'Jo' },
+  lines: [{ title: 'Croissant tin', variant_title: null, quantity: 2, total: 21.6 }],
+  totals: { subtotal: 19.98, discount: 1.98, tax: 3.6, shipping: 0, total: 21.6 },
+  invoice_url: 'https://bicycles.example.com/invoices/abc',
+}
 const valuesOf = {
   return: { shop, return: aReturn },
   order: { shop, order, fulfillment: { carrier: 'Post', tracking_number: 'T1', tracking_url: null, items: [{ order_item_id: 'a', quantity: 1 }] }, refund: { amount: 1000, currency: 'JPY', reason: null } },
   account: { shop, account, token: 'tok' },
+  draft_order: { shop, draft_order: draftOrder },
 }
 
 describe('the built-in templates', () => {
   it('render every template, subject on one line, HTML and text, with the shop’s name', async () => {
     const templates = await loadTemplates()
     for (const template of NOTIFICATION_TEMPLATES) {
-      const values = template.startsWith('order_') ? valuesOf.order : template.startsWith('return_') ? valuesOf.return : valuesOf.account
+      const values = template.startsWith('order_') ? valuesOf.order : template.startsWith('return_') ? valuesOf.return : template.startsWith('draft_order_') ? valuesOf.draft_order : valuesOf.account
       const email = await templates.render(template, values)
       expect(email.subject, template).toMatch(/^\S.*\S$/)
       expect(email.subject, template).not.toContain('\n')
@@ -70,6 +79,10 @@ describe('the built-in templates', () => {
     expect((await templates.render('password_reset', valuesOf.account)).text).toContain('https://bicycles.example.com/account/reset-password?token=tok\n')
     expect((await templates.render('email_change', valuesOf.account)).text).toContain('from old@example.com to jo@example.com')
     expect((await templates.render('email_verification', valuesOf.account)).text).toContain('until 2027-01-02 03:04 UTC')
+    const invoice = await templates.render('draft_order_invoice', valuesOf.draft_order)
+    expect(invoice.subject).toBe('Your order from Bicycle Barn: €21.60 to pay')
+    expect(invoice.text).toContain('Pay it here: https://bicycles.example.com/invoices/abc\n')
+    expect(invoice.html).toContain('href="https://bicycles.example.com/invoices/abc"')
   })
 })
 

@@ -29,6 +29,7 @@ export const EVENT_KINDS = [
   'return.declined',
   'return.received',
   'return.canceled',
+  'draft_order.invoice_sent',
   'product.created',
   'product.updated',
   'customer.created',
@@ -73,6 +74,7 @@ export const NOTIFICATION_TEMPLATES = [
   'email_verification',
   'password_reset',
   'email_change',
+  'draft_order_invoice',
 ] as const
 export type NotificationTemplate = (typeof NOTIFICATION_TEMPLATES)[number]
 
@@ -90,6 +92,7 @@ export const NOTIFICATION_TRIGGERS = {
   email_verification: 'account.verification_requested',
   password_reset: 'account.password_reset_requested',
   email_change: 'account.email_change_requested',
+  draft_order_invoice: 'draft_order.invoice_sent',
 } as const satisfies Record<NotificationTemplate, EventKind>
 
 /** The emails that carry a single-use link, and what its token does (account_tokens.purpose). */
@@ -124,6 +127,9 @@ export const PAYMENT_STATUSES = ['unpaid', 'authorized', 'partially_captured', '
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 export const FULFILLMENT_STATUSES = ['unfulfilled', 'partial', 'fulfilled'] as const
 export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number]
+/** A draft order (an admin's quote): open, its payment link sent, or completed (made into an order). */
+export const DRAFT_ORDER_STATUSES = ['open', 'invoice_sent', 'completed'] as const
+export type DraftOrderStatus = (typeof DRAFT_ORDER_STATUSES)[number]
 export const CHECKOUT_STATUSES = ['open', 'completed'] as const
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
 /** A checkout's hold on stock and coupons while its payment is with the provider. */

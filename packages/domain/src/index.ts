@@ -29,6 +29,7 @@ export {
   COUPON_TYPES,
   DEFAULT_PER_PAGE,
   DELIVERY_STATUSES,
+  DRAFT_ORDER_STATUSES,
   EVENT_KINDS,
   eventKindsOf,
   MAX_CART_COUPONS,
@@ -53,6 +54,7 @@ export {
   type CheckoutStatus,
   type CouponType,
   type DeliveryStatus,
+  type DraftOrderStatus,
   type EventKind,
   type FulfillmentStatus,
   type NotificationStatus,
@@ -269,6 +271,20 @@ export {
   TrackingParams,
   UpdateOrder,
 } from './schemas/orders.js'
+export {
+  CompleteDraftOrder,
+  CreateDraftOrder,
+  DraftDiscountInput,
+  DraftOrder,
+  DraftOrderInvoice,
+  DraftOrderLine,
+  DraftOrderList,
+  DraftOrderStatusSchema,
+  Invoice,
+  InvoiceParams,
+  ListDraftOrdersQuery,
+  UpdateDraftOrder,
+} from './schemas/draft-orders.js'
 export { EditOrder, OrderEdit, OrderEditList, OrderEditResult } from './schemas/order-edits.js'
 export { ACTOR_TYPES, OrderHistory, OrderHistoryEntry } from './schemas/order-history.js'
 export {
@@ -337,6 +353,7 @@ export {
   PROVIDER_UNANSWERED,
   ProviderUnavailableError,
   WebhookSignatureError,
+  MANUAL_PAYMENT_PROVIDER,
   applyProviderPayment,
   cancelPayment,
   capturePayment,

@@ -11,6 +11,13 @@
  */
 import { DomainError } from './errors.js'
 
+/**
+ * The `provider` of a payment taken outside any provider (cash, a bank transfer: a draft order
+ * marked paid). No provider is ever called for it: its refunds are recorded only (the shop gives
+ * the money back itself).
+ */
+export const MANUAL_PAYMENT_PROVIDER = 'manual'
+
 
 /**
  * A payment's states. pending: created, the provider not answered yet; requires_action: the

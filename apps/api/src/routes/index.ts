@@ -6,6 +6,7 @@ import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
 import { customerRoutes } from './customers/routes.js'
+import { draftOrderRoutes } from './draft-orders/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { couponRoutes } from './coupons/routes.js'
@@ -37,6 +38,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
   await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
   await app.register(returnRoutes, { prefix: '/api/v1' })
+  // Draft orders and their public payment links (/draft-orders, /invoices/:token).
+  await app.register(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })

@@ -8,6 +8,7 @@ import { Customer } from './auth.js'
 import { Product } from './catalog.js'
 import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
+import { DraftOrderInvoice } from './draft-orders.js'
 import { OrderEdit } from './order-edits.js'
 import { Return } from './returns.js'
 import { EVENT_FILTERS, EventKindSchema, Webhook } from './webhooks.js'
@@ -103,6 +104,10 @@ export const EVENT_CATALOG = {
     description: 'The units of a return came back: the restockable ones are in stock again, and the refund was made (an order.refunded each)',
   },
   'return.canceled': { data: Return, description: 'A return was withdrawn before its units were received' },
+  'draft_order.invoice_sent': {
+    data: DraftOrderInvoice,
+    description: 'A draft order’s payment link was made (or made again, which stops the previous one): `invoice_url` is the link to send the customer',
+  },
   'product.created': { data: Product, description: 'A product was created' },
   'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },
   'customer.created': { data: Customer, description: 'A customer record was created: at sign-up, or by an admin (POST /customers)' },

@@ -1,10 +1,7 @@
 /** Orders: reading them (admins all, customers their own), admin-made orders, edits, and the status moves. */
 import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import {
-  computeCartTotals,
   moveOrder,
-  selectTaxRate,
-  shippingRate,
   toAddress,
   type CreateOrder,
   type ListOrdersQuery,
@@ -18,8 +15,6 @@ import {
   orderItems,
   orders,
   orderSelection,
-  shippingMethods,
-  taxRates,
   type Database,
   type Executor,
   type OrderRow,
@@ -30,7 +25,8 @@ import { instant, knownCurrency } from '../../fields.js'
 import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
-import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
+import { catalogLines, returnStock } from './lines.js'
+import { placeOrder, priceOrder } from './place.js'
 import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
@@ -127,7 +123,8 @@ export function createOrderService(db: Database, paymentService: PaymentService)
 
     /**
      * An admin-made pending order: current prices, tax from the shipping address, the shipping
-     * method's rate, and the stock taken now (a cancel puts it back).
+     * method's rate, and the stock taken now (a cancel puts it back). A draft order's completion
+     * places its order the same way, at the draft's prices (place.ts).
      */
     async create(tx: Executor, body: CreateOrder, origin: EventOrigin): Promise<Order> {
       const currency = knownCurrency(body.currency)
@@ -139,59 +136,24 @@ export function createOrderService(db: Database, paymentService: PaymentService)
         if (!customer) throw invalidField('customer_id', "Field 'customer_id' names no customer")
       }
       const lines = await catalogLines(tx, body.items, currency, 'items')
-      await takeStockOfLines(tx, lines)
-
       const shippingAddress = toAddress(body.shipping_address)
-      const rates = await tx.select().from(taxRates).where(eq(taxRates.country, shippingAddress.country))
-      const taxRate = selectTaxRate(rates, shippingAddress)
-      const taxRatePpm = taxRate?.ratePpm ?? 0
-      const pricingLines = lines.map((line) => ({ id: line.id, unitPriceMinor: line.unitPriceMinor, quantity: line.quantity }))
-      const merchandise = computeCartTotals({ currency, lines: pricingLines, coupons: [], taxRatePpm, shippingMinor: null })
-      let shipping: { id: string; name: string; amount_minor: number } | null = null
-      if (body.shipping_method_id) {
-        const [method] = await tx.select().from(shippingMethods).where(eq(shippingMethods.id, body.shipping_method_id))
-        const amount =
-          method &&
-          shippingRate(method, {
-            currency,
-            country: shippingAddress.country,
-            mass: lines.reduce((sum, line) => sum + line.mass * BigInt(line.quantity), 0n),
-            merchandiseMinor: merchandise.subtotal - merchandise.discount,
-          })
-        if (amount === null || amount === undefined) {
-          throw invalidField('shipping_method_id', "Field 'shipping_method_id' names no method that ships this order")
-        }
-        shipping = { id: method!.id, name: method!.name, amount_minor: amount }
-      }
-      const totals = computeCartTotals({
-        currency,
-        lines: pricingLines,
-        coupons: [],
-        taxRatePpm,
-        taxRounding: taxRate?.rounding,
-        shippingMinor: shipping?.amount_minor ?? null,
-      })
-      const [order] = await tx
-        .insert(orders)
-        .values({
+      const { totals, shipping } = await priceOrder(tx, { currency, lines, shippingAddress, shippingMethodId: body.shipping_method_id, coupons: [] })
+      return placeOrder(
+        tx,
+        {
           customerId: body.customer_id ?? null,
           email: body.email,
           currency,
-          subtotalMinor: totals.subtotal,
-          discountMinor: totals.discount,
-          taxMinor: totals.tax,
-          shippingMinor: totals.shipping,
-          totalMinor: totals.total,
+          lines,
+          totals,
           shippingAddress,
           billingAddress: body.billing_address ? toAddress(body.billing_address) : shippingAddress,
           shippingMethod: shipping,
           notes: body.notes ?? null,
-        })
-        .returning({ id: orders.id })
-      await tx.insert(orderItems).values(orderItemRows(order!.id, lines, totals.lines))
-      const created = (await loadOrder(tx, order!.id))!
-      await writeOrderEvent(tx, 'order.created', created, origin)
-      return created
+          linesField: 'items',
+        },
+        origin,
+      )
     },
 
     update(id: string, body: UpdateOrder, viewer: OrderViewer): Promise<Order> {

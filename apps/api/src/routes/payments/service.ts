@@ -7,7 +7,9 @@
  */
 import { and, asc, count, eq, inArray } from 'drizzle-orm'
 import {
+  amountOwed,
   formatMinorUnits,
+  MANUAL_PAYMENT_PROVIDER,
   moveOrder,
   owedBy,
   paymentStatusOf,
@@ -55,14 +57,18 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string; orderEditId?: string },
     origin: EventOrigin,
   ): Promise<{ refund: Refund; order: OrderRow }> {
-    const { reference } = await callProvider(() =>
-      provider.refund({
-        reference: payment.providerReference ?? payment.id,
-        amountMinor: refund.amountMinor,
-        currency: payment.currency,
-        idempotencyKey: refund.providerKey,
-      }),
-    )
+    // A manual payment was taken outside any provider: the shop gives the money back itself, and the refund is only recorded.
+    const { reference } =
+      payment.provider === MANUAL_PAYMENT_PROVIDER
+        ? { reference: null }
+        : await callProvider(() =>
+            provider.refund({
+              reference: payment.providerReference ?? payment.id,
+              amountMinor: refund.amountMinor,
+              currency: payment.currency,
+              idempotencyKey: refund.providerKey,
+            }),
+          )
     const [row] = await tx
       .insert(refunds)
       .values({
@@ -145,6 +151,33 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
     return { payment: view, order: { ...order, authorizedMinor, paymentStatus } }
   }
 
+  /**
+   * Records a payment taken in full on a locked order (by the provider, or outside it) and moves a
+   * pending order its payments now cover to paid: payment.succeeded, then order.paid.
+   */
+  async function recordCaptured(
+    tx: Executor,
+    order: OrderRow,
+    attempt: Pick<typeof payments.$inferInsert, 'id' | 'orderId' | 'provider' | 'method' | 'amountMinor' | 'currency' | 'providerReference'>,
+    origin: EventOrigin,
+  ): Promise<Payment> {
+    const [payment] = await tx
+      .insert(payments)
+      .values({ ...attempt, status: 'captured', capturedMinor: attempt.amountMinor })
+      .returning()
+    const paidMinor = order.paidMinor + attempt.amountMinor
+    const paymentStatus = paymentStatusOf({ ...order, paidMinor })
+    const covered = paymentStatus === 'paid' && order.status === 'pending'
+    await tx
+      .update(orders)
+      .set({ paidMinor, paymentStatus, status: covered ? 'paid' : order.status, updatedAt: new Date() })
+      .where(eq(orders.id, order.id))
+    const view = paymentOfRow(payment!)
+    await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, ...origin })
+    if (covered) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, origin)
+    return view
+  }
+
   /** The payment and its order, locked in the order every writer of an order takes them (the order, then the payment). */
   async function lockPayment(tx: Executor, paymentId: string) {
     const [found] = await tx.select({ orderId: payments.orderId }).from(payments).where(eq(payments.id, paymentId))
@@ -215,21 +248,27 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
           await writeEvent(recordTx, { kind: 'payment.failed', resourceId: order.id, data: paymentOfRow(failed!), customerId: order.customerId, ...origin })
         })
       }
-      const [payment] = await tx
-        .insert(payments)
-        .values({ ...attempt, status: 'captured', capturedMinor: amountMinor })
-        .returning()
-      const paidMinor = order.paidMinor + amountMinor
-      const paymentStatus = paymentStatusOf({ ...order, paidMinor })
-      const covered = paymentStatus === 'paid' && order.status === 'pending'
-      await tx
-        .update(orders)
-        .set({ paidMinor, paymentStatus, status: covered ? 'paid' : order.status, updatedAt: new Date() })
-        .where(eq(orders.id, order.id))
-      const view = paymentOfRow(payment!)
-      await writeEvent(tx, { kind: 'payment.succeeded', resourceId: order.id, data: view, customerId: order.customerId, ...origin })
-      if (covered) await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, origin)
-      return view
+      return recordCaptured(tx, order, attempt, origin)
+    },
+
+    /**
+     * Records that a locked pending order was paid in full outside the payment provider (cash, a
+     * bank transfer: a draft order marked paid): a captured `manual` payment of what it owes, and
+     * the order paid, as a captured payment does (payment.succeeded, order.paid); an order of 0 is
+     * paid with no payment.
+     */
+    async recordManualPayment(tx: Executor, order: OrderRow, origin: EventOrigin): Promise<Payment | null> {
+      const owed = amountOwed(order)
+      if (owed === 0 && order.totalMinor === 0 && order.status === 'pending') {
+        // An order of nothing (a draft discounted in full) is paid without a payment.
+        await tx.update(orders).set({ status: 'paid', paymentStatus: 'paid', updatedAt: new Date() }).where(eq(orders.id, order.id))
+        await writeOrderEvent(tx, moveOrder('pending', 'paid'), (await loadOrder(tx, order.id))!, origin)
+        return null
+      }
+      if (owed === 0) throw conflict('Nothing is owed on this order')
+      const id = newId()
+      const attempt = { id, orderId: order.id, provider: MANUAL_PAYMENT_PROVIDER, method: 'manual', amountMinor: owed, currency: order.currency, providerReference: null }
+      return recordCaptured(tx, order, attempt, origin)
     },
 
     async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<PaymentList> {
