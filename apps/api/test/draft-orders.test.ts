@@ -408,6 +408,14 @@ describe('the payment link', () => {
     // Paid: nothing more to take; the stock was taken once.
     await ctx.expectError(409, 'conflict', { method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
     expect(await stockOf(ctx, tin.id)).toBe(8)
+
+    // An edit adds a line to the paid order: the same link shows it due and takes it.
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/edits`, payload: { add: [{ product_id: tin.id, quantity: 1 }] }, headers: key(), token: admin })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'open', amount_due: 11.99 })
+    const balance = await payInvoice(ctx, token, { method: 'card', token: 'tok_visa' })
+    expect(balance.statusCode, balance.body).toBe(201)
+    expect(balance.json()).toMatchObject({ amount: 11.99 })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'paid', amount_due: 0 })
   })
 
   test('sending again replaces the link: the old one is 404, the new one works', async ({ ctx, admin }) => {

@@ -5,7 +5,6 @@
  */
 import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
 import {
-  amountOwed,
   generateAccountToken,
   hashAccountToken,
   percentToPpm,
@@ -27,7 +26,6 @@ import {
 import {
   customers,
   draftOrders,
-  orders,
   writeEvent,
   type Database,
   type DraftOrderDiscountJson,
@@ -430,17 +428,17 @@ export function createDraftOrderService(db: Database, paymentService: PaymentSer
         totals: draft.totals,
       }
       if (!row.orderId) return { status: 'open', ...draftView, amount_due: draft.totals.total, order_number: null }
-      const [money] = await db.select().from(orders).where(eq(orders.id, row.orderId))
       const order = await loadOrder(db, row.orderId)
       // An archived order is not found: its link has nothing more to pay.
-      if (!money || !order) return { status: 'closed', ...draftView, amount_due: 0, order_number: money?.orderNumber ?? null }
-      const due = money.status === 'pending' ? amountOwed(money) : 0
+      if (!order) return { status: 'closed', ...draftView, amount_due: 0, order_number: null }
+      // What the order owes, as POST /orders/:id/payments takes it (an edit may have added to a paid order).
+      const due = order.amount_owed
       return {
         status: order.status === 'cancelled' || order.status === 'refunded' ? 'closed' : due > 0 ? 'open' : 'paid',
         currency: order.currency,
         lines: order.items.map((item) => ({ title: item.title, variant_title: item.variant_title, quantity: item.quantity, unit_price: item.unit_price, total: item.total })),
         totals: order.totals,
-        amount_due: toMajorUnits(due, order.currency),
+        amount_due: due,
         order_number: order.order_number,
       }
     },
