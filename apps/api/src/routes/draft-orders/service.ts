@@ -40,7 +40,7 @@ import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
 import { catalogLines } from '../orders/lines.js'
 import { placeOrder, priceOrder } from '../orders/place.js'
-import { loadOrder, lockOrder } from '../orders/view.js'
+import { loadOrder, lockOrder, totalsOf } from '../orders/view.js'
 
 /** The id a draft's discount has as a coupon of computeCartTotals (it is priced as one). */
 const DISCOUNT_ID = 'draft-discount'
@@ -79,13 +79,7 @@ export function toDraftOrder(row: DraftOrderRow): DraftOrder {
     shipping_address: row.shippingAddress,
     billing_address: row.billingAddress,
     shipping_method: row.shippingMethod && { id: row.shippingMethod.id!, name: row.shippingMethod.name, amount: money(row.shippingMethod.amount_minor) },
-    totals: {
-      subtotal: money(row.subtotalMinor),
-      discount: money(row.discountMinor),
-      tax: money(row.taxMinor),
-      shipping: money(row.shippingMinor),
-      total: money(row.totalMinor),
-    },
+    totals: totalsOf(row),
     notes: row.notes,
     order_id: row.orderId,
     invoice_sent_at: row.invoiceSentAt?.toISOString() ?? null,

@@ -59,6 +59,18 @@ export function toFulfillment(fulfillment: FulfillmentJson): Fulfillment {
   }
 }
 
+/** An order's (or a draft's) totals as the API shows them. */
+export function totalsOf(row: { currency: string } & Pick<OrderRow, 'subtotalMinor' | 'discountMinor' | 'taxMinor' | 'shippingMinor' | 'totalMinor'>): Order['totals'] {
+  const money = (minor: number) => toMajorUnits(minor, row.currency)
+  return {
+    subtotal: money(row.subtotalMinor),
+    discount: money(row.discountMinor),
+    tax: money(row.taxMinor),
+    shipping: money(row.shippingMinor),
+    total: money(row.totalMinor),
+  }
+}
+
 export function toOrder({ row, items, payments, fulfillments, balance }: OrderRead): Order {
   const money = (minor: number) => toMajorUnits(minor, row.currency)
   return {
@@ -100,13 +112,7 @@ export function toOrder({ row, items, payments, fulfillments, balance }: OrderRe
       type: coupon.type as Order['coupons'][number]['type'],
       discount: money(coupon.discount_minor),
     })),
-    totals: {
-      subtotal: money(row.subtotalMinor),
-      discount: money(row.discountMinor),
-      tax: money(row.taxMinor),
-      shipping: money(row.shippingMinor),
-      total: money(row.totalMinor),
-    },
+    totals: totalsOf(row),
     amount_paid: money(row.paidMinor),
     amount_authorized: money(row.authorizedMinor),
     amount_refunded: money(row.refundedMinor),
