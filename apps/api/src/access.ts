@@ -146,8 +146,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/draft-orders/:id': scope('orders:write'),
   'POST /api/v1/draft-orders/:id/complete': scope('orders:write'),
   'POST /api/v1/draft-orders/:id/send-invoice': scope('orders:write'),
-  'GET /api/v1/invoices/:token': PUBLIC,
-  'POST /api/v1/invoices/:token/payments': PUBLIC,
+  'POST /api/v1/invoices/lookup': PUBLIC,
+  'POST /api/v1/invoices/payments': PUBLIC,
   // Like a carrier's tracking page: the number is the secret, the answer holds no order data.
   'GET /api/v1/shipping/tracking/:tracking_number': PUBLIC,
 

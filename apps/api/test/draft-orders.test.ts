@@ -48,7 +48,7 @@ function sendInvoice(ctx: TestContext, admin: string, id: string): Promise<Draft
 }
 
 function payInvoice(ctx: TestContext, token: string, body: Record<string, unknown>, headers: Record<string, string> = key()) {
-  return ctx.request({ method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: body, headers })
+  return ctx.request({ method: 'POST', url: '/api/v1/invoices/payments', payload: { invoice_token: token, ...body }, headers })
 }
 
 const tokenOf = (url: string) => url.split('/invoices/')[1]!
@@ -373,7 +373,7 @@ describe('the payment link', () => {
     expect(mails).toEqual([{ template: 'draft_order_invoice', recipient: 'buyer@example.com' }])
 
     // 19.98 - 1.98 = 18.00, + 20 % = 21.60
-    const page = await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })
+    const page = await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })
     expect(page).toEqual({
       status: 'open',
       currency: 'EUR',
@@ -392,7 +392,7 @@ describe('the payment link', () => {
     expect(pending).toMatchObject({ status: 'pending', customer_id: customer.customerId, totals: { total: 21.6 } })
     expect(pending.payments).toEqual([expect.objectContaining({ status: 'failed' })])
     expect(await stockOf(ctx, tin.id)).toBe(8)
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({
       status: 'open',
       amount_due: 21.6,
       order_number: pending.order_number,
@@ -404,18 +404,18 @@ describe('the payment link', () => {
     const order = await ctx.expectStatus<Order>(200, { method: 'GET', url: `/api/v1/orders/${pending.id}`, token: admin })
     expect(order).toMatchObject({ status: 'paid', payment_status: 'paid', amount_paid: 21.6 })
     expect(await ctx.orderEvents(order.id)).toEqual(['order.created', 'payment.failed', 'payment.succeeded', 'order.paid'])
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'paid', amount_due: 0 })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({ status: 'paid', amount_due: 0 })
     // Paid: nothing more to take; the stock was taken once.
-    await ctx.expectError(409, 'conflict', { method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
+    await ctx.expectError(409, 'conflict', { method: 'POST', url: '/api/v1/invoices/payments', payload: { invoice_token: token, method: 'card', token: 'tok_visa' }, headers: key() })
     expect(await stockOf(ctx, tin.id)).toBe(8)
 
     // An edit adds a line to the paid order: the same link shows it due and takes it.
     await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/edits`, payload: { add: [{ product_id: tin.id, quantity: 1 }] }, headers: key(), token: admin })
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'open', amount_due: 11.99 })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({ status: 'open', amount_due: 11.99 })
     const balance = await payInvoice(ctx, token, { method: 'card', token: 'tok_visa' })
     expect(balance.statusCode, balance.body).toBe(201)
     expect(balance.json()).toMatchObject({ amount: 11.99 })
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'paid', amount_due: 0 })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({ status: 'paid', amount_due: 0 })
   })
 
   test('sending again replaces the link: the old one is 404, the new one works', async ({ ctx, admin }) => {
@@ -424,10 +424,10 @@ describe('the payment link', () => {
     const old = tokenOf((await sendInvoice(ctx, admin, draft.id)).invoice_url)
     const fresh = tokenOf((await sendInvoice(ctx, admin, draft.id)).invoice_url)
     expect(fresh).not.toBe(old)
-    await ctx.expectError(404, 'not_found', { method: 'GET', url: `/api/v1/invoices/${old}` })
-    await ctx.expectError(404, 'not_found', { method: 'POST', url: `/api/v1/invoices/${old}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: old } })
+    await ctx.expectError(404, 'not_found', { method: 'POST', url: '/api/v1/invoices/payments', payload: { invoice_token: old, method: 'card', token: 'tok_visa' }, headers: key() })
     expect(await stockOf(ctx, tin.id)).toBe(10)
-    await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/invoices/${fresh}` })
+    await ctx.expectStatus(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: fresh } })
   })
 
   test('a completed draft’s link pays its pending order; once the order is cancelled the link is closed (409), as is sending it again', async ({ ctx, admin }) => {
@@ -436,10 +436,10 @@ describe('the payment link', () => {
     const order = (await complete(ctx, admin, draft.id)).json<Order>()
     const token = tokenOf((await sendInvoice(ctx, admin, draft.id)).invoice_url)
     expect(await getDraft(ctx, admin, draft.id)).toMatchObject({ status: 'completed', order_id: order.id })
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'open', amount_due: 9.99, order_number: order.order_number })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({ status: 'open', amount_due: 9.99, order_number: order.order_number })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, token: admin })
-    expect(await ctx.expectStatus<Invoice>(200, { method: 'GET', url: `/api/v1/invoices/${token}` })).toMatchObject({ status: 'closed', amount_due: 0 })
-    await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
+    expect(await ctx.expectStatus<Invoice>(200, { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: token } })).toMatchObject({ status: 'closed', amount_due: 0 })
+    await ctx.expectError(409, 'invalid_state_transition', { method: 'POST', url: '/api/v1/invoices/payments', payload: { invoice_token: token, method: 'card', token: 'tok_visa' }, headers: key() })
     await ctx.expectError(409, 'conflict', { method: 'POST', url: `${DRAFTS}/${draft.id}/send-invoice`, token: admin })
     expect(await stockOf(ctx, tin.id)).toBe(10)
   })
@@ -449,7 +449,7 @@ describe('the payment link', () => {
     const draft = await createDraft(ctx, admin, { lines: [{ product_id: scarce.id, quantity: 2 }] })
     const token = tokenOf((await sendInvoice(ctx, admin, draft.id)).invoice_url)
     const before = await ctx.countRows('orders')
-    await ctx.expectError(409, 'insufficient_inventory', { method: 'POST', url: `/api/v1/invoices/${token}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key() })
+    await ctx.expectError(409, 'insufficient_inventory', { method: 'POST', url: '/api/v1/invoices/payments', payload: { invoice_token: token, method: 'card', token: 'tok_visa' }, headers: key() })
     expect(await ctx.countRows('orders')).toBe(before)
     expect(await stockOf(ctx, scarce.id)).toBe(1)
     expect(await getDraft(ctx, admin, draft.id)).toMatchObject({ status: 'invoice_sent', order_id: null })
@@ -498,7 +498,7 @@ describe('access and bad input', () => {
     const missingKey = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${DRAFTS}/${draft.id}/complete`, payload: {}, token: admin })
     expect(missingKey.message).toContain('Idempotency-Key')
     await ctx.expectError(400, 'validation_error', { method: 'POST', url: `${DRAFTS}/${draft.id}/complete`, payload: { mark_paid: 'yes' }, headers: key(), token: admin })
-    await ctx.expectError(400, 'validation_error', { method: 'GET', url: '/api/v1/invoices/not-a-token' })
+    await ctx.expectError(400, 'validation_error', { method: 'POST', url: '/api/v1/invoices/lookup', payload: { invoice_token: 'not-a-token' } })
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${DRAFTS}?status=lost`, token: admin })
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${DRAFTS}/${UNKNOWN_ID}`, token: admin })
     expect(await getDraft(ctx, admin, draft.id)).toMatchObject({ status: 'open', order_id: null })

@@ -19,8 +19,8 @@ const NOT_OWNED: Record<string, string> = {
   'GET /api/v1/categories/:id': 'the public catalog',
   'GET /api/v1/shipping/tracking/:tracking_number': 'a carrier tracking page: the number is the secret, the answer holds no order data',
   'POST /api/v1/payments/webhooks/:provider': "the payment provider's signed notifications: the signature is the credential, the answer holds no data",
-  'GET /api/v1/invoices/:token': 'a draft order’s payment link: the random token is the credential, the answer holds lines and totals, no customer data',
-  'POST /api/v1/invoices/:token/payments': 'paying through a draft order’s payment link: the random token is the credential',
+  'POST /api/v1/invoices/lookup': 'a draft order’s payment link: the random token in the body is the credential, the answer holds lines and totals, no customer data',
+  'POST /api/v1/invoices/payments': 'paying through a draft order’s payment link: the random token in the body is the credential',
 }
 
 interface Owned {

@@ -203,7 +203,7 @@ describe('Idempotency-Key', () => {
     'POST /api/v1/returns/{id}/receive': {},
     'POST /api/v1/orders/{id}/edits': { add: [{ product_id: newId(), quantity: 1 }] },
     'POST /api/v1/draft-orders/{id}/complete': { mark_paid: true },
-    'POST /api/v1/invoices/{token}/payments': { method: 'card', token: 'tok_visa' },
+    'POST /api/v1/invoices/payments': { invoice_token: 'A'.repeat(43), method: 'card', token: 'tok_visa' },
   }
   const taking = (document: Document) => operations(document).filter(({ operation }) => idempotencyKeyOf(operation))
 
@@ -213,7 +213,7 @@ describe('Idempotency-Key', () => {
     expect(required.map(({ name }) => name).sort()).toEqual([
       'POST /api/v1/checkouts/{id}/complete',
       'POST /api/v1/draft-orders/{id}/complete',
-      'POST /api/v1/invoices/{token}/payments',
+      'POST /api/v1/invoices/payments',
       'POST /api/v1/orders/{id}/edits',
       'POST /api/v1/orders/{id}/payments',
       'POST /api/v1/payments/{id}/cancel',

@@ -383,10 +383,10 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
     expect([markedPaid.status, markedPaid.payments.map((payment) => payment.provider)]).toEqual(['paid', ['manual']])
     const linked = await json<{ id: string }>(['draft-orders', 'create', '--currency', 'GBP', '--email', 'phone@example.com', '--lines', draftLines])
     const invoiceToken = (await json<{ invoice_url: string }>(['draft-orders', 'send-invoice', linked.id])).invoice_url.split('/invoices/')[1]!
-    expect((await json<{ status: string }>(['invoices', 'get', invoiceToken])).status).toBe('open')
-    const linkPayment = await json<{ status: string }>(['invoices', 'pay', invoiceToken, '--method', 'card', '--payment-token', 'tok_visa'])
+    expect((await json<{ status: string }>(['invoices', 'get', '--invoice-token', invoiceToken])).status).toBe('open')
+    const linkPayment = await json<{ status: string }>(['invoices', 'pay', '--invoice-token', invoiceToken, '--method', 'card', '--payment-token', 'tok_visa'])
     expect(linkPayment.status).toBe('captured')
-    expect((await json<{ status: string }>(['invoices', 'get', invoiceToken])).status).toBe('paid')
+    expect((await json<{ status: string }>(['invoices', 'get', '--invoice-token', invoiceToken])).status).toBe('paid')
     const discarded = await json<{ id: string }>(['draft-orders', 'create', '--currency', 'GBP', '--lines', draftLines])
     expect((await commerce(['draft-orders', 'delete', discarded.id])).code).toBe(0)
     await commerce(['coupons', 'delete', coupon.id])

@@ -281,7 +281,8 @@ export {
   DraftOrderList,
   DraftOrderStatusSchema,
   Invoice,
-  InvoiceParams,
+  LookUpInvoice,
+  PayInvoice,
   ListDraftOrdersQuery,
   UpdateDraftOrder,
 } from './schemas/draft-orders.js'

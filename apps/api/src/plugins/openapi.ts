@@ -100,6 +100,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'payments', description: 'Payments of orders and refunds' },
   { name: 'fulfillments', description: 'Shipments of orders and their tracking' },
   { name: 'returns', description: 'Returns of shipped units: request, approval, receipt, restock and refund' },
+  { name: 'draft-orders', description: 'Orders an admin builds for a customer, completed or paid through a link (admin)' },
+  { name: 'invoices', description: 'A draft order’s payment link, as its public page reads and pays it' },
   { name: 'shipping', description: 'Shipping rates and methods' },
   { name: 'coupons', description: 'Discount coupons (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },

@@ -38,7 +38,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
   await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
   await app.register(returnRoutes, { prefix: '/api/v1' })
-  // Draft orders and their public payment links (/draft-orders, /invoices/:token).
+  // Draft orders and their public payment links (/draft-orders, /invoices/…).
   await app.register(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })

@@ -5,7 +5,7 @@ import { DRAFT_ORDER_STATUSES, MAX_CART_LINES, MAX_LINE_QUANTITY } from '../cons
 import { Address, AddressInput } from './addresses.js'
 import { Totals } from './carts.js'
 import { Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
-import { Money } from './orders.js'
+import { CreatePayment, Money } from './orders.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Notes = Nullable(Type.String({ maxLength: 5000 }))
@@ -172,9 +172,20 @@ export const CompleteDraftOrder = Type.Object(
 )
 export type CompleteDraftOrder = Static<typeof CompleteDraftOrder>
 
-export const InvoiceParams = Type.Object({
-  token: Type.String({ pattern: ACCOUNT_TOKEN.source, maxLength: 43, description: 'The token of the payment link' }),
+const InvoiceToken = Type.String({
+  pattern: ACCOUNT_TOKEN.source,
+  maxLength: 43,
+  description: 'The token of the payment link (the last part of `invoice_url`): sent in the body, never in a URL, so no log or proxy keeps it',
 })
+
+export const LookUpInvoice = Type.Object({ invoice_token: InvoiceToken }, { additionalProperties: false, title: 'LookUpInvoiceRequest' })
+export type LookUpInvoice = Static<typeof LookUpInvoice>
+
+export const PayInvoice = Type.Object(
+  { invoice_token: InvoiceToken, ...CreatePayment.properties },
+  { additionalProperties: false, title: 'PayInvoiceRequest' },
+)
+export type PayInvoice = Static<typeof PayInvoice>
 
 export const Invoice = Type.Object(
   {

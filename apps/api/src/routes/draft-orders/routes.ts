@@ -1,18 +1,18 @@
 /**
- * Draft orders (admin, the orders scopes) and the public payment link behind them
- * (`/invoices/:token`: the token is the credential, as a carrier's tracking number is).
+ * Draft orders (admin, the orders scopes) and the public payment link behind them (`/invoices/…`:
+ * the link's token is the credential, sent in the body so that no URL, log or proxy holds it).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import {
   CompleteDraftOrder,
   CreateDraftOrder,
-  CreatePayment,
   DraftOrder,
   DraftOrderInvoice,
   DraftOrderList,
   IdParams,
   Invoice,
-  InvoiceParams,
+  LookUpInvoice,
+  PayInvoice,
   ListDraftOrdersQuery,
   Order,
   Payment,
@@ -156,23 +156,25 @@ export const draftOrderRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = a
     async (request) => draftOrderService.sendInvoice(request.params.id, originOf(request)),
   )
 
-  app.get(
-    '/invoices/:token',
+  app.post(
+    '/invoices/lookup',
     {
       schema: {
-        operationId: 'getInvoice',
+        operationId: 'lookUpInvoice',
         tags: ['invoices'],
         summary: 'What a draft order’s payment link asks to pay: its lines, totals and the amount due (public)',
-        description: 'Anyone with the link; no address or customer data. A replaced or unknown link is 404.',
-        params: InvoiceParams,
+        description:
+          'Anyone with the link; no address or customer data. A replaced or unknown link is 404. A POST, so the token ' +
+          'travels in the body: a URL would leave it in request logs, proxies and browser history.',
+        body: LookUpInvoice,
         response: { 200: Invoice, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => draftOrderService.invoice(request.params.token),
+    async (request) => draftOrderService.invoice(request.body.invoice_token),
   )
 
   app.post(
-    '/invoices/:token/payments',
+    '/invoices/payments',
     {
       schema: {
         operationId: 'payInvoice',
@@ -183,20 +185,20 @@ export const draftOrderRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = a
           'insufficient_inventory when short); then the order is paid as POST /orders/{id}/payments pays it. A declined ' +
           'card is 402 and leaves the pending order, to be paid again through the same link. Once the order owes ' +
           'nothing (or was cancelled), 409.',
-        params: InvoiceParams,
         headers: IdempotencyKeyRequired,
-        body: CreatePayment,
+        body: PayInvoice,
         response: { 201: Payment, ...errorResponses(400, 402, 404, 409, 422, 429, 502) },
       },
     },
     async (request, reply) => {
       const origin = originOf(request)
-      const orderId = await draftOrderService.orderOfInvoice(request.params.token, origin)
+      const { invoice_token: token, ...payment } = request.body
+      const orderId = await draftOrderService.orderOfInvoice(token, origin)
       // The link is the payer's credential for this one order.
       const viewer = { customerId: null, canSeeAll: true }
       return app.idempotency.run(request, reply, async (tx) => ({
         status: 201,
-        body: await paymentService.pay(tx, orderId, request.body, viewer, origin, idempotencyKeyOf(request)),
+        body: await paymentService.pay(tx, orderId, payment, viewer, origin, idempotencyKeyOf(request)),
       }))
     },
   )
