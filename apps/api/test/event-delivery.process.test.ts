@@ -224,6 +224,14 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
+    // draft_order.invoice_sent: a draft order's payment link
+    const draft = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/draft-orders',
+      payload: { currency: 'GBP', email: 'phone-order@example.com', lines: [{ product_id: product.id, quantity: 1 }] },
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/draft-orders/${draft.id}/send-invoice`, token: admin })
 
     // The account's: account.verification_requested (the sign-up did not ask for one), account.email_verified,
     // account.password_reset_requested, account.password_changed, account.email_change_requested, account.email_changed
