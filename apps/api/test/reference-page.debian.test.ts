@@ -31,7 +31,9 @@ beforeAll(async () => {
   ctx = await createTestContext()
   await ctx.app.listen({ host: '127.0.0.1', port: 0 })
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })
-  page = await browser.newPage()
+  // Past a size the document has now, the page renders operations as they scroll into view (and
+  // drops those scrolled past); a window as tall as the whole page shows every one at once.
+  page = await browser.newPage({ viewport: { width: 1280, height: 30_000 } })
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text())
   })
