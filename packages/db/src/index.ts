@@ -73,7 +73,8 @@ export {
   type ShippingMethodRow,
   type TaxRateRow,
 } from './sql/cart-read.js'
-export { lockCheckout, reserveCheckout, type InProgress, type LockedCheckout, type Reservation } from './sql/checkout-reservation.js'
+export { lockCheckout, reserveCheckout, type CheckoutLevel, type InProgress, type LockedCheckout, type Reservation } from './sql/checkout-reservation.js'
+export { applyStockMoves, ensureLevels, lockStockItems, LEVEL_COLUMNS, type LockedLevel, type StockMove } from './sql/stock-moves.js'
 export {
   notePaymentProgress,
   placeReservedOrder,

@@ -30,6 +30,8 @@ export const EVENT_KINDS = [
   'return.received',
   'return.canceled',
   'draft_order.invoice_sent',
+  'inventory.adjusted',
+  'inventory.low',
   'product.created',
   'product.updated',
   'customer.created',
@@ -134,6 +136,31 @@ export const CHECKOUT_STATUSES = ['open', 'completed'] as const
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
 /** A checkout's hold on stock and coupons while its payment is with the provider. */
 /** A return: asked for, then approved or declined, then received (and refunded) or canceled (returns.ts RETURN_MOVES). */
+/**
+ * Why a level's quantities changed, one per movement (inventory_movements): an admin's
+ * adjustment (ADJUSTMENT_REASONS), a transfer between locations, the stock an item started with,
+ * a change of safety stock, and what orders do: a checkout holds units (`reserved`) until its order is placed (`committed`)
+ * or it ends (`reservation_released`); an order's units are shipped (`fulfilled`), moved to the
+ * location that ships them (`reallocated`), given back when cancelled (`order_released`) or
+ * come back in a return (`returned`).
+ */
+export const ADJUSTMENT_REASONS = ['received', 'correction', 'cycle_count', 'damaged', 'shrinkage', 'other'] as const
+export type AdjustmentReason = (typeof ADJUSTMENT_REASONS)[number]
+export const MOVEMENT_REASONS = [
+  ...ADJUSTMENT_REASONS,
+  'initial',
+  'safety_stock',
+  'transfer',
+  'reserved',
+  'reservation_released',
+  'committed',
+  'order_released',
+  'reallocated',
+  'fulfilled',
+  'returned',
+] as const
+export type MovementReason = (typeof MOVEMENT_REASONS)[number]
+
 export const RETURN_STATUSES = ['requested', 'approved', 'declined', 'received', 'canceled'] as const
 export type ReturnStatus = (typeof RETURN_STATUSES)[number]
 

@@ -1,5 +1,6 @@
 export * from './accounts.js'
 export * from './catalog.js'
+export * from './inventory.js'
 export * from './events.js'
 export * from './pricing.js'
 export * from './carts.js'

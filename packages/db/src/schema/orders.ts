@@ -34,6 +34,7 @@ import {
 import { customers } from './accounts.js'
 import { carts } from './carts.js'
 import { createdAt, id, updatedAt } from './columns.js'
+import { stockLocations } from './inventory.js'
 
 export const orderStatus = pgEnum('order_status', ORDER_STATUSES)
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES)
@@ -209,7 +210,7 @@ export const checkoutReservations = pgTable(
       .references(() => checkouts.id, { onDelete: 'cascade' }),
     status: reservationStatus('status').notNull().default('held'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
-    /** [{ id, quantity, variant }]: the stock rows taken (a variant's, or the product's). */
+    /** The units held, one entry per order line and location (ReservedStock). */
     stock: jsonb('stock').$type<ReservedStock[]>().notNull(),
     couponIds: uuid('coupon_ids').array().notNull(),
     /** The order to place: its row's columns, its items, its events and its answer (see checkouts/reserve.ts). */
@@ -224,10 +225,13 @@ export const checkoutReservations = pgTable(
   ],
 )
 
+/** Units of one order line held at one location: `id` is the stock item (variant, or product), `line` the order item to place. */
 export interface ReservedStock {
   id: string
-  quantity: number
   variant: boolean
+  location: string
+  line: string
+  quantity: number
 }
 
 /** Provider notifications already handled, by the provider's event id: each is handled once. */
@@ -376,6 +380,8 @@ export const fulfillments = pgTable(
     carrier: text('carrier').notNull(),
     trackingNumber: text('tracking_number').notNull(),
     trackingUrl: text('tracking_url'),
+    /** Where the units were sent from; null for fulfillments made before stock locations. */
+    locationId: uuid('location_id').references(() => stockLocations.id),
     /** The latest tracking event's status ("in_transit", "delivered", …); "shipped" until the first one. */
     status: text('status').notNull().default('shipped'),
     createdAt: createdAt(),
@@ -438,4 +444,22 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ name: 'idempotency_keys_pkey', columns: [t.principal, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)],
+)
+
+/** Where an order line's units not shipped yet are committed: quantity − canceled − fulfilled in all. */
+export const orderItemAllocations = pgTable(
+  'order_item_allocations',
+  {
+    orderItemId: uuid('order_item_id')
+      .notNull()
+      .references(() => orderItems.id, { onDelete: 'cascade' }),
+    locationId: uuid('location_id')
+      .notNull()
+      .references(() => stockLocations.id),
+    quantity: integer('quantity').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'order_item_allocations_pkey', columns: [t.orderItemId, t.locationId] }),
+    check('order_item_allocations_quantity_nonnegative', sql`${t.quantity} >= 0`),
+  ],
 )

@@ -6,23 +6,31 @@
  * order is placed, or the reservation given back, by checkout-settlement.ts.
  */
 import { PROVIDER_UNANSWERED } from '@commerce/domain'
-import type { checkouts, payments } from '../schema/index.js'
-import type { SqlClient } from '../transaction.js'
+import { eventsCte } from '../outbox.js'
+import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
+import { announceWhenCommitted, type SqlClient } from '../transaction.js'
 import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
 import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
 import type { JsonRow } from './json-rows.js'
+import { stockMovesCte } from './stock-moves.js'
+
+// A level of a locked item at an active location, as checkouts allocate from it (CheckoutLevel).
+const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'location', l.location_id,
+  'location_name', loc.name, 'priority', loc.priority, 'on_hand', l.on_hand, 'reserved', l.reserved, 'committed', l.committed,
+  'safety_stock', l.safety_stock, 'threshold', l.low_stock_threshold, 'updated_at', l.updated_at`
 
 // Locks, in this order (every completion and every release takes them so, and none deadlocks
 // with another): the cart, through the checkout, which serializes this completion with every
 // other completion and change of the cart; its coupons by id, so their use counts stay true
 // until the reservation takes them; then the stock rows of its lines (the variant's, or the
 // product's for a line without one), products then variants, each by id, so the stock read here
-// is what the reservation takes. It reads what prices the cart (the cart read of cart-read.ts,
+// is what the reservation takes, and their levels at the active locations. It reads what prices the cart (the cart read of cart-read.ts,
 // with the coupons as locked), the payment already in progress for this checkout (held
 // reservation), the order's number (from its sequence) and the transaction's time. A cart
 // changed by a transaction that committed while this one waited for its lock is read as of
-// before that change by the rest of the statement: "stale" says so, and the statement is sent
-// again (the lock held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
+// before that change by the rest of the statement, and so are the levels of a stock row another
+// transaction changed (every change of what a level can sell changes its row's total): "stale"
+// says so, and the statement is sent again (the locks held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
 // and nothing is locked or read unless this request runs (WORK_RUNS: not a replay, not a key in
 // flight); it always answers one row, the claim's. Last, it has the rest of the transaction use
 // generic plans: RESERVE's parameters are arrays, whose sizes a custom plan knows, so
@@ -44,20 +52,25 @@ locked_coupons as materialized (
 lines as materialized (
   select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
 locked_products as materialized (
-  select p.id, p.inventory_quantity from products p
+  select p.id, p.inventory_quantity, p.xmin::text as version from products p
   where p.id in (select product_id from lines where variant_id is null)
   order by p.id for update of p),
 locked_variants as materialized (
-  select v.id, v.inventory_quantity from product_variants v
+  select v.id, v.inventory_quantity, v.xmin::text as version from product_variants v
   where v.id in (select variant_id from lines)
-  order by v.id for update of v)
+  order by v.id for update of v),
+locked_items as materialized (select * from locked_products union all select * from locked_variants)
 select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_at, c.code) from locked_coupons c), '[]'::json)`)},
   "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
   coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
     as "shippingMethods",
-  coalesce((select json_object_agg(s.id, s.inventory_quantity)
-    from (select * from locked_products union all select * from locked_variants) as s), '{}'::json) as "stock",
-  (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version as "stale",
+  coalesce((select json_object_agg(s.id, s.inventory_quantity) from locked_items s), '{}'::json) as "stock",
+  coalesce((select json_agg(json_build_object(${LEVEL_JSON}) order by loc.priority, loc.id)
+    from inventory_levels l join stock_locations loc on loc.id = l.location_id
+    where loc.is_active and l.item_id in (select id from locked_items)), '[]'::json) as "levels",
+  (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version
+    or exists (select from locked_products s join products as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
+    or exists (select from locked_variants s join product_variants as_read on as_read.id = s.id where as_read.xmin::text <> s.version) as "stale",
   (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
       'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
       'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
@@ -69,6 +82,25 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
   set_config('plan_cache_mode', 'force_generic_plan', true) as "planCacheMode",
   ${CLAIM_COLUMNS}
 from claim left join locked as "carts" on true`
+
+type LevelJson = JsonRow<typeof inventoryLevels.$inferSelect>
+
+/** A level a checkout can take units from. */
+export interface CheckoutLevel {
+  id: LevelJson['id']
+  item: LevelJson['itemId']
+  product_id: LevelJson['productId']
+  variant_id: LevelJson['variantId']
+  location: LevelJson['locationId']
+  location_name: string
+  priority: number
+  on_hand: LevelJson['onHand']
+  reserved: LevelJson['reserved']
+  committed: LevelJson['committed']
+  safety_stock: LevelJson['safetyStock']
+  threshold: LevelJson['lowStockThreshold']
+  updated_at: LevelJson['updatedAt']
+}
 
 type PaymentJson = JsonRow<typeof payments.$inferSelect>
 type CheckoutJson = JsonRow<typeof checkouts.$inferSelect>
@@ -93,6 +125,8 @@ export interface LockedCheckout extends CartRowText {
   shippingMethods: ShippingMethodRow[]
   /** The units in stock of each locked stock row (variant or product id). */
   stock: Record<string, number>
+  /** The levels of the locked stock rows at active locations, by location priority. */
+  levels: CheckoutLevel[]
   inProgress: InProgress | null
   /** The order placed already (by another completion, the provider's webhook or the sweep). */
   orderId: CheckoutJson['orderId']
@@ -115,16 +149,13 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
   return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
 }
 
-// $1 the transaction's time, $2 the stock rows taken (JSON: id, quantity, variant), $3 the
-// coupons used, $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount,
-// $10 currency, $11 the reservation's expiry, $12 the order to place (JSON), $13 cart.
+// $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 the coupons used,
+// $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency,
+// $11 the reservation's expiry, $12 the order to place (JSON), $13 cart, $14 the held units
+// as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold).
 const RESERVE = `
-with products_taken as (
-  update products p set inventory_quantity = p.inventory_quantity - l.quantity, updated_at = $1
-  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where p.id = l.id and not l.variant),
-variants_taken as (
-  update product_variants v set inventory_quantity = v.inventory_quantity - l.quantity, updated_at = $1
-  from json_to_recordset($2::json) as l(id uuid, quantity int, variant bool) where v.id = l.id and l.variant),
+with ${stockMovesCte('$14::json')},
+${eventsCte(15)},
 used as (update coupons set times_used = times_used + 1 where id = any($3::uuid[])),
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
@@ -137,8 +168,12 @@ update carts set completed_at = $1, updated_at = $1 where id = $13`
 export interface Reservation {
   /** The transaction's time (LockedCheckout.now): every row written is stamped with it. */
   now: string
-  /** The stock rows taken, as JSON: [{id, quantity, variant}], a variant's or a product's. */
+  /** The units held, as JSON: ReservedStock[], one entry per order line and location. */
   stockJson: string
+  /** The same units as moves (StockMove[], reserved), as JSON. */
+  movesJson: string
+  /** inventory.low events (eventRows), or none. */
+  events: { ids: string[]; json: string }
   couponIds: string[]
   paymentId: string
   checkoutId: string
@@ -162,9 +197,10 @@ export interface Reservation {
  */
 export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<unknown> {
   const r = reservation
+  announceWhenCommitted(sql, r.events.ids)
   return sql.unsafe(
     RESERVE,
-    [r.now, r.stockJson, r.couponIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency, r.expiresAt, r.placementJson, r.cartId],
+    [r.now, r.stockJson, r.couponIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency, r.expiresAt, r.placementJson, r.cartId, r.movesJson, r.events.json],
     { prepare: true },
   )
 }

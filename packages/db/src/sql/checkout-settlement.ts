@@ -15,6 +15,7 @@ import { eventsCte } from '../outbox.js'
 import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
+import { stockMovesCte } from './stock-moves.js'
 import type { JsonOf, JsonRow } from './json-rows.js'
 
 /** What a reservation keeps to place its order without pricing anything again. */
@@ -46,10 +47,10 @@ export interface SettledPayment {
   reference: string | null
 }
 
-// A reservation's stock rows (`taken`), its coupons, products and variants locked in the
+// A reservation's units (`taken`: ReservedStock), its coupons, products and variants locked in the
 // completion's order, from a CTE named `reservation` with its `stock` and `coupon_ids`.
 const LOCK_RESERVED = `taken as materialized (
-  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool)),
+  select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool, location uuid, line uuid)),
 coupons_locked as materialized (
   select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
 products_locked as materialized (
@@ -57,7 +58,10 @@ products_locked as materialized (
 variants_locked as materialized (
   select v.id, v.inventory_quantity from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v)`
 
-// The order, its items, the payment (its truth, its order), the checkout closed, the events and
+// True once LOCK_RESERVED's item locks are taken: the level locks wait for it (items before levels).
+const ITEMS_LOCKED = '(select count(*) from products_locked) + (select count(*) from variants_locked) >= 0'
+
+// The order, its items, its lines' allocations (the held units become committed where they are), the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
 // $1 payment, $2 its state, $3 amount, $4 captured, $5 the provider's reference, $6–$11 the
 // stored answer (storeValues).
@@ -65,14 +69,23 @@ const PLACE = `
 with reservation as materialized (
   update checkout_reservations set status = 'converted', updated_at = now()
   where payment_id = $1 and status = 'held'
-  returning checkout_id, placement),
+  returning checkout_id, placement, stock),
 placement as materialized (
   select p.* from reservation, json_to_record(reservation.placement) as p("order" json, items json, events json, answer json)),
 placed as (
   insert into orders select o.* from placement, json_populate_record(null::orders, placement."order") o
   returning id),
 lines as (
-  insert into order_items select i.* from placement, json_populate_recordset(null::order_items, placement.items) i),
+  insert into order_items select i.* from placement, json_populate_recordset(null::order_items, placement.items) i
+  returning id),
+held as materialized (
+  select h.* from reservation, json_to_recordset(reservation.stock::json) as h(id uuid, location uuid, line uuid, quantity int)),
+allocated as (
+  -- After the lines exist (their foreign key), each line's units where they were held.
+  insert into order_item_allocations (order_item_id, location_id, quantity)
+  select line, location, sum(quantity) from held where (select count(*) from lines) > 0 group by line, location),
+${stockMovesCte(`(select json_agg(json_build_object('item', h.id, 'location', h.location, 'reserved', -h.quantity,
+  'committed', h.quantity, 'reason', 'committed', 'order_id', (select id from placed), 'reference_id', $1::uuid)) from held h)`)},
 paid as (
   update payments set status = $2::payment_state, amount_minor = $3, captured_minor = $4,
     provider_reference = coalesce($5, provider_reference), order_id = (select id from placed),
@@ -118,12 +131,8 @@ reservation as materialized (
 ${LOCK_RESERVED},
 coupons_back as (
   update coupons c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
-products_back as (
-  update products p set inventory_quantity = p.inventory_quantity + t.quantity, updated_at = now()
-  from taken t where p.id = t.id and not t.variant and p.id in (select id from products_locked)),
-variants_back as (
-  update product_variants v set inventory_quantity = v.inventory_quantity + t.quantity, updated_at = now()
-  from taken t where v.id = t.id and t.variant and v.id in (select id from variants_locked)),
+${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
+  'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
 reopened as (
   update carts set completed_at = null, updated_at = now() where id in (select id from cart) and exists (select from reservation)),
 ended as (
@@ -191,7 +200,9 @@ export async function settlementOf(sql: SqlClient, paymentId: string): Promise<S
 
 // A payment that succeeded after its reservation was released (expired, the provider's answer
 // late): the reservation is held again if the checkout is still open, its cart not closed by
-// another payment, and every stock row still has the units; all or nothing. Locks as RELEASE.
+// another payment, and every level it held units at still has them available at an active
+// location; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
+// statement waited for the item locks).
 const REACQUIRE = `
 with cart as materialized (
   select c.id from checkout_reservations r join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
@@ -202,16 +213,18 @@ reservation as materialized (
   where r.payment_id = $1 and exists (select from cart)
     and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')),
 ${LOCK_RESERVED},
+wanted as materialized (select id, location, sum(quantity)::int as quantity from taken group by id, location),
+fresh_levels as materialized (
+  select l.item_id, l.location_id, l.on_hand - l.reserved - l.committed - l.safety_stock as available
+  from inventory_levels l join wanted w on w.id = l.item_id and w.location = l.location_id
+  where ${ITEMS_LOCKED} order by l.id for update of l),
 enough as materialized (
   select exists (select from reservation) and not exists (
-    select from taken t left join (select * from products_locked union all select * from variants_locked) s on s.id = t.id
-    where s.inventory_quantity is null or s.inventory_quantity < t.quantity) as ok),
-products_taken as (
-  update products p set inventory_quantity = p.inventory_quantity - t.quantity, updated_at = now()
-  from taken t where p.id = t.id and not t.variant and (select ok from enough)),
-variants_taken as (
-  update product_variants v set inventory_quantity = v.inventory_quantity - t.quantity, updated_at = now()
-  from taken t where v.id = t.id and t.variant and (select ok from enough)),
+    select from wanted w left join fresh_levels f on f.item_id = w.id and f.location_id = w.location
+      left join stock_locations loc on loc.id = w.location
+    where f.available is null or f.available < w.quantity or not loc.is_active) as ok),
+${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
+  'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ITEMS_LOCKED)},
 used as (update coupons set times_used = times_used + 1 where id in (select id from coupons_locked) and (select ok from enough)),
 closed as (update carts set completed_at = now(), updated_at = now() where id in (select id from cart) and (select ok from enough)),
 held as (

@@ -9,6 +9,7 @@ import { Product } from './catalog.js'
 import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
 import { DraftOrderInvoice } from './draft-orders.js'
+import { InventoryChange, InventoryLevel } from './inventory.js'
 import { OrderEdit } from './order-edits.js'
 import { Return } from './returns.js'
 import { EVENT_FILTERS, EventKindSchema, Webhook } from './webhooks.js'
@@ -107,6 +108,14 @@ export const EVENT_CATALOG = {
   'draft_order.invoice_sent': {
     data: DraftOrderInvoice,
     description: 'A draft order’s payment link was made (or made again, which stops the previous one): `invoice_url` is the link to send the customer',
+  },
+  'inventory.adjusted': {
+    data: InventoryChange,
+    description: 'An admin adjusted a level (goods received, a count, damage) or moved units between locations: the levels after, and their movements',
+  },
+  'inventory.low': {
+    data: InventoryLevel,
+    description: 'A level’s available units fell below its `low_stock_threshold` (once per crossing: it is sent again only after the level has been back at or above it)',
   },
   'product.created': { data: Product, description: 'A product was created' },
   'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },

@@ -57,6 +57,7 @@ import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
 import type { PricedCart } from '../carts/pricing.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
+import { checkoutHold } from '../inventory/stock.js'
 import { orderItemRows } from '../orders/lines.js'
 import { loadOrder, orderEvent, orderEventJson, toOrder } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
@@ -216,11 +217,19 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, { ...item, createdAt: now })))},` +
       `"events":${eventRows(events).json},"answer":${placedJson}}`
 
-    const stock = lines.map((line) => ({ id: line.variantId ?? line.productId, quantity: line.quantity, variant: line.variantId !== null }))
+    const held = checkoutHold(locked.levels, items, { orderId, paymentId }, origin)
+    if ('short' in held) {
+      const line = items[held.short]!
+      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
+        { field: 'items', message: `${line.title}: ${line.quantity} requested` },
+      ])
+    }
     const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
     const reserved = reserveCheckout(sql, {
       now: locked.now,
-      stockJson: JSON.stringify(stock),
+      stockJson: JSON.stringify(held.stock),
+      movesJson: JSON.stringify(held.moves),
+      events: eventRows(held.events),
       couponIds: priced.applicableCoupons.map((coupon) => coupon.id),
       paymentId,
       checkoutId: id,
