@@ -1,7 +1,7 @@
 /** Orders straight into the database, for tests of what happens to an order after it exists. */
 import { eq } from 'drizzle-orm'
 import type { OrderStatus, PaymentStatus, Product } from '@commerce/domain'
-import { newId, orderItems, orders, payments } from '@commerce/db'
+import { applyStockMoves, newId, orderItemAllocations, orderItems, orders, payments, stockLocations } from '@commerce/db'
 import type { TestContext } from './helpers.js'
 
 export interface OrderFixture {
@@ -72,6 +72,17 @@ export async function insertOrder(ctx: TestContext, fixture: OrderFixture = {}) 
       }),
     )
     .returning()
+  // The lines' units are promised to the order at the default location, on hand there beside the
+  // product's stock (its inventory_quantity does not change), as a placed order's would be.
+  const stocked = lines.filter((line) => line.productId !== null)
+  if (stocked.length > 0 && ['pending', 'paid', 'shipped'].includes(status)) {
+    const [location] = await ctx.handle.db.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.isDefault, true))
+    await applyStockMoves(
+      ctx.handle.sql,
+      stocked.map((line) => ({ item: line.productId!, location: location!.id, on_hand: line.quantity, committed: line.quantity, reason: 'initial' as const })),
+    )
+    await ctx.handle.db.insert(orderItemAllocations).values(stocked.map((line) => ({ orderItemId: line.id, locationId: location!.id, quantity: line.quantity })))
+  }
   const paymentId = newId()
   const [payment] = paid
     ? await ctx.handle.db

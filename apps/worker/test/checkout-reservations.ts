@@ -5,6 +5,7 @@
  * (@commerce/db checkout-settlement.ts): its row and items by column name, its events, its answer.
  */
 import {
+  applyStockMoves,
   carts,
   cartItems,
   checkoutReservations,
@@ -49,7 +50,7 @@ export interface ReserveOptions {
   updatedAgoMs?: number
 }
 
-export async function reserveCheckout({ db }: DatabaseHandle, options: ReserveOptions): Promise<ReservedCheckout> {
+export async function reserveCheckout({ db, sql }: DatabaseHandle, options: ReserveOptions): Promise<ReservedCheckout> {
   const ids = { paymentId: options.paymentId ?? newId(), checkoutId: newId(), cartId: newId(), orderId: newId(), productId: newId(), couponId: newId() }
   const now = Date.now()
   const createdAt = new Date(now - (options.createdAgoMs ?? 0))
@@ -125,11 +126,14 @@ export async function reserveCheckout({ db }: DatabaseHandle, options: ReserveOp
     { kind: 'order.created', resourceId: ids.orderId, data: answer },
     { kind: 'payment.succeeded', resourceId: ids.orderId, data: { id: ids.paymentId } },
   ])
+  // The held units, on hand at the default location beside the product's sellable stock.
+  const [location] = await sql<{ id: string }[]>`select id from stock_locations where is_default`
+  await applyStockMoves(sql, [{ item: ids.productId, location: location!.id, on_hand: QUANTITY, reserved: QUANTITY, reason: 'initial' }])
   await db.insert(checkoutReservations).values({
     paymentId: ids.paymentId,
     checkoutId: ids.checkoutId,
     expiresAt: new Date(now + (options.expired ? -60_000 : 15 * 60_000)),
-    stock: [{ id: ids.productId, quantity: QUANTITY, variant: false }],
+    stock: [{ id: ids.productId, variant: false, location: location!.id, line: item.id, quantity: QUANTITY }],
     couponIds: [ids.couponId],
     placement: { order: placementRow(orders, order), items: [placementRow(orderItems, item)], events: JSON.parse(events.json) as unknown, answer },
   })

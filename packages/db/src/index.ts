@@ -127,7 +127,6 @@ export {
   type PaymentJson,
   type RefundJson,
 } from './sql/order-read.js'
-export { takeStock } from './sql/order-stock.js'
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
 export { prepareProductDetail, productColumns, readProductDetail, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
 export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'

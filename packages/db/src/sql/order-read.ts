@@ -48,7 +48,7 @@ const PAYMENT_KEYS = [
 ] as const
 export type PaymentJson = JsonOf<typeof payments, (typeof PAYMENT_KEYS)[number]> & { refunds: RefundJson[] }
 
-const FULFILLMENT_KEYS = ['id', 'orderId', 'carrier', 'trackingNumber', 'trackingUrl', 'status', 'createdAt', 'updatedAt'] as const
+const FULFILLMENT_KEYS = ['id', 'orderId', 'locationId', 'carrier', 'trackingNumber', 'trackingUrl', 'status', 'createdAt', 'updatedAt'] as const
 type FulfillmentItemJson = JsonRow<typeof fulfillmentItems.$inferSelect>
 export type FulfillmentJson = JsonOf<typeof fulfillments, (typeof FULFILLMENT_KEYS)[number]> & {
   /** As the API shows them. */

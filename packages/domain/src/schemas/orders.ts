@@ -161,6 +161,7 @@ export const FulfillmentItem = Type.Object(
 export const Fulfillment = Type.Object({
   id: Uuid,
   order_id: Uuid,
+  location_id: Nullable(Type.String({ format: 'uuid', description: 'The stock location the units were sent from; null for fulfillments made before stock locations' })),
   carrier: Type.String(),
   tracking_number: Type.String(),
   tracking_url: Nullable(Type.String()),
@@ -190,6 +191,15 @@ export const CreateFulfillment = Type.Object(
     carrier: Text(100),
     tracking_number: Text(100),
     tracking_url: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
+    location_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        maxLength: 36,
+        description:
+          'The stock location the units leave from. Omitted: the one location the units to send are committed at ' +
+          '(400 when they are committed at several: name one, or send one fulfillment per location)',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CreateFulfillmentRequest' },
 )

@@ -69,6 +69,13 @@ export const ReceiveReturn = Type.Object(
     restocking_fee: Type.Optional(
       Type.Number({ minimum: 0, maximum: 100, description: 'A fee kept from the merchandise refunded, as a percentage (up to 4 decimals); none by default' }),
     ),
+    location_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        maxLength: 36,
+        description: 'The stock location the restocked units go on hand at. By default where the order’s latest fulfillment was sent from, else the default location',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'ReceiveReturnRequest' },
 )

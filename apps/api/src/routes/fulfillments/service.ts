@@ -16,6 +16,7 @@ import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, 
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
+import { shippingLocationOf, shipFrom } from '../inventory/stock.js'
 import type { PaymentService } from '../payments/service.js'
 import { loadOrder, lockOrder, toFulfillment, writeOrderEvent } from '../orders/view.js'
 
@@ -49,8 +50,8 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
 
   return {
     /**
-     * Sends units of a paid or shipped order (inside `tx`): all that is left unless `items` names
-     * some. Every fulfillment writes order.shipped; the first is the order's move to shipped. A
+     * Sends units of a paid or shipped order (inside `tx`) from one stock location: all that is
+     * left unless `items` names some. Every fulfillment writes order.shipped; the first is the order's move to shipped. A
      * pending order whose payments are authorized (PAYMENT_CAPTURE=manual) has them captured
      * first, which makes it paid.
      */
@@ -62,12 +63,25 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
       const lines = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.id))
       const units = unitsToSend(lines, body.items)
       if (units.length === 0) throw conflict('Every unit of this order has been fulfilled already')
+      const locationId = await shippingLocationOf(tx, units.map((unit) => unit.orderItemId), body.location_id)
 
       const [fulfillment] = await tx
         .insert(fulfillments)
-        .values({ orderId: order.id, carrier: body.carrier, trackingNumber: body.tracking_number, trackingUrl: body.tracking_url ?? null })
+        .values({ orderId: order.id, locationId, carrier: body.carrier, trackingNumber: body.tracking_number, trackingUrl: body.tracking_url ?? null })
         .returning({ id: fulfillments.id })
       await tx.insert(fulfillmentItems).values(units.map((unit) => ({ fulfillmentId: fulfillment!.id, ...unit })))
+      const byId = new Map(lines.map((line) => [line.id, line]))
+      await shipFrom(
+        tx,
+        order,
+        locationId,
+        units.map((unit, index) => {
+          const line = byId.get(unit.orderItemId)!
+          return { id: line.id, productId: line.productId, variantId: line.variantId, title: line.title, quantity: unit.quantity, field: body.items ? `items[${index}]` : 'items' }
+        }),
+        fulfillment!.id,
+        origin,
+      )
       const sent = new Map(units.map((unit) => [unit.orderItemId, unit.quantity]))
       for (const [orderItemId, quantity] of sent) {
         await tx

@@ -4,7 +4,7 @@
  * return puts them on hand again. Each decides its moves from levels read with their items
  * locked (@commerce/db stock-moves.ts) and the rules of @commerce/domain inventory.ts.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm'
 import {
   allocateLines,
   availableOf,
@@ -17,6 +17,8 @@ import {
 import {
   applyStockMoves,
   ensureLevels,
+  fulfillments,
+  stockLocations,
   lockStockItems,
   orderItemAllocations,
   sqlOf,
@@ -29,7 +31,7 @@ import {
   type NewEvent,
   type StockMove,
 } from '@commerce/db'
-import { ApiError } from '../../errors.js'
+import { ApiError, conflict, invalidField } from '../../errors.js'
 
 /** A level as the API shows it. */
 export function toInventoryLevel(level: {
@@ -199,8 +201,9 @@ async function allocationsOf(tx: Executor, lineIds: readonly string[]) {
   const rows = await tx
     .select({ orderItemId: orderItemAllocations.orderItemId, locationId: orderItemAllocations.locationId, quantity: orderItemAllocations.quantity })
     .from(orderItemAllocations)
-    .where(and(inArray(orderItemAllocations.orderItemId, [...lineIds]), sql`${orderItemAllocations.quantity} > 0`))
-    .orderBy(sql`(select priority from stock_locations where id = ${orderItemAllocations.locationId}) desc`, sql`${orderItemAllocations.locationId} desc`)
+    .innerJoin(stockLocations, eq(stockLocations.id, orderItemAllocations.locationId))
+    .where(and(inArray(orderItemAllocations.orderItemId, [...lineIds]), gt(orderItemAllocations.quantity, 0)))
+    .orderBy(desc(stockLocations.priority), desc(stockLocations.id))
   const byLine = new Map<string, { locationId: string; quantity: number }[]>()
   for (const row of rows) byLine.set(row.orderItemId, [...(byLine.get(row.orderItemId) ?? []), { locationId: row.locationId, quantity: row.quantity }])
   return byLine
@@ -301,7 +304,7 @@ export async function shipFrom(
 }
 
 /** Puts received units on hand again at a location (a return), making the level if the item was never stocked there. */
-export async function restock(
+export async function restockUnits(
   tx: Executor,
   locationId: string,
   lines: readonly { productId: string | null; variantId: string | null; quantity: number }[],
@@ -332,3 +335,91 @@ export async function restock(
   )
 }
 
+
+/**
+ * Where a return's units go on hand: the location asked for (400 naming `location_id` when there
+ * is no such location), else where the order's latest fulfillment was sent from, else the
+ * default location.
+ */
+export async function restockLocationOf(tx: Executor, orderId: string, requested: string | undefined): Promise<string> {
+  if (requested) {
+    const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.id, requested))
+    if (!found) throw invalidField('location_id', "Field 'location_id' names no stock location")
+    return found.id
+  }
+  const [shipped] = await tx
+    .select({ locationId: fulfillments.locationId })
+    .from(fulfillments)
+    .where(and(eq(fulfillments.orderId, orderId), isNotNull(fulfillments.locationId)))
+    .orderBy(desc(fulfillments.id))
+    .limit(1)
+  if (shipped?.locationId) return shipped.locationId
+  return defaultLocationOf(tx)
+}
+
+/** The default location's id (migration 0026 makes it; it cannot be deleted). */
+export async function defaultLocationOf(tx: Executor): Promise<string> {
+  const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.isDefault, true))
+  return found!.id
+}
+
+/**
+ * The location a fulfillment sends from: the one asked for (400 naming `location_id` when there is
+ * no such location); else the one location the lines' units are committed at, the default
+ * location for lines committed nowhere (placed before stock locations, or their item gone), and
+ * 400 asking for `location_id` when they are committed at several.
+ */
+export async function shippingLocationOf(tx: Executor, lineIds: readonly string[], requested: string | undefined): Promise<string> {
+  if (requested) {
+    const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.id, requested))
+    if (!found) throw invalidField('location_id', "Field 'location_id' names no stock location")
+    return found.id
+  }
+  const committedAt = new Set([...(await allocationsOf(tx, lineIds)).values()].flat().map((allocation) => allocation.locationId))
+  if (committedAt.size === 1) return [...committedAt][0]!
+  if (committedAt.size === 0) return defaultLocationOf(tx)
+  throw invalidField(
+    'location_id',
+    `The units to send are committed at ${committedAt.size} locations: name the one they leave from in 'location_id' (one fulfillment per location)`,
+  )
+}
+
+/**
+ * Makes an item's sellable total `target` (inventory_quantity written through the product API,
+ * as before stock locations) by adjusting on-hand units at the default location, in the
+ * caller's transaction: 409 when the default location is inactive, or has fewer units to sell
+ * than the total would drop by (adjust the other locations through /inventory).
+ */
+export async function setSellableAtDefault(
+  tx: Executor,
+  item: { productId: string; variantId: string | null },
+  target: number,
+  origin: EventOrigin,
+): Promise<void> {
+  const client = sqlOf(tx)
+  const { levels } = await lockStockItems(client, lockedItems([item]))
+  const itemId = item.variantId ?? item.productId
+  const total = levels.reduce((sum, level) => sum + (level.active ? Math.max(0, availableOf(level)) : 0), 0)
+  const change = target - total
+  if (change === 0) return
+  let level = levels.find((candidate) => candidate.isDefault)
+  if (!level) {
+    await ensureLevels(client, [{ product: item.productId, variant: item.variantId, location: await defaultLocationOf(tx) }])
+    level = (await lockStockItems(client, lockedItems([item]))).levels.find((candidate) => candidate.isDefault)!
+  }
+  if (!level.active) throw conflict('The default stock location is inactive: adjust the stock of an active location through POST /inventory/adjustments')
+  const available = availableOf(level)
+  const sellable = Math.max(0, available)
+  if (sellable + change < 0) {
+    throw conflict(
+      `The default location '${level.locationName}' has ${sellable} units to sell, fewer than inventory_quantity would drop by (${-change}): ` +
+        'adjust the other locations through POST /inventory/adjustments',
+    )
+  }
+  // A location promised more than it holds (available below zero) is filled up first, so the total moves by exactly `change`.
+  const onHand = change > 0 ? change - Math.min(0, available) : change
+  const moves: StockMove[] = [{ item: itemId, location: level.locationId, on_hand: onHand, reason: 'correction', note: 'inventory_quantity set through the product API', actor: origin.actor }]
+  await applyStockMoves(client, moves)
+  const events = lowStockEvents(withAvailable([level]), moves, origin)
+  if (events.length > 0) await writeEvents(tx, events)
+}

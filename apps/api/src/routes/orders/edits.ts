@@ -22,7 +22,8 @@ import { conflict, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 import { unitsReceived } from '../returns/service.js'
-import { catalogLines, orderItemRows, returnStock, takeStockOfLines } from './lines.js'
+import { commitLines, releaseLines } from '../inventory/stock.js'
+import { catalogLines, orderItemRows } from './lines.js'
 import { requireVisibleOrder, type OrderViewer } from './service.js'
 import { loadOrder, lockOrder, writeOrderEvent } from './view.js'
 
@@ -100,7 +101,6 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       added: priced,
       order: { ...order, ...balance, pendingCreditMinor: balance.pendingCreditMinor + exchangeCreditMinor },
     })
-    await takeStockOfLines(tx, added, field)
 
     // The lines: units cancelled are counted (their stock goes back at the end), lines added are written.
     for (const share of result.canceled) {
@@ -110,7 +110,10 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
         .where(eq(orderItems.id, share.lineId))
     }
     const addedRows = orderItemRows(order.id, added, priced)
-    if (addedRows.length > 0) await tx.insert(orderItems).values(addedRows)
+    if (addedRows.length > 0) {
+      await tx.insert(orderItems).values(addedRows)
+      await commitLines(tx, order.id, addedRows, field, origin)
+    }
 
     const canceledUnits = new Map(result.canceled.map((share) => [share.lineId, share.quantity]))
     const fulfillmentStatus = fulfillmentStatusOf([
@@ -154,9 +157,11 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
         : []
     // Restocked after the provider answered: those stock rows, which checkouts lock too, are not held while it thinks.
     const byId = new Map(lines.map((line) => [line.id, line]))
-    await returnStock(
+    await releaseLines(
       tx,
+      order.id,
       result.canceled.map((share) => ({ ...byId.get(share.lineId)!, quantity: share.quantity })),
+      origin,
     )
     const edit = toOrderEdit(row!, order.currency, refundIds)
     const after = (await loadOrder(tx, order.id))!

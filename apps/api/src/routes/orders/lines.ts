@@ -1,21 +1,14 @@
-/**
- * An order's lines: pricing them from the catalog, writing them, the stock they take (never below zero, whatever runs at the
- * same time: @commerce/db order-stock.ts) and the stock a cancelled order gives back.
- */
+/** An order's lines: pricing them from the catalog and the rows written for them (their stock: ../inventory/stock.ts). */
 import { and, eq, sql } from 'drizzle-orm'
 import { massOf, type LineTotals } from '@commerce/domain'
-import { newId, products, productVariants, sqlOf, takeStock, type Executor } from '@commerce/db'
+import { newId, products, productVariants, type Executor } from '@commerce/db'
 import { ApiError, invalidField } from '../../errors.js'
 
-export interface StockLine {
-  productId: string | null
+/** A line of a new order: what it copies from the catalog at the time of sale. */
+export interface NewOrderLine {
+  productId: string
   variantId: string | null
   quantity: number
-}
-
-/** A line of a new order: what it copies from the catalog at the time of sale. */
-export interface NewOrderLine extends StockLine {
-  productId: string
   title: string
   variantTitle: string | null
   sku: string | null
@@ -73,26 +66,6 @@ export async function catalogLines(
   return lines
 }
 
-/**
- * Takes the stock of every line; the first line short of stock refuses the whole order with 409
- * insufficient_inventory naming its `<field>[i]` (the caller's transaction then rolls back what
- * was taken). The updates are sent together, in stock-row id order, and PostgreSQL runs them one after
- * another in that order: concurrent orders lock rows in the same order and never deadlock.
- */
-export async function takeStockOfLines(tx: Executor, lines: readonly NewOrderLine[], field = 'items'): Promise<void> {
-  const byStockRow = lines
-    .map((line, index) => ({ line, index, row: line.variantId ?? line.productId }))
-    .sort((a, b) => a.row.localeCompare(b.row))
-  const client = sqlOf(tx)
-  const taken = await Promise.all(byStockRow.map(({ line }) => takeStock(client, line)))
-  const short = byStockRow.find((_, position) => !taken[position])
-  if (!short) return
-  const { line, index } = short
-  throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-    { field: `${field}[${index}]`, message: `${line.title}: ${line.quantity} requested` },
-  ])
-}
-
 /** The rows of an order's lines, ids made now (`amounts[i]` belongs to `lines[i]`); ids ascend in line order. */
 export function orderItemRows(orderId: string, lines: readonly NewOrderLine[], amounts: readonly LineTotals[]) {
   return lines.map((line, index) => ({
@@ -116,20 +89,3 @@ export function orderItemRows(orderId: string, lines: readonly NewOrderLine[], a
 }
 
 export type OrderItemRow = ReturnType<typeof orderItemRows>[number]
-
-/** Puts units back (a cancelled order); lines whose product or variant is gone are skipped. */
-export async function returnStock(tx: Executor, lines: readonly StockLine[]): Promise<void> {
-  for (const line of lines) {
-    if (line.variantId) {
-      await tx
-        .update(productVariants)
-        .set({ inventoryQuantity: sql`${productVariants.inventoryQuantity} + ${line.quantity}` })
-        .where(eq(productVariants.id, line.variantId))
-    } else if (line.productId) {
-      await tx
-        .update(products)
-        .set({ inventoryQuantity: sql`${products.inventoryQuantity} + ${line.quantity}` })
-        .where(eq(products.id, line.productId))
-    }
-  }
-}

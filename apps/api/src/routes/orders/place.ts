@@ -6,7 +6,8 @@ import { eq } from 'drizzle-orm'
 import { computeCartTotals, shippingRate, selectTaxRate, type Address, type CartTotals, type CouponRule, type Order } from '@commerce/domain'
 import { orderItems, orders, shippingMethods, taxRates, type EventOrigin, type Executor, type OrderShippingMethod } from '@commerce/db'
 import { invalidField } from '../../errors.js'
-import { orderItemRows, takeStockOfLines, type NewOrderLine } from './lines.js'
+import { commitLines } from '../inventory/stock.js'
+import { orderItemRows, type NewOrderLine } from './lines.js'
 import { loadOrder, writeOrderEvent } from './view.js'
 
 /** A line to price: its id (the tie-break of discount shares), price, units and weight. */
@@ -74,12 +75,11 @@ export interface OrderPlacement {
 }
 
 /**
- * Places a pending order: takes the stock of every line (never below zero; 409
- * insufficient_inventory naming the first line short, and the caller's transaction keeps
- * nothing), writes the order and its lines and `order.created`.
+ * Places a pending order: writes the order and its lines, commits every line's units at the
+ * locations allocation chooses (409 insufficient_inventory naming the first line short, and the
+ * caller's transaction keeps nothing) and writes `order.created`.
  */
 export async function placeOrder(tx: Executor, placement: OrderPlacement, origin: EventOrigin): Promise<Order> {
-  await takeStockOfLines(tx, placement.lines, placement.linesField)
   const { totals } = placement
   const [order] = await tx
     .insert(orders)
@@ -98,7 +98,9 @@ export async function placeOrder(tx: Executor, placement: OrderPlacement, origin
       notes: placement.notes,
     })
     .returning({ id: orders.id })
-  await tx.insert(orderItems).values(orderItemRows(order!.id, placement.lines, totals.lines))
+  const items = orderItemRows(order!.id, placement.lines, totals.lines)
+  await tx.insert(orderItems).values(items)
+  await commitLines(tx, order!.id, items, placement.linesField, origin)
   const created = (await loadOrder(tx, order!.id))!
   await writeOrderEvent(tx, 'order.created', created, origin)
   return created

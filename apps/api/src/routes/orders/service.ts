@@ -25,7 +25,8 @@ import { instant, knownCurrency } from '../../fields.js'
 import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import type { PaymentService } from '../payments/service.js'
-import { catalogLines, returnStock } from './lines.js'
+import { releaseLines } from '../inventory/stock.js'
+import { catalogLines } from './lines.js'
 import { placeOrder, priceOrder } from './place.js'
 import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
 
@@ -62,10 +63,15 @@ export function createOrderService(db: Database, paymentService: PaymentService)
     return order
   }
 
-  /** The units an order's lines hold: those an edit cancelled went back already. */
-  async function itemsOf(tx: Executor, orderId: string) {
+  /** The units an order's lines hold and have not shipped: those an edit cancelled went back already. */
+  async function unshippedOf(tx: Executor, orderId: string) {
     return tx
-      .select({ productId: orderItems.productId, variantId: orderItems.variantId, quantity: sql<number>`${orderItems.quantity} - ${orderItems.canceledQuantity}` })
+      .select({
+        id: orderItems.id,
+        productId: orderItems.productId,
+        variantId: orderItems.variantId,
+        quantity: sql<number>`${orderItems.quantity} - ${orderItems.canceledQuantity} - ${orderItems.fulfilledQuantity}`,
+      })
       .from(orderItems)
       .where(eq(orderItems.orderId, orderId))
   }
@@ -74,7 +80,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
   async function cancel(tx: Executor, row: OrderRow, origin: EventOrigin): Promise<Order> {
     moveOrder(row.status, 'cancelled')
     if (row.paidMinor > row.refundedMinor || row.authorizedMinor > 0) await paymentService.refundAll(tx, row, 'Order cancelled', origin)
-    await returnStock(tx, await itemsOf(tx, row.id))
+    await releaseLines(tx, row.id, await unshippedOf(tx, row.id), origin)
     return move(tx, row, 'cancelled', origin)
   }
 

@@ -49,6 +49,7 @@ export function toFulfillment(fulfillment: FulfillmentJson): Fulfillment {
   return {
     id: fulfillment.id,
     order_id: fulfillment.orderId,
+    location_id: fulfillment.locationId,
     carrier: fulfillment.carrier,
     tracking_number: fulfillment.trackingNumber,
     tracking_url: fulfillment.trackingUrl,

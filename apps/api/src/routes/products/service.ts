@@ -27,6 +27,7 @@ import {
   type ProductDetailRow,
   type ProductRow,
 } from '@commerce/db'
+import { setSellableAtDefault } from '../inventory/stock.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
@@ -167,7 +168,6 @@ export function createProductService(db: Database, catalogDb: Database) {
             sku: body.sku,
             priceMinor,
             currency,
-            inventoryQuantity: body.inventory_quantity,
             weight: body.weight,
             weightUnit: body.weight_unit,
             isActive: body.is_active,
@@ -175,6 +175,7 @@ export function createProductService(db: Database, catalogDb: Database) {
             updatedAt: new Date(),
           })
           .where(eq(products.id, id))
+        if (body.inventory_quantity !== undefined) await setSellableAtDefault(tx, { productId: id, variantId: null }, body.inventory_quantity, { requestId, actor: null })
         if (body.category_ids) await setCategories(tx, id, body.category_ids)
         return emitProductEvent(tx, id, 'product.updated', requestId)
       })
@@ -232,7 +233,6 @@ export function createProductService(db: Database, catalogDb: Database) {
             sku: body.sku,
             priceMinor:
               body.price === undefined ? undefined : body.price === null ? null : minorUnits('price', body.price, product.currency),
-            inventoryQuantity: body.inventory_quantity,
             options: body.options,
             weight: body.weight,
             weightUnit: body.weight_unit,
@@ -241,9 +241,15 @@ export function createProductService(db: Database, catalogDb: Database) {
           .where(and(eq(productVariants.id, variantId), eq(productVariants.productId, productId)))
           .returning()
         if (!row) throw notFound('Variant')
+        let variant = row
+        if (body.inventory_quantity !== undefined) {
+          await setSellableAtDefault(tx, { productId, variantId }, body.inventory_quantity, { requestId, actor: null })
+          const [fresh] = await tx.select().from(productVariants).where(eq(productVariants.id, variantId))
+          variant = fresh!
+        }
         await touchProduct(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
-        return toVariant(row, product.currency)
+        return toVariant(variant!, product.currency)
       })
     },
 

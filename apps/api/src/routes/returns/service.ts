@@ -28,7 +28,7 @@ import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, minorUnits } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 import { createOrderEditService } from '../orders/edits.js'
-import { returnStock } from '../orders/lines.js'
+import { restockLocationOf, restockUnits } from '../inventory/stock.js'
 import { lockOrder } from '../orders/view.js'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
@@ -360,10 +360,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
       const settled = settleReturnRefund(refund.total, owed, order.paidMinor - order.refundedMinor)
       const made = settled.refund > 0 ? await payments.refundOrder(tx, order, settled.refund, { returnId: id }, origin) : { refundedMinor: 0 }
       // Restocked after the provider answered: the stock rows, which checkouts lock too, are not held while it thinks.
-      await returnStock(
-        tx,
-        restock.filter((line) => line.quantity > 0),
-      )
+      await restockUnits(tx, await restockLocationOf(tx, order.id, body.location_id), restock, { orderId: order.id, referenceId: id, reason: 'returned' }, origin)
       const [received] = await tx
         .update(returns)
         .set({
