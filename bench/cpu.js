@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { cpuMs, databaseCpuMs } from './process-cpu.js'
+import { stockUp } from './seed.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const url = process.env.DATABASE_URL
@@ -69,7 +70,7 @@ try {
   const lineProducts = ids.slice(0, CART_LINES)
   let carts = []
   if (scenarios.some((key) => key.startsWith('cart'))) {
-    await sql`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
+    await stockUp(sql, lineProducts, { units: 100_000_000 })
     carts = (
       await sql`
         with made as (insert into carts (id, currency) select gen_random_uuid(), 'USD' from generate_series(1, ${CARTS}) returning id),
@@ -83,7 +84,7 @@ try {
   let checkouts = []
   if (scenarios.includes('checkout')) {
     const address = { line1: '1 Bench St', city: 'Bench', country: 'US' }
-    await sql`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
+    await stockUp(sql, lineProducts, { units: 100_000_000 })
     checkouts = (
       await sql`
         with made as (

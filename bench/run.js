@@ -23,7 +23,7 @@ import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { openDatabase } from '@commerce/db'
 import { walkCatalog } from './export.js'
-import { COMMON_WORD, EMBEDDED_DATABASE, RARE_COUNT, RARE_WORD, seed } from './seed.js'
+import { COMMON_WORD, EMBEDDED_DATABASE, RARE_COUNT, RARE_WORD, seed, stockUp } from './seed.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const API_MAIN = process.env.BENCH_API_MAIN ?? join(ROOT, 'apps/api/dist/main.js')
@@ -42,12 +42,14 @@ const CART_LINES = 20
 const BENCH_CHECKOUTS = 60_000
 const CHECKOUT_PRODUCTS = 200
 const CHECKOUT_CONNECTIONS = 32
+/** Units on hand per checkout product and location. */
+const BENCH_STOCK = 30_000_000
 const START_TIMEOUT_MS = 60_000
 const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter(Boolean)
 /** The export walks the catalog at the largest page size the API allows. */
 const EXPORT_PER_PAGE = 100
 /** What each scenario compares with, run whenever it runs. */
-const REFERENCES = { checkout: ['ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
+const REFERENCES = { checkout: ['ref_checkout'], checkout_3loc: ['checkout', 'ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
 const WANTED = ONLY && new Set([...ONLY, ...ONLY.flatMap((key) => REFERENCES[key] ?? [])])
 /** Whether a scenario runs this time: all do without BENCH_ONLY. */
 const runs = (key) => !WANTED || WANTED.has(key)
@@ -250,9 +252,9 @@ const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'ch
  * each for one of CHECKOUT_PRODUCTS products with ample stock, so the checkout scenario completes
  * a fresh one with every request and the reference orders the same products.
  */
-async function createBenchCheckouts(monitor, productIds) {
-  const products = productIds.slice(CART_LINES, CART_LINES + CHECKOUT_PRODUCTS)
-  await monitor`update products set inventory_quantity = 100000000 where id = any(${products}::uuid[])`
+async function createBenchCheckouts(monitor, productIds, { first = CART_LINES, locations = 1 } = {}) {
+  const products = productIds.slice(first, first + CHECKOUT_PRODUCTS)
+  await stockUp(monitor, products, { units: BENCH_STOCK, locations })
   const address = { first_name: null, last_name: null, company: null, line1: '1 Bench St', line2: null, city: 'Bench', region: null, postal_code: null, country: 'US', phone: null }
   const rows = await monitor`
     with carts_made as (
@@ -428,17 +430,20 @@ async function main() {
     console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
 
     const { category } = fixtures
-    let cartIds, lineProducts, checkoutIds, checkoutProducts
+    let cartIds, lineProducts, checkoutIds, checkoutProducts, spreadCheckoutIds
     if (runs('cart_get') || runs('cart_add')) {
       ;({ cartIds, lineProducts } = await createBenchCarts(monitor, fixtures.ids))
       console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
     }
     if (runs('checkout') || runs('ref_checkout')) {
       ;({ checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids))
+      if (runs('checkout_3loc')) {
+        ;({ checkoutIds: spreadCheckoutIds } = await createBenchCheckouts(monitor, fixtures.ids, { first: CART_LINES + CHECKOUT_PRODUCTS, locations: 3 }))
+      }
       // What earlier runs left (dead rows, statistics of smaller tables) is cleared, so a run's
       // figures do not depend on how many ran before it or on autovacuum (off on some CI servers).
       await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
-      console.log(`bench: ${checkoutIds.length} open checkouts`)
+      console.log(`bench: ${checkoutIds.length} open checkouts${spreadCheckoutIds ? `, ${spreadCheckoutIds.length} more of products stocked at 3 locations` : ''}`)
     }
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.
@@ -505,6 +510,17 @@ async function main() {
         label: 'ours POST /api/v1/checkouts/:id/complete',
         base: apiBase,
         ids: checkoutIds,
+        connections: CHECKOUT_CONNECTIONS,
+        pathFor: (id) => `/api/v1/checkouts/${id}/complete`,
+        bodyFor: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
+        headersFor: () => ({ 'idempotency-key': `bench-${randomUUID()}` }),
+        check: (body) => (body?.status === 'paid' && body?.order_number ? [] : [`not a paid order: ${JSON.stringify(body).slice(0, 200)}`]),
+      },
+      {
+        key: 'checkout_3loc',
+        label: 'ours POST /api/v1/checkouts/:id/complete (stock at 3 locations)',
+        base: apiBase,
+        ids: spreadCheckoutIds,
         connections: CHECKOUT_CONNECTIONS,
         pathFor: (id) => `/api/v1/checkouts/${id}/complete`,
         bodyFor: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
@@ -615,6 +631,7 @@ async function main() {
     const pkByRound = new Map((samples.get('pk') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const pkMedian = median([...pkByRound.values()])
     const refCheckoutByRound = new Map((samples.get('ref_checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
+    const checkoutByRound = new Map((samples.get('checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const results = scenarios.map((s) => {
       const runs = samples.get(s.key)
       const sum = (pick) => runs.reduce((total, { r }) => total + pick(r), 0)
@@ -634,8 +651,11 @@ async function main() {
         timeouts: sum((r) => r.timeouts),
         throughputBytesPerSec: median(runs.map(({ r }) => r.throughput.average)),
         ofPk: median(runs.map(({ round, r }) => r.requests.average / (pkByRound.get(round) ?? pkMedian))),
-        ofRefCheckout:
-          s.key === 'checkout' ? median(runs.map(({ round, r }) => r.requests.average / (refCheckoutByRound.get(round) ?? NaN))) : undefined,
+        ofRefCheckout: s.key.startsWith('checkout')
+          ? median(runs.map(({ round, r }) => r.requests.average / (refCheckoutByRound.get(round) ?? NaN)))
+          : undefined,
+        ofCheckout:
+          s.key === 'checkout_3loc' ? median(runs.map(({ round, r }) => r.requests.average / (checkoutByRound.get(round) ?? NaN))) : undefined,
         clean: runs.length > 0 && s.issues.length === 0,
         issues: s.issues,
       }
@@ -648,6 +668,12 @@ async function main() {
         ['scenario', 'req/s', 'p99 ms', 'non-2xx', 'errors', 'vs pk'],
         results.map((r) => [r.scenario, fmt(r.requestsPerSec), fmt(r.p99Ms), fmt(r.non2xx), fmt(r.errors), pct(r.ofPk)]),
       )}`)
+    }
+
+    const spread = byKey.checkout_3loc
+    if (spread) {
+      const perRound = spread.rounds.map(({ round, requestsPerSec }) => `${fmt((requestsPerSec / (checkoutByRound.get(round) ?? NaN)) * 100, 1)} %`)
+      console.log(`\nbench: checkout with stock at 3 locations / at 1 location: ${pct(spread.ofCheckout)} (rounds: ${perRound.join(', ')})`)
     }
 
     const targets = evaluateTargets(byKey)

@@ -262,3 +262,31 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     await opened.stop()
   }
 }
+
+/**
+ * Adds `units` on hand for each product at the default location and, for `locations` above one,
+ * as many again at each bench location (made once, after the default by priority), so each
+ * checkout reads and allocates among that many levels. Written as 'received' movements, with
+ * the sellable totals in step (docs/inventory.md), as the API's adjustments would.
+ */
+export async function stockUp(monitor, products, { units, locations = 1 }) {
+  const names = Array.from({ length: locations - 1 }, (_, index) => `Bench location ${index + 2}`)
+  for (const [index, name] of names.entries()) {
+    await monitor`insert into stock_locations (id, name, priority) values (gen_random_uuid(), ${name}, ${index + 1})
+      on conflict (lower(name)) do nothing`
+  }
+  const where = monitor`location_id in (select id from stock_locations where is_default or name = any(${names}))`
+  await monitor`
+    insert into inventory_levels (id, location_id, product_id)
+    select gen_random_uuid(), l.id, p.id from stock_locations l cross join unnest(${products}::uuid[]) as p(id)
+    where l.is_default or l.name = any(${names})
+    on conflict (item_id, location_id) do nothing`
+  const levels = await monitor`
+    update inventory_levels set on_hand = on_hand + ${units} where item_id = any(${products}::uuid[]) and ${where} returning id`
+  await monitor`insert into inventory_movements (level_id, on_hand_delta, reason) select unnest(${levels.map((level) => level.id)}::uuid[]), ${units}, 'received'`
+  await monitor`
+    update products p set inventory_quantity = (
+      select sum(greatest(0, l.on_hand - l.reserved - l.committed - l.safety_stock)) from inventory_levels l
+      join stock_locations loc on loc.id = l.location_id where loc.is_active and l.item_id = p.id)
+    where p.id = any(${products}::uuid[])`
+}

@@ -25,7 +25,7 @@ import postgres from 'postgres'
 import { Pool } from 'undici'
 import WebSocket from 'ws'
 import { openScratchDatabase } from './scratch-database.js'
-import { COMMON_WORD, seed } from './seed.js'
+import { COMMON_WORD, seed, stockUp } from './seed.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const API_MAIN = join(ROOT, 'apps/api/dist/main.js')
@@ -295,8 +295,9 @@ try {
   await seed(scratch.url, { log: (line) => console.log(line) })
   const sql = postgres(scratch.url, { max: 1, onnotice: () => {} })
   // Stock for every checkout of both runs.
-  await sql`update products set inventory_quantity = 1000000, is_active = true where id in (select id from products order by id limit 2000)`
+  await sql`update products set is_active = true where id in (select id from products order by id limit 2000)`
   const catalog = (await sql`select id from products order by id limit 2000`).map((row) => row.id)
+  await stockUp(sql, catalog, { units: 1_000_000 })
   await sql.end()
   execFileSync(process.execPath, [join(ROOT, 'apps/cli/bin/run.js'), 'users', 'create', '--email', 'bench-admin@example.com',
     '--password', 'bench admin password', '--role', 'admin'], { env: { ...process.env, DATABASE_URL: scratch.url, SCRYPT_COST: '1024' }, stdio: 'ignore' })

@@ -117,6 +117,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/orders/:id/edits': scopeOrOwner('orders:read'),
   // Who changed an order names staff accounts and keys: the shop's.
   'GET /api/v1/orders/:id/history': scope('orders:read'),
+  'GET /api/v1/orders/:id/allocations': scope('orders:read'),
   // A customer pays its own orders.
   'POST /api/v1/orders/:id/payments': scopeOrOwner('payments:write'),
   'GET /api/v1/orders/:id/payments': scopeOrOwner('payments:read'),

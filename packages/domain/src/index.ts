@@ -264,6 +264,7 @@ export {
   ListOrdersQuery,
   Order,
   OrderItem,
+  OrderAllocations,
   OrderList,
   Payment,
   PaymentInput,

@@ -54,7 +54,7 @@ export interface Allocation {
 }
 
 /** Above this many candidate locations the search for the fewest is greedy rather than exhaustive. */
-export const EXACT_ALLOCATION_LOCATIONS = 12
+export const EXACT_ALLOCATION_LOCATIONS = 8
 
 /**
  * Which locations the lines' units come from: one location that has every line's units (the

@@ -350,3 +350,18 @@ export const UpdateOrder = Type.Object(
 )
 export type UpdateOrder = Static<typeof UpdateOrder>
 
+
+export const OrderAllocations = Type.Object(
+  {
+    allocations: Type.Array(
+      Type.Object({
+        order_item_id: Uuid,
+        location_id: Uuid,
+        location_name: Type.String(),
+        quantity: Type.Integer({ description: 'Units of the line promised from this location and not shipped yet' }),
+      }),
+    ),
+  },
+  { title: 'OrderAllocations', description: 'Where the units of an order not shipped yet are committed: what to pick where' },
+)
+export type OrderAllocations = Static<typeof OrderAllocations>

@@ -4,7 +4,7 @@
  * return puts them on hand again. Each decides its moves from levels read with their items
  * locked (@commerce/db stock-moves.ts) and the rules of @commerce/domain inventory.ts.
  */
-import { and, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, sql } from 'drizzle-orm'
 import {
   allocateLines,
   availableOf,
@@ -13,11 +13,14 @@ import {
   type LevelQuantities,
   type LocationStock,
   type MovementReason,
+  type OrderAllocations,
 } from '@commerce/domain'
 import {
   applyStockMoves,
   ensureLevels,
   fulfillments,
+  orderItems,
+  orders,
   stockLocations,
   lockStockItems,
   orderItemAllocations,
@@ -31,7 +34,7 @@ import {
   type NewEvent,
   type StockMove,
 } from '@commerce/db'
-import { ApiError, conflict, invalidField } from '../../errors.js'
+import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 
 /** A level as the API shows it. */
 export function toInventoryLevel(level: {
@@ -422,4 +425,22 @@ export async function setSellableAtDefault(
   await applyStockMoves(client, moves)
   const events = lowStockEvents(withAvailable([level]), moves, origin)
   if (events.length > 0) await writeEvents(tx, events)
+}
+
+/** An order's allocations with units left, by line and location priority; 404 for an order that does not exist (or is archived). */
+export async function allocationsOfOrder(tx: Executor, orderId: string): Promise<OrderAllocations['allocations']> {
+  const [order] = await tx.select({ id: orders.id }).from(orders).where(and(eq(orders.id, orderId), isNull(orders.archivedAt)))
+  if (!order) throw notFound('Order')
+  return tx
+    .select({
+      order_item_id: orderItemAllocations.orderItemId,
+      location_id: orderItemAllocations.locationId,
+      location_name: stockLocations.name,
+      quantity: orderItemAllocations.quantity,
+    })
+    .from(orderItemAllocations)
+    .innerJoin(orderItems, eq(orderItems.id, orderItemAllocations.orderItemId))
+    .innerJoin(stockLocations, eq(stockLocations.id, orderItemAllocations.locationId))
+    .where(and(eq(orderItems.orderId, orderId), gt(orderItemAllocations.quantity, 0)))
+    .orderBy(asc(orderItems.id), asc(stockLocations.priority), asc(stockLocations.id))
 }

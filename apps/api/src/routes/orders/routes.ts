@@ -9,6 +9,7 @@ import {
   Order,
   OrderEditList,
   OrderEditResult,
+  OrderAllocations,
   OrderHistory,
   OrderList,
   PaginationQuery,
@@ -20,6 +21,7 @@ import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotenc
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderEditService } from './edits.js'
+import { allocationsOfOrder } from '../inventory/stock.js'
 import { orderHistory } from './history.js'
 import { createOrderService, type OrderViewer } from './service.js'
 
@@ -240,5 +242,22 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => orderHistory(app.db, request.params.id, request.query.page ?? 1, request.query.per_page ?? 20),
   )
-}
 
+  app.get(
+    '/:id/allocations',
+    {
+      schema: {
+        operationId: 'getOrderAllocations',
+        tags: ['orders'],
+        summary: 'Where the order’s units not shipped yet are committed, by line and stock location (admin)',
+        description:
+          'Allocation chooses the locations when the order is placed (docs/inventory.md): one location that can ship ' +
+          'everything, else the fewest locations, then by priority. A fulfillment from another location moves the ' +
+          'commitment there; a cancellation or edit gives the units back.',
+        params: IdParams,
+        response: { 200: OrderAllocations, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => ({ allocations: await allocationsOfOrder(app.db, request.params.id) }),
+  )
+}
