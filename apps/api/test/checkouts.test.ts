@@ -254,7 +254,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
       { product_id: socks.id, quantity: 1 },
       { product_id: hoodie.id, variant_id: small.id, quantity: 3 },
     ])
-    await ctx.handle.sql`update product_variants set inventory_quantity = 2 where id = ${small.id}`
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${hoodie.id}/variants/${small.id}`, payload: { inventory_quantity: 2 }, token: admin })
     const refused = await complete(ctx, tooMany.id, key())
     expect(refused.statusCode).toBe(409)
     expect(refused.json().error).toMatchObject({ code: 'insufficient_inventory', details: [{ field: 'items[1]', message: 'Hoodie: 3 requested' }] })
@@ -373,7 +373,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
   test('stock short is 409 insufficient_inventory naming the line, and nothing is taken', async ({ ctx, admin }) => {
     const product = await createProduct(ctx, admin, { title: 'Rare vase', price: 90, inventory_quantity: 3 })
     const checkout = await startCheckout(ctx, product, 3)
-    await ctx.handle.sql`update products set inventory_quantity = 2 where id = ${product.id}`
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { inventory_quantity: 2 }, token: admin })
     const response = await complete(ctx, checkout.id, key())
     expect(response.statusCode).toBe(409)
     expect(response.json().error).toMatchObject({

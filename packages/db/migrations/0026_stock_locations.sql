@@ -103,25 +103,24 @@ UPDATE "checkout_reservations" r SET "stock" = coalesce((
   SELECT jsonb_agg(jsonb_build_object('id', s->'id', 'variant', s->'variant', 'location', l."id", 'quantity', s->'quantity',
     'line', (SELECT i->>'id' FROM json_array_elements(r."placement"->'items') i WHERE coalesce(i->>'variant_id', i->>'product_id') = s->>'id' LIMIT 1)))
   FROM jsonb_array_elements(r."stock") s CROSS JOIN "stock_locations" l WHERE l."is_default"), '[]'::jsonb);--> statement-breakpoint
--- Every new product and variant gets its level at the default location, whatever inserts it.
-CREATE FUNCTION "inventory_level_of_new_item"() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  "new_level" uuid := gen_random_uuid();
-  "product" uuid;
-  "variant" uuid;
+-- Every new product and variant gets its level at the default location, whatever inserts it: once
+-- per statement, so a bulk insert (an import, a seed) makes its levels in one insert.
+CREATE FUNCTION "inventory_levels_of_new_items"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_TABLE_NAME = 'products' THEN
-    "product" := NEW."id";
+    WITH "made" AS (
+      INSERT INTO "inventory_levels" ("id", "location_id", "product_id", "variant_id", "on_hand")
+      SELECT gen_random_uuid(), l."id", n."id", NULL, n."inventory_quantity" FROM "new_items" n CROSS JOIN "stock_locations" l WHERE l."is_default"
+      RETURNING "id", "on_hand")
+    INSERT INTO "inventory_movements" ("level_id", "on_hand_delta", "reason") SELECT "id", "on_hand", 'initial' FROM "made" WHERE "on_hand" <> 0;
   ELSE
-    "product" := NEW."product_id";
-    "variant" := NEW."id";
-  END IF;
-  INSERT INTO "inventory_levels" ("id", "location_id", "product_id", "variant_id", "on_hand")
-  SELECT "new_level", l."id", "product", "variant", NEW."inventory_quantity" FROM "stock_locations" l WHERE l."is_default";
-  IF FOUND AND NEW."inventory_quantity" <> 0 THEN
-    INSERT INTO "inventory_movements" ("level_id", "on_hand_delta", "reason") VALUES ("new_level", NEW."inventory_quantity", 'initial');
+    WITH "made" AS (
+      INSERT INTO "inventory_levels" ("id", "location_id", "product_id", "variant_id", "on_hand")
+      SELECT gen_random_uuid(), l."id", n."product_id", n."id", n."inventory_quantity" FROM "new_items" n CROSS JOIN "stock_locations" l WHERE l."is_default"
+      RETURNING "id", "on_hand")
+    INSERT INTO "inventory_movements" ("level_id", "on_hand_delta", "reason") SELECT "id", "on_hand", 'initial' FROM "made" WHERE "on_hand" <> 0;
   END IF;
   RETURN NULL;
 END $$;--> statement-breakpoint
-CREATE TRIGGER "products_inventory_level" AFTER INSERT ON "products" FOR EACH ROW EXECUTE FUNCTION "inventory_level_of_new_item"();--> statement-breakpoint
-CREATE TRIGGER "product_variants_inventory_level" AFTER INSERT ON "product_variants" FOR EACH ROW EXECUTE FUNCTION "inventory_level_of_new_item"();
+CREATE TRIGGER "products_inventory_levels" AFTER INSERT ON "products" REFERENCING NEW TABLE AS "new_items" FOR EACH STATEMENT EXECUTE FUNCTION "inventory_levels_of_new_items"();--> statement-breakpoint
+CREATE TRIGGER "product_variants_inventory_levels" AFTER INSERT ON "product_variants" REFERENCING NEW TABLE AS "new_items" FOR EACH STATEMENT EXECUTE FUNCTION "inventory_levels_of_new_items"();
