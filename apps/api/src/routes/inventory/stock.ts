@@ -4,7 +4,7 @@
  * return puts them on hand again. Each decides its moves from levels read with their items
  * locked (@commerce/db stock-moves.ts) and the rules of @commerce/domain inventory.ts.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import {
   allocateLines,
   availableOf,
@@ -20,6 +20,7 @@ import {
   lockStockItems,
   orderItemAllocations,
   sqlOf,
+  stockLocations,
   writeEvents,
   type EventOrigin,
   type Executor,
@@ -199,8 +200,9 @@ async function allocationsOf(tx: Executor, lineIds: readonly string[]) {
   const rows = await tx
     .select({ orderItemId: orderItemAllocations.orderItemId, locationId: orderItemAllocations.locationId, quantity: orderItemAllocations.quantity })
     .from(orderItemAllocations)
+    .innerJoin(stockLocations, eq(stockLocations.id, orderItemAllocations.locationId))
     .where(and(inArray(orderItemAllocations.orderItemId, [...lineIds]), sql`${orderItemAllocations.quantity} > 0`))
-    .orderBy(sql`(select priority from stock_locations where id = ${orderItemAllocations.locationId}) desc`, sql`${orderItemAllocations.locationId} desc`)
+    .orderBy(desc(stockLocations.priority), desc(orderItemAllocations.locationId))
   const byLine = new Map<string, { locationId: string; quantity: number }[]>()
   for (const row of rows) byLine.set(row.orderItemId, [...(byLine.get(row.orderItemId) ?? []), { locationId: row.locationId, quantity: row.quantity }])
   return byLine
