@@ -160,6 +160,17 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'PATCH /api/v1/shipping/methods/:id': scope('shipping:write'),
   'DELETE /api/v1/shipping/methods/:id': scope('shipping:write'),
 
+  'GET /api/v1/stock-locations': scope('inventory:read'),
+  'POST /api/v1/stock-locations': scope('inventory:write'),
+  'GET /api/v1/stock-locations/:id': scope('inventory:read'),
+  'PATCH /api/v1/stock-locations/:id': scope('inventory:write'),
+  'DELETE /api/v1/stock-locations/:id': scope('inventory:write'),
+  'GET /api/v1/inventory/levels': scope('inventory:read'),
+  'PATCH /api/v1/inventory/levels/:id': scope('inventory:write'),
+  'POST /api/v1/inventory/adjustments': scope('inventory:write'),
+  'POST /api/v1/inventory/transfers': scope('inventory:write'),
+  'GET /api/v1/inventory/movements': scope('inventory:read'),
+
   'GET /api/v1/coupons': scope('coupons:read'),
   'POST /api/v1/coupons': scope('coupons:write'),
   'GET /api/v1/coupons/:id': scope('coupons:read'),

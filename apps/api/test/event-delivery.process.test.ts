@@ -232,6 +232,18 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/draft-orders/${draft.id}/send-invoice`, token: admin })
+    // inventory.adjusted: goods received at a new location; inventory.low (and inventory.adjusted): a count below the level's threshold
+    const store = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/stock-locations', payload: { name: 'Shop floor' }, token: admin })
+    const adjust = (payload: Record<string, unknown>) =>
+      ctx.expectStatus<{ levels: { id: string }[] }>(201, {
+        method: 'POST',
+        url: '/api/v1/inventory/adjustments',
+        payload: { product_id: product.id, location_id: store.id, ...payload },
+        token: admin,
+      })
+    const received = await adjust({ quantity: 5, reason: 'received' })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/inventory/levels/${received.levels[0]!.id}`, payload: { low_stock_threshold: 3 }, token: admin })
+    await adjust({ on_hand: 1, reason: 'cycle_count' })
 
     // The account's: account.verification_requested (the sign-up did not ask for one), account.email_verified,
     // account.password_reset_requested, account.password_changed, account.email_change_requested, account.email_changed

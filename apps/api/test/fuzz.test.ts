@@ -139,11 +139,13 @@ const ID_OF_SEGMENT: Record<string, string> = {
   methods: 'shipping_method',
   coupons: 'coupon',
   'tax-rates': 'tax_rate',
+  'stock-locations': 'location',
+  levels: 'level',
   customers: 'customer',
   webhooks: 'webhook',
   events: 'event',
 }
-const ALIASES: Record<string, string> = { rate: 'shipping_method', parent: 'category' }
+const ALIASES: Record<string, string> = { rate: 'shipping_method', parent: 'category', from_location: 'location', to_location: 'location' }
 
 class SchemaArbitraries {
   constructor(
@@ -726,6 +728,13 @@ async function seed(ctx: TestContext): Promise<Record<Caller, string | null>> {
   const taxRate = await post<Id>('/tax-rates', { country: 'US', rate: 8.875, name: 'US sales tax' })
   const method = await post<Id>('/shipping/methods', { name: 'Standard', currency: 'USD', base_price: 5 })
   const webhook = await post<Id>('/webhooks', { url: 'http://127.0.0.1:9/fuzz', events: ['*'] })
+  // A location and levels holding only a product outside the product pool: the fuzzed product
+  // writes set inventory_quantity itself, out of step with the levels, which a move of their
+  // stock (closing a location, more safety stock) could then take below zero.
+  const crate = await post<Id>('/products', { title: 'Fuzz crate', price: 3, currency: 'USD', inventory_quantity: 100 })
+  const store = await post<Id>('/stock-locations', { name: 'Fuzz store' })
+  await post('/inventory/adjustments', { product_id: crate.id, location_id: store.id, quantity: 50, reason: 'received' })
+  const levels = await ctx.handle.sql<Id[]>`select id from inventory_levels where product_id = ${crate.id} order by id`
   const address = await post<Id>('/customers/me/addresses', ADDRESS, customer.token)
   const otherAddress = await post<Id>('/customers/me/addresses', ADDRESS, other.token)
 
@@ -779,6 +788,8 @@ async function seed(ctx: TestContext): Promise<Record<Caller, string | null>> {
   add('tax_rate', taxRate.id)
   add('shipping_method', method.id)
   add('webhook', webhook.id)
+  add('location', store.id)
+  add('level', ...levels.map((level) => level.id))
   add('delivery', delivery!.id)
   add('event', event!.id)
   add('customer', customer.customerId, other.customerId)

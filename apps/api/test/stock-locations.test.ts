@@ -189,6 +189,37 @@ describe('allocation at checkout', () => {
   })
 })
 
+describe('low stock', () => {
+  test('a checkout that takes a level below its threshold writes inventory.low once, with the level as it is after', async ({ ctx, admin }) => {
+    const jug = await createProduct(ctx, admin, { title: 'Jug', inventory_quantity: 6 })
+    const { inventory_levels: levels } = await ctx.expectStatus<{ inventory_levels: { id: string }[] }>(200, {
+      method: 'GET',
+      url: `/api/v1/inventory/levels?product_id=${jug.id}`,
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/inventory/levels/${levels[0]!.id}`, payload: { low_stock_threshold: 3 }, token: admin })
+    const lowEvents = async () => {
+      const { events } = await ctx.expectStatus<{ events: { data: { id: string; available: number; reserved: number } }[] }>(200, {
+        method: 'GET',
+        url: '/api/v1/events?event=inventory.low',
+        token: admin,
+      })
+      return events.filter((event) => event.data.id === levels[0]!.id)
+    }
+    // 6 → 4: not below 3.
+    expect((await complete(ctx, (await startCheckout(ctx, [{ product: jug, quantity: 2 }])).id)).statusCode).toBe(201)
+    expect(await lowEvents()).toHaveLength(0)
+    // 4 → 2: below.
+    expect((await complete(ctx, (await startCheckout(ctx, [{ product: jug, quantity: 2 }])).id)).statusCode).toBe(201)
+    const [low] = await lowEvents()
+    expect(low!.data).toMatchObject({ available: 2, reserved: 2 })
+    // 2 → 1: still below, no new event.
+    expect((await complete(ctx, (await startCheckout(ctx, [{ product: jug, quantity: 1 }])).id)).statusCode).toBe(201)
+    expect(await lowEvents()).toHaveLength(1)
+    await expectStockInvariants(ctx.handle.sql)
+  })
+})
+
 describe('no overselling across locations', () => {
   test('100 concurrent checkouts over three locations, with adjustments and transfers racing them: sold + left = stock + what the changes added', async ({ ctx, admin }) => {
     const home = await defaultLocation(ctx, admin)

@@ -69,6 +69,8 @@ const NAMES: Record<string, string> = {
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',
+  'POST /inventory/adjustments': 'inventory:adjust',
+  'POST /inventory/transfers': 'inventory:transfer',
   'GET /notifications/settings': 'notifications:settings:get',
   'PATCH /notifications/settings': 'notifications:settings:update',
   // `users …` are the database commands (no token needed); the same over the API is `accounts …`.

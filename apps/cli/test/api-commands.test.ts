@@ -585,6 +585,35 @@ describe('notifications', () => {
   })
 })
 
+describe('stock locations and inventory', () => {
+  it('opens a location, stocks a product there, moves the units home, keeps some back, reads the log and deletes the location', async () => {
+    const product = await json<{ id: string }>(['products', 'create', '--title', 'Crate', '--price', '5', '--currency', 'GBP', '--inventory-quantity', '4'])
+    const listed = await json<{ stock_locations: { id: string; is_default: boolean }[] }>(['stock-locations', 'list'])
+    const home = listed.stock_locations.find((location) => location.is_default)!
+    const depot = await json<{ id: string }>(['stock-locations', 'create', '--name', 'CLI depot', '--priority', '5'])
+    expect((await json<{ name: string }>(['stock-locations', 'update', depot.id, '--name', 'CLI Depot'])).name).toBe('CLI Depot')
+    expect((await json<{ priority: number }>(['stock-locations', 'get', depot.id])).priority).toBe(5)
+
+    const received = await json<{ levels: { on_hand: number }[] }>([
+      'inventory', 'adjust', '--product-id', product.id, '--location-id', depot.id, '--quantity', '6', '--reason', 'received', '--note', 'PO 7',
+    ])
+    expect(received.levels[0]!.on_hand).toBe(6)
+    const moved = await json<{ levels: { on_hand: number }[] }>([
+      'inventory', 'transfer', '--product-id', product.id, '--from-location-id', depot.id, '--to-location-id', home.id, '--quantity', '6',
+    ])
+    expect(moved.levels.map((level) => level.on_hand)).toEqual([0, 10])
+    const levels = await json<{ inventory_levels: { id: string; location_id: string }[] }>(['inventory', 'levels', 'list', '--product-id', product.id])
+    const homeLevel = levels.inventory_levels.find((level) => level.location_id === home.id)!
+    expect((await json<{ available: number }>(['inventory', 'levels', 'update', homeLevel.id, '--safety-stock', '2'])).available).toBe(8)
+    expect((await json<{ inventory_quantity: number }>(['products', 'get', product.id])).inventory_quantity).toBe(8)
+    const log = await json<{ inventory_movements: { reason: string }[] }>(['inventory', 'movements', 'list', '--product-id', product.id])
+    expect(log.inventory_movements.map((movement) => movement.reason)).toEqual(['safety_stock', 'transfer', 'transfer', 'received', 'initial'])
+
+    expect((await commerce(['stock-locations', 'delete', depot.id])).code).toBe(0)
+    expect((await commerce(['stock-locations', 'get', depot.id])).code).toBe(1)
+  })
+})
+
 describe('coverage', () => {
   it('has run the command of every API operation', () => {
     expect(operationIds.filter((id) => !ran.has(id))).toEqual([])

@@ -53,7 +53,7 @@ export {
   type OAuthClientRow,
 } from './oauth-clients.js'
 export * from './schema/index.js'
-export { isForeignKeyViolation, isUniqueViolation, pgErrorCode } from './errors.js'
+export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
@@ -75,6 +75,7 @@ export {
 } from './sql/cart-read.js'
 export { lockCheckout, reserveCheckout, type CheckoutLevel, type InProgress, type LockedCheckout, type Reservation } from './sql/checkout-reservation.js'
 export { applyStockMoves, ensureLevels, lockStockItems, LEVEL_COLUMNS, type LockedLevel, type StockMove } from './sql/stock-moves.js'
+export { setLocationActive } from './sql/location-activation.js'
 export {
   notePaymentProgress,
   placeReservedOrder,

@@ -3,9 +3,10 @@
  * a bare `read` grants every `:read`, and `*` grants everything.
  */
 /**
- * DESIGN §4's resources, plus coupons, tax-rates, users (accounts: roles and disabling) and
- * notifications (the customers' emails: their log, resends, settings), which the API guards with
- * their own scopes.
+ * DESIGN §4's resources, plus coupons, tax-rates, users (accounts: roles and disabling),
+ * notifications (the customers' emails: their log, resends, settings) and inventory (stock
+ * locations, levels, adjustments, transfers, the movement log), which the API guards with their
+ * own scopes.
  */
 export const SCOPE_RESOURCES = [
   'products',
@@ -22,6 +23,7 @@ export const SCOPE_RESOURCES = [
   'tax-rates',
   'users',
   'notifications',
+  'inventory',
 ] as const
 export const SCOPE_ACTIONS = ['read', 'write'] as const
 

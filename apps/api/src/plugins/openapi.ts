@@ -103,6 +103,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'draft-orders', description: 'Orders an admin builds for a customer, completed or paid through a link (admin)' },
   { name: 'invoices', description: 'A draft order’s payment link, as its public page reads and pays it' },
   { name: 'shipping', description: 'Shipping rates and methods' },
+  { name: 'stock-locations', description: 'Places that hold stock: warehouses, stores (admin)' },
+  { name: 'inventory', description: 'Stock levels per location, adjustments, transfers and the movement log (admin)' },
   { name: 'coupons', description: 'Discount coupons (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },

@@ -9,6 +9,7 @@ import { customerRoutes } from './customers/routes.js'
 import { draftOrderRoutes } from './draft-orders/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { fulfillmentRoutes } from './fulfillments/routes.js'
+import { inventoryRoutes } from './inventory/routes.js'
 import { couponRoutes } from './coupons/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
 import { taxRateRoutes } from './tax-rates/routes.js'
@@ -41,6 +42,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   // Draft orders and their public payment links (/draft-orders, /invoices/…).
   await app.register(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
+  // Stock locations and inventory (/stock-locations, /inventory/…).
+  await app.register(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })

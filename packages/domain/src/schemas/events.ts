@@ -162,7 +162,8 @@ const eventFields = {
     format: 'uuid',
     description:
       'What the event is about, whose sequence it counts in: the order for order.* and return.* events and for the payment events of ' +
-      'an order; the payment itself for a checkout’s payment that placed no order; else the product, customer or subscription',
+      'an order; the payment itself for a checkout’s payment that placed no order; the inventory level for inventory.* events (a ' +
+      'transfer’s source level); else the product, customer or subscription',
   }),
   sequence: Type.Integer({
     minimum: 1,

@@ -5,7 +5,9 @@ import { Address, AddressInput } from './addresses.js'
 import { CursorMeta, Nullable, PaginationQuery, ListMeta, Timestamp, Uuid } from './common.js'
 
 const Quantity = Type.Integer({ minimum: 0, maximum: 1_000_000_000 })
-const Note = Type.String({ minLength: 1, maxLength: 500 })
+const Note = Type.String({ minLength: 1, maxLength: 500, description: 'Kept with the movements: a purchase order, why the count differed' })
+/** A UUID field saying what it names. */
+const IdOf = (description: string) => Type.String({ format: 'uuid', maxLength: 36, description })
 
 export const StockLocation = Type.Object(
   {
@@ -64,10 +66,12 @@ export type InventoryLevel = Static<typeof InventoryLevel>
 export const ListInventoryLevelsQuery = Type.Object({
   page: PaginationQuery.properties.page,
   per_page: PaginationQuery.properties.per_page,
-  location_id: Type.Optional(Uuid),
-  product_id: Type.Optional(Uuid),
-  variant_id: Type.Optional(Uuid),
-  low_stock: Type.Optional(Type.Boolean({ description: 'Only levels whose available units are below their threshold' })),
+  location_id: Type.Optional(IdOf('Only levels at this location')),
+  product_id: Type.Optional(IdOf('Only levels of this product (its variants’ too)')),
+  variant_id: Type.Optional(IdOf('Only levels of this variant')),
+  low_stock: Type.Optional(
+    Type.Boolean({ description: 'true: only levels whose available units are below their `low_stock_threshold`; false: only the others' }),
+  ),
 })
 export type ListInventoryLevelsQuery = Static<typeof ListInventoryLevelsQuery>
 
@@ -88,14 +92,14 @@ export type UpdateInventoryLevel = Static<typeof UpdateInventoryLevel>
 
 /** The stock item a request names: a product, and its variant when it has them. */
 const ItemFields = {
-  product_id: Uuid,
-  variant_id: Type.Optional(Nullable(Uuid)),
+  product_id: IdOf('The product'),
+  variant_id: Type.Optional(Nullable(IdOf('The variant: required when the product has variants, whose units are each variant’s'))),
 }
 
 export const CreateInventoryAdjustment = Type.Object(
   {
     ...ItemFields,
-    location_id: Uuid,
+    location_id: IdOf('The location whose units are adjusted'),
     quantity: Type.Optional(
       Type.Integer({ minimum: -1_000_000_000, maximum: 1_000_000_000, description: 'Units to add (negative: to remove) on hand. Exactly one of `quantity` and `on_hand`' }),
     ),
@@ -110,8 +114,8 @@ export type CreateInventoryAdjustment = Static<typeof CreateInventoryAdjustment>
 export const CreateInventoryTransfer = Type.Object(
   {
     ...ItemFields,
-    from_location_id: Uuid,
-    to_location_id: Uuid,
+    from_location_id: IdOf('Where the units leave'),
+    to_location_id: IdOf('Where they arrive (another location)'),
     quantity: Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY * 1000, description: 'Units to move: at most those available at the source' }),
     note: Type.Optional(Nullable(Note)),
   },
@@ -132,8 +136,10 @@ export const InventoryMovement = Type.Object(
     safety_stock_delta: Type.Integer(),
     reason: Type.Enum(MOVEMENT_REASONS),
     note: Nullable(Type.String()),
-    order_id: Nullable(Uuid),
-    reference_id: Nullable(Uuid),
+    order_id: Nullable(IdOf('The order the change belongs to')),
+    reference_id: Nullable(
+      IdOf('What the change belongs to besides an order: the adjustment or transfer (shared by its movements), the checkout’s payment, the fulfillment, the return'),
+    ),
     actor: Nullable(Type.String({ description: 'Who made the change (`user:<id>`, `api_key:<id>`, …); null for a checkout or the worker' })),
     created_at: Timestamp,
   },
@@ -144,10 +150,10 @@ export type InventoryMovement = Static<typeof InventoryMovement>
 export const ListInventoryMovementsQuery = Type.Object({
   per_page: PaginationQuery.properties.per_page,
   after: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9]*$', description: 'Empty or absent for the newest; then the previous page’s `meta.next_cursor`' })),
-  location_id: Type.Optional(Uuid),
-  product_id: Type.Optional(Uuid),
-  variant_id: Type.Optional(Uuid),
-  order_id: Type.Optional(Uuid),
+  location_id: Type.Optional(IdOf('Only movements at this location')),
+  product_id: Type.Optional(IdOf('Only movements of this product (its variants’ too)')),
+  variant_id: Type.Optional(IdOf('Only movements of this variant')),
+  order_id: Type.Optional(IdOf('Only movements of this order (what its checkout, fulfillments and returns did)')),
   reason: Type.Optional(Type.Enum(MOVEMENT_REASONS)),
 })
 export type ListInventoryMovementsQuery = Static<typeof ListInventoryMovementsQuery>
