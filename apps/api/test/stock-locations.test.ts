@@ -178,6 +178,34 @@ describe('allocation at checkout', () => {
     await expectStockInvariants(ctx.handle.sql)
   })
 
+  test('an order whose variant was deleted since still ships: there is no stock left to move', async ({ ctx, admin }) => {
+    const shirt = await createProduct(ctx, admin, { title: 'Shirt', inventory_quantity: 0 })
+    const small = await ctx.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: `/api/v1/products/${shirt.id}/variants`,
+      payload: { title: 'S', inventory_quantity: 3 },
+      token: admin,
+    })
+    const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' } })
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: shirt.id, variant_id: small.id, quantity: 2 } })
+    const checkout = await ctx.expectStatus<Checkout>(201, {
+      method: 'POST',
+      url: '/api/v1/checkouts',
+      payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS },
+    })
+    const placed = await complete(ctx, checkout.id)
+    expect(placed.statusCode, placed.body).toBe(201)
+    await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/products/${shirt.id}/variants/${small.id}`, token: admin })
+    const shipped = await ctx.expectStatus<{ location_id: string }>(201, {
+      method: 'POST',
+      url: `/api/v1/orders/${placed.json<Order>().id}/fulfillments`,
+      payload: { carrier: 'DHL', tracking_number: 'T-9' },
+      token: admin,
+    })
+    expect(shipped.location_id).toBe((await defaultLocation(ctx, admin)).id)
+    await expectStockInvariants(ctx.handle.sql)
+  })
+
   test('a cancelled order’s committed units are sellable again where they were', async ({ ctx, admin }) => {
     const vase = await createProduct(ctx, admin, { title: 'Vase', inventory_quantity: 5 })
     const placed = await complete(ctx, (await startCheckout(ctx, [{ product: vase, quantity: 2 }])).id)

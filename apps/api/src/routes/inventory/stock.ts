@@ -262,13 +262,19 @@ export async function shipFrom(
   const client = sqlOf(tx)
   const stocked = units.filter((line) => itemOf(line) !== null)
   const { levels } = await lockStockItems(client, lockedItems(stocked))
+  // A line whose product or variant is gone (no level anywhere) ships without touching stock.
+  const existing = new Set(levels.map((level) => level.itemId))
+  const stockItemOf = (line: StockedLine) => {
+    const item = itemOf(line)
+    return item !== null && existing.has(item) ? item : null
+  }
   const allocations = await allocationsOf(tx, units.map((line) => line.id))
   const moves: StockMove[] = []
   const reference = { order_id: order.id, reference_id: fulfillmentId, actor: origin.actor }
   // Units taken from what is free at the location, per item: several lines may share one.
   const extra = new Map<string, number>()
   for (const line of units) {
-    const item = itemOf(line)
+    const item = stockItemOf(line)
     const mine = allocations.get(line.id) ?? []
     const here = mine.find((allocation) => allocation.locationId === locationId)?.quantity ?? 0
     const fromHere = Math.min(line.quantity, here)
@@ -290,7 +296,7 @@ export async function shipFrom(
   }
   const level = (item: string) => levels.find((candidate) => candidate.itemId === item && candidate.locationId === locationId)
   for (const line of units) {
-    const item = itemOf(line)
+    const item = stockItemOf(line)
     if (!item) continue
     const there = level(item)
     const shipped = units.filter((other) => itemOf(other) === item).reduce((sum, other) => sum + other.quantity, 0)
