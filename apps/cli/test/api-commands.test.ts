@@ -358,6 +358,9 @@ describe('a sale: settings, customers, carts, checkout, orders, payments, refund
     expect((await json<{ edits: { id: string }[] }>(['orders', 'edits', 'list', pending.id])).edits.map((listed) => listed.id)).toEqual([edited.edit.id])
     const history = await json<{ history: { event: string; actor: { type: string } | null }[] }>(['orders', 'history', pending.id])
     expect(history.history.map((entry) => [entry.event, entry.actor?.type])).toEqual([['order.created', 'user'], ['order.edited', 'user']])
+    // Both lines' units are committed at the default location.
+    const allocated = await json<{ allocations: { quantity: number; location_name: string }[] }>(['orders', 'allocations', 'list', pending.id])
+    expect(allocated.allocations.map((allocation) => allocation.location_name)).toEqual(['Default', 'Default'])
     const paid = await json<{ id: string; status: string }>(['payments', 'create', pending.id, '--method', 'card', '--payment-token', 'tok_visa'])
     expect(paid.status).toBe('captured')
     // An order's own payment is captured at once: there is nothing held to capture or void.
