@@ -245,7 +245,7 @@ async function createBenchCarts(monitor, productIds) {
 
 /** The tables a checkout reads or writes. */
 const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'checkout_reservations', 'products', 'product_variants', 'coupons', 'orders',
-  'order_items', 'payments', 'events', 'event_outbox', 'idempotency_keys']
+  'order_items', 'payments', 'events', 'event_outbox', 'idempotency_keys', 'inventory_levels', 'inventory_movements', 'order_item_allocations']
 
 /**
  * Open checkouts written straight into the database (a cart of one unit, an address, a checkout),
