@@ -120,6 +120,13 @@ describe('allocation at checkout', () => {
       token: admin,
     })
     expect(refused.details).toEqual([expect.objectContaining({ field: 'location_id' })])
+    const unknown = await ctx.expectError(400, 'validation_error', {
+      method: 'POST',
+      url: `/api/v1/orders/${second.json<Order>().id}/fulfillments`,
+      payload: { carrier: 'DHL', tracking_number: 'T-1', location_id: '0190a6f1-7c3a-7000-8000-00000000beef' },
+      token: admin,
+    })
+    expect(unknown.details).toEqual([expect.objectContaining({ field: 'location_id', message: "Field 'location_id' names no stock location" })])
     const line = second.json<Order>().items[0]!
     const shipped = await ctx.expectStatus<{ location_id: string }>(201, {
       method: 'POST',

@@ -351,11 +351,7 @@ export async function restockUnits(
  * default location.
  */
 export async function restockLocationOf(tx: Executor, orderId: string, requested: string | undefined): Promise<string> {
-  if (requested) {
-    const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.id, requested))
-    if (!found) throw invalidField('location_id', "Field 'location_id' names no stock location")
-    return found.id
-  }
+  if (requested) return requireLocation(tx, requested)
   const [shipped] = await tx
     .select({ locationId: fulfillments.locationId })
     .from(fulfillments)
@@ -379,11 +375,7 @@ export async function defaultLocationOf(tx: Executor): Promise<string> {
  * 400 asking for `location_id` when they are committed at several.
  */
 export async function shippingLocationOf(tx: Executor, lineIds: readonly string[], requested: string | undefined): Promise<string> {
-  if (requested) {
-    const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.id, requested))
-    if (!found) throw invalidField('location_id', "Field 'location_id' names no stock location")
-    return found.id
-  }
+  if (requested) return requireLocation(tx, requested)
   const committedAt = new Set([...(await allocationsOf(tx, lineIds)).values()].flat().map((allocation) => allocation.locationId))
   if (committedAt.size === 1) return [...committedAt][0]!
   if (committedAt.size === 0) return defaultLocationOf(tx)
@@ -449,4 +441,11 @@ export async function allocationsOfOrder(tx: Executor, orderId: string): Promise
     .innerJoin(stockLocations, eq(stockLocations.id, orderItemAllocations.locationId))
     .where(and(eq(orderItems.orderId, orderId), gt(orderItemAllocations.quantity, 0)))
     .orderBy(asc(orderItems.id), asc(stockLocations.priority), asc(stockLocations.id))
+}
+
+/** The location a request names in `location_id`; 400 naming the field when there is none. */
+async function requireLocation(tx: Executor, id: string): Promise<string> {
+  const [found] = await tx.select({ id: stockLocations.id }).from(stockLocations).where(eq(stockLocations.id, id))
+  if (!found) throw invalidField('location_id', "Field 'location_id' names no stock location")
+  return found.id
 }
