@@ -2,7 +2,7 @@
 import { describe, expect } from 'vitest'
 import { eq } from 'drizzle-orm'
 import type { Cart, Product, Variant } from '@commerce/domain'
-import { carts, coupons, shippingMethods, taxRates } from '@commerce/db'
+import { carts, promotions, shippingMethods, taxRates } from '@commerce/db'
 import { test, type TestContext } from './helpers.js'
 
 const CARTS = '/api/v1/carts'
@@ -36,12 +36,12 @@ function applyCoupon(ctx: TestContext, cartId: string, code: string): Promise<Ca
   return ctx.expectStatus(201, { method: 'POST', url: `${CARTS}/${cartId}/coupons`, payload: { code } })
 }
 
-type NewCoupon = Partial<typeof coupons.$inferInsert> & Pick<typeof coupons.$inferInsert, 'type'>
+type NewCoupon = Partial<typeof promotions.$inferInsert> & Pick<typeof promotions.$inferInsert, 'type'>
 
 async function createCoupon(ctx: TestContext, values: NewCoupon) {
   const [row] = await ctx.handle.db
-    .insert(coupons)
-    .values({ code: `CODE${++codes}`, ...values })
+    .insert(promotions)
+    .values({ code: `CODE${++codes}`, name: `CODE${codes}`, ...values })
     .returning()
   return row!
 }
@@ -495,7 +495,7 @@ describe('coupons on a cart', () => {
   test('at most five coupons per cart', async ({ ctx, admin }) => {
     const cart = await cartWith(ctx, admin, [100])
     for (let index = 0; index < 5; index++) {
-      await applyCoupon(ctx, cart.id, (await createCoupon(ctx, { type: 'percentage', percentOffPpm: 10_000 })).code)
+      await applyCoupon(ctx, cart.id, (await createCoupon(ctx, { type: 'percentage', percentOffPpm: 10_000 })).code!)
     }
     const sixth = await createCoupon(ctx, { type: 'percentage', percentOffPpm: 10_000 })
     const error = await ctx.expectError(400, 'validation_error', {

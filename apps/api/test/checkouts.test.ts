@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import type { Checkout, Order, Product } from '@commerce/domain'
-import { coupons, shippingMethods } from '@commerce/db'
+import { promotions, shippingMethods } from '@commerce/db'
 import { test, type TestContext } from './helpers.js'
 
 const CHECKOUTS = '/api/v1/checkouts'
@@ -140,7 +140,7 @@ describe('POST /api/v1/checkouts/:id/shipping', () => {
 describe('POST /api/v1/checkouts/:id/complete', () => {
   test('places the order: 201, paid, stock taken, coupon used, cart and checkout closed, three events once each', async ({ ctx, admin }) => {
     const product = await createProduct(ctx, admin, { title: 'Mug', price: 12.5, inventory_quantity: 10 })
-    await ctx.handle.db.insert(coupons).values({ code: 'MUGS10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
+    await ctx.handle.db.insert(promotions).values({ code: 'MUGS10', name: 'MUGS10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
     const checkout = await startCheckout(ctx, product, 2)
     await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${checkout.cart_id}/coupons`, payload: { code: 'mugs10' } })
     const rate = checkout.shipping_rates[0]
@@ -167,7 +167,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     // The answer is the order as it is stored.
     expect(await ctx.expectStatus(200, { method: 'GET', url: `/api/v1/orders/${order.id}`, token: admin })).toEqual(order)
     expect(await stockOf(ctx, product.id)).toBe(8)
-    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from coupons where code = 'MUGS10'`
+    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where code = 'MUGS10'`
     expect(coupon!.times_used).toBe(1)
 
     const after = await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })
@@ -187,7 +187,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
 
   test('a coupon with one use left, on two carts completed at once: one order gets the discount, the other is refused (400 coupon_invalid) and nothing of it is kept', async ({ ctx, admin }) => {
     const product = await createProduct(ctx, admin, { title: 'Last discount', price: 10, inventory_quantity: 10 })
-    await ctx.handle.db.insert(coupons).values({ code: 'ONCEONLY', type: 'percentage', percentOffPpm: 500_000, usageLimit: 1 })
+    await ctx.handle.db.insert(promotions).values({ code: 'ONCEONLY', name: 'ONCEONLY', type: 'percentage', percentOffPpm: 500_000, usageLimit: 1 })
     const checkouts = [await startCheckout(ctx, product), await startCheckout(ctx, product)]
     for (const checkout of checkouts) {
       await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${checkout.cart_id}/coupons`, payload: { code: 'onceonly' } })
@@ -202,7 +202,7 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(refused[0]!.json().error).toMatchObject({ code: 'coupon_invalid', message: "Coupon 'ONCEONLY' has reached its usage limit; remove it from the cart" })
     expect({ payments: await count(ctx, 'payments'), orders: await count(ctx, 'orders') }).toEqual({ payments: before.payments + 1, orders: before.orders + 1 })
     expect(await stockOf(ctx, product.id)).toBe(9)
-    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from coupons where code = 'ONCEONLY'`
+    const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where code = 'ONCEONLY'`
     expect(coupon!.times_used).toBe(1)
   })
 

@@ -19,11 +19,11 @@ function getCoupon(ctx: TestContext, admin: string, id: string): Promise<Coupon>
   return ctx.expectStatus(200, { method: 'GET', url: `${COUPONS}/${id}`, token: admin })
 }
 
-const couponCount = (ctx: TestContext) => ctx.countRows('coupons')
+const couponCount = (ctx: TestContext) => ctx.countRows('promotions')
 
 /** Sends a body that must be refused with 400 validation_error naming `field`; nothing is written. */
 function expectRefused(ctx: TestContext, admin: string, method: 'POST' | 'PATCH', url: string, payload: Record<string, unknown>, field: string) {
-  return ctx.expectInvalidField({ method, url, payload, token: admin }, field, 'coupons')
+  return ctx.expectInvalidField({ method, url, payload, token: admin }, field, 'promotions')
 }
 
 describe('POST /api/v1/coupons', () => {
@@ -49,7 +49,7 @@ describe('POST /api/v1/coupons', () => {
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     })
-    const rows = await ctx.handle.sql`select code, percent_off_ppm, amount_off_minor from coupons where id = ${body.id}`
+    const rows = await ctx.handle.sql`select code, percent_off_ppm, amount_off_minor from promotions where id = ${body.id}`
     expect(rows).toEqual([{ code: 'SUMMER-SALE_25', percent_off_ppm: 125000, amount_off_minor: null }])
     expect(await getCoupon(ctx, admin, body.id)).toEqual(body)
   })
@@ -63,7 +63,7 @@ describe('POST /api/v1/coupons', () => {
     ] as const) {
       const coupon = await createCoupon(ctx, admin, { code: uniqueCode('PCT'), type: 'percentage', value })
       expect(coupon.value).toBe(value)
-      const [row] = await ctx.handle.sql`select percent_off_ppm from coupons where id = ${coupon.id}`
+      const [row] = await ctx.handle.sql`select percent_off_ppm from promotions where id = ${coupon.id}`
       expect(row!.percent_off_ppm).toBe(ppm)
     }
   })
@@ -92,12 +92,12 @@ describe('POST /api/v1/coupons', () => {
       times_used: 0,
       is_active: false,
     })
-    const [row] = await ctx.handle.sql`select amount_off_minor::int, min_subtotal_minor::int from coupons where id = ${body.id}`
+    const [row] = await ctx.handle.sql`select amount_off_minor::int, min_subtotal_minor::int from promotions where id = ${body.id}`
     expect(row).toEqual({ amount_off_minor: 1999, min_subtotal_minor: 10010 })
 
     const kwd = await createCoupon(ctx, admin, { code: uniqueCode('KWD'), type: 'fixed_amount', value: 1.005, currency: 'KWD', min_subtotal: 0.3 })
     expect(kwd).toMatchObject({ value: 1.005, currency: 'KWD', min_subtotal: 0.3 })
-    const [kwdRow] = await ctx.handle.sql`select amount_off_minor::int, min_subtotal_minor::int from coupons where id = ${kwd.id}`
+    const [kwdRow] = await ctx.handle.sql`select amount_off_minor::int, min_subtotal_minor::int from promotions where id = ${kwd.id}`
     expect(kwdRow).toEqual({ amount_off_minor: 1005, min_subtotal_minor: 300 })
 
     const jpy = await createCoupon(ctx, admin, { code: uniqueCode('JPY'), type: 'fixed_amount', value: 500, currency: 'JPY' })
@@ -347,7 +347,7 @@ describe('PATCH /api/v1/coupons/:id', () => {
     const fixed = await patch(ctx, admin, coupon.id, { type: 'fixed_amount', value: 4.99, currency: 'USD' })
     expect(fixed.statusCode).toBe(200)
     expect(fixed.json()).toMatchObject({ type: 'fixed_amount', value: 4.99, currency: 'USD' })
-    const [row] = await ctx.handle.sql`select percent_off_ppm, amount_off_minor::int from coupons where id = ${coupon.id}`
+    const [row] = await ctx.handle.sql`select percent_off_ppm, amount_off_minor::int from promotions where id = ${coupon.id}`
     expect(row).toEqual({ percent_off_ppm: null, amount_off_minor: 499 })
 
     const free = await patch(ctx, admin, coupon.id, { type: 'free_shipping' })
@@ -386,7 +386,7 @@ describe('PATCH /api/v1/coupons/:id', () => {
 
   test('usage_limit cannot go below times_used', async ({ ctx, admin }) => {
     const coupon = await createCoupon(ctx, admin, { code: uniqueCode('USED'), type: 'free_shipping', usage_limit: 10 })
-    await ctx.handle.sql`update coupons set times_used = 4 where id = ${coupon.id}`
+    await ctx.handle.sql`update promotions set times_used = 4 where id = ${coupon.id}`
     const error = await expectRefused(ctx, admin, 'PATCH', `${COUPONS}/${coupon.id}`, { usage_limit: 3 }, 'usage_limit')
     expect(error.message).toBe("Field 'usage_limit' cannot be below times_used (4)")
     const response = await patch(ctx, admin, coupon.id, { usage_limit: 4 })

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { CheckoutPaymentPending, Order, Payment, Product, Refund } from '@commerce/domain'
-import { coupons } from '@commerce/db'
+import { promotions } from '@commerce/db'
 import { CARD, key, startStripeShop, type ErrorBody, type StripeShop } from './stripe-shop.js'
 
 const minor = (amount: number) => Math.round(amount * 100)
@@ -188,8 +188,8 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
   })
 
   test('pm_card_chargeDeclined: 402, the stock and the coupon use given back, the cart open again, the payment failed with payment.failed; a good card then places the order', async () => {
-    await shop.ctx.handle.db.insert(coupons).values({ code: 'STRIPE10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
-    const timesUsed = async () => (await shop.ctx.handle.sql<{ n: number }[]>`select times_used as n from coupons where code = 'STRIPE10'`)[0]!.n
+    await shop.ctx.handle.db.insert(promotions).values({ code: 'STRIPE10', name: 'STRIPE10', type: 'percentage', percentOffPpm: 100_000, usageLimit: 5 })
+    const timesUsed = async () => (await shop.ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where code = 'STRIPE10'`)[0]!.n
     const product = await shop.createProduct({ title: 'Declined lamp', price: 20, inventory_quantity: 2 })
     const checkout = await shop.startCheckout(product)
     expect((await shop.call('POST', `/api/v1/carts/${checkout.cart_id}/coupons`, { body: { code: 'stripe10' } })).status).toBe(201)

@@ -10,7 +10,7 @@ import {
   cartItems,
   checkoutReservations,
   checkouts,
-  coupons,
+  promotions,
   eventRows,
   newId,
   orderItems,
@@ -56,7 +56,7 @@ export async function reserveCheckout({ db, sql }: DatabaseHandle, options: Rese
   const createdAt = new Date(now - (options.createdAgoMs ?? 0))
   const code = `SWEEP-${ids.couponId}`
   await db.insert(products).values({ id: ids.productId, title: 'Sweep mug', slug: `sweep-mug-${ids.productId}`, priceMinor: 1250, currency: 'USD', inventoryQuantity: STOCK - QUANTITY })
-  await db.insert(coupons).values({ id: ids.couponId, code, type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', timesUsed: 1 })
+  await db.insert(promotions).values({ id: ids.couponId, code, name: code, type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', timesUsed: 1 })
   await db.insert(carts).values({ id: ids.cartId, currency: 'USD', email: 'buyer@example.com', completedAt: createdAt })
   await db.insert(cartItems).values({ cartId: ids.cartId, productId: ids.productId, quantity: QUANTITY })
   await db.insert(checkouts).values({ id: ids.checkoutId, cartId: ids.cartId })
@@ -96,6 +96,7 @@ export async function reserveCheckout({ db, sql }: DatabaseHandle, options: Rese
     billingAddress: null,
     shippingMethod: null,
     coupons: [{ id: ids.couponId, code, type: 'fixed_amount', discount_minor: 500 }],
+    promotions: [{ id: ids.couponId, code, name: code, type: 'fixed_amount', discount_minor: 500, shipping_discount_minor: 0 }],
     notes: null,
     cartId: ids.cartId,
     archivedAt: null,
@@ -134,7 +135,7 @@ export async function reserveCheckout({ db, sql }: DatabaseHandle, options: Rese
     checkoutId: ids.checkoutId,
     expiresAt: new Date(now + (options.expired ? -60_000 : 15 * 60_000)),
     stock: [{ id: ids.productId, variant: false, location: location!.id, line: item.id, quantity: QUANTITY }],
-    couponIds: [ids.couponId],
+    promotionIds: [ids.couponId],
     placement: { order: placementRow(orders, order), items: [placementRow(orderItems, item)], events: JSON.parse(events.json) as unknown, answer },
   })
   return ids

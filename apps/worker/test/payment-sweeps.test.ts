@@ -60,7 +60,7 @@ async function stateOf(ids: ReservedCheckout) {
     select r.status as reservation, p.status as payment, p.provider_reference as reference, p.failure_code as "failureCode",
       p.order_id as "paymentOrderId", k.status as checkout, k.order_id as "checkoutOrderId", c.completed_at is not null as "cartClosed",
       (select inventory_quantity from products where id = ${ids.productId}) as stock,
-      (select times_used from coupons where id = ${ids.couponId}) as "couponUses",
+      (select times_used from promotions where id = ${ids.couponId}) as "couponUses",
       (select count(*)::int from orders where cart_id = ${ids.cartId}) as orders,
       array(select kind::text from events where resource_id in (${ids.orderId}, ${ids.paymentId}) order by id) as events
     from checkout_reservations r join payments p on p.id = r.payment_id join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id

@@ -5,7 +5,7 @@
  */
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { coupons, shippingMethods } from '../src/schema/index.js'
+import { promotions, shippingMethods } from '../src/schema/index.js'
 import { jsonColumns, jsonObject, type JsonOf } from '../src/sql/json-rows.js'
 import { openTestDatabase, type OpenTestDatabase } from './test-database.js'
 
@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('jsonColumns', () => {
   it('names each column by its TypeScript key and reads it by its SQL name', () => {
-    expect(jsonColumns(coupons, 'c', ['percentOffPpm', 'startsAt'])).toBe(
+    expect(jsonColumns(promotions, 'c', ['percentOffPpm', 'startsAt'])).toBe(
       "json_build_object('percentOffPpm', c.percent_off_ppm, 'startsAt', c.starts_at)",
     )
   })
@@ -27,11 +27,11 @@ describe('jsonColumns', () => {
   it('reads what the Drizzle row holds: numbers, arrays, booleans and nulls as they are, instants as ISO 8601 text', async () => {
     const keys = ['id', 'code', 'type', 'percentOffPpm', 'amountOffMinor', 'minSubtotalMinor', 'startsAt', 'endsAt', 'isActive'] as const
     const [coupon] = await database.db
-      .insert(coupons)
-      .values({ code: 'JSON10', type: 'percentage', percentOffPpm: 100_000, minSubtotalMinor: 5_000, startsAt: new Date('2025-03-01T10:00:00.123Z') })
+      .insert(promotions)
+      .values({ code: 'JSON10', name: 'JSON10', type: 'percentage', percentOffPpm: 100_000, minSubtotalMinor: 5_000, startsAt: new Date('2025-03-01T10:00:00.123Z') })
       .returning()
-    const [read] = await database.sql.unsafe<{ coupon: JsonOf<typeof coupons, (typeof keys)[number]> }[]>(
-      `select ${jsonColumns(coupons, 'c', keys)} as coupon from coupons c where c.id = $1`,
+    const [read] = await database.sql.unsafe<{ coupon: JsonOf<typeof promotions, (typeof keys)[number]> }[]>(
+      `select ${jsonColumns(promotions, 'c', keys)} as coupon from promotions c where c.id = $1`,
       [coupon!.id],
     )
     expect(read!.coupon).toEqual({
@@ -53,7 +53,7 @@ describe('jsonColumns', () => {
       [method!.id],
     )
     expect(shipped!.method).toEqual({ countries: ['FR', 'DE'], minWeightKg: 0.25, basePriceMinor: 0 })
-    await database.db.delete(coupons).where(eq(coupons.id, coupon!.id))
+    await database.db.delete(promotions).where(eq(promotions.id, coupon!.id))
   })
 })
 

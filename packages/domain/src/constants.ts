@@ -7,6 +7,22 @@ export type WeightUnitCode = (typeof WEIGHT_UNITS)[number]
 export const COUPON_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
 
+/** A coupon is a promotion with a code and one of the coupon types. */
+export const PROMOTION_TYPES = [...COUPON_TYPES, 'buy_x_get_y'] as const
+export type PromotionType = (typeof PROMOTION_TYPES)[number]
+
+/** Combinable promotions apply together; an exclusive one applies alone. */
+export const PROMOTION_STACKING = ['combinable', 'exclusive'] as const
+export type PromotionStacking = (typeof PROMOTION_STACKING)[number]
+
+/** A campaign's budget counts money discounted (`spend`) or orders (`usage`). */
+export const CAMPAIGN_BUDGET_TYPES = ['spend', 'usage'] as const
+export type CampaignBudgetType = (typeof CAMPAIGN_BUDGET_TYPES)[number]
+
+/** A sale list's price applies when lower; an override list's replaces the base price. */
+export const PRICE_LIST_TYPES = ['sale', 'override'] as const
+export type PriceListType = (typeof PRICE_LIST_TYPES)[number]
+
 /** Why a cart line cannot be bought now (and counts 0): its product is no longer sold, is sold in another currency, or takes the total past the most an amount can be. */
 export const CART_LINE_PROBLEMS = ['not_sold', 'other_currency', 'total_too_large'] as const
 export type CartLineProblem = (typeof CART_LINE_PROBLEMS)[number]

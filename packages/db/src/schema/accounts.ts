@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { ROLES, type AccountTokenPurpose } from '@commerce/domain'
 import { createdAt, id, updatedAt } from './columns.js'
 import { notifications } from './notifications.js'
@@ -49,6 +49,34 @@ export const customers = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex('customers_user_key').on(t.userId), uniqueIndex('customers_email_key').on(sql`lower(${t.email})`)],
+)
+
+/** Customers grouped for prices and promotions (wholesale, VIP). */
+export const customerGroups = pgTable(
+  'customer_groups',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('customer_groups_name_key').on(sql`lower(${t.name})`)],
+)
+
+export const customerGroupMembers = pgTable(
+  'customer_group_members',
+  {
+    groupId: uuid('group_id')
+      .notNull()
+      .references(() => customerGroups.id, { onDelete: 'cascade' }),
+    customerId: uuid('customer_id')
+      .notNull()
+      .references(() => customers.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  // (customer, group) answers "the groups of this cart's customer" on every cart read.
+  (t) => [primaryKey({ name: 'customer_group_members_pkey', columns: [t.customerId, t.groupId] }), index('customer_group_members_group_idx').on(t.groupId)],
 )
 
 export const customerAddresses = pgTable(

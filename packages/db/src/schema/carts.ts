@@ -7,7 +7,7 @@ import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uni
 import type { Address } from '@commerce/domain'
 import { customers } from './accounts.js'
 import { products, productVariants } from './catalog.js'
-import { coupons, shippingMethods } from './pricing.js'
+import { promotions, shippingMethods } from './pricing.js'
 import { createdAt, id, updatedAt } from './columns.js'
 
 export const carts = pgTable(
@@ -50,6 +50,7 @@ export const cartItems = pgTable(
   ],
 )
 
+/** The codes a shopper entered: the cart's coupons (promotions with a code). */
 export const cartCoupons = pgTable(
   'cart_coupons',
   {
@@ -58,7 +59,7 @@ export const cartCoupons = pgTable(
       .references(() => carts.id, { onDelete: 'cascade' }),
     couponId: uuid('coupon_id')
       .notNull()
-      .references(() => coupons.id, { onDelete: 'cascade' }),
+      .references(() => promotions.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ name: 'cart_coupons_pkey', columns: [t.cartId, t.couponId] })],

@@ -35,6 +35,7 @@ import { customers } from './accounts.js'
 import { carts } from './carts.js'
 import { createdAt, id, updatedAt } from './columns.js'
 import { stockLocations } from './inventory.js'
+import { campaigns, promotions } from './pricing.js'
 
 export const orderStatus = pgEnum('order_status', ORDER_STATUSES)
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES)
@@ -79,6 +80,16 @@ export interface OrderCoupon {
   discount_minor: number
 }
 
+/** A promotion applied to the order (automatic or by code): what it took off the goods and the shipping. */
+export interface OrderPromotion {
+  id: string
+  code: string | null
+  name: string
+  type: string
+  discount_minor: number
+  shipping_discount_minor: number
+}
+
 export const orders = pgTable(
   'orders',
   {
@@ -104,7 +115,10 @@ export const orders = pgTable(
     shippingAddress: jsonb('shipping_address').$type<Address>(),
     billingAddress: jsonb('billing_address').$type<Address>(),
     shippingMethod: jsonb('shipping_method').$type<OrderShippingMethod>(),
+    /** The promotions with a code, as the coupons API names them. */
     coupons: jsonb('coupons').$type<OrderCoupon[]>().notNull().default([]),
+    /** Every promotion applied, automatic ones included. */
+    promotions: jsonb('promotions').$type<OrderPromotion[]>().notNull().default([]),
     notes: text('notes'),
     cartId: uuid('cart_id'),
     /** Set by DELETE: the order is hidden from lists and reads, and kept. */
@@ -193,9 +207,9 @@ export const payments = pgTable(
 )
 
 /**
- * What a checkout holds while its payment is with the provider (issue 20): the stock and coupon
- * uses it took (already out of inventory_quantity and into times_used, so nothing else can sell
- * them), and the order to place once the payment succeeds, made when the cart was priced. `held`
+ * What a checkout holds while its payment is with the provider (issue 20): the stock and promotion
+ * uses it took (already out of inventory_quantity, into times_used and the campaigns' budgets, so
+ * nothing else can take them), and the order to place once the payment succeeds, made when the cart was priced. `held`
  * until the order is placed (`converted`) or the stock and coupons are given back (`released`:
  * declined, cancelled, expired).
  */
@@ -212,7 +226,8 @@ export const checkoutReservations = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     /** The units held, one entry per order line and location (ReservedStock). */
     stock: jsonb('stock').$type<ReservedStock[]>().notNull(),
-    couponIds: uuid('coupon_ids').array().notNull(),
+    /** The promotions whose uses (and campaign budgets) it took: promotion_usages rows of this payment. */
+    promotionIds: uuid('promotion_ids').array().notNull(),
     /** The order to place: its row's columns, its items, its events and its answer (see checkouts/reserve.ts). */
     placement: json('placement').notNull(),
     createdAt: createdAt(),
@@ -233,6 +248,38 @@ export interface ReservedStock {
   line: string
   quantity: number
 }
+
+/**
+ * One use of a promotion by a checkout: what per-customer limits count and campaign budgets add
+ * up. Written with the reservation that took it, marked released when the reservation is given
+ * back (and unmarked if a late payment holds it again), linked to the order once placed.
+ */
+export const promotionUsages = pgTable(
+  'promotion_usages',
+  {
+    id: id(),
+    promotionId: uuid('promotion_id')
+      .notNull()
+      .references(() => promotions.id, { onDelete: 'cascade' }),
+    campaignId: uuid('campaign_id').references(() => campaigns.id, { onDelete: 'set null' }),
+    paymentId: uuid('payment_id')
+      .notNull()
+      .references(() => payments.id, { onDelete: 'cascade' }),
+    orderId: uuid('order_id').references(() => orders.id, { onDelete: 'set null' }),
+    /** Who used it: the customer's id, or the cart's email lower-cased; null when neither is known. */
+    customerKey: text('customer_key'),
+    /** What it took off, goods and shipping, in minor units of `currency`. */
+    discountMinor: money('discount_minor').notNull(),
+    currency: text('currency').notNull(),
+    releasedAt: timestamp('released_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('promotion_usages_customer_idx').on(t.promotionId, t.customerKey).where(sql`${t.releasedAt} is null`),
+    index('promotion_usages_payment_idx').on(t.paymentId),
+    index('promotion_usages_order_idx').on(t.orderId),
+  ],
+)
 
 /** Provider notifications already handled, by the provider's event id: each is handled once. */
 export const providerEvents = pgTable(

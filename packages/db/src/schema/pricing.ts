@@ -1,23 +1,110 @@
-/** What prices a cart beyond its products: coupons, tax rates and shipping methods (admin-configured). */
+/** What prices a cart beyond its products' own price: prices per currency and price lists, promotions and their campaigns, tax rates and shipping methods (admin-configured). */
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, check, integer, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
-import { COUPON_TYPES } from '@commerce/domain'
+import { bigint, boolean, check, index, integer, numeric, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { CAMPAIGN_BUDGET_TYPES, PRICE_LIST_TYPES, PROMOTION_STACKING, PROMOTION_TYPES } from '@commerce/domain'
+import { products, productVariants } from './catalog.js'
 import { createdAt, id, updatedAt } from './columns.js'
 
-export const couponType = pgEnum('coupon_type', COUPON_TYPES)
+export const promotionType = pgEnum('promotion_type', PROMOTION_TYPES)
+export const promotionStacking = pgEnum('promotion_stacking', PROMOTION_STACKING)
+export const campaignBudgetType = pgEnum('campaign_budget_type', CAMPAIGN_BUDGET_TYPES)
+export const priceListType = pgEnum('price_list_type', PRICE_LIST_TYPES)
 
-export const coupons = pgTable(
-  'coupons',
+const uuids = (name: string) => uuid(name).array().notNull().default(sql`'{}'::uuid[]`)
+
+/** A named set of prices (sale or override), active in a window, optionally for some customer groups. */
+export const priceLists = pgTable(
+  'price_lists',
   {
     id: id(),
-    /** Stored upper-case; codes match case-insensitively. */
-    code: text('code').notNull(),
-    type: couponType('type').notNull(),
-    /** percentage: the percent off in parts per million of the amount (15% = 150000). */
+    name: text('name').notNull(),
+    description: text('description'),
+    type: priceListType('type').notNull().default('sale'),
+    /** Among override lists that apply, the highest priority wins. */
+    priority: integer('priority').notNull().default(0),
+    isActive: boolean('is_active').notNull().default(true),
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }),
+    /** Empty: every customer. */
+    customerGroupIds: uuids('customer_group_ids'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('price_lists_window', sql`${t.startsAt} is null or ${t.endsAt} is null or ${t.startsAt} < ${t.endsAt}`)],
+)
+
+/**
+ * A product's or variant's price in one currency from a quantity: a base price (no list) or a
+ * price list's. The product's own `price_minor` stays its price in its own currency from one unit.
+ */
+export const prices = pgTable(
+  'prices',
+  {
+    id: id(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    /** Null: every variant of the product without a price of its own here. */
+    variantId: uuid('variant_id').references(() => productVariants.id, { onDelete: 'cascade' }),
+    priceListId: uuid('price_list_id').references(() => priceLists.id, { onDelete: 'cascade' }),
+    currency: text('currency').notNull(),
+    /** Integer minor units of `currency`, per unit. */
+    amountMinor: bigint('amount_minor', { mode: 'number' }).notNull(),
+    /** The price applies from this many units of the line (quantity tiers). */
+    minQuantity: integer('min_quantity').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique('prices_key').on(t.productId, t.variantId, t.priceListId, t.currency, t.minQuantity).nullsNotDistinct(),
+    index('prices_price_list_idx').on(t.priceListId),
+    check('prices_amount_nonnegative', sql`${t.amountMinor} >= 0`),
+    check('prices_min_quantity_positive', sql`${t.minQuantity} >= 1`),
+  ],
+)
+
+/** Promotions grouped under a budget that checkouts never overspend (a CHECK guards it). */
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** Null: no budget. */
+    budgetType: campaignBudgetType('budget_type'),
+    /** spend: minor units of `currency`; usage: orders. */
+    budgetLimit: bigint('budget_limit', { mode: 'number' }),
+    budgetUsed: bigint('budget_used', { mode: 'number' }).notNull().default(0),
+    currency: text('currency'),
+    startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }),
+    endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('campaigns_budget_within_limit', sql`${t.budgetUsed} >= 0 and (${t.budgetLimit} is null or ${t.budgetUsed} <= ${t.budgetLimit})`),
+    check('campaigns_spend_currency', sql`${t.budgetType} is distinct from 'spend' or ${t.currency} is not null`),
+  ],
+)
+
+/**
+ * Discounts, automatic (no code) or by code. A coupon is a promotion with a code and one of the
+ * coupon types; the `/coupons` API reads and writes those rows.
+ */
+export const promotions = pgTable(
+  'promotions',
+  {
+    id: id(),
+    /** Stored upper-case; codes match case-insensitively. Null: automatic, applies to every cart that qualifies. */
+    code: text('code'),
+    name: text('name').notNull(),
+    description: text('description'),
+    type: promotionType('type').notNull(),
+    /** percentage and buy_x_get_y: the percent off in parts per million of the amount (15% = 150000). */
     percentOffPpm: integer('percent_off_ppm'),
     /** fixed_amount: integer minor units of `currency`. */
     amountOffMinor: bigint('amount_off_minor', { mode: 'number' }),
-    /** Required for fixed_amount and min_subtotal; a coupon with a currency applies only to carts in it. */
+    /** Required for fixed_amount and min_subtotal; a promotion with a currency applies only to carts in it. */
     currency: text('currency'),
     minSubtotalMinor: bigint('min_subtotal_minor', { mode: 'number' }),
     startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }),
@@ -25,14 +112,31 @@ export const coupons = pgTable(
     usageLimit: integer('usage_limit'),
     timesUsed: integer('times_used').notNull().default(0),
     isActive: boolean('is_active').notNull().default(true),
+    stacking: promotionStacking('stacking').notNull().default('combinable'),
+    /** The cart must hold one of these products or categories (buy_x_get_y: the units to buy). */
+    conditionProductIds: uuids('condition_product_ids'),
+    conditionCategoryIds: uuids('condition_category_ids'),
+    /** Empty: every customer. */
+    customerGroupIds: uuids('customer_group_ids'),
+    /** The lines the discount goes to (buy_x_get_y: the units given); both empty: the whole order. */
+    targetProductIds: uuids('target_product_ids'),
+    targetCategoryIds: uuids('target_category_ids'),
+    buyQuantity: integer('buy_quantity'),
+    getQuantity: integer('get_quantity'),
+    maxApplications: integer('max_applications'),
+    perCustomerLimit: integer('per_customer_limit'),
+    campaignId: uuid('campaign_id').references(() => campaigns.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('coupons_code_key').on(t.code),
-    check('coupons_percent_range', sql`${t.percentOffPpm} between 0 and 1000000`),
-    check('coupons_amount_nonnegative', sql`${t.amountOffMinor} >= 0`),
-    check('coupons_times_used_within_limit', sql`${t.timesUsed} >= 0 and (${t.usageLimit} is null or ${t.timesUsed} <= ${t.usageLimit})`),
+    uniqueIndex('promotions_code_key').on(t.code),
+    // Every cart read looks the automatic promotions up.
+    index('promotions_automatic_idx').on(t.id).where(sql`${t.code} is null and ${t.isActive}`),
+    check('promotions_percent_range', sql`${t.percentOffPpm} between 0 and 1000000`),
+    check('promotions_amount_nonnegative', sql`${t.amountOffMinor} >= 0`),
+    check('promotions_times_used_within_limit', sql`${t.timesUsed} >= 0 and (${t.usageLimit} is null or ${t.timesUsed} <= ${t.usageLimit})`),
+    check('promotions_buy_x_get_y', sql`${t.type}::text <> 'buy_x_get_y' or (${t.buyQuantity} > 0 and ${t.getQuantity} > 0 and ${t.percentOffPpm} is not null)`),
   ],
 )
 

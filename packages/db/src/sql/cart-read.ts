@@ -7,7 +7,7 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
-import { cartItems, carts, coupons, products, productVariants, shippingMethods, taxRates } from '../schema/index.js'
+import { cartItems, carts, promotions, products, productVariants, shippingMethods, taxRates } from '../schema/index.js'
 import { jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
 /** A line with its product's live data; a variant's own price, stock, sku and weight override the product's. */
@@ -18,7 +18,7 @@ export type LineRow = JsonOf<typeof cartItems, 'id' | 'productId' | 'variantId' 
   }
 
 const COUPON_KEYS = ['id', 'code', 'type', 'percentOffPpm', 'amountOffMinor', 'currency', 'minSubtotalMinor', 'startsAt', 'endsAt', 'usageLimit', 'timesUsed', 'isActive'] as const
-export type CouponRow = JsonOf<typeof coupons, (typeof COUPON_KEYS)[number]>
+export type CouponRow = JsonOf<typeof promotions, (typeof COUPON_KEYS)[number]>
 
 const TAX_RATE_KEYS = ['id', 'country', 'region', 'ratePpm', 'name', 'rounding'] as const
 export type TaxRateRow = JsonOf<typeof taxRates, (typeof TAX_RATE_KEYS)[number]>
@@ -39,7 +39,7 @@ const SHIPPING_METHOD_KEYS = [
 export type ShippingMethodRow = JsonOf<typeof shippingMethods, (typeof SHIPPING_METHOD_KEYS)[number]>
 
 /** A coupon row `c` as the JSON of CouponRow. */
-export const COUPON_JSON = jsonColumns(coupons, 'c', COUPON_KEYS)
+export const COUPON_JSON = jsonColumns(promotions, 'c', COUPON_KEYS)
 
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */
 export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_METHOD_KEYS)
@@ -71,7 +71,7 @@ const LINES_OF_CART = `coalesce((
 
 const COUPONS_OF_CART = `coalesce((
   select json_agg(${COUPON_JSON} order by cc.created_at, c.code)
-  from cart_coupons cc join coupons c on c.id = cc.coupon_id
+  from cart_coupons cc join promotions c on c.id = cc.coupon_id
   where cc.cart_id = "carts"."id"), '[]'::json)`
 
 const TAX_RATES_OF_CART = `coalesce((

@@ -46,7 +46,7 @@ locked as materialized (
   where k.id = $1 and ${WORK_RUNS}
   for update of c),
 locked_coupons as materialized (
-  select c.*, cc.created_at as added_at from cart_coupons cc join coupons c on c.id = cc.coupon_id
+  select c.*, cc.created_at as added_at from cart_coupons cc join promotions c on c.id = cc.coupon_id
   where cc.cart_id = (select id from locked)
   order by c.id for update of c),
 lines as materialized (
@@ -156,12 +156,12 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
 const RESERVE = `
 with ${stockMovesCte('$14::json')},
 ${eventsCte(15)},
-used as (update coupons set times_used = times_used + 1 where id = any($3::uuid[])),
+used as (update promotions set times_used = times_used + 1 where id = any($3::uuid[])),
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
   values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
 reserved as (
-  insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, coupon_ids, placement, created_at, updated_at)
+  insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, promotion_ids, placement, created_at, updated_at)
   values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
 update carts set completed_at = $1, updated_at = $1 where id = $13`
 

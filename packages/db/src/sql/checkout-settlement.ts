@@ -48,11 +48,11 @@ export interface SettledPayment {
 }
 
 // A reservation's units (`taken`: ReservedStock), its coupons, products and variants locked in the
-// completion's order, from a CTE named `reservation` with its `stock` and `coupon_ids`.
+// completion's order, from a CTE named `reservation` with its `stock` and `promotion_ids`.
 const LOCK_RESERVED = `taken as materialized (
   select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool, location uuid, line uuid)),
 coupons_locked as materialized (
-  select c.id from coupons c where c.id = any(select unnest(coupon_ids) from reservation) order by c.id for update of c),
+  select c.id from promotions c where c.id = any(select unnest(promotion_ids) from reservation) order by c.id for update of c),
 products_locked as materialized (
   select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
 variants_locked as materialized (
@@ -127,10 +127,10 @@ with cart as materialized (
 reservation as materialized (
   update checkout_reservations set status = 'released', updated_at = now()
   where payment_id = $1 and status = 'held' and exists (select from cart)
-  returning stock, coupon_ids),
+  returning stock, promotion_ids),
 ${LOCK_RESERVED},
 coupons_back as (
-  update coupons c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
+  update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
   'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
 reopened as (
@@ -209,7 +209,7 @@ with cart as materialized (
   where r.payment_id = $1 and r.status = 'released' and k.status = 'open' and c.completed_at is null
   for update of c),
 reservation as materialized (
-  select stock, coupon_ids from checkout_reservations r
+  select stock, promotion_ids from checkout_reservations r
   where r.payment_id = $1 and exists (select from cart)
     and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')),
 ${LOCK_RESERVED},
@@ -225,7 +225,7 @@ enough as materialized (
     where f.available is null or f.available < w.quantity or not loc.is_active) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
   'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ITEMS_LOCKED)},
-used as (update coupons set times_used = times_used + 1 where id in (select id from coupons_locked) and (select ok from enough)),
+used as (update promotions set times_used = times_used + 1 where id in (select id from coupons_locked) and (select ok from enough)),
 closed as (update carts set completed_at = now(), updated_at = now() where id in (select id from cart) and (select ok from enough)),
 held as (
   update checkout_reservations set status = 'held', updated_at = now()

@@ -40,6 +40,8 @@ export interface PricedCart {
 export function toCouponRule(row: CouponRow): CouponRule {
   return {
     ...row,
+    code: row.code ?? '',
+    type: row.type as CouponRule['type'],
     startsAt: row.startsAt === null ? null : new Date(row.startsAt),
     endsAt: row.endsAt === null ? null : new Date(row.endsAt),
   }
@@ -148,8 +150,8 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
       const rejection = rejections.get(coupon.id) ?? null
       return {
         id: coupon.id,
-        code: coupon.code,
-        type: coupon.type,
+        code: coupon.code ?? '',
+        type: coupon.type as CartCoupon['type'],
         value: couponValue(coupon),
         discount: major(couponDiscounts.get(coupon.id) ?? 0),
         applicable: rejection === null,

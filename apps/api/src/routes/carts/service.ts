@@ -23,7 +23,7 @@ import {
   cartCoupons,
   cartItems,
   carts,
-  coupons,
+  promotions,
   newId,
   prepareCartRead,
   products,
@@ -38,7 +38,7 @@ import {
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
-import { priceCart, type PricedCart } from './pricing.js'
+import { priceCart, toCouponRule, type PricedCart } from './pricing.js'
 
 /** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
 export interface CartViewer {
@@ -237,7 +237,8 @@ export function createCartService(db: Database) {
     applyCoupon(id: string, code: string, viewer: CartViewer, now: Date = new Date()): Promise<Cart> {
       return change(id, viewer, async (tx, cart) => {
         const normalized = normalizeCouponCode(code)
-        const [coupon] = await tx.select().from(coupons).where(eq(coupons.code, normalized))
+        const [promotion] = await tx.select().from(promotions).where(eq(promotions.code, normalized))
+        const coupon = promotion && toCouponRule({ ...promotion, code: normalized, startsAt: promotion.startsAt?.toISOString() ?? null, endsAt: promotion.endsAt?.toISOString() ?? null })
         if (!coupon) throw new ApiError('coupon_invalid', `Coupon '${normalized}' does not exist`)
         const applied = await tx
           .select({ couponId: cartCoupons.couponId })

@@ -102,6 +102,7 @@ function orderValues(
       type: coupon.type,
       discount_minor: totals.coupons.find((entry) => entry.id === coupon.id)?.discount ?? 0,
     })),
+    promotions: [],
     notes: null,
     cartId: cart.id,
     archivedAt: null,
@@ -171,7 +172,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     // price, so the customer is never charged more than the checkout showed unawares.
     const refusal = checkoutRefusal({
       lines: cart.items.map((item) => ({ id: item.id, title: item.title, quantity: item.quantity, stockKey: item.variant_id ?? item.product_id, problem: item.problem })),
-      coupons: locked.coupons,
+      coupons: locked.coupons.map((coupon) => ({ ...coupon, code: coupon.code ?? '' })),
       stock: locked.stock,
       shippingRates: rates,
       shippingRateId: cart.shipping_method_id,

@@ -1,6 +1,11 @@
-/** Coupons: admin CRUD, and the rules that keep a coupon's value, currency and dates consistent with its type. */
-import { and, count, desc, eq, type SQL } from 'drizzle-orm'
+/**
+ * Coupons: admin CRUD, and the rules that keep a coupon's value, currency and dates consistent with
+ * its type. A coupon is a promotion with a code and a coupon type (docs/pricing.md); this API sees
+ * only those rows.
+ */
+import { and, count, desc, eq, inArray, isNotNull, type SQL } from 'drizzle-orm'
 import {
+  COUPON_TYPES,
   percentToPpm,
   ppmToPercent,
   toMajorUnits,
@@ -11,13 +16,19 @@ import {
   type ListCouponsQuery,
   type UpdateCoupon,
 } from '@commerce/domain'
-import { coupons, isUniqueViolation, type Database, type Executor } from '@commerce/db'
+import { promotions, isUniqueViolation, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, instant, knownCurrency } from '../../fields.js'
 import { pageMeta } from '../../list-totals.js'
 
-type CouponRow = typeof coupons.$inferSelect
-type CouponColumns = Omit<typeof coupons.$inferInsert, 'id' | 'timesUsed' | 'createdAt' | 'updatedAt'>
+type CouponRow = typeof promotions.$inferSelect
+type CouponColumns = { code: string; type: CouponType } & Pick<
+  typeof promotions.$inferInsert,
+  'percentOffPpm' | 'amountOffMinor' | 'currency' | 'minSubtotalMinor' | 'startsAt' | 'endsAt' | 'usageLimit' | 'isActive'
+>
+
+/** The promotions the coupons API shows: those with a code and a coupon type. */
+const isCoupon = and(isNotNull(promotions.code), inArray(promotions.type, [...COUPON_TYPES]))!
 
 /** Every writable field of a coupon, resolved (a create's defaults, or an update merged over the row). */
 interface CouponFields {
@@ -36,8 +47,8 @@ function toCoupon(row: CouponRow): Coupon {
   const inCurrency = (minor: number | null) => (minor === null || row.currency === null ? null : toMajorUnits(minor, row.currency))
   return {
     id: row.id,
-    code: row.code,
-    type: row.type,
+    code: row.code!,
+    type: row.type as CouponType,
     value:
       row.type === 'percentage'
         ? ppmToPercent(row.percentOffPpm ?? 0)
@@ -132,7 +143,7 @@ function mergeUpdate(current: Coupon, body: UpdateCoupon): CouponFields {
 
 export function createCouponService(db: Database) {
   async function checkCodeFree(tx: Executor, code: string, selfId?: string) {
-    const [clash] = await tx.select({ id: coupons.id }).from(coupons).where(eq(coupons.code, code))
+    const [clash] = await tx.select({ id: promotions.id }).from(promotions).where(eq(promotions.code, code))
     if (clash && clash.id !== selfId) throw conflict(`A coupon with code '${code}' already exists`)
   }
 
@@ -150,25 +161,25 @@ export function createCouponService(db: Database) {
     async list(query: ListCouponsQuery) {
       const page = query.page ?? 1
       const perPage = query.per_page ?? 20
-      const conditions: SQL[] = []
-      if (query.code !== undefined) conditions.push(eq(coupons.code, query.code.toUpperCase()))
-      if (query.is_active !== undefined) conditions.push(eq(coupons.isActive, query.is_active))
+      const conditions: SQL[] = [isCoupon]
+      if (query.code !== undefined) conditions.push(eq(promotions.code, query.code.toUpperCase()))
+      if (query.is_active !== undefined) conditions.push(eq(promotions.isActive, query.is_active))
       const where = and(...conditions)
       const [rows, [counted]] = await Promise.all([
         db
           .select()
-          .from(coupons)
+          .from(promotions)
           .where(where)
-          .orderBy(desc(coupons.createdAt), desc(coupons.id))
+          .orderBy(desc(promotions.createdAt), desc(promotions.id))
           .limit(perPage)
           .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(coupons).where(where),
+        db.select({ total: count() }).from(promotions).where(where),
       ])
       return { coupons: rows.map(toCoupon), meta: pageMeta(page, perPage, counted!.total) }
     },
 
     async get(id: string): Promise<Coupon> {
-      const [row] = await db.select().from(coupons).where(eq(coupons.id, id))
+      const [row] = await db.select().from(promotions).where(and(eq(promotions.id, id), isCoupon))
       if (!row) throw notFound('Coupon')
       return toCoupon(row)
     },
@@ -187,7 +198,7 @@ export function createCouponService(db: Database) {
       })
       return write(async (tx) => {
         await checkCodeFree(tx, columns.code)
-        const [row] = await tx.insert(coupons).values(columns).returning()
+        const [row] = await tx.insert(promotions).values({ ...columns, name: columns.code }).returning()
         return toCoupon(row!)
       })
     },
@@ -195,7 +206,7 @@ export function createCouponService(db: Database) {
     /** Re-validates the whole coupon as it would be after the change. */
     update(id: string, body: UpdateCoupon): Promise<Coupon> {
       return write(async (tx) => {
-        const [row] = await tx.select().from(coupons).where(eq(coupons.id, id)).for('update')
+        const [row] = await tx.select().from(promotions).where(and(eq(promotions.id, id), isCoupon)).for('update')
         if (!row) throw notFound('Coupon')
         const columns = couponColumns(mergeUpdate(toCoupon(row), body), new Set(Object.keys(body)))
         if (columns.usageLimit != null && columns.usageLimit < row.timesUsed) {
@@ -203,9 +214,9 @@ export function createCouponService(db: Database) {
         }
         if (columns.code !== row.code) await checkCodeFree(tx, columns.code, id)
         const [updated] = await tx
-          .update(coupons)
-          .set({ ...columns, updatedAt: new Date() })
-          .where(eq(coupons.id, id))
+          .update(promotions)
+          .set({ ...columns, ...(row.name === row.code ? { name: columns.code } : {}), updatedAt: new Date() })
+          .where(eq(promotions.id, id))
           .returning()
         return toCoupon(updated!)
       })
@@ -213,7 +224,7 @@ export function createCouponService(db: Database) {
 
     /** Hard delete: carts holding the coupon lose it through the foreign key's cascade. */
     async remove(id: string): Promise<void> {
-      const deleted = await db.delete(coupons).where(eq(coupons.id, id)).returning({ id: coupons.id })
+      const deleted = await db.delete(promotions).where(and(eq(promotions.id, id), isCoupon)).returning({ id: promotions.id })
       if (deleted.length === 0) throw notFound('Coupon')
     },
   }
