@@ -5,8 +5,9 @@
 /**
  * DESIGN §4's resources, plus coupons, tax-rates, users (accounts: roles and disabling),
  * notifications (the customers' emails: their log, resends, settings) and inventory (stock
- * locations, levels, adjustments, transfers, the movement log), which the API guards with their
- * own scopes.
+ * locations, levels, adjustments, transfers, the movement log), pricing (prices per currency and
+ * price lists) and promotions (promotions and campaigns), which the API guards with their own
+ * scopes. Customer groups are customers'.
  */
 export const SCOPE_RESOURCES = [
   'products',
@@ -24,6 +25,8 @@ export const SCOPE_RESOURCES = [
   'users',
   'notifications',
   'inventory',
+  'pricing',
+  'promotions',
 ] as const
 export const SCOPE_ACTIONS = ['read', 'write'] as const
 
