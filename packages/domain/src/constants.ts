@@ -7,6 +7,17 @@ export type WeightUnitCode = (typeof WEIGHT_UNITS)[number]
 export const COUPON_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
 
+/** A coupon is a promotion with a code; promotions add buy X get Y (promotions.ts). */
+export const PROMOTION_TYPES = [...COUPON_TYPES, 'buy_x_get_y'] as const
+export type PromotionType = (typeof PROMOTION_TYPES)[number]
+/** `combinable` promotions add up; an `exclusive` one applies alone (promotions.ts says which wins). */
+export const PROMOTION_STACKING = ['combinable', 'exclusive'] as const
+export type PromotionStacking = (typeof PROMOTION_STACKING)[number]
+
+/** `sale` lists can only lower a line's price; an `override` list replaces the base price (price-selection.ts). */
+export const PRICE_LIST_TYPES = ['sale', 'override'] as const
+export type PriceListType = (typeof PRICE_LIST_TYPES)[number]
+
 /** Why a cart line cannot be bought now (and counts 0): its product is no longer sold, is sold in another currency, or takes the total past the most an amount can be. */
 export const CART_LINE_PROBLEMS = ['not_sold', 'other_currency', 'total_too_large'] as const
 export type CartLineProblem = (typeof CART_LINE_PROBLEMS)[number]

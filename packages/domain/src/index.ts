@@ -45,6 +45,9 @@ export {
   NOTIFICATION_TRIGGERS,
   ORDER_STATUSES,
   PAYMENT_STATUSES,
+  PRICE_LIST_TYPES,
+  PROMOTION_STACKING,
+  PROMOTION_TYPES,
   RESERVATION_STATUSES,
   RETURN_STATUSES,
   ADJUSTMENT_REASONS,
@@ -65,6 +68,9 @@ export {
   type NotificationTemplate,
   type OrderStatus,
   type PaymentStatus,
+  type PriceListType,
+  type PromotionStacking,
+  type PromotionType,
   type ReservationStatus,
   type ReturnStatus,
   type WeightUnitCode,
@@ -204,9 +210,32 @@ export {
   couponRejectionMessage,
   couponUsedUp,
   normalizeCouponCode,
+  type CouponEligibility,
   type CouponRejection,
   type CouponRule,
 } from './coupons.js'
+export {
+  PROMOTION_REJECTIONS,
+  applyPromotions,
+  promotionFromCoupon,
+  promotionRejectionMessage,
+  type AppliedPromotion,
+  type CampaignRule,
+  type LineDiscount,
+  type PromotionLine,
+  type PromotionRejection,
+  type PromotionRule,
+  type PromotionTotals,
+  type PromotionsInput,
+} from './promotions.js'
+export {
+  priceListApplies,
+  selectLinePrice,
+  type LinePrice,
+  type PriceCandidate,
+  type PriceContext,
+  type PriceListRule,
+} from './price-selection.js'
 export { selectTaxRate, TAX_ROUNDINGS, type TaxRateRule, type TaxRounding } from './tax.js'
 export { shippingRate, type ShippingMethodRule } from './shipping.js'
 export {
