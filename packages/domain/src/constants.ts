@@ -7,19 +7,18 @@ export type WeightUnitCode = (typeof WEIGHT_UNITS)[number]
 export const COUPON_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
 
-/** A coupon is a promotion with a code and one of the coupon types. */
+/** A coupon is a promotion with a code; promotions add buy X get Y (promotions.ts). */
 export const PROMOTION_TYPES = [...COUPON_TYPES, 'buy_x_get_y'] as const
 export type PromotionType = (typeof PROMOTION_TYPES)[number]
-
-/** Combinable promotions apply together; an exclusive one applies alone. */
+/** `combinable` promotions add up; an `exclusive` one applies alone (promotions.ts says which wins). */
 export const PROMOTION_STACKING = ['combinable', 'exclusive'] as const
 export type PromotionStacking = (typeof PROMOTION_STACKING)[number]
 
-/** A campaign's budget counts money discounted (`spend`) or orders (`usage`). */
+/** A campaign's budget counts money discounted (`spend`) or uses (`usage`). */
 export const CAMPAIGN_BUDGET_TYPES = ['spend', 'usage'] as const
 export type CampaignBudgetType = (typeof CAMPAIGN_BUDGET_TYPES)[number]
 
-/** A sale list's price applies when lower; an override list's replaces the base price. */
+/** `sale` lists can only lower a line's price; an `override` list replaces the base price (price-selection.ts). */
 export const PRICE_LIST_TYPES = ['sale', 'override'] as const
 export type PriceListType = (typeof PRICE_LIST_TYPES)[number]
 

@@ -30,6 +30,12 @@ export type CouponRejection =
   | 'currency_mismatch'
   | 'min_subtotal_not_met'
 
+/** What couponRejection looks at; promotions (promotions.ts) are held to the same checks. */
+export type CouponEligibility = Pick<
+  CouponRule,
+  'isActive' | 'startsAt' | 'endsAt' | 'usageLimit' | 'timesUsed' | 'currency' | 'minSubtotalMinor'
+>
+
 /**
  * Whether the coupon has been used as many times as its limit allows (never, without a limit).
  * The one definition of the rule: pricing drops such a coupon (couponRejection) and checkout
@@ -44,7 +50,7 @@ export function couponUsedUp(coupon: Pick<CouponRule, 'usageLimit' | 'timesUsed'
  * wins. `subtotalMinor` is before any discount, so coupons never disqualify each other.
  */
 export function couponRejection(
-  coupon: CouponRule,
+  coupon: CouponEligibility,
   cart: { currency: string; subtotalMinor: number; now: Date },
 ): CouponRejection | null {
   const now = cart.now.getTime()
