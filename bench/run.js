@@ -49,7 +49,14 @@ const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim()).filter(
 /** The export walks the catalog at the largest page size the API allows. */
 const EXPORT_PER_PAGE = 100
 /** What each scenario compares with, run whenever it runs. */
-const REFERENCES = { checkout: ['ref_checkout'], checkout_3loc: ['checkout', 'ref_checkout'], list: ['naive_list'], category: ['naive_list'] }
+const REFERENCES = {
+  checkout: ['ref_checkout'],
+  checkout_3loc: ['checkout', 'ref_checkout'],
+  checkout_promo: ['checkout', 'ref_checkout'],
+  cart_get_promo: ['cart_get'],
+  list: ['naive_list'],
+  category: ['naive_list'],
+}
 const WANTED = ONLY && new Set([...ONLY, ...ONLY.flatMap((key) => REFERENCES[key] ?? [])])
 /** Whether a scenario runs this time: all do without BENCH_ONLY. */
 const runs = (key) => !WANTED || WANTED.has(key)
@@ -227,13 +234,13 @@ function checkDetail(body, id) {
  * requests in flight almost never want the same cart's lock and the scenarios measure the work of
  * a request, not the wait for another connection's.
  */
-async function createBenchCarts(monitor, productIds) {
+async function createBenchCarts(monitor, productIds, { currency = 'USD' } = {}) {
   const lineProducts = productIds.slice(0, CART_LINES)
   await monitor`update products set inventory_quantity = 100000000 where id = any(${lineProducts}::uuid[])`
   const rows = await monitor`
     with made as (
       insert into carts (id, currency)
-      select gen_random_uuid(), 'USD' from generate_series(1, ${BENCH_CARTS})
+      select gen_random_uuid(), ${currency} from generate_series(1, ${BENCH_CARTS})
       returning id),
     lines as (
       insert into cart_items (id, cart_id, product_id, quantity)
@@ -244,7 +251,7 @@ async function createBenchCarts(monitor, productIds) {
 }
 
 /** The tables a checkout reads or writes. */
-const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'checkout_reservations', 'products', 'product_variants', 'coupons', 'orders',
+const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'checkout_reservations', 'products', 'product_variants', 'promotions', 'promotion_usages', 'campaigns', 'orders',
   'order_items', 'payments', 'events', 'event_outbox', 'idempotency_keys', 'inventory_levels', 'inventory_movements', 'order_item_allocations']
 
 /**
@@ -252,14 +259,14 @@ const CHECKOUT_TABLES = ['carts', 'cart_items', 'cart_coupons', 'checkouts', 'ch
  * each for one of CHECKOUT_PRODUCTS products with ample stock, so the checkout scenario completes
  * a fresh one with every request and the reference orders the same products.
  */
-async function createBenchCheckouts(monitor, productIds, { first = CART_LINES, locations = 1 } = {}) {
+async function createBenchCheckouts(monitor, productIds, { first = CART_LINES, locations = 1, currency = 'USD' } = {}) {
   const products = productIds.slice(first, first + CHECKOUT_PRODUCTS)
   await stockUp(monitor, products, { units: BENCH_STOCK, locations })
   const address = { first_name: null, last_name: null, company: null, line1: '1 Bench St', line2: null, city: 'Bench', region: null, postal_code: null, country: 'US', phone: null }
   const rows = await monitor`
     with carts_made as (
       insert into carts (id, currency, email, shipping_address)
-      select gen_random_uuid(), 'USD', 'bench@example.com', ${monitor.json(address)}
+      select gen_random_uuid(), ${currency}, 'bench@example.com', ${monitor.json(address)}
       from generate_series(1, ${BENCH_CHECKOUTS})
       returning id),
     numbered as (select id, row_number() over () as n from carts_made),
@@ -270,6 +277,57 @@ async function createBenchCheckouts(monitor, productIds, { first = CART_LINES, l
     select gen_random_uuid(), id, ${monitor.json(address)} from numbered
     returning id`
   return { checkoutIds: rows.map((row) => row.id), checkoutProducts: products }
+}
+
+/** The currency of the promotion scenarios: the products get a base price in it, and only its carts see the promotions. */
+const PROMO_CURRENCY = 'EUR'
+
+/**
+ * Prices for a second market and what a shop runs in it: a EUR base price for `products`, three
+ * price lists (a sale for everyone over half of them, a sale for a customer group nobody is in, an
+ * override of a quarter), and ten automatic promotions of every kind, some of which apply to a
+ * cart of `products` and some not (a campaign with a budget, a per-customer limit, a group, a
+ * higher minimum, an exclusive one that loses).
+ */
+async function createBenchPromotions(monitor, products) {
+  await monitor`delete from promotions where name like 'Bench %'`
+  await monitor`delete from price_lists where name like 'Bench %'`
+  await monitor`delete from campaigns where name like 'Bench %'`
+  await monitor`
+    insert into prices (id, product_id, currency, amount_minor)
+    select gen_random_uuid(), p.id, ${PROMO_CURRENCY}, p.price_minor from products p where p.id = any(${products}::uuid[])
+    on conflict do nothing`
+  const [group] = await monitor`insert into customer_groups (id, name) values (gen_random_uuid(), 'Bench trade') on conflict do nothing returning id`
+  const groupId = group?.id ?? (await monitor`select id from customer_groups where name = 'Bench trade'`)[0].id
+  const lists = await monitor`
+    insert into price_lists (id, name, type, priority, customer_group_ids) values
+      (gen_random_uuid(), 'Bench sale', 'sale', 0, '{}'), (gen_random_uuid(), 'Bench trade', 'sale', 0, ${[groupId]}::uuid[]),
+      (gen_random_uuid(), 'Bench override', 'override', 1, '{}')
+    returning id`
+  const [sale, trade, override] = lists.map((list) => list.id)
+  const priceOf = (listId, share, factor) => monitor`
+    insert into prices (id, product_id, price_list_id, currency, amount_minor)
+    select gen_random_uuid(), p.id, ${listId}, ${PROMO_CURRENCY}, (p.price_minor * ${factor})::bigint
+    from products p where p.id = any(${products.slice(0, Math.ceil(products.length * share))}::uuid[])`
+  await priceOf(sale, 0.5, 0.8)
+  await priceOf(trade, 1, 0.7)
+  await priceOf(override, 0.25, 1.1)
+  const [campaign] = await monitor`
+    insert into campaigns (id, name, budget_type, budget_limit, currency) values (gen_random_uuid(), 'Bench launch', 'spend', 100000000000000, ${PROMO_CURRENCY})
+    returning id`
+  const some = products.slice(0, 5)
+  const promotion = (fields) => monitor`insert into promotions ${monitor({ id: randomUUID(), currency: PROMO_CURRENCY, ...fields })}`
+  await promotion({ name: 'Bench 5 % off', type: 'percentage', percent_off_ppm: 50_000 })
+  await promotion({ name: 'Bench 2 off over 10', type: 'fixed_amount', amount_off_minor: 200, min_subtotal_minor: 1000 })
+  await promotion({ name: 'Bench 10 % off five', type: 'percentage', percent_off_ppm: 100_000, target_product_ids: some })
+  await promotion({ name: 'Bench 1 off five', type: 'fixed_amount', amount_off_minor: 100, target_product_ids: some })
+  await promotion({ name: 'Bench 3 for 2', type: 'buy_x_get_y', percent_off_ppm: 500_000, buy_quantity: 2, get_quantity: 1, condition_product_ids: products })
+  await promotion({ name: 'Bench free shipping', type: 'free_shipping' })
+  await promotion({ name: 'Bench launch 1 %', type: 'percentage', percent_off_ppm: 10_000, campaign_id: campaign.id })
+  await promotion({ name: 'Bench welcome', type: 'fixed_amount', amount_off_minor: 300, per_customer_limit: 1 })
+  await promotion({ name: 'Bench trade 20 %', type: 'percentage', percent_off_ppm: 200_000, customer_group_ids: [groupId] })
+  await promotion({ name: 'Bench exclusive 3 %', type: 'percentage', percent_off_ppm: 30_000, stacking: 'exclusive' })
+  await monitor`vacuum (analyze) prices, price_lists, promotions, campaigns`
 }
 
 function checkCart(body, id) {
@@ -430,13 +488,23 @@ async function main() {
     console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
 
     const { category } = fixtures
-    let cartIds, lineProducts, checkoutIds, checkoutProducts, spreadCheckoutIds
+    let cartIds, lineProducts, checkoutIds, checkoutProducts, spreadCheckoutIds, promoCartIds, promoCheckoutIds
     if (runs('cart_get') || runs('cart_add')) {
       ;({ cartIds, lineProducts } = await createBenchCarts(monitor, fixtures.ids))
       console.log(`bench: ${cartIds.length} carts of ${CART_LINES} lines`)
     }
+    if (runs('cart_get_promo') || runs('checkout_promo')) {
+      await createBenchPromotions(monitor, [...fixtures.ids.slice(0, CART_LINES), ...fixtures.ids.slice(CART_LINES + 2 * CHECKOUT_PRODUCTS, CART_LINES + 3 * CHECKOUT_PRODUCTS)])
+      console.log(`bench: ${PROMO_CURRENCY} prices, 3 price lists and 10 automatic promotions`)
+    }
+    if (runs('cart_get_promo')) {
+      ;({ cartIds: promoCartIds } = await createBenchCarts(monitor, fixtures.ids, { currency: PROMO_CURRENCY }))
+    }
     if (runs('checkout') || runs('ref_checkout')) {
       ;({ checkoutIds, checkoutProducts } = await createBenchCheckouts(monitor, fixtures.ids))
+      if (runs('checkout_promo')) {
+        ;({ checkoutIds: promoCheckoutIds } = await createBenchCheckouts(monitor, fixtures.ids, { first: CART_LINES + 2 * CHECKOUT_PRODUCTS, currency: PROMO_CURRENCY }))
+      }
       if (runs('checkout_3loc')) {
         ;({ checkoutIds: spreadCheckoutIds } = await createBenchCheckouts(monitor, fixtures.ids, { first: CART_LINES + CHECKOUT_PRODUCTS, locations: 3 }))
       }
@@ -487,6 +555,14 @@ async function main() {
         check: checkCart,
       },
       {
+        key: 'cart_get_promo',
+        label: `ours GET /api/v1/carts/:id (${CART_LINES} lines, ${PROMO_CURRENCY}: 10 promotions, 3 price lists)`,
+        base: apiBase,
+        ids: promoCartIds,
+        pathFor: (id) => `/api/v1/carts/${id}`,
+        check: checkCart,
+      },
+      {
         key: 'cart_add',
         label: `ours POST /api/v1/carts/:id/items (${CART_LINES} lines)`,
         base: apiBase,
@@ -526,6 +602,17 @@ async function main() {
         bodyFor: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
         headersFor: () => ({ 'idempotency-key': `bench-${randomUUID()}` }),
         check: (body) => (body?.status === 'paid' && body?.order_number ? [] : [`not a paid order: ${JSON.stringify(body).slice(0, 200)}`]),
+      },
+      {
+        key: 'checkout_promo',
+        label: `ours POST /api/v1/checkouts/:id/complete (${PROMO_CURRENCY}: 10 promotions, 3 price lists)`,
+        base: apiBase,
+        ids: promoCheckoutIds,
+        connections: CHECKOUT_CONNECTIONS,
+        pathFor: (id) => `/api/v1/checkouts/${id}/complete`,
+        bodyFor: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
+        headersFor: () => ({ 'idempotency-key': `bench-${randomUUID()}` }),
+        check: (body) => (body?.status === 'paid' && body?.promotions?.length > 0 ? [] : [`not a paid order with promotions: ${JSON.stringify(body).slice(0, 200)}`]),
       },
       { key: 'naive_list', label: 'ref  GET /naive/products', base: refBase, path: '/naive/products', expect: listExpect },
       {
@@ -632,6 +719,9 @@ async function main() {
     const pkMedian = median([...pkByRound.values()])
     const refCheckoutByRound = new Map((samples.get('ref_checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
     const checkoutByRound = new Map((samples.get('checkout') ?? []).map(({ round, r }) => [round, r.requests.average]))
+    const cartGetByRound = new Map((samples.get('cart_get') ?? []).map(({ round, r }) => [round, r.requests.average]))
+    /** The scenario a variant compares with, round by round: its rate over the base's. */
+    const BASES = { checkout_3loc: checkoutByRound, checkout_promo: checkoutByRound, cart_get_promo: cartGetByRound }
     const results = scenarios.map((s) => {
       const runs = samples.get(s.key)
       const sum = (pick) => runs.reduce((total, { r }) => total + pick(r), 0)
@@ -654,8 +744,7 @@ async function main() {
         ofRefCheckout: s.key.startsWith('checkout')
           ? median(runs.map(({ round, r }) => r.requests.average / (refCheckoutByRound.get(round) ?? NaN)))
           : undefined,
-        ofCheckout:
-          s.key === 'checkout_3loc' ? median(runs.map(({ round, r }) => r.requests.average / (checkoutByRound.get(round) ?? NaN))) : undefined,
+        ofBase: BASES[s.key] ? median(runs.map(({ round, r }) => r.requests.average / (BASES[s.key].get(round) ?? NaN))) : undefined,
         clean: runs.length > 0 && s.issues.length === 0,
         issues: s.issues,
       }
@@ -670,10 +759,12 @@ async function main() {
       )}`)
     }
 
-    const spread = byKey.checkout_3loc
-    if (spread) {
-      const perRound = spread.rounds.map(({ round, requestsPerSec }) => `${fmt((requestsPerSec / (checkoutByRound.get(round) ?? NaN)) * 100, 1)} %`)
-      console.log(`\nbench: checkout with stock at 3 locations / at 1 location: ${pct(spread.ofCheckout)} (rounds: ${perRound.join(', ')})`)
+    const VARIANTS = { checkout_3loc: 'checkout with stock at 3 locations / at 1 location', checkout_promo: 'checkout with 10 promotions and 3 price lists / without', cart_get_promo: 'cart read with 10 promotions and 3 price lists / without' }
+    for (const [key, title] of Object.entries(VARIANTS)) {
+      const variant = byKey[key]
+      if (!variant) continue
+      const perRound = variant.rounds.map(({ round, requestsPerSec }) => `${fmt((requestsPerSec / (BASES[key].get(round) ?? NaN)) * 100, 1)} %`)
+      console.log(`\nbench: ${title}: ${pct(variant.ofBase)} (rounds: ${perRound.join(', ')})`)
     }
 
     const targets = evaluateTargets(byKey)

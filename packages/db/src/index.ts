@@ -68,12 +68,24 @@ export {
   readCart,
   type CartRow,
   type CartRowText,
-  type CouponRow,
+  type CampaignRow,
+  type LinePriceJson,
+  type PriceListJson,
+  type PromotionRow,
   type LineRow,
   type ShippingMethodRow,
   type TaxRateRow,
 } from './sql/cart-read.js'
-export { lockCheckout, reserveCheckout, type CheckoutLevel, type InProgress, type LockedCheckout, type Reservation } from './sql/checkout-reservation.js'
+export {
+  lockCheckout,
+  reserveCheckout,
+  type CampaignSpend,
+  type CheckoutLevel,
+  type InProgress,
+  type LockedCheckout,
+  type PromotionUse,
+  type Reservation,
+} from './sql/checkout-reservation.js'
 export { applyStockMoves, ensureLevels, lockStockItems, LEVEL_COLUMNS, type LockedLevel, type StockMove } from './sql/stock-moves.js'
 export { setLocationActive } from './sql/location-activation.js'
 export {

@@ -8,6 +8,7 @@ let orders = 0
 export function sampleOrder(email: string, currency = 'EUR'): Order {
   orders += 1
   const id = newId()
+  const couponId = newId()
   const item = (title: string, variant: string | null, quantity: number, unit: number, total: number) => ({
     id: newId(),
     product_id: newId(),
@@ -38,7 +39,8 @@ export function sampleOrder(email: string, currency = 'EUR'): Order {
     shipping_address: { first_name: 'Ada', last_name: 'Lovelace', company: null, line1: '12 St James Sq', line2: null, city: 'London', region: null, postal_code: 'SW1Y 4JH', country: 'GB', phone: null },
     billing_address: null,
     shipping_method: { id: null, name: 'Courier', amount: 6.5 },
-    coupons: [{ id: newId(), code: 'AUTUMN10', type: 'percentage', discount: 11.35 }],
+    coupons: [{ id: couponId, code: 'AUTUMN10', type: 'percentage', discount: 11.35 }],
+    promotions: [{ id: couponId, code: 'AUTUMN10', name: 'AUTUMN10', type: 'percentage', discount: 11.35, shipping_discount: 0 }],
     totals: { subtotal: 113.45, discount: 11.35, tax: 20.42, shipping: 6.5, total: 129.02 },
     amount_paid: 129.02,
     amount_authorized: 0,

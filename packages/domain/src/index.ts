@@ -163,6 +163,7 @@ export {
   ApplyCoupon,
   Cart,
   CartCoupon,
+  CartPromotion,
   CartCouponParams,
   CartItem,
   CartItemParams,

@@ -85,16 +85,18 @@ describe('selectLinePrice by hand', () => {
     expect(selectLinePrice(candidates, lists, context())?.priceListId).toBe('b')
   })
 
-  it('takes the highest quantity tier reached, from variant prices when the source has any', () => {
+  it("takes the highest quantity tier reached, the variant's own price beating the product's at the same tier", () => {
     const tiers = [price(1000), price(900, { minQuantity: 10 }), price(800, { minQuantity: 50 })]
     expect([1, 9, 10, 49, 50, 500].map((quantity) => selectLinePrice(tiers, listsOf(), context({ quantity }))?.unitPriceMinor)).toEqual([
       1000, 1000, 900, 900, 800, 800,
     ])
-    // The variant's own price counts even when dearer than the product's.
+    // The variant's own price counts even when dearer than the product's, at its tier; the product's
+    // higher tiers still apply to the variant from their quantity on.
     const variant = [...tiers, price(1100, { variantSpecific: true })]
-    expect(selectLinePrice(variant, listsOf(), context({ quantity: 60 }))?.unitPriceMinor).toBe(1100)
-    // A variant tier the quantity does not reach gives nothing: no fallback to the product's prices.
-    expect(selectLinePrice([price(1000), price(900, { variantSpecific: true, minQuantity: 5 })], listsOf(), context())).toBeNull()
+    expect([1, 10, 60].map((quantity) => selectLinePrice(variant, listsOf(), context({ quantity }))?.unitPriceMinor)).toEqual([1100, 900, 800])
+    // A variant tier the quantity does not reach leaves the product's price below it.
+    const variantTier = [price(1000), price(900, { variantSpecific: true, minQuantity: 5 })]
+    expect([1, 5].map((quantity) => selectLinePrice(variantTier, listsOf(), context({ quantity }))?.unitPriceMinor)).toEqual([1000, 900])
   })
 
   it('applies a list from its start (inclusive) until its end (exclusive), and only when active', () => {
@@ -158,11 +160,11 @@ const contexts = fc.record({
 /** The rule restated from the tiers up: each source's offer, the reference, the sale offers. */
 function expectedOffers(all: readonly PriceCandidate[], lists: ReadonlyMap<string, PriceListRule>, at: PriceContext) {
   const offerOf = (source: string | null) => {
-    const own = all.filter((candidate) => candidate.priceListId === source)
-    const pool = own.some((candidate) => candidate.variantSpecific) ? own.filter((candidate) => candidate.variantSpecific) : own
-    const reached = pool.filter((candidate) => candidate.minQuantity <= at.quantity)
+    const reached = all.filter((candidate) => candidate.priceListId === source && candidate.minQuantity <= at.quantity)
     const top = Math.max(...reached.map((candidate) => candidate.minQuantity))
-    const prices = reached.filter((candidate) => candidate.minQuantity === top).map((candidate) => candidate.amountMinor)
+    const atTop = reached.filter((candidate) => candidate.minQuantity === top)
+    const pool = atTop.some((candidate) => candidate.variantSpecific) ? atTop.filter((candidate) => candidate.variantSpecific) : atTop
+    const prices = pool.map((candidate) => candidate.amountMinor)
     return prices.length === 0 ? null : Math.min(...prices)
   }
   const applying = [...lists.values()].filter((rule) => priceListApplies(rule, at))

@@ -7,11 +7,11 @@
  * - A price list applies when it is active, now is inside its window (startsAt inclusive, endsAt
  *   exclusive), and it names no customer groups or the customer is in one of them. Candidates of a
  *   list that does not apply, or that is not among the lists given, are ignored.
- * - Each source (the base price, or one price list) offers at most one price: among its
- *   variant-specific candidates if it has any, else among its product-level ones, the candidate
- *   with the largest minQuantity <= quantity (quantity tiers; two of one minQuantity: the lower
- *   amount). A variant-specific tier that the quantity does not reach does not fall back to the
- *   product-level prices: a source with no candidate that qualifies offers nothing.
+ * - Each source (the base price, or one price list) offers at most one price: the candidate with
+ *   the largest minQuantity <= quantity (quantity tiers), a variant's own price beating the
+ *   product's at the same minQuantity (then the lower amount). So a product's tiers apply to every
+ *   variant from their quantity on, unless the variant has a tier of its own there; a source with
+ *   no candidate that qualifies offers nothing.
  * - No base price: null, the product is not sold in that currency.
  * - The reference price is the base price, unless override lists apply and offer a price: then the
  *   override of the highest priority (ties: the lower price, then the lower list id) replaces it.
@@ -121,17 +121,19 @@ export function priceListApplies(list: PriceListRule, context: Pick<PriceContext
   return list.customerGroupIds.length === 0 || list.customerGroupIds.some((group) => context.customerGroupIds.includes(group))
 }
 
-/** One source's price for the quantity: variant prices over product prices, then the highest tier reached. */
+/**
+ * One source's price for the quantity: the highest tier reached, a variant's own price beating the
+ * product's at the same tier (then the lower amount).
+ */
 function offerOf(candidates: readonly PriceCandidate[], quantity: number): number | null {
-  const variantPrices = candidates.filter((candidate) => candidate.variantSpecific)
-  const pool = variantPrices.length > 0 ? variantPrices : candidates
   let best: PriceCandidate | null = null
-  for (const candidate of pool) {
+  for (const candidate of candidates) {
     if (candidate.minQuantity > quantity) continue
     if (
       best === null ||
       candidate.minQuantity > best.minQuantity ||
-      (candidate.minQuantity === best.minQuantity && candidate.amountMinor < best.amountMinor)
+      (candidate.minQuantity === best.minQuantity &&
+        (Number(candidate.variantSpecific) - Number(best.variantSpecific) || best.amountMinor - candidate.amountMinor) > 0)
     ) {
       best = candidate
     }

@@ -29,7 +29,9 @@ facts as materialized (
     case
       when p.is_active is not true then 'product'
       when $3::uuid is not null and v.id is null then 'variant'
-      when p.currency <> cart.currency then 'currency'
+      when p.currency <> cart.currency and not exists (
+        select from prices pr where pr.product_id = p.id and pr.price_list_id is null and pr.currency = cart.currency
+          and (pr.variant_id is null or pr.variant_id = v.id) and pr.min_quantity <= coalesce(i.quantity, 0) + $6::int) then 'currency'
       when coalesce(i.quantity, 0) + $6::int > $8::int then 'quantity'
       when coalesce(i.quantity, 0) + $6::int > coalesce(v.inventory_quantity, p.inventory_quantity) then 'inventory'
       when i.id is null and (select count(*) from cart_items n where n.cart_id = cart.id) >= $9::int then 'lines'

@@ -1,24 +1,71 @@
 /**
- * A cart as one row: the cart, its lines with the live product and variant data, its coupons,
- * the tax rates of its address's country and its chosen shipping method, read in one round trip.
+ * A cart as one row: the cart, its lines with the live product and variant data and their prices
+ * in the cart's currency, its coupons, the automatic promotions, its customer's groups, the tax
+ * rates of its address's country and its chosen shipping method, read in one round trip.
  * The parts read as JSON are written once, here: the cart reads below (Drizzle, the public GET
  * prepared), a line's addition (cart-add-line.ts) and the checkout completion's locked read
  * (checkout-reservation.ts) select them from a row named "carts".
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
-import { cartItems, carts, promotions, products, productVariants, shippingMethods, taxRates } from '../schema/index.js'
+import { campaigns, cartItems, carts, priceLists, prices, products, productVariants, promotions, shippingMethods, taxRates } from '../schema/index.js'
 import { jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
-/** A line with its product's live data; a variant's own price, stock, sku and weight override the product's. */
+/** A price list as the prices of a line carry it (the domain's PriceListRule). */
+export type PriceListJson = JsonOf<typeof priceLists, 'id' | 'type' | 'priority' | 'isActive' | 'startsAt' | 'endsAt' | 'customerGroupIds'>
+
+/** A price of a line in the cart's currency from the prices table (a base price in another currency, a tier, a list's). */
+export type LinePriceJson = JsonOf<typeof prices, 'amountMinor' | 'minQuantity' | 'priceListId'> & {
+  variantSpecific: boolean
+  list: PriceListJson | null
+}
+
+/**
+ * A line with its product's live data; a variant's own price, stock, sku and weight override the
+ * product's. `priceMinor`/`currency` are the product's own price (the variant's, when
+ * `variantPriced`); `prices` are its other prices in the cart's currency.
+ */
 export type LineRow = JsonOf<typeof cartItems, 'id' | 'productId' | 'variantId' | 'quantity'> &
-  JsonOf<typeof products, 'title' | 'sku' | 'imageUrl' | 'priceMinor' | 'currency' | 'isActive' | 'inventoryQuantity' | 'weight' | 'weightUnit'> & {
+  JsonOf<typeof products, 'title' | 'sku' | 'imageUrl' | 'priceMinor' | 'currency' | 'isActive' | 'inventoryQuantity' | 'weight' | 'weightUnit' | 'categories'> & {
     /** The variant's title; null without a variant. */
     variantTitle: JsonOf<typeof productVariants, 'title'>['title'] | null
+    variantPriced: boolean
+    prices: LinePriceJson[]
   }
 
-const COUPON_KEYS = ['id', 'code', 'type', 'percentOffPpm', 'amountOffMinor', 'currency', 'minSubtotalMinor', 'startsAt', 'endsAt', 'usageLimit', 'timesUsed', 'isActive'] as const
-export type CouponRow = JsonOf<typeof promotions, (typeof COUPON_KEYS)[number]>
+const PROMOTION_KEYS = [
+  'id',
+  'code',
+  'name',
+  'type',
+  'percentOffPpm',
+  'amountOffMinor',
+  'currency',
+  'minSubtotalMinor',
+  'startsAt',
+  'endsAt',
+  'usageLimit',
+  'timesUsed',
+  'isActive',
+  'stacking',
+  'conditionProductIds',
+  'conditionCategoryIds',
+  'customerGroupIds',
+  'targetProductIds',
+  'targetCategoryIds',
+  'buyQuantity',
+  'getQuantity',
+  'maxApplications',
+  'perCustomerLimit',
+] as const
+const CAMPAIGN_KEYS = ['id', 'budgetType', 'budgetLimit', 'budgetUsed', 'currency', 'startsAt', 'endsAt'] as const
+export type CampaignRow = JsonOf<typeof campaigns, (typeof CAMPAIGN_KEYS)[number]>
+
+/** A promotion as a cart reads it: with its campaign and how often this cart's customer has used it. */
+export type PromotionRow = JsonOf<typeof promotions, (typeof PROMOTION_KEYS)[number]> & {
+  campaign: CampaignRow | null
+  customerUses: number
+}
 
 const TAX_RATE_KEYS = ['id', 'country', 'region', 'ratePpm', 'name', 'rounding'] as const
 export type TaxRateRow = JsonOf<typeof taxRates, (typeof TAX_RATE_KEYS)[number]>
@@ -38,8 +85,22 @@ const SHIPPING_METHOD_KEYS = [
 ] as const
 export type ShippingMethodRow = JsonOf<typeof shippingMethods, (typeof SHIPPING_METHOD_KEYS)[number]>
 
-/** A coupon row `c` as the JSON of CouponRow. */
-export const COUPON_JSON = jsonColumns(promotions, 'c', COUPON_KEYS)
+/** A campaign row `g` as the JSON of CampaignRow. */
+export const CAMPAIGN_JSON = jsonColumns(campaigns, 'g', CAMPAIGN_KEYS)
+
+// Who uses a cart's promotions, as promotion_usages.customer_key keeps it: the customer, else the email.
+const CUSTOMER_KEY = `coalesce("carts"."customer_id"::text, lower("carts"."email"))`
+
+/**
+ * A promotion row `c` as the JSON of PromotionRow, for the cart in a row named "carts"; `campaign`
+ * is the SQL of its campaign's row (by default read as of the statement's snapshot).
+ */
+export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`): string {
+  const columns = jsonColumns(promotions, 'c', PROMOTION_KEYS)
+  return `(${columns}::jsonb || jsonb_build_object('campaign', ${campaign},
+    'customerUses', case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
+      where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end))::json`
+}
 
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */
 export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_METHOD_KEYS)
@@ -54,7 +115,14 @@ const LINE_JSON = jsonObject<LineRow>({
   sku: 'coalesce(v.sku, p.sku)',
   imageUrl: 'p.image_url',
   priceMinor: 'coalesce(v.price_minor, p.price_minor)',
+  variantPriced: 'v.price_minor is not null',
   currency: 'p.currency',
+  categories: 'p.categories',
+  prices: `coalesce((
+    select json_agg(json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id,
+      'variantSpecific', pr.variant_id is not null, 'list', case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end))
+    from prices pr left join price_lists pl on pl.id = pr.price_list_id
+    where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
   isActive: 'p.is_active',
   inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',
   weight: 'case when v.weight is not null then v.weight else p.weight end',
@@ -70,9 +138,17 @@ const LINES_OF_CART = `coalesce((
   where i.cart_id = "carts"."id"), '[]'::json)`
 
 const COUPONS_OF_CART = `coalesce((
-  select json_agg(${COUPON_JSON} order by cc.created_at, c.code)
+  select json_agg(${promotionJson()} order by cc.created_at, c.code)
   from cart_coupons cc join promotions c on c.id = cc.coupon_id
   where cc.cart_id = "carts"."id"), '[]'::json)`
+
+/** Every automatic promotion switched on for the cart's currency (its dates and rules are the domain's to check). */
+const AUTOMATIC_PROMOTIONS = `coalesce((
+  select json_agg(${promotionJson()} order by c.id) from promotions c
+  where c.code is null and c.is_active and (c.currency is null or c.currency = "carts"."currency")), '[]'::json)`
+
+const CUSTOMER_GROUPS_OF_CART = `coalesce((
+  select json_agg(m.group_id) from customer_group_members m where m.customer_id = "carts"."customer_id"), '[]'::json)`
 
 const TAX_RATES_OF_CART = `coalesce((
   select json_agg(${jsonColumns(taxRates, 't', TAX_RATE_KEYS)})
@@ -81,15 +157,16 @@ const TAX_RATES_OF_CART = `coalesce((
 const SHIPPING_METHOD_OF_CART = `(select ${SHIPPING_METHOD_JSON} from shipping_methods s where s.id = "carts"."shipping_method_id")`
 
 /**
- * Every column of CartRow, read from a row named "carts"; `coupons` is the SQL of its coupons'
- * JSON array (by default read from the cart's coupons, as of the statement's snapshot).
+ * Every column of CartRow, read from a row named "carts"; `coupons` and `automaticPromotions` are
+ * the SQL of its promotions' JSON arrays (by default read as of the statement's snapshot).
  */
-export function cartRowSql(coupons = COUPONS_OF_CART): string {
+export function cartRowSql(coupons = COUPONS_OF_CART, automaticPromotions = AUTOMATIC_PROMOTIONS): string {
   return `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
   "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
   "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
   "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt",
-  ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${TAX_RATES_OF_CART} as "taxRates",
+  ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${automaticPromotions} as "automaticPromotions",
+  ${CUSTOMER_GROUPS_OF_CART} as "customerGroupIds", ${TAX_RATES_OF_CART} as "taxRates",
   ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
 }
 
@@ -104,7 +181,9 @@ const cartSelection = {
   createdAt: carts.createdAt,
   updatedAt: carts.updatedAt,
   lines: sql<LineRow[]>`${sql.raw(LINES_OF_CART)}`,
-  coupons: sql<CouponRow[]>`${sql.raw(COUPONS_OF_CART)}`,
+  coupons: sql<PromotionRow[]>`${sql.raw(COUPONS_OF_CART)}`,
+  automaticPromotions: sql<PromotionRow[]>`${sql.raw(AUTOMATIC_PROMOTIONS)}`,
+  customerGroupIds: sql<string[]>`${sql.raw(CUSTOMER_GROUPS_OF_CART)}`,
   taxRates: sql<TaxRateRow[]>`${sql.raw(TAX_RATES_OF_CART)}`,
   shippingMethod: sql<ShippingMethodRow | null>`${sql.raw(SHIPPING_METHOD_OF_CART)}`,
 }

@@ -9,10 +9,13 @@ import { PROVIDER_UNANSWERED } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
 import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
-import { COUPON_JSON, SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
+import { CAMPAIGN_JSON, SHIPPING_METHOD_JSON, cartRowSql, promotionJson, type CartRowText, type ShippingMethodRow } from './cart-read.js'
 import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
 import type { JsonRow } from './json-rows.js'
 import { stockMovesCte } from './stock-moves.js'
+
+// A locked promotion `c` with its campaign as locked: their use counts and budgets as of the lock.
+const LOCKED_PROMOTION_JSON = promotionJson(`(select ${CAMPAIGN_JSON} from locked_campaigns g where g.id = c.campaign_id)`)
 
 // A level of a locked item at an active location, as checkouts allocate from it (CheckoutLevel).
 const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'location', l.location_id,
@@ -21,8 +24,10 @@ const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, '
 
 // Locks, in this order (every completion and every release takes them so, and none deadlocks
 // with another): the cart, through the checkout, which serializes this completion with every
-// other completion and change of the cart; its coupons by id, so their use counts stay true
-// until the reservation takes them; then the stock rows of its lines (the variant's, or the
+// other completion and change of the cart; its coupons and every automatic promotion switched
+// on for its currency, by id, then their campaigns by id, so use counts, customers' uses and budgets stay true
+// until the reservation takes them (a promotion or campaign changed while this waited makes the
+// read "stale" as below); then the stock rows of its lines (the variant's, or the
 // product's for a line without one), products then variants, each by id, so the stock read here
 // is what the reservation takes, and their levels at the active locations. It reads what prices the cart (the cart read of cart-read.ts,
 // with the coupons as locked), the payment already in progress for this checkout (held
@@ -45,10 +50,16 @@ locked as materialized (
   from checkouts k join carts c on c.id = k.cart_id
   where k.id = $1 and ${WORK_RUNS}
   for update of c),
-locked_coupons as materialized (
-  select c.*, cc.created_at as added_at from cart_coupons cc join promotions c on c.id = cc.coupon_id
-  where cc.cart_id = (select id from locked)
+locked_promotions as materialized (
+  select c.*, c.xmin::text as version,
+    (select cc.created_at from cart_coupons cc where cc.cart_id = (select id from locked) and cc.coupon_id = c.id) as added_at
+  from promotions c
+  where c.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
+    or (c.code is null and c.is_active and (c.currency is null or c.currency = (select currency from locked)))
   order by c.id for update of c),
+locked_campaigns as materialized (
+  select g.*, g.xmin::text as version from campaigns g where g.id in (select campaign_id from locked_promotions)
+  order by g.id for update of g),
 lines as materialized (
   select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
 locked_products as materialized (
@@ -60,7 +71,10 @@ locked_variants as materialized (
   where v.id in (select variant_id from lines)
   order by v.id for update of v),
 locked_items as materialized (select * from locked_products union all select * from locked_variants)
-select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_at, c.code) from locked_coupons c), '[]'::json)`)},
+select ${cartRowSql(
+  `coalesce((select json_agg(${LOCKED_PROMOTION_JSON} order by c.added_at, c.code) from locked_promotions c where c.added_at is not null), '[]'::json)`,
+  `coalesce((select json_agg(${LOCKED_PROMOTION_JSON} order by c.id) from locked_promotions c where c.added_at is null), '[]'::json)`,
+)},
   "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
   coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
     as "shippingMethods",
@@ -70,7 +84,9 @@ select ${cartRowSql(`coalesce((select json_agg(${COUPON_JSON} order by c.added_a
     where loc.is_active and l.item_id in (select id from locked_items)), '[]'::json) as "levels",
   (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version
     or exists (select from locked_products s join products as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
-    or exists (select from locked_variants s join product_variants as_read on as_read.id = s.id where as_read.xmin::text <> s.version) as "stale",
+    or exists (select from locked_variants s join product_variants as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
+    or exists (select from locked_promotions s join promotions as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
+    or exists (select from locked_campaigns s join campaigns as_read on as_read.id = s.id where as_read.xmin::text <> s.version) as "stale",
   (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
       'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
       'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
@@ -149,14 +165,22 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
   return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
 }
 
-// $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 the coupons used,
+// $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 the promotions used,
 // $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency,
 // $11 the reservation's expiry, $12 the order to place (JSON), $13 cart, $14 the held units
-// as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold).
+// as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold),
+// $16 the promotions' uses (JSON: PromotionUse), $17 what they take from campaign budgets (JSON: CampaignSpend).
 const RESERVE = `
 with ${stockMovesCte('$14::json')},
 ${eventsCte(15)},
 used as (update promotions set times_used = times_used + 1 where id = any($3::uuid[])),
+uses as (
+  insert into promotion_usages (id, promotion_id, campaign_id, payment_id, customer_key, discount_minor, currency, created_at)
+  select u.id, u.promotion_id, u.campaign_id, $4, u.customer_key, u.discount_minor, $10, $1
+  from json_to_recordset($16::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint)),
+spent as (
+  update campaigns g set budget_used = g.budget_used + x.amount, updated_at = $1
+  from json_to_recordset($17::json) as x(id uuid, amount bigint) where g.id = x.id),
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
   values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
@@ -164,6 +188,21 @@ reserved as (
   insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, promotion_ids, placement, created_at, updated_at)
   values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
 update carts set completed_at = $1, updated_at = $1 where id = $13`
+
+/** One promotion's use by a checkout (a promotion_usages row to write). */
+export interface PromotionUse {
+  id: string
+  promotion_id: string
+  campaign_id: string | null
+  customer_key: string | null
+  discount_minor: number
+}
+
+/** What a checkout takes from one campaign's budget: money (spend) or uses (usage). */
+export interface CampaignSpend {
+  id: string
+  amount: number
+}
 
 export interface Reservation {
   /** The transaction's time (LockedCheckout.now): every row written is stamped with it. */
@@ -174,7 +213,10 @@ export interface Reservation {
   movesJson: string
   /** inventory.low events (eventRows), or none. */
   events: { ids: string[]; json: string }
-  couponIds: string[]
+  /** The promotions applied: each one's use (times_used + 1, a promotion_usages row) and campaign spend. */
+  promotionIds: string[]
+  usesJson: string
+  campaignSpendJson: string
   paymentId: string
   checkoutId: string
   provider: string
@@ -190,9 +232,9 @@ export interface Reservation {
 
 /**
  * Sends the reservation now, in the transaction of `sql` (the locks of lockCheckout held): the
- * stock and coupon uses taken (their rows locked and checked; the tables' CHECK
- * (inventory_quantity >= 0) would fail the whole transaction if a decrement ever went below
- * zero), the payment started (`pending`), the order to place kept, and the cart closed to changes
+ * stock, promotion uses and campaign budgets taken (their rows locked and checked; the tables'
+ * CHECKs (inventory_quantity >= 0, times_used <= usage_limit, budget_used <= budget_limit) would
+ * fail the whole transaction if one ever went past its bound), the payment started (`pending`), the order to place kept, and the cart closed to changes
  * until the payment settles. The caller sends COMMIT behind it.
  */
 export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<unknown> {
@@ -200,7 +242,25 @@ export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promi
   announceWhenCommitted(sql, r.events.ids)
   return sql.unsafe(
     RESERVE,
-    [r.now, r.stockJson, r.couponIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency, r.expiresAt, r.placementJson, r.cartId, r.movesJson, r.events.json],
+    [
+      r.now,
+      r.stockJson,
+      r.promotionIds,
+      r.paymentId,
+      r.checkoutId,
+      r.provider,
+      r.method,
+      r.capture,
+      r.amountMinor,
+      r.currency,
+      r.expiresAt,
+      r.placementJson,
+      r.cartId,
+      r.movesJson,
+      r.events.json,
+      r.usesJson,
+      r.campaignSpendJson,
+    ],
     { prepare: true },
   )
 }

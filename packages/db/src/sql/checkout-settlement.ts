@@ -1,12 +1,12 @@
 /**
  * Settling a checkout's payment: the reservation its completion made (checkout_reservations:
- * the stock and coupon uses already taken, the order to place) becomes the order, or is given
+ * the stock, promotion uses and campaign budgets already taken, the order to place) becomes the order, or is given
  * back. Each is one statement, atomic without a transaction of its own, and acts only on a
  * reservation still `held`: of the settlements that race for one payment (the client's
  * completion, the provider's webhook, the worker's sweep) exactly one places the order or
  * releases the stock, and the others change nothing and learn what happened (settlementOf).
  *
- * Locks are taken in the checkout completion's order (the cart, its coupons by id, the products
+ * Locks are taken in the checkout completion's order (the cart, its promotions by id, their campaigns by id, the products
  * then the variants by id), so a release never deadlocks with a completion of the same cart.
  */
 import { getTableColumns, type Table } from 'drizzle-orm'
@@ -47,12 +47,21 @@ export interface SettledPayment {
   reference: string | null
 }
 
-// A reservation's units (`taken`: ReservedStock), its coupons, products and variants locked in the
-// completion's order, from a CTE named `reservation` with its `stock` and `promotion_ids`.
+// A reservation's units (`taken`: ReservedStock), its promotions, their campaigns (and what its
+// uses take from each: `spend`), products and variants locked in the completion's order, from a
+// CTE named `reservation` with its `stock` and `promotion_ids`; $1 is the payment.
 const LOCK_RESERVED = `taken as materialized (
   select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool, location uuid, line uuid)),
-coupons_locked as materialized (
-  select c.id from promotions c where c.id = any(select unnest(promotion_ids) from reservation) order by c.id for update of c),
+promotions_locked as materialized (
+  select c.id, c.times_used, c.usage_limit from promotions c where c.id = any(select unnest(promotion_ids) from reservation) order by c.id for update of c),
+spend as materialized (
+  -- What the reservation's uses take from each campaign: money (spend) or uses (usage).
+  select g.id, sum(case when g.budget_type = 'spend' then u.discount_minor else 1 end)::bigint as amount
+  from promotion_usages u join campaigns g on g.id = u.campaign_id
+  where u.payment_id = $1 and (select count(*) from promotions_locked) >= 0
+  group by g.id),
+campaigns_locked as materialized (
+  select g.id, g.budget_used, g.budget_limit from campaigns g where g.id in (select id from spend) order by g.id for update of g),
 products_locked as materialized (
   select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
 variants_locked as materialized (
@@ -86,6 +95,7 @@ allocated as (
   select line, location, sum(quantity) from held where (select count(*) from lines) > 0 group by line, location),
 ${stockMovesCte(`(select json_agg(json_build_object('item', h.id, 'location', h.location, 'reserved', -h.quantity,
   'committed', h.quantity, 'reason', 'committed', 'order_id', (select id from placed), 'reference_id', $1::uuid)) from held h)`)},
+linked as (update promotion_usages set order_id = (select id from placed) where payment_id = $1 and exists (select from reservation)),
 paid as (
   update payments set status = $2::payment_state, amount_minor = $3, captured_minor = $4,
     provider_reference = coalesce($5, provider_reference), order_id = (select id from placed),
@@ -115,7 +125,7 @@ export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment
   return row.answer
 }
 
-// The stock and coupon uses given back, the cart open again for changes, the payment failed or
+// The stock, promotion uses and campaign budgets given back, the cart open again for changes, the payment failed or
 // canceled, and its event ($6: payment.failed or payment.canceled, made by the caller).
 // $1 payment, $2 its state, $3 and $4 the failure's code and message, $5 the provider's
 // reference, $6 the event (eventRows), $7–$12 the stored answer (storeValues).
@@ -129,8 +139,12 @@ reservation as materialized (
   where payment_id = $1 and status = 'held' and exists (select from cart)
   returning stock, promotion_ids),
 ${LOCK_RESERVED},
-coupons_back as (
-  update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from coupons_locked)),
+promotions_back as (
+  update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from promotions_locked)),
+uses_back as (update promotion_usages set released_at = now() where payment_id = $1 and exists (select from reservation)),
+budgets_back as (
+  update campaigns g set budget_used = greatest(g.budget_used - s.amount, 0), updated_at = now()
+  from spend s where g.id = s.id and g.id in (select id from campaigns_locked)),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
   'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
 reopened as (
@@ -200,8 +214,8 @@ export async function settlementOf(sql: SqlClient, paymentId: string): Promise<S
 
 // A payment that succeeded after its reservation was released (expired, the provider's answer
 // late): the reservation is held again if the checkout is still open, its cart not closed by
-// another payment, and every level it held units at still has them available at an active
-// location; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
+// another payment, every level it held units at still has them available at an active location,
+// and its promotions' limits and campaigns' budgets still have room; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
 // statement waited for the item locks).
 const REACQUIRE = `
 with cart as materialized (
@@ -222,10 +236,16 @@ enough as materialized (
   select exists (select from reservation) and not exists (
     select from wanted w left join fresh_levels f on f.item_id = w.id and f.location_id = w.location
       left join stock_locations loc on loc.id = w.location
-    where f.available is null or f.available < w.quantity or not loc.is_active) as ok),
+    where f.available is null or f.available < w.quantity or not loc.is_active)
+  and not exists (select from promotions_locked c where c.usage_limit is not null and c.times_used >= c.usage_limit)
+  and not exists (select from campaigns_locked g join spend s on s.id = g.id where g.budget_limit is not null and g.budget_used + s.amount > g.budget_limit) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
   'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ITEMS_LOCKED)},
-used as (update promotions set times_used = times_used + 1 where id in (select id from coupons_locked) and (select ok from enough)),
+used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked) and (select ok from enough)),
+uses_again as (update promotion_usages set released_at = null where payment_id = $1 and (select ok from enough)),
+budgets_again as (
+  update campaigns g set budget_used = g.budget_used + s.amount, updated_at = now()
+  from spend s where g.id = s.id and g.id in (select id from campaigns_locked) and (select ok from enough)),
 closed as (update carts set completed_at = now(), updated_at = now() where id in (select id from cart) and (select ok from enough)),
 held as (
   update checkout_reservations set status = 'held', updated_at = now()

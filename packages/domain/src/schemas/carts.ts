@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { CART_LINE_PROBLEMS, COUPON_TYPES, MAX_LINE_QUANTITY } from '../constants.js'
+import { CART_LINE_PROBLEMS, MAX_LINE_QUANTITY, PROMOTION_TYPES } from '../constants.js'
 import { Address } from './addresses.js'
 import { Currency, Nullable, Timestamp, Uuid } from './common.js'
 
@@ -45,9 +45,11 @@ export const CartItem = Type.Object({
   sku: Nullable(Type.String()),
   image_url: Nullable(Type.String()),
   quantity: Type.Integer(),
-  unit_price: Money,
+  unit_price: Type.Number({ description: 'What one unit costs now: the lowest of its base price and the applicable sale prices (docs/pricing.md)' }),
+  original_unit_price: Type.Number({ description: 'The base price of one unit in the cart’s currency, before price lists; above unit_price when on sale' }),
+  price_list_id: Nullable(Type.String({ format: 'uuid', maxLength: 36, description: 'The price list that gave unit_price; null when the base price did' })),
   line_total: Type.Number({ description: 'unit_price × quantity' }),
-  discount: Type.Number({ description: "This line's share of the coupon discounts" }),
+  discount: Type.Number({ description: "This line's share of the promotions' discounts (coupons and automatic promotions)" }),
   tax: Type.Number({ description: 'Tax on the discounted line amount' }),
   available: Type.Boolean({
     description: 'false when the line cannot be bought now (`problem` says why); such a line counts 0 in the totals',
@@ -61,8 +63,8 @@ export const CartItem = Type.Object({
       {
         title: 'CartItemProblem',
         description:
-          'null on a line that can be bought. not_sold: the product was deactivated or deleted; other_currency: it is ' +
-          "now sold in another currency than the cart's; total_too_large: with it the cart's total (or tax, or " +
+          'null on a line that can be bought. not_sold: the product was deactivated or deleted; other_currency: it has ' +
+          "no price in the cart's currency (for this quantity) any more; total_too_large: with it the cart's total (or tax, or " +
           'shipping) would pass the most an amount can be (15 digits), as when its product is repriced after it ' +
           'was added: lower its quantity or remove it. Checkout completion refuses a cart with such a line (409).',
       },
@@ -74,13 +76,29 @@ export type CartItem = Static<typeof CartItem>
 export const CartCoupon = Type.Object({
   id: Uuid,
   code: Type.String(),
-  type: Type.Enum(COUPON_TYPES),
-  value: Nullable(Type.Number({ description: 'Percent for percentage coupons, an amount for fixed_amount' })),
+  type: Type.Enum(PROMOTION_TYPES, { description: 'A code may name any promotion: buy_x_get_y as well as the coupon types' }),
+  value: Nullable(Type.Number({ description: 'Percent for percentage and buy_x_get_y, an amount for fixed_amount' })),
   discount: Type.Number({ description: 'What this coupon takes off now (for free_shipping: the shipping waived)' }),
   applicable: Type.Boolean({ description: 'false when the cart no longer qualifies (expired, below min_subtotal, …)' }),
   reason: Nullable(Type.String({ description: 'Why the coupon does not apply now' })),
 }, { title: 'CartCoupon', description: 'A coupon applied to a cart, and what it takes off now' })
 export type CartCoupon = Static<typeof CartCoupon>
+
+export const CartPromotion = Type.Object({
+  id: Uuid,
+  code: Nullable(Type.String({ description: 'null for an automatic promotion' })),
+  name: Type.String(),
+  type: Type.Enum(PROMOTION_TYPES),
+  discount: Type.Number({ description: 'What it takes off the goods now' }),
+  shipping_discount: Type.Number({ description: 'What it takes off the shipping now (free_shipping)' }),
+  lines: Type.Array(
+    Type.Object(
+      { item_id: Uuid, discount: Type.Number() },
+      { title: 'CartPromotionLine', description: 'What the promotion takes off one cart line' },
+    ),
+  ),
+}, { title: 'CartPromotion', description: 'A promotion that applies to the cart now (by code or automatic): how much, on which lines' })
+export type CartPromotion = Static<typeof CartPromotion>
 
 export const Totals = Type.Object({
   subtotal: Money,
@@ -99,6 +117,9 @@ export const Cart = Type.Object({
   email: Nullable(Type.String()),
   items: Type.Array(CartItem),
   coupons: Type.Array(CartCoupon),
+  promotions: Type.Array(CartPromotion, {
+    description: 'Every promotion applied now, in the order they apply; the lines’ discounts add up to totals.discount',
+  }),
   shipping_address: Nullable(Address),
   shipping_method_id: Nullable(Uuid),
   totals: Totals,

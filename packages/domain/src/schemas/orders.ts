@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import {
-  COUPON_TYPES,
+  PROMOTION_TYPES,
   FULFILLMENT_STATUSES,
   MAX_CART_LINES,
   MAX_LINE_QUANTITY,
@@ -276,9 +276,23 @@ export const Order = Type.Object({
   ),
   coupons: Type.Array(
     Type.Object(
-      { id: Uuid, code: Type.String(), type: Type.Enum(COUPON_TYPES), discount: Money },
-      { title: 'OrderCoupon', description: 'A coupon used on the order and what it took off' },
+      { id: Uuid, code: Type.String(), type: Type.Enum(PROMOTION_TYPES), discount: Money },
+      { title: 'OrderCoupon', description: 'A coupon (a promotion by code) used on the order and what it took off (free_shipping: the shipping waived)' },
     ),
+  ),
+  promotions: Type.Array(
+    Type.Object(
+      {
+        id: Uuid,
+        code: Nullable(Type.String({ description: 'null for an automatic promotion' })),
+        name: Type.String(),
+        type: Type.Enum(PROMOTION_TYPES),
+        discount: Type.Number({ description: 'What it took off the goods' }),
+        shipping_discount: Type.Number({ description: 'What it took off the shipping' }),
+      },
+      { title: 'OrderPromotion', description: 'A promotion applied to the order, by code or automatic, and what it took off' },
+    ),
+    { description: 'Every promotion applied at checkout, in the order they applied' },
   ),
   totals: Totals,
   amount_paid: Money,

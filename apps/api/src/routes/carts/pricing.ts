@@ -1,25 +1,32 @@
 /** Turns a cart row into its API view: the live prices through the domain's pricing rules. */
 import {
-  computeCartTotals,
-  couponRejection,
-  couponRejectionMessage,
+  applyPromotions,
   formatMinorUnits,
   massOf,
   MAX_MINOR_UNITS,
   ppmToPercent,
   priceWithinLimit,
+  promotionRejectionMessage,
+  selectLinePrice,
   selectTaxRate,
   shippingRate,
   toMajorUnits,
+  type AppliedPromotion,
   type Cart,
   type CartCoupon,
   type CartLineProblem,
-  type CartTotals,
-  type CouponRule,
+  type LinePrice,
+  type PriceCandidate,
+  type PriceListRule,
+  type PromotionRejection,
+  type PromotionRule,
+  type PromotionTotals,
   type ShippingMethodRule,
-  type TotalsLine,
 } from '@commerce/domain'
-import type { CartRow, CouponRow, LineRow, ShippingMethodRow } from '@commerce/db'
+import type { CartRow, LineRow, PromotionRow, ShippingMethodRow } from '@commerce/db'
+
+/** A line that can be sold now, with the price it pays. */
+export type PricedLine = LineRow & LinePrice
 
 export interface PricedCart {
   view: Cart
@@ -27,23 +34,33 @@ export interface PricedCart {
   country: string | null
   mass: bigint
   merchandiseMinor: number
-  /** The subtotal before discounts, which coupon minimums compare against. */
+  /** The subtotal before discounts, which promotions' minimums compare against. */
   subtotalMinor: number
-  /** The totals in minor units, per line and per coupon: what an order copies. */
-  totals: CartTotals
-  /** The lines that count (sold now in the cart's currency), with their live product data. */
-  availableLines: LineRow[]
-  /** The coupons that apply now. */
-  applicableCoupons: CouponRule[]
+  /** The totals in minor units, per line and per promotion: what an order copies. */
+  totals: PromotionTotals
+  /** The lines that count (priced now in the cart's currency), with their live product data and price. */
+  availableLines: PricedLine[]
+  /** The promotions that apply now, in the order they apply, with what each takes. */
+  appliedPromotions: { rule: PromotionRule; applied: AppliedPromotion }[]
+  /** Every promotion considered (the cart's codes and the automatic ones), by id. */
+  promotions: ReadonlyMap<string, PromotionRule>
 }
 
-export function toCouponRule(row: CouponRow): CouponRule {
+const dateOf = (text: string | null) => (text === null ? null : new Date(text))
+
+export function toPromotionRule(row: PromotionRow): PromotionRule {
+  const { campaign } = row
   return {
     ...row,
-    code: row.code ?? '',
-    type: row.type as CouponRule['type'],
-    startsAt: row.startsAt === null ? null : new Date(row.startsAt),
-    endsAt: row.endsAt === null ? null : new Date(row.endsAt),
+    startsAt: dateOf(row.startsAt),
+    endsAt: dateOf(row.endsAt),
+    campaign: campaign && {
+      ...campaign,
+      budgetType: campaign.budgetType ?? 'usage',
+      budgetLimit: campaign.budgetType === null ? null : campaign.budgetLimit,
+      startsAt: dateOf(campaign.startsAt),
+      endsAt: dateOf(campaign.endsAt),
+    },
   }
 }
 
@@ -51,44 +68,58 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
   return row
 }
 
-/** What keeps a line from being sold now, the total limit aside (priceWithinLimit finds that). */
-function availabilityProblem(line: LineRow, currency: string): CartLineProblem | null {
-  if (!line.isActive) return 'not_sold'
-  return line.currency === currency ? null : 'other_currency'
+/**
+ * The line's price in the cart's currency, or null when it has none for this quantity: its prices
+ * from the prices table, and its own price when the product is sold in the cart's currency.
+ */
+function linePrice(line: LineRow, currency: string, customerGroupIds: readonly string[], now: Date): LinePrice | null {
+  const candidates: PriceCandidate[] = line.prices.map((price) => ({
+    amountMinor: price.amountMinor,
+    minQuantity: price.minQuantity,
+    variantSpecific: price.variantSpecific,
+    priceListId: price.priceListId,
+  }))
+  if (line.currency === currency) {
+    candidates.push({ amountMinor: line.priceMinor, minQuantity: 1, variantSpecific: line.variantPriced, priceListId: null })
+  }
+  const lists = new Map<string, PriceListRule>()
+  for (const { list } of line.prices) {
+    if (list) lists.set(list.id, { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) })
+  }
+  return selectLinePrice(candidates, lists, { quantity: line.quantity, customerGroupIds, now })
 }
 
-function problemMessage(problem: CartLineProblem, line: LineRow, currency: string): string {
+function problemMessage(problem: CartLineProblem, currency: string): string {
   if (problem === 'not_sold') return 'This product is no longer sold; remove it from the cart'
-  if (problem === 'other_currency') return `This product is now sold in ${line.currency}, not in the cart's ${currency}; remove it from the cart`
+  if (problem === 'other_currency') return `This product has no price in ${currency} for this quantity; change the quantity or remove it from the cart`
   return (
     `With this line the cart's total would be more than ${formatMinorUnits(MAX_MINOR_UNITS, currency)} ${currency}, ` +
     'the most an amount can be; lower its quantity or remove it'
   )
 }
 
-function couponValue(coupon: CouponRow): number | null {
-  if (coupon.type === 'percentage') return ppmToPercent(coupon.percentOffPpm ?? 0)
-  if (coupon.type === 'fixed_amount') return toMajorUnits(coupon.amountOffMinor ?? 0, coupon.currency ?? 'USD')
+function promotionValue(promotion: PromotionRule): number | null {
+  if (promotion.type === 'percentage' || promotion.type === 'buy_x_get_y') return ppmToPercent(promotion.percentOffPpm ?? 0)
+  if (promotion.type === 'fixed_amount') return toMajorUnits(promotion.amountOffMinor ?? 0, promotion.currency ?? 'USD')
   return null
 }
 
-/** The figures of a cart over `lines` (the coupons that apply depend on the subtotal, the shipping on the mass). */
-function priceLines(row: CartRow, available: readonly LineRow[], now: Date) {
+/** The figures of a cart over `lines` (which promotions apply depends on the subtotal, the shipping on the mass). */
+function priceLines(row: CartRow, lines: readonly PricedLine[], promotions: readonly PromotionRule[], now: Date) {
   const { currency } = row
-  const lines: TotalsLine[] = available.map((line) => ({ id: line.id, unitPriceMinor: line.priceMinor, quantity: line.quantity }))
-  const subtotalMinor = computeCartTotals({ currency, lines, coupons: [], taxRatePpm: 0, shippingMinor: null }).subtotal
-
-  const rejections = new Map(
-    row.coupons.map((coupon) => [coupon.id, couponRejection(toCouponRule(coupon), { currency, subtotalMinor, now })]),
-  )
-  const coupons = row.coupons.filter((coupon) => rejections.get(coupon.id) === null).map(toCouponRule)
+  const promotionLines = lines.map((line) => ({
+    id: line.id,
+    productId: line.productId,
+    categoryIds: line.categories.map((category) => category.id),
+    unitPriceMinor: line.unitPriceMinor,
+    quantity: line.quantity,
+  }))
   const address = row.shippingAddress
   const taxRate = selectTaxRate(row.taxRates, address && { country: address.country, region: address.region })
-  const taxRatePpm = taxRate?.ratePpm ?? 0
-  const taxRounding = taxRate?.rounding
-  const mass = available.reduce((sum, line) => sum + (line.weight === null ? 0n : massOf(line.weight, line.weightUnit)) * BigInt(line.quantity), 0n)
+  const base = { currency, lines: promotionLines, promotions, customerGroupIds: row.customerGroupIds, now, taxRatePpm: taxRate?.ratePpm ?? 0, taxRounding: taxRate?.rounding }
+  const mass = lines.reduce((sum, line) => sum + (line.weight === null ? 0n : massOf(line.weight, line.weightUnit)) * BigInt(line.quantity), 0n)
 
-  let totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, taxRounding, shippingMinor: null })
+  let totals = applyPromotions({ ...base, shippingMinor: null })
   const merchandiseMinor = totals.subtotal - totals.discount
   if (row.shippingMethod) {
     const shippingMinor = shippingRate(toShippingMethodRule(row.shippingMethod), {
@@ -97,28 +128,40 @@ function priceLines(row: CartRow, available: readonly LineRow[], now: Date) {
       mass,
       merchandiseMinor,
     })
-    if (shippingMinor !== null) totals = computeCartTotals({ currency, lines, coupons, taxRatePpm, taxRounding, shippingMinor })
+    if (shippingMinor !== null) totals = applyPromotions({ ...base, shippingMinor })
   }
-  return { available, subtotalMinor, rejections, coupons, mass, merchandiseMinor, totals }
+  return { lines, mass, merchandiseMinor, totals }
 }
 
 /**
- * Prices a cart at today's prices. It always prices: a line that cannot be sold now (no longer
- * sold, another currency, or taking the total past the most an amount can be) is shown with its
- * `problem` and counts 0, for the customer to act on.
+ * Prices a cart at today's prices and promotions. It always prices: a line that cannot be sold
+ * now (no longer sold, no price in the cart's currency, or taking the total past the most an
+ * amount can be) is shown with its `problem` and counts 0, for the customer to act on.
  */
 export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
   const { currency } = row
-  const sold = row.lines.filter((line) => availabilityProblem(line, currency) === null)
-  const { priced, over } = priceWithinLimit(sold, (lines) => priceLines(row, lines, now))
-  const { available, subtotalMinor, rejections, coupons, mass, merchandiseMinor, totals } = priced
-  const problemOf = (line: LineRow): CartLineProblem | null =>
-    availabilityProblem(line, currency) ?? (over.includes(line) ? 'total_too_large' : null)
+  const problems = new Map<string, CartLineProblem>()
+  const sold: PricedLine[] = []
+  for (const line of row.lines) {
+    const price = line.isActive ? linePrice(line, currency, row.customerGroupIds, now) : null
+    if (price) sold.push({ ...line, ...price })
+    else problems.set(line.id, line.isActive ? 'other_currency' : 'not_sold')
+  }
+  const rules = [...row.coupons, ...row.automaticPromotions].map(toPromotionRule)
+  const { priced, over } = priceWithinLimit(sold, (lines) => priceLines(row, lines, rules, now))
+  for (const line of over) problems.set(line.id, 'total_too_large')
+  const { lines: available, mass, merchandiseMinor, totals } = priced
   const address = row.shippingAddress
+  const promotions = new Map(rules.map((rule) => [rule.id, rule]))
+  const appliedPromotions = totals.applied.map((applied) => ({ rule: promotions.get(applied.id)!, applied }))
+  const appliedById = new Map(totals.applied.map((applied) => [applied.id, applied]))
 
   const major = (minor: number) => toMajorUnits(minor, currency)
   const lineTotals = new Map(totals.lines.map((line) => [line.id, line]))
-  const couponDiscounts = new Map(totals.coupons.map((coupon) => [coupon.id, coupon.discount]))
+  const prices = new Map(available.map((line) => [line.id, line]))
+  // A code promotion that failed for want of anything to do is shown by why; see promotionRejectionMessage.
+  const reasonOf = (rule: PromotionRule, rejection: PromotionRejection | undefined) =>
+    rejection === undefined ? null : promotionRejectionMessage(rule, rejection)
 
   const view: Cart = {
     id: row.id,
@@ -127,8 +170,10 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     customer_id: row.customerId,
     email: row.email,
     items: row.lines.map((line) => {
-      const priced = lineTotals.get(line.id)
-      const problem = problemOf(line)
+      const lineTotal = lineTotals.get(line.id)
+      const price = prices.get(line.id)
+      const problem = problems.get(line.id) ?? null
+      const ownPrice = line.currency === currency ? line.priceMinor : null
       return {
         id: line.id,
         product_id: line.productId,
@@ -138,26 +183,38 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
         sku: line.sku,
         image_url: line.imageUrl,
         quantity: line.quantity,
-        unit_price: toMajorUnits(line.priceMinor, line.currency),
-        line_total: major(priced?.subtotal ?? 0),
-        discount: major(priced?.discount ?? 0),
-        tax: major(priced?.tax ?? 0),
+        unit_price: major(price?.unitPriceMinor ?? ownPrice ?? 0),
+        original_unit_price: major(price?.originalUnitPriceMinor ?? ownPrice ?? 0),
+        price_list_id: price?.priceListId ?? null,
+        line_total: major(lineTotal?.subtotal ?? 0),
+        discount: major(lineTotal?.discount ?? 0),
+        tax: major(lineTotal?.tax ?? 0),
         available: problem === null,
-        problem: problem === null ? null : { code: problem, message: problemMessage(problem, line, currency) },
+        problem: problem === null ? null : { code: problem, message: problemMessage(problem, currency) },
       }
     }),
     coupons: row.coupons.map((coupon): CartCoupon => {
-      const rejection = rejections.get(coupon.id) ?? null
+      const rule = promotions.get(coupon.id)!
+      const applied = appliedById.get(coupon.id)
       return {
         id: coupon.id,
         code: coupon.code ?? '',
-        type: coupon.type as CartCoupon['type'],
-        value: couponValue(coupon),
-        discount: major(couponDiscounts.get(coupon.id) ?? 0),
-        applicable: rejection === null,
-        reason: rejection === null ? null : couponRejectionMessage(toCouponRule(coupon), rejection),
+        type: coupon.type,
+        value: promotionValue(rule),
+        discount: major((applied?.discount ?? 0) + (applied?.shippingDiscount ?? 0)),
+        applicable: applied !== undefined,
+        reason: reasonOf(rule, totals.rejected.get(coupon.id)),
       }
     }),
+    promotions: appliedPromotions.map(({ rule, applied }) => ({
+      id: rule.id,
+      code: rule.code,
+      name: rule.name,
+      type: rule.type,
+      discount: major(applied.discount),
+      shipping_discount: major(applied.shippingDiscount),
+      lines: applied.lines.map((line) => ({ item_id: line.id, discount: major(line.discount) })),
+    })),
     shipping_address: row.shippingAddress,
     shipping_method_id: row.shippingMethodId,
     totals: {
@@ -176,9 +233,10 @@ export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
     country: address?.country ?? null,
     mass,
     merchandiseMinor,
-    subtotalMinor,
+    subtotalMinor: totals.subtotal,
     totals,
     availableLines: [...available],
-    applicableCoupons: coupons,
+    appliedPromotions,
+    promotions,
   }
 }

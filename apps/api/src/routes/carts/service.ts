@@ -7,11 +7,10 @@ import {
   MAX_CART_LINES,
   MAX_LINE_QUANTITY,
   MAX_MINOR_UNITS,
-  couponRejection,
-  couponRejectionMessage,
   formatMinorUnits,
   hasScope,
   normalizeCouponCode,
+  promotionRejectionMessage,
   toAddress,
   type AddCartItem,
   type AddressInput,
@@ -38,7 +37,7 @@ import {
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
-import { priceCart, toCouponRule, type PricedCart } from './pricing.js'
+import { priceCart, type PricedCart } from './pricing.js'
 
 /** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
 export interface CartViewer {
@@ -71,9 +70,9 @@ function insufficientInventory(available: number, requested: number, line: { pro
 }
 
 /** Pricing that fails on data it cannot price refuses the request (a total past the limit does not fail: priceCart marks the line). */
-export function priceOrRefuse(row: CartRow): PricedCart {
+export function priceOrRefuse(row: CartRow, now?: Date): PricedCart {
   try {
-    return priceCart(row)
+    return priceCart(row, now)
   } catch (error) {
     if (error instanceof DomainError) throw ApiError.fromDomain(error)
     throw error
@@ -89,7 +88,7 @@ function addRefusal(line: AddedLine, request: { productId: string; variantId: st
     case 'currency':
       return new ApiError(
         'currency_mismatch',
-        `The product is priced in ${line.currency} and the cart in ${line.cartCurrency}`,
+        `The product has no price in ${line.cartCurrency}, the cart's currency (it is priced in ${line.currency})`,
         [{ field: 'product_id', message: `priced in ${line.currency}` }],
       )
     case 'quantity':
@@ -234,26 +233,29 @@ export function createCartService(db: Database) {
       })
     },
 
+    /**
+     * Applies a code promotion. A code that would take nothing off this cart now (expired, below
+     * its minimum, beaten by an exclusive promotion, …) is refused with the reason, and not kept.
+     */
     applyCoupon(id: string, code: string, viewer: CartViewer, now: Date = new Date()): Promise<Cart> {
-      return change(id, viewer, async (tx, cart) => {
+      return change(id, viewer, async (tx) => {
         const normalized = normalizeCouponCode(code)
-        const [promotion] = await tx.select().from(promotions).where(eq(promotions.code, normalized))
-        const coupon = promotion && toCouponRule({ ...promotion, code: normalized, startsAt: promotion.startsAt?.toISOString() ?? null, endsAt: promotion.endsAt?.toISOString() ?? null })
-        if (!coupon) throw new ApiError('coupon_invalid', `Coupon '${normalized}' does not exist`)
+        const [promotion] = await tx.select({ id: promotions.id }).from(promotions).where(eq(promotions.code, normalized))
+        if (!promotion) throw new ApiError('coupon_invalid', `Coupon '${normalized}' does not exist`)
         const applied = await tx
           .select({ couponId: cartCoupons.couponId })
           .from(cartCoupons)
           .where(eq(cartCoupons.cartId, id))
-        if (applied.some((row) => row.couponId === coupon.id)) {
-          throw conflict(`Coupon '${coupon.code}' is already applied to this cart`)
+        if (applied.some((row) => row.couponId === promotion.id)) {
+          throw conflict(`Coupon '${normalized}' is already applied to this cart`)
         }
         if (applied.length >= MAX_CART_COUPONS) {
           throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_COUPONS} coupons`)
         }
-        const { subtotalMinor } = priceOrRefuse((await readCart(tx, id))!)
-        const rejection = couponRejection(coupon, { currency: cart.currency, subtotalMinor, now })
-        if (rejection) throw new ApiError('coupon_invalid', couponRejectionMessage(coupon, rejection))
-        await tx.insert(cartCoupons).values({ cartId: id, couponId: coupon.id })
+        await tx.insert(cartCoupons).values({ cartId: id, couponId: promotion.id })
+        const priced = priceOrRefuse((await readCart(tx, id))!, now)
+        const rejection = priced.totals.rejected.get(promotion.id)
+        if (rejection) throw new ApiError('coupon_invalid', promotionRejectionMessage(priced.promotions.get(promotion.id)!, rejection))
       })
     },
 

@@ -30,7 +30,9 @@ import {
   type CheckoutPaymentPending,
   type CompleteCheckout,
   type PaymentProvider,
+  type PromotionRejection,
   type ProviderPayment,
+  promotionRejectionMessage,
 } from '@commerce/domain'
 import {
   cartRowOf,
@@ -48,7 +50,10 @@ import {
   type InProgress,
   type LockedCheckout,
   type NewEvent,
+  type CampaignSpend,
   type OrderRow,
+  type PromotionUse,
+  type Reservation,
   type SqlClient,
 } from '@commerce/db'
 import type { RequestOrigin } from '../../origin.js'
@@ -64,6 +69,23 @@ import { ratesFor } from '../shipping/rates.js'
 
 /** A payment `pending` for less than this is taken to be with the provider in another request: 409 payment_in_progress. */
 const IN_FLIGHT_MS = 60_000
+
+/** Why a promotion stops applying when others used it up: the checkout refuses a coupon that lost its place so. */
+const LIMITS: ReadonlySet<PromotionRejection> = new Set(['usage_limit_reached', 'customer_limit_reached', 'budget_exhausted'])
+
+/** What the reservation takes for the promotions applied: a use of each, and what each campaign's budget gives. */
+function promotionUses(priced: PricedCart, customerKey: string | null): Pick<Reservation, 'promotionIds' | 'usesJson' | 'campaignSpendJson'> {
+  const uses: PromotionUse[] = []
+  const spend = new Map<string, number>()
+  for (const { rule, applied } of priced.appliedPromotions) {
+    const saving = applied.discount + applied.shippingDiscount
+    const campaign = rule.campaign
+    uses.push({ id: newId(), promotion_id: rule.id, campaign_id: campaign?.id ?? null, customer_key: customerKey, discount_minor: saving })
+    if (campaign) spend.set(campaign.id, (spend.get(campaign.id) ?? 0) + (campaign.budgetType === 'spend' ? saving : 1))
+  }
+  const spent: CampaignSpend[] = [...spend].map(([id, amount]) => ({ id, amount }))
+  return { promotionIds: uses.map((use) => use.promotion_id), usesJson: JSON.stringify(uses), campaignSpendJson: JSON.stringify(spent) }
+}
 
 /** The order row the reservation will place, as a successful payment leaves it. */
 function orderValues(
@@ -96,13 +118,17 @@ function orderValues(
     shippingAddress: cart.shipping_address,
     billingAddress,
     shippingMethod: rate && { id: rate.id, name: rate.name, amount_minor: totals.shipping },
-    coupons: priced.applicableCoupons.map((coupon) => ({
-      id: coupon.id,
-      code: coupon.code,
-      type: coupon.type,
-      discount_minor: totals.coupons.find((entry) => entry.id === coupon.id)?.discount ?? 0,
+    coupons: priced.appliedPromotions
+      .filter(({ rule }) => rule.code !== null)
+      .map(({ rule, applied }) => ({ id: rule.id, code: rule.code!, type: rule.type, discount_minor: applied.discount + applied.shippingDiscount })),
+    promotions: priced.appliedPromotions.map(({ rule, applied }) => ({
+      id: rule.id,
+      code: rule.code,
+      name: rule.name,
+      type: rule.type,
+      discount_minor: applied.discount,
+      shipping_discount_minor: applied.shippingDiscount,
     })),
-    promotions: [],
     notes: null,
     cartId: cart.id,
     archivedAt: null,
@@ -167,12 +193,19 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     const cart = priced.view
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
-    const lines = priced.availableLines.map((line) => ({ ...line, unitPriceMinor: line.priceMinor }))
-    // Read locked: a coupon another checkout has used up is refused rather than dropped from the
-    // price, so the customer is never charged more than the checkout showed unawares.
+    const lines = priced.availableLines
+    // Read locked: a coupon another checkout has used up (its usage limit, the customer's, its
+    // campaign's budget) is refused rather than dropped from the price, so the customer is never
+    // charged more than the checkout showed unawares. An automatic promotion used up meanwhile is
+    // simply no longer applied: the answer shows the total charged.
+    const lostCoupon = locked.coupons.find((coupon) => LIMITS.has(priced.totals.rejected.get(coupon.id) ?? 'inactive'))
+    if (lostCoupon) {
+      const rule = priced.promotions.get(lostCoupon.id)!
+      throw new ApiError('coupon_invalid', `${promotionRejectionMessage(rule, priced.totals.rejected.get(rule.id)!)}; remove it from the cart`)
+    }
     const refusal = checkoutRefusal({
       lines: cart.items.map((item) => ({ id: item.id, title: item.title, quantity: item.quantity, stockKey: item.variant_id ?? item.product_id, problem: item.problem })),
-      coupons: locked.coupons.map((coupon) => ({ ...coupon, code: coupon.code ?? '' })),
+      coupons: [],
       stock: locked.stock,
       shippingRates: rates,
       shippingRateId: cart.shipping_method_id,
@@ -231,7 +264,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       stockJson: JSON.stringify(held.stock),
       movesJson: JSON.stringify(held.moves),
       events: eventRows(held.events),
-      couponIds: priced.applicableCoupons.map((coupon) => coupon.id),
+      ...promotionUses(priced, locked.customerId ?? locked.email?.toLowerCase() ?? null),
       paymentId,
       checkoutId: id,
       provider: provider.name,

@@ -1,0 +1,267 @@
+/**
+ * Prices for several markets on real carts and checkouts: a product's prices per currency and
+ * quantity, price lists (sale, override, customer groups, windows), automatic and code promotions
+ * (buy X get Y, stacking, per-customer limits) and campaign budgets under concurrent checkouts.
+ * Each test works in a currency of its own: automatic promotions reach every cart of their
+ * currency, and the file's tests share one database.
+ */
+import { randomUUID } from 'node:crypto'
+import { describe, expect } from 'vitest'
+import type { Cart, Checkout, Order, Product } from '@commerce/domain'
+import { campaigns, customerGroupMembers, customerGroups, priceLists, prices, promotions } from '@commerce/db'
+import { test, type TestContext } from './helpers.js'
+
+const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+const VISA = { payment: { method: 'card', token: 'tok_visa' } }
+const HOUR = 3_600_000
+
+type NewPromotion = Partial<typeof promotions.$inferInsert> & Pick<typeof promotions.$inferInsert, 'type'>
+
+async function product(ctx: TestContext, admin: string, payload: Record<string, unknown>): Promise<Product> {
+  return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/products', payload: { inventory_quantity: 100, ...payload }, token: admin })
+}
+
+async function category(ctx: TestContext, admin: string, name: string): Promise<string> {
+  return (await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/categories', payload: { name: `${name} ${randomUUID().slice(0, 8)}` }, token: admin })).id
+}
+
+async function promotion(ctx: TestContext, values: NewPromotion): Promise<string> {
+  const [row] = await ctx.handle.db.insert(promotions).values({ name: values.code ?? 'Automatic', ...values }).returning({ id: promotions.id })
+  return row!.id
+}
+
+async function cart(ctx: TestContext, currency: string, lines: [Product, number][], token?: string): Promise<Cart> {
+  const auth = token ? { token } : {}
+  const created = await ctx.expectStatus<Cart>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency }, ...auth })
+  let view = created
+  for (const [item, quantity] of lines) {
+    view = await ctx.expectStatus<Cart>(201, { method: 'POST', url: `/api/v1/carts/${created.id}/items`, payload: { product_id: item.id, quantity }, ...auth })
+  }
+  return view
+}
+
+const itemOf = (view: Cart, productId: string) => view.items.find((item) => item.product_id === productId)!
+
+async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string) {
+  const auth = token ? { token } : {}
+  const checkout = await ctx.expectStatus<Checkout>(201, {
+    method: 'POST',
+    url: '/api/v1/checkouts',
+    payload: { cart_id: cartId, email, shipping_address: ADDRESS },
+    ...auth,
+  })
+  return ctx.request({
+    method: 'POST',
+    url: `/api/v1/checkouts/${checkout.id}/complete`,
+    payload: VISA,
+    headers: { 'idempotency-key': randomUUID() },
+    ...auth,
+  })
+}
+
+describe('prices per currency and quantity', () => {
+  test('a product sells in another currency only where it has a base price there, with its quantity tiers', async ({ ctx, admin }) => {
+    const mug = await product(ctx, admin, { title: 'Mug', price: 10, currency: 'USD' })
+    await ctx.handle.db.insert(prices).values([
+      { productId: mug.id, currency: 'EUR', amountMinor: 900 },
+      { productId: mug.id, currency: 'EUR', amountMinor: 800, minQuantity: 5 },
+      { productId: mug.id, currency: 'USD', amountMinor: 850, minQuantity: 10 },
+    ])
+    const euros = await cart(ctx, 'EUR', [[mug, 2]])
+    expect(itemOf(euros, mug.id)).toMatchObject({ unit_price: 9, original_unit_price: 9, price_list_id: null, line_total: 18 })
+    const tier = await ctx.expectStatus<Cart>(201, { method: 'POST', url: `/api/v1/carts/${euros.id}/items`, payload: { product_id: mug.id, quantity: 3 } })
+    expect(itemOf(tier, mug.id)).toMatchObject({ quantity: 5, unit_price: 8, line_total: 40 })
+    expect(tier.totals).toMatchObject({ subtotal: 40, total: 40 })
+
+    // The product's own price is its price in its own currency from one unit; tiers there too.
+    const dollars = await cart(ctx, 'USD', [[mug, 10]])
+    expect(itemOf(dollars, mug.id)).toMatchObject({ unit_price: 8.5, original_unit_price: 8.5, line_total: 85 })
+
+    const pounds = await ctx.expectStatus<Cart>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'GBP' } })
+    const refused = await ctx.expectError(400, 'currency_mismatch', { method: 'POST', url: `/api/v1/carts/${pounds.id}/items`, payload: { product_id: mug.id, quantity: 1 } })
+    expect(refused.message).toBe("The product has no price in GBP, the cart's currency (it is priced in USD)")
+  })
+
+  test('a line whose price in the cart currency is removed later shows other_currency and counts 0', async ({ ctx, admin }) => {
+    const mug = await product(ctx, admin, { title: 'Travel mug', price: 10, currency: 'USD' })
+    const [price] = await ctx.handle.db.insert(prices).values({ productId: mug.id, currency: 'CAD', amountMinor: 1300 }).returning()
+    const view = await cart(ctx, 'CAD', [[mug, 1]])
+    await ctx.handle.sql`delete from prices where id = ${price!.id}`
+    const after = await ctx.expectStatus<Cart>(200, { method: 'GET', url: `/api/v1/carts/${view.id}` })
+    expect(itemOf(after, mug.id)).toMatchObject({ available: false, line_total: 0, problem: { code: 'other_currency' } })
+    expect(after.totals.total).toBe(0)
+  })
+})
+
+describe('price lists', () => {
+  test('the lowest applicable price wins: a sale list in its window, not one outside it; an override replaces the base even when higher', async ({ ctx, admin }) => {
+    const lamp = await product(ctx, admin, { title: 'Lamp', price: 50, currency: 'CHF' })
+    const now = Date.now()
+    const [sale, later, override] = await ctx.handle.db
+      .insert(priceLists)
+      .values([
+        { name: 'Summer sale', type: 'sale' },
+        { name: 'Next week', type: 'sale', startsAt: new Date(now + 7 * 24 * HOUR) },
+        { name: 'Premium market', type: 'override', priority: 1 },
+      ])
+      .returning()
+    await ctx.handle.db.insert(prices).values([
+      { productId: lamp.id, priceListId: sale!.id, currency: 'CHF', amountMinor: 4000 },
+      { productId: lamp.id, priceListId: later!.id, currency: 'CHF', amountMinor: 1000 },
+    ])
+    const view = await cart(ctx, 'CHF', [[lamp, 1]])
+    expect(itemOf(view, lamp.id)).toMatchObject({ unit_price: 40, original_unit_price: 50, price_list_id: sale!.id })
+
+    // An override above the base and above the sale: the sale still wins, being lower.
+    await ctx.handle.db.insert(prices).values({ productId: lamp.id, priceListId: override!.id, currency: 'CHF', amountMinor: 6000 })
+    expect(itemOf(await ctx.expectStatus<Cart>(200, { method: 'GET', url: `/api/v1/carts/${view.id}` }), lamp.id)).toMatchObject({
+      unit_price: 40,
+      price_list_id: sale!.id,
+    })
+    // Without the sale, the override replaces the base price.
+    await ctx.handle.sql`update price_lists set is_active = false where id = ${sale!.id}`
+    expect(itemOf(await ctx.expectStatus<Cart>(200, { method: 'GET', url: `/api/v1/carts/${view.id}` }), lamp.id)).toMatchObject({
+      unit_price: 60,
+      original_unit_price: 50,
+      price_list_id: override!.id,
+    })
+  })
+
+  test("a list for a customer group prices only its members' carts", async ({ ctx, admin }) => {
+    const crate = await product(ctx, admin, { title: 'Crate', price: 20, currency: 'SEK' })
+    const [group] = await ctx.handle.db.insert(customerGroups).values({ name: `Trade ${randomUUID().slice(0, 8)}` }).returning()
+    const [list] = await ctx.handle.db.insert(priceLists).values({ name: 'Trade prices', customerGroupIds: [group!.id] }).returning()
+    await ctx.handle.db.insert(prices).values({ productId: crate.id, priceListId: list!.id, currency: 'SEK', amountMinor: 1500 })
+    const member = await ctx.signIn('customer')
+    await ctx.handle.db.insert(customerGroupMembers).values({ groupId: group!.id, customerId: member.customerId! })
+    const stranger = await ctx.signIn('customer')
+
+    expect(itemOf(await cart(ctx, 'SEK', [[crate, 1]], member.token), crate.id)).toMatchObject({ unit_price: 15, price_list_id: list!.id })
+    expect(itemOf(await cart(ctx, 'SEK', [[crate, 1]], stranger.token), crate.id)).toMatchObject({ unit_price: 20, price_list_id: null })
+    expect(itemOf(await cart(ctx, 'SEK', [[crate, 1]]), crate.id)).toMatchObject({ unit_price: 20 })
+  })
+})
+
+describe('promotions on carts', () => {
+  test('an automatic promotion applies to every cart of its currency, explained per line; the order keeps it', async ({ ctx, admin }) => {
+    const a = await product(ctx, admin, { title: 'Pen', price: 3.33, currency: 'NOK' })
+    const b = await product(ctx, admin, { title: 'Ink', price: 6.67, currency: 'NOK' })
+    const id = await promotion(ctx, { name: 'Ten off everything', type: 'percentage', percentOffPpm: 100_000, currency: 'NOK' })
+    const view = await cart(ctx, 'NOK', [[a, 1], [b, 1]])
+    expect(view.totals).toMatchObject({ subtotal: 10, discount: 1, total: 9 })
+    expect(view.promotions).toEqual([
+      {
+        id,
+        code: null,
+        name: 'Ten off everything',
+        type: 'percentage',
+        discount: 1,
+        shipping_discount: 0,
+        lines: expect.arrayContaining([
+          { item_id: itemOf(view, a.id).id, discount: 0.33 },
+          { item_id: itemOf(view, b.id).id, discount: 0.67 },
+        ]),
+      },
+    ])
+    expect(view.coupons).toEqual([])
+
+    const placed = await checkOut(ctx, view.id)
+    expect(placed.statusCode).toBe(201)
+    const order = placed.json<Order>()
+    expect(order.totals).toMatchObject({ discount: 1, total: 9 })
+    expect(order.promotions).toEqual([{ id, code: null, name: 'Ten off everything', type: 'percentage', discount: 1, shipping_discount: 0 }])
+    expect(order.coupons).toEqual([])
+    const uses = await ctx.handle.sql<{ order_id: string; discount_minor: number; released_at: Date | null }[]>`
+      select order_id, discount_minor::int, released_at from promotion_usages where promotion_id = ${id}`
+    expect(uses).toEqual([{ order_id: order.id, discount_minor: 100, released_at: null }])
+    const [counted] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where id = ${id}`
+    expect(counted!.times_used).toBe(1)
+  })
+
+  test('buy 2 get 1 free in a category: the cheapest unit is given, whatever the order of the lines', async ({ ctx, admin }) => {
+    const shirts = await category(ctx, admin, 'Shirts')
+    const [s10, s20, s30] = await Promise.all(
+      [10, 20, 30].map((price) => product(ctx, admin, { title: `Shirt ${price}`, price, currency: 'DKK', category_ids: [shirts] })),
+    )
+    const hat = await product(ctx, admin, { title: 'Hat', price: 5, currency: 'DKK' })
+    await promotion(ctx, {
+      name: 'Three for two',
+      type: 'buy_x_get_y',
+      percentOffPpm: 1_000_000,
+      buyQuantity: 2,
+      getQuantity: 1,
+      conditionCategoryIds: [shirts],
+      currency: 'DKK',
+    })
+    for (const order of [[s30!, s10!, hat, s20!], [hat, s10!, s20!, s30!]]) {
+      const view = await cart(ctx, 'DKK', order.map((item): [Product, number] => [item, 1]))
+      expect(view.totals).toMatchObject({ subtotal: 65, discount: 10, total: 55 })
+      expect(itemOf(view, s10!.id).discount).toBe(10)
+      expect(view.promotions[0]!.lines).toEqual([{ item_id: itemOf(view, s10!.id).id, discount: 10 }])
+    }
+  })
+
+  test('an exclusive promotion that saves more wins over the combinable ones; a code that loses is refused with the reason', async ({ ctx, admin }) => {
+    const sofa = await product(ctx, admin, { title: 'Sofa', price: 100, currency: 'PLN' })
+    await promotion(ctx, { name: 'Five off', type: 'fixed_amount', amountOffMinor: 500, currency: 'PLN' })
+    await promotion(ctx, { name: 'Ten percent', type: 'percentage', percentOffPpm: 100_000, currency: 'PLN' })
+    const half = await promotion(ctx, { name: 'Half price', code: 'HALFPLN', type: 'percentage', percentOffPpm: 500_000, currency: 'PLN', stacking: 'exclusive' })
+    const small = await promotion(ctx, { name: 'Tiny', code: 'TINYPLN', type: 'percentage', percentOffPpm: 10_000, currency: 'PLN', stacking: 'exclusive' })
+    const view = await cart(ctx, 'PLN', [[sofa, 1]])
+    // 10 % then 5.00: 15.00 off together.
+    expect(view.totals).toMatchObject({ discount: 15, total: 85 })
+    const withHalf = await ctx.expectStatus<Cart>(201, { method: 'POST', url: `/api/v1/carts/${view.id}/coupons`, payload: { code: 'halfpln' } })
+    expect(withHalf.totals).toMatchObject({ discount: 50, total: 50 })
+    expect(withHalf.promotions.map((entry) => entry.id)).toEqual([half])
+    expect(withHalf.coupons).toEqual([expect.objectContaining({ code: 'HALFPLN', applicable: true, discount: 50 })])
+    const refused = await ctx.expectError(400, 'coupon_invalid', { method: 'POST', url: `/api/v1/carts/${view.id}/coupons`, payload: { code: 'tinypln' } })
+    expect(refused.message).toContain('TINYPLN')
+    const [kept] = await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from cart_coupons where coupon_id = ${small}`
+    expect(kept!.n).toBe(0)
+  })
+
+  test('a per-customer limit: the second order of the same customer pays full price; a code used up by that customer is refused', async ({ ctx, admin }) => {
+    const tea = await product(ctx, admin, { title: 'Tea', price: 8, currency: 'CZK' })
+    await promotion(ctx, { name: 'Welcome', type: 'fixed_amount', amountOffMinor: 300, currency: 'CZK', perCustomerLimit: 1 })
+    await promotion(ctx, { name: 'Once each', code: 'ONCECZK', type: 'percentage', percentOffPpm: 100_000, currency: 'CZK', perCustomerLimit: 1 })
+    const shopper = await ctx.signIn('customer')
+    const first = await cart(ctx, 'CZK', [[tea, 1]], shopper.token)
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${first.id}/coupons`, payload: { code: 'onceczk' }, token: shopper.token })
+    const placed = await checkOut(ctx, first.id, 'ada@example.com', shopper.token)
+    expect(placed.statusCode).toBe(201)
+    // 10 % of 8.00, then 3.00 off
+    expect(placed.json<Order>().totals).toMatchObject({ discount: 3.8, total: 4.2 })
+
+    const second = await cart(ctx, 'CZK', [[tea, 1]], shopper.token)
+    expect(second.totals).toMatchObject({ discount: 0, total: 8 })
+    const refused = await ctx.expectError(400, 'coupon_invalid', { method: 'POST', url: `/api/v1/carts/${second.id}/coupons`, payload: { code: 'onceczk' }, token: shopper.token })
+    expect(refused.message).toContain('ONCECZK')
+    // A guest is counted by email.
+    const guest = await cart(ctx, 'CZK', [[tea, 1]])
+    expect(guest.totals.discount).toBe(3)
+  })
+})
+
+describe('campaign budgets', () => {
+  test('50 checkouts at once never overspend a campaign budget: exactly as many orders get the discount as it pays for', async ({ ctx, admin }) => {
+    const gift = await product(ctx, admin, { title: 'Gift', price: 20, currency: 'HUF', inventory_quantity: 1000 })
+    const [campaign] = await ctx.handle.db
+      .insert(campaigns)
+      .values({ name: 'Launch', budgetType: 'spend', budgetLimit: 1_250, currency: 'HUF' })
+      .returning()
+    // 2.00 off each order, 12.50 of budget: six fit (12.00), a seventh would pass it.
+    const id = await promotion(ctx, { name: 'Launch gift', type: 'fixed_amount', amountOffMinor: 200, currency: 'HUF', campaignId: campaign!.id })
+    const carts = await Promise.all(Array.from({ length: 50 }, () => cart(ctx, 'HUF', [[gift, 1]])))
+    const answers = await Promise.all(carts.map((view, index) => checkOut(ctx, view.id, `buyer${index}@example.com`)))
+    expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 201))
+    const discounted = answers.map((answer) => answer.json<Order>()).filter((order) => order.promotions.some((entry) => entry.id === id))
+    expect(discounted).toHaveLength(6)
+    const [spent] = await ctx.handle.sql<{ used: number; uses: number; sum: number }[]>`
+      select budget_used::int as used, (select count(*)::int from promotion_usages where campaign_id = ${campaign!.id}) as uses,
+        (select sum(discount_minor)::int from promotion_usages where campaign_id = ${campaign!.id}) as sum
+      from campaigns where id = ${campaign!.id}`
+    expect(spent).toEqual({ used: 1_200, uses: 6, sum: 1_200 })
+    // Spent, the promotion no longer applies to a new cart.
+    expect((await cart(ctx, 'HUF', [[gift, 1]])).promotions).toEqual([])
+  })
+})
