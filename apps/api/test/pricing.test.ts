@@ -42,7 +42,7 @@ async function cart(ctx: TestContext, currency: string, lines: [Product, number]
 
 const itemOf = (view: Cart, productId: string) => view.items.find((item) => item.product_id === productId)!
 
-async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string) {
+async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string, payment = VISA) {
   const auth = token ? { token } : {}
   const checkout = await ctx.expectStatus<Checkout>(201, {
     method: 'POST',
@@ -53,7 +53,7 @@ async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.c
   return ctx.request({
     method: 'POST',
     url: `/api/v1/checkouts/${checkout.id}/complete`,
-    payload: VISA,
+    payload: payment,
     headers: { 'idempotency-key': randomUUID() },
     ...auth,
   })
@@ -263,5 +263,40 @@ describe('campaign budgets', () => {
     expect(spent).toEqual({ used: 1_200, uses: 6, sum: 1_200 })
     // Spent, the promotion no longer applies to a new cart.
     expect((await cart(ctx, 'HUF', [[gift, 1]])).promotions).toEqual([])
+  })
+
+  test('a declined payment gives the promotion use and the budget back; the retry takes them again, once', async ({ ctx, admin }) => {
+    const kite = await product(ctx, admin, { title: 'Kite', price: 30, currency: 'RON' })
+    const [campaign] = await ctx.handle.db.insert(campaigns).values({ name: 'Kites', budgetType: 'usage', budgetLimit: 1 }).returning()
+    const id = await promotion(ctx, { name: 'Kite day', type: 'percentage', percentOffPpm: 200_000, currency: 'RON', usageLimit: 1, campaignId: campaign!.id })
+    const view = await cart(ctx, 'RON', [[kite, 1]])
+    const state = async () =>
+      (
+        await ctx.handle.sql<{ times_used: number; budget_used: number; held: number; released: number }[]>`
+          select p.times_used, g.budget_used::int,
+            (select count(*)::int from promotion_usages u where u.promotion_id = p.id and u.released_at is null) as held,
+            (select count(*)::int from promotion_usages u where u.promotion_id = p.id and u.released_at is not null) as released
+          from promotions p join campaigns g on g.id = p.campaign_id where p.id = ${id}`
+      )[0]
+    const checkout = await ctx.expectStatus<Checkout>(201, {
+      method: 'POST',
+      url: '/api/v1/checkouts',
+      payload: { cart_id: view.id, email: 'kite@example.com', shipping_address: ADDRESS },
+    })
+    const attempt = (token: string) =>
+      ctx.request({
+        method: 'POST',
+        url: `/api/v1/checkouts/${checkout.id}/complete`,
+        payload: { payment: { method: 'card', token } },
+        headers: { 'idempotency-key': randomUUID() },
+      })
+    expect((await attempt('tok_declined')).statusCode).toBe(402)
+    expect(await state()).toEqual({ times_used: 0, budget_used: 0, held: 0, released: 1 })
+    const placed = await attempt('tok_visa')
+    expect(placed.statusCode).toBe(201)
+    expect(placed.json<Order>().totals).toMatchObject({ discount: 6, total: 24 })
+    expect(await state()).toEqual({ times_used: 1, budget_used: 1, held: 1, released: 1 })
+    // Used up, by its own limit and its campaign's: the next cart pays full price.
+    expect((await cart(ctx, 'RON', [[kite, 1]])).totals.discount).toBe(0)
   })
 })
