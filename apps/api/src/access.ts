@@ -202,6 +202,16 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'PATCH /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
   'DELETE /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
 
+  // Customer groups are customers' (scopes.ts).
+  'GET /api/v1/customer-groups': scope('customers:read'),
+  'POST /api/v1/customer-groups': scope('customers:write'),
+  'GET /api/v1/customer-groups/:id': scope('customers:read'),
+  'PATCH /api/v1/customer-groups/:id': scope('customers:write'),
+  'DELETE /api/v1/customer-groups/:id': scope('customers:write'),
+  'GET /api/v1/customer-groups/:id/customers': scope('customers:read'),
+  'POST /api/v1/customer-groups/:id/customers': scope('customers:write'),
+  'DELETE /api/v1/customer-groups/:id/customers/:customer_id': scope('customers:write'),
+
   'GET /api/v1/webhooks': scope('webhooks:read'),
   'POST /api/v1/webhooks': scope('webhooks:write'),
   'GET /api/v1/webhooks/:id': scope('webhooks:read'),

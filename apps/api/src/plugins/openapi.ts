@@ -108,6 +108,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'coupons', description: 'Discount coupons (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },
+  { name: 'customer-groups', description: 'Groups of customers that price lists and promotions can be limited to (admin)' },
   { name: 'webhooks', description: 'Webhook subscriptions and their deliveries (admin)' },
   { name: 'notifications', description: 'Emails to customers: the log, resending, which kinds are sent (admin)' },
   { name: 'events', description: 'The event log and the live WebSocket feed' },

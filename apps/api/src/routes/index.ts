@@ -5,6 +5,7 @@ import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
+import { customerGroupRoutes } from './customer-groups/routes.js'
 import { customerRoutes } from './customers/routes.js'
 import { draftOrderRoutes } from './draft-orders/routes.js'
 import { eventRoutes } from './events/routes.js'
@@ -48,6 +49,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })
+  await app.register(customerGroupRoutes, { prefix: '/api/v1/customer-groups' })
   await app.register(webhookRoutes, { prefix: '/api/v1/webhooks', config })
   await app.register(eventRoutes, { prefix: '/api/v1/events' })
   await app.register(notificationRoutes, { prefix: '/api/v1/notifications' })
