@@ -177,6 +177,19 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'PATCH /api/v1/coupons/:id': scope('coupons:write'),
   'DELETE /api/v1/coupons/:id': scope('coupons:write'),
 
+  'GET /api/v1/price-lists': scope('pricing:read'),
+  'POST /api/v1/price-lists': scope('pricing:write'),
+  'GET /api/v1/price-lists/:id': scope('pricing:read'),
+  'PATCH /api/v1/price-lists/:id': scope('pricing:write'),
+  'DELETE /api/v1/price-lists/:id': scope('pricing:write'),
+  'GET /api/v1/price-lists/:id/prices': scope('pricing:read'),
+  'POST /api/v1/price-lists/:id/prices': scope('pricing:write'),
+  'DELETE /api/v1/price-lists/:id/prices/:price_id': scope('pricing:write'),
+  // A product's base prices are the shop's pricing, not its public catalogue.
+  'GET /api/v1/products/:id/prices': scope('pricing:read'),
+  'POST /api/v1/products/:id/prices': scope('pricing:write'),
+  'DELETE /api/v1/products/:id/prices/:price_id': scope('pricing:write'),
+
   'GET /api/v1/tax-rates': scope('tax-rates:read'),
   'POST /api/v1/tax-rates': scope('tax-rates:write'),
   'GET /api/v1/tax-rates/:id': scope('tax-rates:read'),
@@ -201,6 +214,16 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:read'),
   'PATCH /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
   'DELETE /api/v1/customers/:id/addresses/:address_id': scopeOrOwner('customers:write'),
+
+  // Customer groups are customers' (scopes.ts).
+  'GET /api/v1/customer-groups': scope('customers:read'),
+  'POST /api/v1/customer-groups': scope('customers:write'),
+  'GET /api/v1/customer-groups/:id': scope('customers:read'),
+  'PATCH /api/v1/customer-groups/:id': scope('customers:write'),
+  'DELETE /api/v1/customer-groups/:id': scope('customers:write'),
+  'GET /api/v1/customer-groups/:id/customers': scope('customers:read'),
+  'POST /api/v1/customer-groups/:id/customers': scope('customers:write'),
+  'DELETE /api/v1/customer-groups/:id/customers/:customer_id': scope('customers:write'),
 
   'GET /api/v1/webhooks': scope('webhooks:read'),
   'POST /api/v1/webhooks': scope('webhooks:write'),

@@ -11,10 +11,10 @@ export function fieldValue<T>(field: string, convert: () => T): T {
   }
 }
 
-/** The currency when the money rules know it, else a validation error on `currency`. */
-export function knownCurrency(currency: string): string {
+/** The currency when the money rules know it, else a validation error on `field`. */
+export function knownCurrency(currency: string, field = 'currency'): string {
   if (!isCurrency(currency)) {
-    throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${currency}`)
+    throw invalidField(field, `Field '${field}' is not a known ISO 4217 currency: ${currency}`)
   }
   return currency
 }

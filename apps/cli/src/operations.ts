@@ -71,6 +71,12 @@ const NAMES: Record<string, string> = {
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',
   'POST /inventory/adjustments': 'inventory:adjust',
   'POST /inventory/transfers': 'inventory:transfer',
+  // Members are added to and removed from a group, not created or deleted.
+  'POST /customer-groups/{id}/customers': 'customer-groups:customers:add',
+  'DELETE /customer-groups/{id}/customers/{customer_id}': 'customer-groups:customers:remove',
+  // A batch of prices replaces the amounts of those it already has.
+  'POST /price-lists/{id}/prices': 'price-lists:prices:upsert',
+  'POST /products/{id}/prices': 'products:prices:upsert',
   'GET /notifications/settings': 'notifications:settings:get',
   'PATCH /notifications/settings': 'notifications:settings:update',
   // `users …` are the database commands (no token needed); the same over the API is `accounts …`.

@@ -617,6 +617,59 @@ describe('stock locations and inventory', () => {
   })
 })
 
+describe('customer groups, price lists and base prices', () => {
+  it('groups a customer, prices a product for the group and in other currencies, and takes it all down again', async () => {
+    const member = await json<{ id: string }>(['customers', 'create', '--email', 'trade-buyer@example.com'])
+    const group = await json<{ id: string; customer_count: number }>(['customer-groups', 'create', '--name', 'Wholesale', '--description', 'Trade'])
+    expect((await json<{ description: string }>(['customer-groups', 'update', group.id, '--description', 'Trade accounts'])).description).toBe('Trade accounts')
+    expect((await json<{ name: string }>(['customer-groups', 'get', group.id])).name).toBe('Wholesale')
+    expect((await json<{ customer_groups: { id: string }[] }>(['customer-groups', 'list', '--q', 'whole'])).customer_groups.map((g) => g.id)).toEqual([group.id])
+    expect((await json<{ customer_count: number }>(['customer-groups', 'customers', 'add', group.id, '--customer-ids', member.id])).customer_count).toBe(1)
+    expect((await json<{ customers: { id: string }[] }>(['customer-groups', 'customers', 'list', group.id])).customers.map((c) => c.id)).toEqual([member.id])
+    const unknown = await commerce(['customer-groups', 'customers', 'add', group.id, '--customer-ids', randomUUID()])
+    expect(unknown.code).toBe(1)
+    expect(errorText(unknown.stderr)).toContain("Field 'customer_ids[0]' names no customer (validation_error, HTTP 400)")
+
+    const product = await json<{ id: string }>(['products', 'create', '--title', 'Kettle', '--price', '30', '--currency', 'GBP'])
+    const list = await json<{ id: string; status: string; customer_group_ids: string[] }>([
+      'price-lists', 'create', '--name', 'Trade prices', '--type', 'override', '--priority', '2', '--customer-group-ids', group.id,
+    ])
+    expect(list).toMatchObject({ status: 'active', customer_group_ids: [group.id] })
+    await json(['price-lists', 'update', list.id, '--ends-at', '2099-01-01T00:00:00Z'])
+    expect((await json<{ ends_at: string }>(['price-lists', 'get', list.id])).ends_at).toBe('2099-01-01T00:00:00.000Z')
+    expect((await json<{ price_lists: { id: string }[] }>(['price-lists', 'list', '--type', 'override'])).price_lists.map((l) => l.id)).toEqual([list.id])
+    const prices = [
+      { product_id: product.id, currency: 'GBP', amount: 25 },
+      { product_id: product.id, currency: 'EUR', amount: 29.5, min_quantity: 2 },
+    ]
+    const listed = await json<{ prices: { id: string; amount: number }[] }>(['price-lists', 'prices', 'upsert', list.id, '--prices', JSON.stringify(prices)])
+    expect(listed.prices.map((price) => price.amount)).toEqual([25, 29.5])
+    expect((await json<{ prices: { id: string }[] }>(['price-lists', 'prices', 'list', list.id, '--currency', 'EUR'])).prices.map((p) => p.id)).toEqual([listed.prices[1]!.id])
+    const inexact = await commerce(['price-lists', 'prices', 'upsert', list.id, '--prices', JSON.stringify([{ product_id: product.id, currency: 'GBP', amount: 1.234 }])])
+    expect(inexact.code).toBe(1)
+    expect(errorText(inexact.stderr)).toContain("Field 'prices[0].amount' is invalid: GBP amounts have at most 2 decimal places")
+    expect((await commerce(['price-lists', 'prices', 'delete', list.id, listed.prices[0]!.id])).stdout.trim()).toBe('Done.')
+
+    const base = await json<{ prices: { id: string; currency: string; min_quantity: number }[] }>([
+      'products', 'prices', 'upsert', product.id, '--prices', JSON.stringify([{ currency: 'EUR', amount: 34.9 }, { currency: 'GBP', amount: 27, min_quantity: 10 }]),
+    ])
+    expect(base.prices.map((price) => [price.currency, price.min_quantity])).toEqual([['EUR', 1], ['GBP', 10]])
+    const own = await commerce(['products', 'prices', 'upsert', product.id, '--prices', JSON.stringify([{ currency: 'GBP', amount: 28 }])])
+    expect(own.code).toBe(1)
+    expect(errorText(own.stderr)).toContain("set the product's price instead")
+    expect((await json<{ prices: unknown[] }>(['products', 'prices', 'list', product.id])).prices).toHaveLength(2)
+    await commerce(['products', 'prices', 'delete', product.id, base.prices[0]!.id])
+    expect((await json<{ prices: unknown[] }>(['products', 'prices', 'list', product.id])).prices).toHaveLength(1)
+
+    expect((await commerce(['customer-groups', 'customers', 'remove', group.id, member.id])).code).toBe(0)
+    expect((await json<{ customer_count: number }>(['customer-groups', 'get', group.id])).customer_count).toBe(0)
+    expect((await commerce(['customer-groups', 'delete', group.id])).code).toBe(0)
+    expect((await json<{ customer_group_ids: string[] }>(['price-lists', 'get', list.id])).customer_group_ids).toEqual([])
+    expect((await commerce(['price-lists', 'delete', list.id])).code).toBe(0)
+    expect((await commerce(['price-lists', 'get', list.id])).code).toBe(1)
+  })
+})
+
 describe('coverage', () => {
   it('has run the command of every API operation', () => {
     expect(operationIds.filter((id) => !ran.has(id))).toEqual([])

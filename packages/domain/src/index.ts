@@ -205,6 +205,34 @@ export {
   UpdateShippingMethod,
   UpdateTaxRate,
 } from './schemas/pricing.js'
+export {
+  AddCustomerGroupCustomers,
+  CreateCustomerGroup,
+  CustomerGroup,
+  CustomerGroupCustomerParams,
+  CustomerGroupList,
+  ListCustomerGroupsQuery,
+  MAX_GROUP_CUSTOMERS_PER_REQUEST,
+  UpdateCustomerGroup,
+} from './schemas/customer-groups.js'
+export {
+  CreatePriceList,
+  ListPriceListPricesQuery,
+  ListPriceListsQuery,
+  ListProductPricesQuery,
+  MAX_PRICE_LIST_GROUPS,
+  MAX_PRICES_PER_REQUEST,
+  Price,
+  PriceList,
+  PriceListList,
+  PricePage,
+  PriceParams,
+  UpdatePriceList,
+  UpsertPriceListPrices,
+  UpsertProductPrices,
+  WrittenPrices,
+} from './schemas/price-lists.js'
+export { PRICE_LIST_STATUSES, priceListStatus, type PriceListStatus, type PriceListWindow } from './price-list-status.js'
 export { allocateByLargestRemainder, divideRounded } from './rounding.js'
 export { percentToPpm, ppmToPercent } from './percent.js'
 export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'

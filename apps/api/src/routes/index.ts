@@ -5,6 +5,7 @@ import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
+import { customerGroupRoutes } from './customer-groups/routes.js'
 import { customerRoutes } from './customers/routes.js'
 import { draftOrderRoutes } from './draft-orders/routes.js'
 import { eventRoutes } from './events/routes.js'
@@ -16,6 +17,8 @@ import { taxRateRoutes } from './tax-rates/routes.js'
 import { notificationRoutes } from './notifications/routes.js'
 import { oauthRoutes } from './oauth/routes.js'
 import { orderRoutes } from './orders/routes.js'
+import { priceListRoutes } from './price-lists/routes.js'
+import { productPriceRoutes } from './price-lists/product-prices.js'
 import { paymentRoutes } from './payments/routes.js'
 import { productRoutes } from './products/routes.js'
 import { returnRoutes } from './returns/routes.js'
@@ -31,6 +34,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
   await app.register(productRoutes, { prefix: '/api/v1/products' })
+  // A product's base prices (/products/:id/prices) live with the price lists.
+  await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
@@ -45,9 +50,11 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   // Stock locations and inventory (/stock-locations, /inventory/…).
   await app.register(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
+  await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })
+  await app.register(customerGroupRoutes, { prefix: '/api/v1/customer-groups' })
   await app.register(webhookRoutes, { prefix: '/api/v1/webhooks', config })
   await app.register(eventRoutes, { prefix: '/api/v1/events' })
   await app.register(notificationRoutes, { prefix: '/api/v1/notifications' })

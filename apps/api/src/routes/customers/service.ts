@@ -16,6 +16,7 @@ import {
 import {
   carts,
   customerAddresses,
+  customerGroupMembers,
   customers,
   customerSnapshot,
   isUniqueViolation,
@@ -75,7 +76,7 @@ function addressColumns(address: Partial<Address>) {
 }
 
 /** A LIKE pattern matching `text` literally anywhere: `%`, `_` and `\` lose their wildcard meaning. */
-function containsPattern(text: string): string {
+export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 }
 
@@ -255,15 +256,17 @@ export function createCustomerService(db: Database) {
     },
 
     /**
-     * Deletes the person, keeps the row: personal data is replaced, addresses and the login are
-     * deleted, open carts are deleted and checked-out ones lose email and address, and
-     * `deleted_at` hides the customer everywhere. Orders keep pointing at the row.
+     * Deletes the person, keeps the row: personal data is replaced, addresses, customer group
+     * memberships and the login are deleted, open carts are deleted and checked-out ones lose
+     * email and address, and `deleted_at` hides the customer everywhere. Orders keep pointing at
+     * the row.
      */
     anonymise(id: string): Promise<void> {
       return write(async (tx) => {
         const current = await lockCustomer(tx, id)
         const now = new Date()
         await tx.delete(customerAddresses).where(eq(customerAddresses.customerId, id))
+        await tx.delete(customerGroupMembers).where(eq(customerGroupMembers.customerId, id))
         await tx.delete(carts).where(and(eq(carts.customerId, id), isNull(carts.completedAt)))
         await tx.update(carts).set({ email: null, shippingAddress: null }).where(eq(carts.customerId, id))
         await tx
