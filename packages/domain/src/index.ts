@@ -204,6 +204,24 @@ export {
   UpdateShippingMethod,
   UpdateTaxRate,
 } from './schemas/pricing.js'
+export {
+  BuyXGetY,
+  Campaign,
+  CampaignBudget,
+  CampaignList,
+  CreateCampaign,
+  CreatePromotion,
+  ListCampaignsQuery,
+  ListPromotionsQuery,
+  Promotion,
+  PromotionConditions,
+  PromotionList,
+  PromotionTarget,
+  PromotionUsage,
+  PromotionUsageList,
+  UpdateCampaign,
+  UpdatePromotion,
+} from './schemas/promotions.js'
 export { allocateByLargestRemainder, divideRounded } from './rounding.js'
 export { percentToPpm, ppmToPercent } from './percent.js'
 export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'

@@ -106,6 +106,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'stock-locations', description: 'Places that hold stock: warehouses, stores (admin)' },
   { name: 'inventory', description: 'Stock levels per location, adjustments, transfers and the movement log (admin)' },
   { name: 'coupons', description: 'Discount coupons (admin)' },
+  { name: 'promotions', description: 'Promotions, automatic or by code (coupons included), and their uses (admin)' },
+  { name: 'campaigns', description: 'Campaigns: promotions grouped under a period and a budget (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },
   { name: 'webhooks', description: 'Webhook subscriptions and their deliveries (admin)' },
