@@ -11,8 +11,8 @@ const INT4_MAX = 2_147_483_647
 /** Ids a condition or a target may list. */
 const MAX_LISTED_IDS = 1_000
 
-const Name = Type.String({ minLength: 1, maxLength: 200 })
-const Description = Type.String({ maxLength: 2_000 })
+const Name = (description: string) => Type.String({ minLength: 1, maxLength: 200, description })
+const Description = Type.String({ maxLength: 2_000, description: 'Notes for the shop’s staff' })
 const PromotionTypeSchema = Type.Enum(PROMOTION_TYPES, {
   description:
     'percentage: a percent off; fixed_amount: an amount off in `currency`; free_shipping: shipping waived; ' +
@@ -102,14 +102,24 @@ const ConditionsInput = Type.Object(
     category_ids: Type.Optional(IdList('Categories the cart must hold a product of; empty = any')),
     customer_group_ids: Type.Optional(IdList('Customer groups the customer must be in one of; empty = everyone')),
   },
-  { additionalProperties: false, description: 'Lists not sent: empty on create, kept on update' },
+  {
+    additionalProperties: false,
+    description:
+      'What a cart needs: one of `product_ids` or of `category_ids`, a customer in one of `customer_group_ids` (each empty = ' +
+      'no condition); lists not sent are empty on create, kept on update',
+  },
 )
 const TargetInput = Type.Object(
   {
     product_ids: Type.Optional(IdList('Products whose lines get the discount')),
     category_ids: Type.Optional(IdList('Categories whose lines get the discount')),
   },
-  { additionalProperties: false, description: 'Both empty = the whole order; lists not sent: empty on create, kept on update' },
+  {
+    additionalProperties: false,
+    description:
+      'The lines the discount goes to: those of `product_ids` or `category_ids`, both empty = the whole order ' +
+      '(buy_x_get_y: the units given, both empty = those bought); lists not sent are empty on create, kept on update',
+  },
 )
 const buyXGetYInput = {
   buy_quantity: Count('Units to buy, at least 1'),
@@ -125,7 +135,7 @@ const promotionValue = Type.Number({
 /** The fields a create and an update share; the nested objects differ (an update may send some of their fields). */
 const promotionFields = {
   code: Type.Optional(Nullable(CouponCode)),
-  name: Type.Optional(Name),
+  name: Type.Optional(Name('What the promotion is called (orders record it); defaults to the code, required without one')),
   description: Type.Optional(Nullable(Description)),
   type: PromotionTypeSchema,
   value: Type.Optional(Nullable(promotionValue)),
@@ -195,7 +205,7 @@ export const PromotionUsage = Type.Object(
     customer: Nullable(Type.String({ description: 'The customer’s id, or the cart’s email in lower case; null when neither was known' })),
     discount: Type.Number({ description: 'What it took off, goods and shipping, in major units of `currency`' }),
     currency: Type.String(),
-    released: Type.Boolean({ description: 'The use was given back (its checkout reservation was released): it no longer counts' }),
+    released: Type.Boolean({ description: 'The use was given back (its checkout reservation was released)' }),
     created_at: Timestamp,
   },
   { title: 'PromotionUsage', description: 'One use of a promotion by a checkout' },
@@ -246,7 +256,7 @@ const budgetInput = {
 }
 
 const campaignFields = {
-  name: Name,
+  name: Name('What the campaign is called'),
   description: Type.Optional(Nullable(Description)),
   starts_at: Type.Optional(Nullable(Timestamp)),
   ends_at: Type.Optional(Nullable(Timestamp)),

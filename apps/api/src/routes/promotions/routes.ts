@@ -116,7 +116,7 @@ export const promotionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List the uses of a promotion, newest first',
         description:
           'One row per checkout payment that used it, taken when the checkout reserves its order; `released`: the ' +
-          'use was given back (its reservation was released) and no longer counts against the limits.',
+          'use was given back (its checkout reservation was released).',
         params: IdParams,
         querystring: PaginationQuery,
         response: { 200: PromotionUsageList, ...errorResponses(400, 401, 403, 404, 429) },

@@ -93,7 +93,7 @@ export function promotionFieldsOf(row: PromotionRow): PromotionFields {
     target: { product_ids: row.targetProductIds, category_ids: row.targetCategoryIds },
     buy_x_get_y:
       row.type === 'buy_x_get_y'
-        ? { buy_quantity: row.buyQuantity ?? 1, get_quantity: row.getQuantity ?? 1, max_applications: row.maxApplications }
+        ? { buy_quantity: row.buyQuantity!, get_quantity: row.getQuantity!, max_applications: row.maxApplications }
         : null,
     campaign_id: row.campaignId,
   }
