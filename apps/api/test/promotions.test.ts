@@ -574,6 +574,17 @@ describe('PATCH /api/v1/promotions/:id', () => {
     expect(left.json()).toMatchObject({ campaign_id: null, currency: 'GBP' })
   })
 
+  test('only the lists sent are checked: a category deleted since it was listed blocks nothing else, and is refused when sent again', async ({ ctx, admin }) => {
+    const refs = await referencesOf(ctx, admin)
+    const gone = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: 'Soon gone' } })
+    const promotion = await createPromotion(ctx, admin, { name: 'Stale', type: 'percentage', value: 5, conditions: { category_ids: [gone.id] } })
+    await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/categories/${gone.id}`, token: admin })
+    const changed = await patch(ctx, admin, promotion.id, { value: 6, conditions: { product_ids: [refs.products[0]!.id] } })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.json().conditions).toEqual({ product_ids: [refs.products[0]!.id], category_ids: [gone.id], customer_group_ids: [] })
+    await expectRefused(ctx, admin, 'PATCH', `${PROMOTIONS}/${promotion.id}`, { conditions: { category_ids: [refs.categoryId, gone.id] } }, 'conditions.category_ids[1]')
+  })
+
   test("another promotion's code in any case answers 409; its own code in another case is fine", async ({ ctx, admin }) => {
     await createPromotion(ctx, admin, { code: 'PATCH-TAKEN', type: 'free_shipping' })
     const promotion = await createPromotion(ctx, admin, { name: 'Automatic rename', type: 'free_shipping' })

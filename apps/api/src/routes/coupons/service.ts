@@ -23,6 +23,7 @@ import {
   newPromotionFields,
   promotionColumns,
   promotionFieldsOf,
+  sentFields,
   valueOf,
   writePromotion,
   type PromotionRow,
@@ -91,7 +92,7 @@ export function createCouponService(db: Database) {
       return writePromotion(db, 'coupon', async (tx) => {
         const [row] = await tx.select().from(promotions).where(and(eq(promotions.id, id), isCoupon)).for('update')
         if (!row) throw notFound('Coupon')
-        const options = { noun: 'coupon', sent: new Set(Object.keys(body)), timesUsed: row.timesUsed } as const
+        const options = { noun: 'coupon', sent: sentFields(body), timesUsed: row.timesUsed } as const
         const fields = mergeUpdate(promotionFieldsOf(row), body)
         const columns = promotionColumns(fields, options)
         await checkReferences(tx, fields, options)

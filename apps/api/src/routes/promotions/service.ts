@@ -22,6 +22,7 @@ import {
   newPromotionFields,
   promotionColumns,
   promotionFieldsOf,
+  sentFields,
   writePromotion,
   type PromotionRow,
 } from './validation.js'
@@ -103,7 +104,7 @@ export function createPromotionService(db: Database) {
       return writePromotion(db, 'promotion', async (tx) => {
         const [row] = await tx.select().from(promotions).where(eq(promotions.id, id)).for('update')
         if (!row) throw notFound('Promotion')
-        const options = { noun: 'promotion', sent: new Set(Object.keys(body)), timesUsed: row.timesUsed } as const
+        const options = { noun: 'promotion', sent: sentFields(body), timesUsed: row.timesUsed } as const
         const fields = mergeUpdate(promotionFieldsOf(row), body)
         const columns = promotionColumns(fields, options)
         await checkReferences(tx, fields, options)

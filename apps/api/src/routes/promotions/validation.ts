@@ -177,9 +177,22 @@ export function mergeUpdate(current: PromotionFields, body: UpdatePromotion): Pr
   }
 }
 
+/**
+ * The fields an update sends: its top-level keys, and `conditions.<list>` and `target.<list>` for
+ * each list it sends, so that only those lists' ids are checked (a category deleted since it was
+ * listed does not block a change elsewhere).
+ */
+export function sentFields(body: UpdatePromotion): ReadonlySet<string> {
+  const sent = new Set(Object.keys(body))
+  for (const group of ['conditions', 'target'] as const) {
+    for (const list of Object.keys(body[group] ?? {})) sent.add(`${group}.${list}`)
+  }
+  return sent
+}
+
 export interface ColumnsOptions {
   noun: PromotionNoun
-  /** The fields an update sent (undefined on create): a field kept from before is not at fault. */
+  /** The fields an update sent (`sentFields`; undefined on create): a field kept from before is not at fault. */
   sent?: ReadonlySet<string>
   /** Uses so far: the usage limit may not go below them. */
   timesUsed?: number
@@ -292,14 +305,14 @@ const ID_LISTS = [
 ] as const
 
 /**
- * The rules that read the database: every product, category and customer group id sent exists
- * (a 400 naming it, `conditions.product_ids[2]`), and the campaign exists and, with a spend budget,
+ * The rules that read the database: every product, category and customer group id of the lists
+ * sent exists (a 400 naming it, `conditions.product_ids[2]`), and the campaign exists and, with a spend budget,
  * is in the promotion's currency (when it has one). The campaign is held FOR SHARE until the write
  * commits, so a concurrent change of its budget waits and then sees this promotion.
  */
 export async function checkReferences(tx: Executor, fields: PromotionFields, { noun, sent }: ColumnsOptions): Promise<void> {
   for (const { group, list, table, what } of ID_LISTS) {
-    if (sent && !sent.has(group)) continue
+    if (sent && !sent.has(`${group}.${list}`)) continue
     const ids = (fields[group] as Record<string, string[]>)[list]!
     if (ids.length === 0) continue
     const existing = await existingIds(tx, table, ids)
