@@ -307,7 +307,7 @@ async function createBenchPromotions(monitor, products) {
   const [sale, trade, override] = lists.map((list) => list.id)
   const priceOf = (listId, share, factor) => monitor`
     insert into prices (id, product_id, price_list_id, currency, amount_minor)
-    select gen_random_uuid(), p.id, ${listId}, ${PROMO_CURRENCY}, (p.price_minor * ${factor})::bigint
+    select gen_random_uuid(), p.id, ${listId}, ${PROMO_CURRENCY}, round(p.price_minor * ${factor}::numeric)::bigint
     from products p where p.id = any(${products.slice(0, Math.ceil(products.length * share))}::uuid[])`
   await priceOf(sale, 0.5, 0.8)
   await priceOf(trade, 1, 0.7)

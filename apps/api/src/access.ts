@@ -189,6 +189,18 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/products/:id/prices': scope('pricing:read'),
   'POST /api/v1/products/:id/prices': scope('pricing:write'),
   'DELETE /api/v1/products/:id/prices/:price_id': scope('pricing:write'),
+  // Every promotion (coupons too, as the coupons API shows them under coupons:*) and their campaigns.
+  'GET /api/v1/promotions': scope('promotions:read'),
+  'POST /api/v1/promotions': scope('promotions:write'),
+  'GET /api/v1/promotions/:id': scope('promotions:read'),
+  'PATCH /api/v1/promotions/:id': scope('promotions:write'),
+  'DELETE /api/v1/promotions/:id': scope('promotions:write'),
+  'GET /api/v1/promotions/:id/usages': scope('promotions:read'),
+  'GET /api/v1/campaigns': scope('promotions:read'),
+  'POST /api/v1/campaigns': scope('promotions:write'),
+  'GET /api/v1/campaigns/:id': scope('promotions:read'),
+  'PATCH /api/v1/campaigns/:id': scope('promotions:write'),
+  'DELETE /api/v1/campaigns/:id': scope('promotions:write'),
 
   'GET /api/v1/tax-rates': scope('tax-rates:read'),
   'POST /api/v1/tax-rates': scope('tax-rates:write'),

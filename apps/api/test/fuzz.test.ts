@@ -138,6 +138,8 @@ const ID_OF_SEGMENT: Record<string, string> = {
   fulfillments: 'fulfillment',
   methods: 'shipping_method',
   coupons: 'coupon',
+  promotions: 'promotion',
+  campaigns: 'campaign',
   'tax-rates': 'tax_rate',
   'stock-locations': 'location',
   levels: 'level',
@@ -725,6 +727,16 @@ async function seed(ctx: TestContext): Promise<Record<Caller, string | null>> {
   const variant = await post<Id>(`/products/${shirt.id}/variants`, { title: 'Large', sku: 'FUZZ-L', inventory_quantity: 500, options: { size: 'L' } })
   const image = await post<Id>(`/products/${shirt.id}/images`, { url: 'https://example.com/shirt.png', alt: 'shirt' })
   const coupon = await post<Id & { code: string }>('/coupons', { code: 'FUZZ10', type: 'percentage', value: 10 })
+  const campaign = await post<Id>('/campaigns', { name: 'Fuzz campaign', budget: { type: 'usage', limit: 1_000 } })
+  const promotion = await post<Id>('/promotions', {
+    name: 'Fuzz automatic',
+    type: 'buy_x_get_y',
+    value: 100,
+    is_active: false,
+    buy_x_get_y: { buy_quantity: 2, get_quantity: 1 },
+    conditions: { product_ids: [mug.id], category_ids: [category.id] },
+    campaign_id: campaign.id,
+  })
   const taxRate = await post<Id>('/tax-rates', { country: 'US', rate: 8.875, name: 'US sales tax' })
   const method = await post<Id>('/shipping/methods', { name: 'Standard', currency: 'USD', base_price: 5 })
   const webhook = await post<Id>('/webhooks', { url: 'http://127.0.0.1:9/fuzz', events: ['*'] })
@@ -785,6 +797,8 @@ async function seed(ctx: TestContext): Promise<Record<Caller, string | null>> {
   add('image', image.id)
   add('category', category.id)
   add('coupon', coupon.id)
+  add('promotion', promotion.id, coupon.id)
+  add('campaign', campaign.id)
   add('tax_rate', taxRate.id)
   add('shipping_method', method.id)
   add('webhook', webhook.id)

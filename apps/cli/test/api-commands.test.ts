@@ -670,6 +670,49 @@ describe('customer groups, price lists and base prices', () => {
   })
 })
 
+describe('promotions and campaigns', () => {
+  it('makes a campaign with a budget and promotions in it, automatic and by code; reads, lists, changes and deletes them', async () => {
+    const campaign = await json<{ id: string; budget: unknown }>([
+      'campaigns', 'create', '--name', 'CLI winter sale', '--budget-type', 'spend', '--budget-limit', '250', '--budget-currency', 'GBP',
+    ])
+    expect(campaign.budget).toEqual({ type: 'spend', limit: 250, used: 0, currency: 'GBP' })
+    await json(['campaigns', 'update', campaign.id, '--budget-limit', '300.5', '--description', 'Scarves and hats'])
+    expect((await json<{ budget: { limit: number } }>(['campaigns', 'get', campaign.id])).budget.limit).toBe(300.5)
+
+    const scarf = await json<{ id: string }>(['products', 'create', '--title', 'Scarf', '--price', '12', '--currency', 'GBP', '--inventory-quantity', '5'])
+    const automatic = await json<{ id: string; code: null; campaign_id: string }>([
+      'promotions', 'create', '--name', 'Scarf week', '--type', 'percentage', '--value', '15', '--currency', 'GBP',
+      '--campaign-id', campaign.id, '--conditions', JSON.stringify({ product_ids: [scarf.id] }),
+    ])
+    expect(automatic).toMatchObject({ code: null, campaign_id: campaign.id })
+    const bxgy = await json<{ id: string; code: string; buy_x_get_y: unknown }>([
+      'promotions', 'create', '--code', 'cli-b2g1', '--type', 'buy_x_get_y', '--value', '100',
+      '--buy-x-get-y-buy-quantity', '2', '--buy-x-get-y-get-quantity', '1',
+    ])
+    expect(bxgy).toMatchObject({ code: 'CLI-B2G1', buy_x_get_y: { buy_quantity: 2, get_quantity: 1, max_applications: null } })
+    const changed = await json<{ stacking: string; target: unknown }>([
+      'promotions', 'update', automatic.id, '--stacking', 'exclusive', '--target', JSON.stringify({ product_ids: [scarf.id] }),
+    ])
+    expect(changed).toMatchObject({ stacking: 'exclusive', target: { product_ids: [scarf.id], category_ids: [] } })
+    expect((await json<{ name: string }>(['promotions', 'get', automatic.id])).name).toBe('Scarf week')
+    const automaticOnes = await json<{ promotions: { id: string }[] }>(['promotions', 'list', '--automatic', '--campaign-id', campaign.id])
+    expect(automaticOnes.promotions.map((promotion) => promotion.id)).toEqual([automatic.id])
+    expect((await json<{ promotions: unknown[] }>(['promotions', 'list', '--type', 'buy_x_get_y'])).promotions).toHaveLength(1)
+    expect(await json(['promotions', 'usages', 'list', automatic.id])).toEqual({ usages: [], meta: { page: 1, per_page: 20, total: 0, total_pages: 0 } })
+    const unnamed = await commerce(['promotions', 'create', '--type', 'free_shipping'])
+    expect(unnamed.code).toBe(1)
+    expect(errorText(unnamed.stderr)).toContain("Field 'name' is required for automatic promotions (those without a code) (validation_error, HTTP 400)")
+    const listed = await json<{ campaigns: { id: string; promotion_count: number }[] }>(['campaigns', 'list'])
+    expect(listed.campaigns.find((listedCampaign) => listedCampaign.id === campaign.id)?.promotion_count).toBe(1)
+
+    expect((await commerce(['promotions', 'delete', bxgy.id])).code).toBe(0)
+    expect((await commerce(['promotions', 'get', bxgy.id])).code).toBe(1)
+    expect((await commerce(['campaigns', 'delete', campaign.id])).code).toBe(0)
+    expect((await json<{ campaign_id: string | null }>(['promotions', 'get', automatic.id])).campaign_id).toBeNull()
+    expect((await commerce(['promotions', 'delete', automatic.id])).code).toBe(0)
+  })
+})
+
 describe('coverage', () => {
   it('has run the command of every API operation', () => {
     expect(operationIds.filter((id) => !ran.has(id))).toEqual([])

@@ -233,6 +233,24 @@ export {
   WrittenPrices,
 } from './schemas/price-lists.js'
 export { PRICE_LIST_STATUSES, priceListStatus, type PriceListStatus, type PriceListWindow } from './price-list-status.js'
+export {
+  BuyXGetY,
+  Campaign,
+  CampaignBudget,
+  CampaignList,
+  CreateCampaign,
+  CreatePromotion,
+  ListCampaignsQuery,
+  ListPromotionsQuery,
+  Promotion,
+  PromotionConditions,
+  PromotionList,
+  PromotionTarget,
+  PromotionUsage,
+  PromotionUsageList,
+  UpdateCampaign,
+  UpdatePromotion,
+} from './schemas/promotions.js'
 export { allocateByLargestRemainder, divideRounded } from './rounding.js'
 export { percentToPpm, ppmToPercent } from './percent.js'
 export { MASS_PER_KG, massOf, massOfKilograms } from './weight.js'

@@ -107,6 +107,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'inventory', description: 'Stock levels per location, adjustments, transfers and the movement log (admin)' },
   { name: 'coupons', description: 'Discount coupons (admin)' },
   { name: 'price-lists', description: 'Prices beyond a product’s own: price lists, and products’ base prices per currency and quantity (admin)' },
+  { name: 'promotions', description: 'Promotions, automatic or by code (coupons included), and their uses (admin)' },
+  { name: 'campaigns', description: 'Campaigns: promotions grouped under a period and a budget (admin)' },
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },
   { name: 'customer-groups', description: 'Groups of customers that price lists and promotions can be limited to (admin)' },

@@ -12,6 +12,8 @@ import { eventRoutes } from './events/routes.js'
 import { fulfillmentRoutes } from './fulfillments/routes.js'
 import { inventoryRoutes } from './inventory/routes.js'
 import { couponRoutes } from './coupons/routes.js'
+import { promotionRoutes } from './promotions/routes.js'
+import { campaignRoutes } from './campaigns/routes.js'
 import { shippingMethodRoutes } from './shipping/methods.js'
 import { taxRateRoutes } from './tax-rates/routes.js'
 import { notificationRoutes } from './notifications/routes.js'
@@ -51,6 +53,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
+  await app.register(promotionRoutes, { prefix: '/api/v1/promotions' })
+  await app.register(campaignRoutes, { prefix: '/api/v1/campaigns' })
   await app.register(taxRateRoutes, { prefix: '/api/v1/tax-rates' })
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })

@@ -1,0 +1,150 @@
+/**
+ * Promotions: admin CRUD of every promotion, automatic (no code) or by code, and the record of
+ * their uses. The rules of their fields are validation.ts's, shared with the coupons API.
+ */
+import { and, count, desc, eq, isNotNull, isNull, type SQL } from 'drizzle-orm'
+import {
+  toMajorUnits,
+  type CreatePromotion,
+  type ListPromotionsQuery,
+  type Promotion,
+  type PromotionUsage,
+  type PromotionUsageList,
+  type UpdatePromotion,
+} from '@commerce/domain'
+import { promotions, promotionUsages, type Database } from '@commerce/db'
+import { notFound } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+import {
+  checkCodeFree,
+  checkReferences,
+  mergeUpdate,
+  newPromotionFields,
+  promotionColumns,
+  promotionFieldsOf,
+  sentFields,
+  writePromotion,
+  type PromotionRow,
+} from './validation.js'
+
+function toPromotion(row: PromotionRow): Promotion {
+  const fields = promotionFieldsOf(row)
+  return {
+    id: row.id,
+    ...fields,
+    name: row.name,
+    times_used: row.timesUsed,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }
+}
+
+function toUsage(row: typeof promotionUsages.$inferSelect): PromotionUsage {
+  return {
+    id: row.id,
+    order_id: row.orderId,
+    payment_id: row.paymentId,
+    customer: row.customerKey,
+    discount: toMajorUnits(row.discountMinor, row.currency),
+    currency: row.currency,
+    released: row.releasedAt !== null,
+    created_at: row.createdAt.toISOString(),
+  }
+}
+
+export function createPromotionService(db: Database) {
+  async function exists(id: string): Promise<boolean> {
+    const [row] = await db.select({ id: promotions.id }).from(promotions).where(eq(promotions.id, id))
+    return row !== undefined
+  }
+
+  return {
+    async list(query: ListPromotionsQuery) {
+      const page = query.page ?? 1
+      const perPage = query.per_page ?? 20
+      const conditions: SQL[] = []
+      if (query.code !== undefined) conditions.push(eq(promotions.code, query.code.toUpperCase()))
+      if (query.is_active !== undefined) conditions.push(eq(promotions.isActive, query.is_active))
+      if (query.automatic !== undefined) conditions.push(query.automatic ? isNull(promotions.code) : isNotNull(promotions.code))
+      if (query.campaign_id !== undefined) conditions.push(eq(promotions.campaignId, query.campaign_id))
+      if (query.type !== undefined) conditions.push(eq(promotions.type, query.type))
+      const where = and(...conditions)
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select()
+          .from(promotions)
+          .where(where)
+          .orderBy(desc(promotions.createdAt), desc(promotions.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(promotions).where(where),
+      ])
+      return { promotions: rows.map(toPromotion), meta: pageMeta(page, perPage, counted!.total) }
+    },
+
+    async get(id: string): Promise<Promotion> {
+      const [row] = await db.select().from(promotions).where(eq(promotions.id, id))
+      if (!row) throw notFound('Promotion')
+      return toPromotion(row)
+    },
+
+    create(body: CreatePromotion): Promise<Promotion> {
+      const fields = newPromotionFields(body)
+      const columns = promotionColumns(fields, { noun: 'promotion' })
+      return writePromotion(db, 'promotion', async (tx) => {
+        await checkReferences(tx, fields, { noun: 'promotion' })
+        await checkCodeFree(tx, columns.code, 'promotion')
+        const [row] = await tx.insert(promotions).values(columns).returning()
+        return toPromotion(row!)
+      })
+    },
+
+    /** Re-validates the whole promotion as it would be after the change. */
+    update(id: string, body: UpdatePromotion): Promise<Promotion> {
+      return writePromotion(db, 'promotion', async (tx) => {
+        const [row] = await tx.select().from(promotions).where(eq(promotions.id, id)).for('update')
+        if (!row) throw notFound('Promotion')
+        const options = { noun: 'promotion', sent: sentFields(body), timesUsed: row.timesUsed } as const
+        const fields = mergeUpdate(promotionFieldsOf(row), body)
+        const columns = promotionColumns(fields, options)
+        await checkReferences(tx, fields, options)
+        if (columns.code !== row.code) await checkCodeFree(tx, columns.code, 'promotion', id)
+        const [updated] = await tx
+          .update(promotions)
+          .set({ ...columns, updatedAt: new Date() })
+          .where(eq(promotions.id, id))
+          .returning()
+        return toPromotion(updated!)
+      })
+    },
+
+    /**
+     * Hard delete: carts holding the promotion lose it and its usage rows go with it (foreign-key
+     * cascades); orders keep what it took off in their own record.
+     */
+    async remove(id: string): Promise<void> {
+      const deleted = await db.delete(promotions).where(eq(promotions.id, id)).returning({ id: promotions.id })
+      if (deleted.length === 0) throw notFound('Promotion')
+    },
+
+    /** The promotion's uses, newest first; 404 for an unknown promotion. */
+    async usages(id: string, query: { page?: number; per_page?: number }): Promise<PromotionUsageList> {
+      const page = query.page ?? 1
+      const perPage = query.per_page ?? 20
+      const where = eq(promotionUsages.promotionId, id)
+      const [found, rows, [counted]] = await Promise.all([
+        exists(id),
+        db
+          .select()
+          .from(promotionUsages)
+          .where(where)
+          .orderBy(desc(promotionUsages.createdAt), desc(promotionUsages.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(promotionUsages).where(where),
+      ])
+      if (!found) throw notFound('Promotion')
+      return { usages: rows.map(toUsage), meta: pageMeta(page, perPage, counted!.total) }
+    },
+  }
+}
