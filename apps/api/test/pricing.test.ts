@@ -201,6 +201,29 @@ describe('promotions on carts', () => {
     }
   })
 
+  test('a buy X get Y made through the promotions API and applied by its code: two mugs bought, the third at half price', async ({ ctx, admin }) => {
+    const mug = await product(ctx, admin, { title: 'Stoneware mug', price: 12, currency: 'ISK' })
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: '/api/v1/promotions',
+      token: admin,
+      payload: {
+        code: 'mugs3isk',
+        name: 'Third mug half price',
+        type: 'buy_x_get_y',
+        value: 50,
+        currency: 'ISK',
+        conditions: { product_ids: [mug.id] },
+        buy_x_get_y: { buy_quantity: 2, get_quantity: 1, max_applications: 1 },
+      },
+    })
+    const view = await cart(ctx, 'ISK', [[mug, 7]])
+    const applied = await ctx.expectStatus<Cart>(201, { method: 'POST', url: `/api/v1/carts/${view.id}/coupons`, payload: { code: 'MUGS3ISK' } })
+    // ISK has no minor units: one of seven mugs at half of 12, once (max_applications 1).
+    expect(applied.totals).toMatchObject({ subtotal: 84, discount: 6, total: 78 })
+    expect(applied.coupons).toEqual([expect.objectContaining({ code: 'MUGS3ISK', type: 'buy_x_get_y', value: 50, discount: 6, applicable: true })])
+  })
+
   test('an exclusive promotion that saves more wins over the combinable ones; a code that loses is refused with the reason', async ({ ctx, admin }) => {
     const sofa = await product(ctx, admin, { title: 'Sofa', price: 100, currency: 'PLN' })
     await promotion(ctx, { name: 'Five off', type: 'fixed_amount', amountOffMinor: 500, currency: 'PLN' })
