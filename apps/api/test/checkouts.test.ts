@@ -440,6 +440,19 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect((await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })).status).toBe('open')
   })
 
+  test('a completion PostgreSQL rolls back to break a deadlock answers 503 to send again, keeps nothing, and succeeds when sent again', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Contended', price: 4, inventory_quantity: 4 })
+    const checkout = await startCheckout(ctx, product)
+    const before = { orders: await count(ctx, 'orders'), usages: await count(ctx, 'promotion_usages'), payments: await count(ctx, 'payments') }
+    const sent = key()
+    const response = await ctx.withFailingInserts('payments', () => complete(ctx, checkout.id, sent), 'true', '40P01')
+    expect(response.statusCode).toBe(503)
+    expect(response.json().error).toMatchObject({ code: 'service_unavailable', message: 'The request met a concurrent change and was rolled back; send it again' })
+    expect({ orders: await count(ctx, 'orders'), usages: await count(ctx, 'promotion_usages'), payments: await count(ctx, 'payments') }).toEqual(before)
+    expect(await stockOf(ctx, product.id)).toBe(4)
+    expect((await complete(ctx, checkout.id, sent)).statusCode).toBe(201)
+  })
+
   test("a customer's checkout is theirs: another customer gets 404; the order belongs to the customer", async ({ ctx, admin }) => {
     const owner = await ctx.signIn('customer')
     const other = await ctx.signIn('customer')

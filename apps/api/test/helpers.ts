@@ -82,9 +82,10 @@ export interface TestContext {
   orderEvents(orderId: string): Promise<string[]>
   /**
    * Runs `work` while every insert into `table` (matching `when`, a trigger condition on NEW)
-   * fails, to show that a failure mid-transaction keeps nothing.
+   * fails (with the SQLSTATE `code`, by default a plain raised exception), to show that a
+   * failure mid-transaction keeps nothing.
    */
-  withFailingInserts<T>(table: string, work: () => Promise<T>, when?: string): Promise<T>
+  withFailingInserts<T>(table: string, work: () => Promise<T>, when?: string, code?: string): Promise<T>
   close(): Promise<void>
 }
 
@@ -163,9 +164,11 @@ export async function createTestContext(overrides: ConfigOverrides = {}, build: 
       const rows = await handle.sql<{ kind: string }[]>`select kind from events where data->>'order_id' = ${orderId} order by id`
       return rows.map((row) => row.kind)
     },
-    async withFailingInserts(table, work, when = 'true') {
+    async withFailingInserts(table, work, when = 'true', code = 'P0001') {
       const name = handle.sql(`fail_${table}`)
-      await handle.sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'forced failure'; end $$`
+      await handle.sql.unsafe(
+        `create function "fail_${table}"() returns trigger language plpgsql as $$ begin raise exception 'forced failure' using errcode = '${code}'; end $$`,
+      )
       await handle.sql`create trigger ${name} before insert on ${handle.sql(table)} for each row when (${handle.sql.unsafe(when)}) execute function ${name}()`
       try {
         return await work()

@@ -6,9 +6,11 @@
  * currency, and the file's tests share one database.
  */
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { eq } from 'drizzle-orm'
 import { describe, expect } from 'vitest'
 import type { Cart, Checkout, Order, Product } from '@commerce/domain'
-import { campaigns, customerGroupMembers, customerGroups, priceLists, prices, promotions } from '@commerce/db'
+import { campaigns, customerGroupMembers, customerGroups, lockCheckout, priceLists, prices, promotions } from '@commerce/db'
 import { test, type TestContext } from './helpers.js'
 
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
@@ -322,4 +324,63 @@ describe('campaign budgets', () => {
     // Used up, by its own limit and its campaign's: the next cart pays full price.
     expect((await cart(ctx, 'RON', [[kite, 1]])).totals.discount).toBe(0)
   })
+
+  test('a checkout holds only the bounded promotions of its currency while it prices: an unlimited one never makes another checkout wait', async ({ ctx, admin }) => {
+    const pen = await product(ctx, admin, { title: 'Pen', price: 5, currency: 'BGN' })
+    const ink = await product(ctx, admin, { title: 'Ink', price: 7, currency: 'BGN' })
+    const open = await promotion(ctx, { name: 'Stationery week', type: 'percentage', percentOffPpm: 100_000, currency: 'BGN' })
+    // The first checkout's lock taken and held, as while it prices; the second runs meanwhile.
+    const whileHeld = async (second: () => Promise<{ statusCode: number }>) => {
+      const first = await ctx.expectStatus<Checkout>(201, {
+        method: 'POST',
+        url: '/api/v1/checkouts',
+        payload: { cart_id: (await cart(ctx, 'BGN', [[pen, 1]])).id, email: 'first@example.com', shipping_address: ADDRESS },
+      })
+      let finished: number | 'waiting' = 'waiting'
+      await ctx.handle.sql.begin(async (tx) => {
+        await lockCheckout(tx, { checkoutId: first.id, claim: null })
+        const answer = second().then((reply) => (finished = reply.statusCode))
+        await Promise.race([answer, sleep(800)])
+        return finished
+      })
+      return { during: finished, after: await second().then((reply) => reply.statusCode) }
+    }
+    const ready = () => cart(ctx, 'BGN', [[ink, 1]])
+    const unlimited = await whileHeld(async () => checkOut(ctx, (await ready()).id))
+    expect(unlimited).toEqual({ during: 201, after: 201 })
+    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${open}`)[0]!.n).toBe(2)
+
+    // With a usage limit, the second checkout waits for the first: its count must stay true.
+    await ctx.handle.db.update(promotions).set({ usageLimit: 100 }).where(eq(promotions.id, open))
+    const prepared = await ready()
+    let waited: Promise<{ statusCode: number }> | undefined
+    const limited = await whileHeld(() => (waited ??= checkOut(ctx, prepared.id)))
+    expect(limited).toEqual({ during: 'waiting', after: 201 })
+  })
+
+  test('40 checkouts at once, half declined, over shared stock with bounded and unbounded promotions: no deadlock, every count true', async ({ ctx, admin }) => {
+    const cups = await Promise.all(['Red', 'Blue', 'Green'].map((colour) => product(ctx, admin, { title: `${colour} cup`, price: 12, currency: 'AUD', inventory_quantity: 500 })))
+    const [campaign] = await ctx.handle.db.insert(campaigns).values({ name: 'Cups', budgetType: 'spend', currency: 'AUD' }).returning()
+    const [budgeted] = await ctx.handle.db.insert(campaigns).values({ name: 'Cups budget', budgetType: 'usage', budgetLimit: 1_000 }).returning()
+    const unbounded = await promotion(ctx, { name: 'Cup days', type: 'fixed_amount', amountOffMinor: 100, currency: 'AUD', campaignId: campaign!.id })
+    const limited = await promotion(ctx, { name: 'First cups', type: 'percentage', percentOffPpm: 50_000, currency: 'AUD', usageLimit: 1_000 })
+    const capped = await promotion(ctx, { name: 'Cup budget', type: 'fixed_amount', amountOffMinor: 50, currency: 'AUD', campaignId: budgeted!.id })
+    // Each cart holds two of the cups, in an order of its own, so the stock locks overlap every way.
+    const carts = await Promise.all(Array.from({ length: 40 }, (_, index) => cart(ctx, 'AUD', [[cups[index % 3]!, 1], [cups[(index + 1) % 3]!, 1]])))
+    const answers = await Promise.all(
+      carts.map((view, index) => checkOut(ctx, view.id, `cups${index}@example.com`, undefined, { payment: { method: 'card', token: index % 2 ? 'tok_declined' : 'tok_visa' } })),
+    )
+    expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map((_, index) => (index % 2 ? 402 : 201)))
+    const [counts] = await ctx.handle.sql<{ unbounded: number; limited: number; capped: number; spent: number; used: number; held: number }[]>`
+      select (select times_used from promotions where id = ${unbounded}) as unbounded,
+        (select times_used from promotions where id = ${limited}) as limited,
+        (select times_used from promotions where id = ${capped}) as capped,
+        (select budget_used::int from campaigns where id = ${campaign!.id}) as spent,
+        (select budget_used::int from campaigns where id = ${budgeted!.id}) as used,
+        (select count(*)::int from promotion_usages where promotion_id in (${unbounded}, ${limited}, ${capped}) and released_at is null) as held`
+    expect(counts).toEqual({ unbounded: 20, limited: 20, capped: 20, spent: 20 * 100, used: 20, held: 60 })
+    const stock = await ctx.handle.sql<{ n: number }[]>`select inventory_quantity as n from products where id in ${ctx.handle.sql(cups.map((cup) => cup.id))}`
+    expect(stock.reduce((sum, row) => sum + row.n, 0)).toBe(1_500 - 20 * 2)
+  })
 })
+

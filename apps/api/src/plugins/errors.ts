@@ -79,6 +79,11 @@ const DATABASE_UNAVAILABLE = new Set([
   '57014', // query_canceled (statement timeout)
 ])
 
+// A transaction PostgreSQL rolled back to break a deadlock or a serialization conflict (possible
+// only when an admin changes a promotion's limits while checkouts use it): nothing was written,
+// and the same request succeeds when sent again.
+const DATABASE_ROLLED_BACK = new Set(['40P01', '40001'])
+
 // Input PostgreSQL cannot store that the schemas let through (a NUL in text, a number too big).
 const DATABASE_REJECTED_INPUT = new Set(['22021', '22P05', '22P02', '22003', '22001', '54000'])
 
@@ -100,6 +105,9 @@ export function toApiError(error: FastifyError & { validationContext?: string })
   }
   if (DATABASE_UNAVAILABLE.has(error.code) || DATABASE_UNAVAILABLE.has(pgErrorCode(error) ?? '')) {
     return new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly')
+  }
+  if (DATABASE_ROLLED_BACK.has(pgErrorCode(error) ?? '')) {
+    return new ApiError('service_unavailable', 'The request met a concurrent change and was rolled back; send it again')
   }
   if (DATABASE_REJECTED_INPUT.has(pgErrorCode(error) ?? '')) {
     return new ApiError('validation_error', 'The request contains a value that cannot be stored (for example a NUL character)')

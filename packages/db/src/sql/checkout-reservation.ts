@@ -9,38 +9,45 @@ import { PROVIDER_UNANSWERED } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
 import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
-import { CAMPAIGN_JSON, SHIPPING_METHOD_JSON, cartRowSql, promotionJson, type CartRowText, type ShippingMethodRow } from './cart-read.js'
+import { SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
 import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
 import type { JsonRow } from './json-rows.js'
 import { stockMovesCte } from './stock-moves.js'
-
-// A locked promotion `c` with its campaign as locked: their use counts and budgets as of the lock.
-const LOCKED_PROMOTION_JSON = promotionJson(`(select ${CAMPAIGN_JSON} from locked_campaigns g where g.id = c.campaign_id)`)
 
 // A level of a locked item at an active location, as checkouts allocate from it (CheckoutLevel).
 const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'location', l.location_id,
   'location_name', loc.name, 'priority', loc.priority, 'on_hand', l.on_hand, 'reserved', l.reserved, 'committed', l.committed,
   'safety_stock', l.safety_stock, 'threshold', l.low_stock_threshold, 'updated_at', l.updated_at`
 
-// Locks, in this order (every completion and every release takes them so, and none deadlocks
+// A promotion with a bound that concurrent checkouts could cross (a total or per-customer
+// limit), and a campaign with a budget: the checkout locks these before its stock rows.
+export const BOUNDED_PROMOTION = '(c.usage_limit is not null or c.per_customer_limit is not null)'
+export const BOUNDED_CAMPAIGN = 'g.budget_limit is not null'
+
+// Locks, in this order (every completion, release and reacquire takes them so; none deadlocks
 // with another): the cart, through the checkout, which serializes this completion with every
-// other completion and change of the cart; its coupons and every automatic promotion switched
-// on for its currency, by id, then their campaigns by id, so use counts, customers' uses and budgets stay true
-// until the reservation takes them (a promotion or campaign changed while this waited makes the
-// read "stale" as below); then the stock rows of its lines (the variant's, or the
-// product's for a line without one), products then variants, each by id, so the stock read here
-// is what the reservation takes, and their levels at the active locations. It reads what prices the cart (the cart read of cart-read.ts,
-// with the coupons as locked), the payment already in progress for this checkout (held
-// reservation), the order's number (from its sequence) and the transaction's time. A cart
-// changed by a transaction that committed while this one waited for its lock is read as of
-// before that change by the rest of the statement, and so are the levels of a stock row another
-// transaction changed (every change of what a level can sell changes its row's total): "stale"
-// says so, and the statement is sent again (the locks held, it then reads the change). It claims the Idempotency-Key first ($2–$4),
-// and nothing is locked or read unless this request runs (WORK_RUNS: not a replay, not a key in
-// flight); it always answers one row, the claim's. Last, it has the rest of the transaction use
-// generic plans: RESERVE's parameters are arrays, whose sizes a custom plan knows, so
-// PostgreSQL's plan cache would otherwise plan it anew on every call; a generic plan is made once
-// per connection.
+// other completion and change of the cart; the bounded promotions it could apply (its codes and
+// the automatic promotions of its currency), then the bounded campaigns of those, by id, so use
+// counts, customers' uses and budgets stay true until the reservation takes them; then the
+// stock rows of its lines (the variant's, or the product's for a line without one), products
+// then variants, each by id, so the stock read here is what the reservation takes. RESERVE then
+// takes the unbounded promotions and campaigns it counts a use of, by id, and last the levels.
+// Unbounded rows are not held while the checkout prices, so checkouts of one currency do not
+// queue behind each other's automatic promotions (bench/README.md, issue 25). Each lock is
+// chained to the one before it (a materialized CTE waits for the previous one's count), so the
+// order does not depend on how PostgreSQL evaluates the statement.
+// It reads what prices the cart (the cart read of cart-read.ts), the payment already in
+// progress for this checkout (held reservation), the order's number (from its sequence) and the
+// transaction's time. A row changed by a transaction that committed while this one waited for
+// its lock is read as of before that change by the rest of the statement (the cart, a bounded
+// promotion or campaign, a stock row: every change of what a level can sell changes its row's
+// total): "stale" says so, and the statement is sent again (the locks held, it then reads the
+// change). An unbounded promotion is read as of the statement, as any cart read reads it.
+// It claims the Idempotency-Key first ($2–$4), and nothing is locked or read unless this
+// request runs (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the
+// claim's. Last, it has the rest of the transaction use generic plans: RESERVE's parameters are
+// arrays, whose sizes a custom plan knows, so PostgreSQL's plan cache would otherwise plan it
+// anew on every call; a generic plan is made once per connection.
 // $1 checkout, $2–$4 the key's claim (claimValues).
 const LOCK_AND_READ = `
 with ${claimCte(2)},
@@ -51,30 +58,30 @@ locked as materialized (
   where k.id = $1 and ${WORK_RUNS}
   for update of c),
 locked_promotions as materialized (
-  select c.*, c.xmin::text as version,
-    (select cc.created_at from cart_coupons cc where cc.cart_id = (select id from locked) and cc.coupon_id = c.id) as added_at
-  from promotions c
-  where c.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
-    or (c.code is null and c.is_active and (c.currency is null or c.currency = (select currency from locked)))
-  order by c.id for update of c),
+  select c.id, c.xmin::text as version, c.campaign_id from promotions c
+  where (c.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
+    or (c.code is null and c.is_active and (c.currency is null or c.currency = (select currency from locked))))
+    and ${BOUNDED_PROMOTION}
+  order by c.id for no key update of c),
 locked_campaigns as materialized (
-  select g.*, g.xmin::text as version from campaigns g where g.id in (select campaign_id from locked_promotions)
-  order by g.id for update of g),
+  select g.id, g.xmin::text as version from campaigns g
+  where g.id in (select p.campaign_id from promotions p
+      where p.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
+        or (p.code is null and p.is_active and (p.currency is null or p.currency = (select currency from locked))))
+    and ${BOUNDED_CAMPAIGN} and (select count(*) from locked_promotions) >= 0
+  order by g.id for no key update of g),
 lines as materialized (
   select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
 locked_products as materialized (
   select p.id, p.inventory_quantity, p.xmin::text as version from products p
-  where p.id in (select product_id from lines where variant_id is null)
+  where p.id in (select product_id from lines where variant_id is null) and (select count(*) from locked_campaigns) >= 0
   order by p.id for update of p),
 locked_variants as materialized (
   select v.id, v.inventory_quantity, v.xmin::text as version from product_variants v
-  where v.id in (select variant_id from lines)
+  where v.id in (select variant_id from lines) and (select count(*) from locked_products) >= 0
   order by v.id for update of v),
 locked_items as materialized (select * from locked_products union all select * from locked_variants)
-select ${cartRowSql(
-  `coalesce((select json_agg(${LOCKED_PROMOTION_JSON} order by c.added_at, c.code) from locked_promotions c where c.added_at is not null), '[]'::json)`,
-  `coalesce((select json_agg(${LOCKED_PROMOTION_JSON} order by c.id) from locked_promotions c where c.added_at is null), '[]'::json)`,
-)},
+select ${cartRowSql()},
   "carts".checkout_status as "checkoutStatus", "carts".checkout_billing_address as "billingAddress",
   coalesce((select json_agg(${SHIPPING_METHOD_JSON}) from shipping_methods s where s.currency = "carts"."currency"), '[]'::json)
     as "shippingMethods",
@@ -171,16 +178,22 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
 // as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold),
 // $16 the promotions' uses (JSON: PromotionUse), $17 what they take from campaign budgets (JSON: CampaignSpend).
 const RESERVE = `
-with ${stockMovesCte('$14::json')},
+with promotions_locked as materialized (
+  select id from promotions where id = any($3::uuid[]) order by id for no key update),
+campaigns_locked as materialized (
+  select id from campaigns where id in (select x.id from json_to_recordset($17::json) as x(id uuid))
+    and (select count(*) from promotions_locked) >= 0
+  order by id for no key update),
+${stockMovesCte('$14::json', '(select count(*) from campaigns_locked) >= 0')},
 ${eventsCte(15)},
-used as (update promotions set times_used = times_used + 1 where id = any($3::uuid[])),
+used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked)),
 uses as (
   insert into promotion_usages (id, promotion_id, campaign_id, payment_id, customer_key, discount_minor, currency, created_at)
   select u.id, u.promotion_id, u.campaign_id, $4, u.customer_key, u.discount_minor, $10, $1
   from json_to_recordset($16::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint)),
 spent as (
   update campaigns g set budget_used = g.budget_used + x.amount, updated_at = $1
-  from json_to_recordset($17::json) as x(id uuid, amount bigint) where g.id = x.id),
+  from json_to_recordset($17::json) as x(id uuid, amount bigint) where g.id = x.id and g.id in (select id from campaigns_locked)),
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
   values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),

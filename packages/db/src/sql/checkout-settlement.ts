@@ -6,8 +6,9 @@
  * completion, the provider's webhook, the worker's sweep) exactly one places the order or
  * releases the stock, and the others change nothing and learn what happened (settlementOf).
  *
- * Locks are taken in the checkout completion's order (the cart, its promotions by id, their campaigns by id, the products
- * then the variants by id), so a release never deadlocks with a completion of the same cart.
+ * Locks are taken in the checkout completion's order (checkout-reservation.ts: the cart, the
+ * bounded promotions and campaigns, the products then the variants, the other promotions and
+ * campaigns, the levels), so a release never deadlocks with a completion.
  */
 import { getTableColumns, type Table } from 'drizzle-orm'
 import type { PaymentState } from '@commerce/domain'
@@ -15,6 +16,7 @@ import { eventsCte } from '../outbox.js'
 import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
+import { BOUNDED_CAMPAIGN, BOUNDED_PROMOTION } from './checkout-reservation.js'
 import { stockMovesCte } from './stock-moves.js'
 import type { JsonOf, JsonRow } from './json-rows.js'
 
@@ -48,27 +50,43 @@ export interface SettledPayment {
 }
 
 // A reservation's units (`taken`: ReservedStock), its promotions, their campaigns (and what its
-// uses take from each: `spend`), products and variants locked in the completion's order, from a
-// CTE named `reservation` with its `stock` and `promotion_ids`; $1 is the payment.
+// uses take from each: `spend`), products and variants locked in the completion's order
+// (checkout-reservation.ts): the bounded promotions and campaigns, the products then the
+// variants, then every promotion and campaign of the reservation (ALL_LOCKED, which the levels
+// wait for), each by id; from a CTE named `reservation` with its `stock` and `promotion_ids`;
+// $1 is the payment.
 const LOCK_RESERVED = `taken as materialized (
   select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool, location uuid, line uuid)),
-promotions_locked as materialized (
-  select c.id, c.times_used, c.usage_limit from promotions c where c.id = any(select unnest(promotion_ids) from reservation) order by c.id for update of c),
+bounded_promotions as materialized (
+  select c.id from promotions c where c.id = any(select unnest(promotion_ids) from reservation) and ${BOUNDED_PROMOTION}
+  order by c.id for no key update of c),
 spend as materialized (
   -- What the reservation's uses take from each campaign: money (spend) or uses (usage).
   select g.id, sum(case when g.budget_type = 'spend' then u.discount_minor else 1 end)::bigint as amount
   from promotion_usages u join campaigns g on g.id = u.campaign_id
-  where u.payment_id = $1 and (select count(*) from promotions_locked) >= 0
+  where u.payment_id = $1 and (select count(*) from bounded_promotions) >= 0
   group by g.id),
-campaigns_locked as materialized (
-  select g.id, g.budget_used, g.budget_limit from campaigns g where g.id in (select id from spend) order by g.id for update of g),
+bounded_campaigns as materialized (
+  select g.id from campaigns g where g.id in (select id from spend) and ${BOUNDED_CAMPAIGN} order by g.id for no key update of g),
 products_locked as materialized (
-  select p.id, p.inventory_quantity from products p where p.id in (select id from taken where not variant) order by p.id for update of p),
+  select p.id, p.inventory_quantity from products p
+  where p.id in (select id from taken where not variant) and (select count(*) from bounded_campaigns) >= 0
+  order by p.id for update of p),
 variants_locked as materialized (
-  select v.id, v.inventory_quantity from product_variants v where v.id in (select id from taken where variant) order by v.id for update of v)`
+  select v.id, v.inventory_quantity from product_variants v
+  where v.id in (select id from taken where variant) and (select count(*) from products_locked) >= 0
+  order by v.id for update of v),
+promotions_locked as materialized (
+  select c.id, c.times_used, c.usage_limit from promotions c
+  where c.id = any(select unnest(promotion_ids) from reservation) and (select count(*) from variants_locked) >= 0
+  order by c.id for no key update of c),
+campaigns_locked as materialized (
+  select g.id, g.budget_used, g.budget_limit from campaigns g
+  where g.id in (select id from spend) and (select count(*) from promotions_locked) >= 0
+  order by g.id for no key update of g)`
 
-// True once LOCK_RESERVED's item locks are taken: the level locks wait for it (items before levels).
-const ITEMS_LOCKED = '(select count(*) from products_locked) + (select count(*) from variants_locked) >= 0'
+// True once every lock of LOCK_RESERVED is taken: the level locks wait for it (levels last, as everywhere).
+const ALL_LOCKED = '(select count(*) from campaigns_locked) >= 0'
 
 // The order, its items, its lines' allocations (the held units become committed where they are), the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
@@ -146,7 +164,7 @@ budgets_back as (
   update campaigns g set budget_used = greatest(g.budget_used - s.amount, 0), updated_at = now()
   from spend s where g.id = s.id and g.id in (select id from campaigns_locked)),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
-  'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
+  'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ALL_LOCKED)},
 reopened as (
   update carts set completed_at = null, updated_at = now() where id in (select id from cart) and exists (select from reservation)),
 ended as (
@@ -231,7 +249,7 @@ wanted as materialized (select id, location, sum(quantity)::int as quantity from
 fresh_levels as materialized (
   select l.item_id, l.location_id, l.on_hand - l.reserved - l.committed - l.safety_stock as available
   from inventory_levels l join wanted w on w.id = l.item_id and w.location = l.location_id
-  where ${ITEMS_LOCKED} order by l.id for update of l),
+  where ${ALL_LOCKED} order by l.id for update of l),
 enough as materialized (
   select exists (select from reservation) and not exists (
     select from wanted w left join fresh_levels f on f.item_id = w.id and f.location_id = w.location
@@ -240,7 +258,7 @@ enough as materialized (
   and not exists (select from promotions_locked c where c.usage_limit is not null and c.times_used >= c.usage_limit)
   and not exists (select from campaigns_locked g join spend s on s.id = g.id where g.budget_limit is not null and g.budget_used + s.amount > g.budget_limit) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
-  'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ITEMS_LOCKED)},
+  'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ALL_LOCKED)},
 used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked) and (select ok from enough)),
 uses_again as (update promotion_usages set released_at = null where payment_id = $1 and (select ok from enough)),
 budgets_again as (
