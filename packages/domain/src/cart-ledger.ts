@@ -167,7 +167,7 @@ export function ppmOf(value: number, what: string): bigint {
   return BigInt(value)
 }
 
-function totalOf(value: bigint): number {
+export function totalOf(value: bigint): number {
   if (value > BigInt(MAX_MINOR_UNITS)) throw new AmountTooLargeError('Cart total is too large')
   return Number(value)
 }

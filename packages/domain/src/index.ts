@@ -266,6 +266,7 @@ export {
 export {
   PROMOTION_REJECTIONS,
   applyPromotions,
+  applyPromotionsWithShipping,
   promotionFromCoupon,
   promotionRejectionMessage,
   type AppliedPromotion,

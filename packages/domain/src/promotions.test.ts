@@ -13,6 +13,7 @@ import {
   type PromotionTotals,
   type PromotionsInput,
   applyPromotions,
+  applyPromotionsWithShipping,
   promotionFromCoupon,
   promotionRejectionMessage,
 } from './promotions.js'
@@ -503,6 +504,19 @@ describe('applyPromotions over generated carts', () => {
           const shares = totals.applied.flatMap((entry) => entry.lines.filter((share) => share.id === cartLine.id))
           expect(sumOf(shares.map((share) => share.discount))).toBe(cartLine.discount)
         }
+      }),
+    )
+  })
+
+  it('prices with a rate that depends on the merchandise exactly as pricing again with that rate', () => {
+    fc.assert(
+      fc.property(promotionCarts, fc.integer({ min: 0, max: 3_000 }), fc.integer({ min: 0, max: 20_000 }), (input, rate, freeOver) => {
+        // A rate free over an amount, as shipping methods have: it needs the merchandise after discounts.
+        const shippingFor = (merchandise: number) => (merchandise >= freeOver ? 0 : rate)
+        const merchandise = applyPromotions({ ...input, shippingMinor: null })
+        const expected = applyPromotions({ ...input, shippingMinor: shippingFor(merchandise.subtotal - merchandise.discount) })
+        expect(applyPromotionsWithShipping(input, shippingFor)).toEqual(expected)
+        expect(applyPromotionsWithShipping(input, () => null)).toEqual(merchandise)
       }),
     )
   })

@@ -70,6 +70,7 @@ import {
   sum,
   takeFromLine,
   takeShared,
+  totalOf,
 } from './cart-ledger.js'
 import type { PromotionStacking, PromotionType } from './constants.js'
 import { type CouponRule, couponRejection } from './coupons.js'
@@ -278,6 +279,25 @@ export function applyPromotions(input: PromotionsInput): PromotionTotals {
     applied: best?.outcome.applied ?? [],
     rejected: new Map([...reasons].sort(([a], [b]) => compareText(a, b))),
   }
+}
+
+/**
+ * Prices a cart whose shipping rate depends on what its merchandise costs after discounts (a
+ * rate free over an amount): priced without shipping, then with the rate `shippingFor` gives
+ * (null: none). Shipping is never taxed, and only a free-shipping promotion looks at it, so
+ * without one the rate is simply added; with one, the cart is priced again with the rate, as the
+ * waiver can change which stacking candidate saves the most.
+ */
+export function applyPromotionsWithShipping(
+  input: Omit<PromotionsInput, 'shippingMinor'>,
+  shippingFor: (merchandiseMinor: number) => number | null,
+): PromotionTotals {
+  const merchandise = applyPromotions({ ...input, shippingMinor: null })
+  const shippingMinor = shippingFor(merchandise.subtotal - merchandise.discount)
+  if (shippingMinor === null) return merchandise
+  if (input.promotions.some((promotion) => promotion.type === 'free_shipping')) return applyPromotions({ ...input, shippingMinor })
+  const shipping = minorUnitsOf(shippingMinor, 'Shipping')
+  return { ...merchandise, shipping: shippingMinor, total: totalOf(BigInt(merchandise.total) + shipping) }
 }
 
 export function promotionRejectionMessage(promotion: PromotionRule, reason: PromotionRejection): string {

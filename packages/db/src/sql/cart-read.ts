@@ -9,7 +9,7 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
 import { campaigns, cartItems, carts, priceLists, prices, products, productVariants, promotions, shippingMethods, taxRates } from '../schema/index.js'
-import { jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
+import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
 /** A price list as the prices of a line carry it (the domain's PriceListRule). */
 export type PriceListJson = JsonOf<typeof priceLists, 'id' | 'type' | 'priority' | 'isActive' | 'startsAt' | 'endsAt' | 'customerGroupIds'>
@@ -96,10 +96,12 @@ const CUSTOMER_KEY = `coalesce("carts"."customer_id"::text, lower("carts"."email
  * is the SQL of its campaign's row (by default read as of the statement's snapshot).
  */
 export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`): string {
-  const columns = jsonColumns(promotions, 'c', PROMOTION_KEYS)
-  return `(${columns}::jsonb || jsonb_build_object('campaign', ${campaign},
-    'customerUses', case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
-      where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end))::json`
+  return jsonObject<PromotionRow>({
+    ...columnsOf(promotions, 'c', PROMOTION_KEYS),
+    campaign,
+    customerUses: `case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
+      where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end`,
+  })
 }
 
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */

@@ -1,6 +1,6 @@
 /** Turns a cart row into its API view: the live prices through the domain's pricing rules. */
 import {
-  applyPromotions,
+  applyPromotionsWithShipping,
   formatMinorUnits,
   massOf,
   MAX_MINOR_UNITS,
@@ -119,17 +119,13 @@ function priceLines(row: CartRow, lines: readonly PricedLine[], promotions: read
   const base = { currency, lines: promotionLines, promotions, customerGroupIds: row.customerGroupIds, now, taxRatePpm: taxRate?.ratePpm ?? 0, taxRounding: taxRate?.rounding }
   const mass = lines.reduce((sum, line) => sum + (line.weight === null ? 0n : massOf(line.weight, line.weightUnit)) * BigInt(line.quantity), 0n)
 
-  let totals = applyPromotions({ ...base, shippingMinor: null })
-  const merchandiseMinor = totals.subtotal - totals.discount
-  if (row.shippingMethod) {
-    const shippingMinor = shippingRate(toShippingMethodRule(row.shippingMethod), {
-      currency,
-      country: address?.country ?? null,
-      mass,
-      merchandiseMinor,
-    })
-    if (shippingMinor !== null) totals = applyPromotions({ ...base, shippingMinor })
-  }
+  const shippingMethod = row.shippingMethod && toShippingMethodRule(row.shippingMethod)
+  // What the merchandise costs after discounts, before any shipping: what shipping rates are priced on.
+  let merchandiseMinor = 0
+  const totals = applyPromotionsWithShipping(base, (merchandise) => {
+    merchandiseMinor = merchandise
+    return shippingMethod && shippingRate(shippingMethod, { currency, country: address?.country ?? null, mass, merchandiseMinor })
+  })
   return { lines, mass, merchandiseMinor, totals }
 }
 
