@@ -18,13 +18,10 @@ import { notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import {
   checkCodeFree,
-  checkReferences,
-  mergeUpdate,
   newPromotionFields,
   promotionColumns,
-  promotionFieldsOf,
-  sentFields,
   valueOf,
+  updatePromotion,
   writePromotion,
   type PromotionRow,
 } from '../promotions/validation.js'
@@ -88,22 +85,8 @@ export function createCouponService(db: Database) {
     },
 
     /** Re-validates the whole promotion as it would be after the change, by the promotions' rules. */
-    update(id: string, body: UpdateCoupon): Promise<Coupon> {
-      return writePromotion(db, 'coupon', async (tx) => {
-        const [row] = await tx.select().from(promotions).where(and(eq(promotions.id, id), isCoupon)).for('update')
-        if (!row) throw notFound('Coupon')
-        const options = { noun: 'coupon', sent: sentFields(body), timesUsed: row.timesUsed } as const
-        const fields = mergeUpdate(promotionFieldsOf(row), body)
-        const columns = promotionColumns(fields, options)
-        await checkReferences(tx, fields, options)
-        if (columns.code !== row.code) await checkCodeFree(tx, columns.code, 'coupon', id)
-        const [updated] = await tx
-          .update(promotions)
-          .set({ ...columns, updatedAt: new Date() })
-          .where(eq(promotions.id, id))
-          .returning()
-        return toCoupon(updated!)
-      })
+    async update(id: string, body: UpdateCoupon): Promise<Coupon> {
+      return toCoupon(await updatePromotion(db, 'coupon', id, body, isCoupon))
     },
 
     /** Hard delete: carts holding the coupon lose it through the foreign key's cascade. */

@@ -18,11 +18,10 @@ import { pageMeta } from '../../list-totals.js'
 import {
   checkCodeFree,
   checkReferences,
-  mergeUpdate,
   newPromotionFields,
   promotionColumns,
   promotionFieldsOf,
-  sentFields,
+  updatePromotion,
   writePromotion,
   type PromotionRow,
 } from './validation.js'
@@ -100,22 +99,8 @@ export function createPromotionService(db: Database) {
     },
 
     /** Re-validates the whole promotion as it would be after the change. */
-    update(id: string, body: UpdatePromotion): Promise<Promotion> {
-      return writePromotion(db, 'promotion', async (tx) => {
-        const [row] = await tx.select().from(promotions).where(eq(promotions.id, id)).for('update')
-        if (!row) throw notFound('Promotion')
-        const options = { noun: 'promotion', sent: sentFields(body), timesUsed: row.timesUsed } as const
-        const fields = mergeUpdate(promotionFieldsOf(row), body)
-        const columns = promotionColumns(fields, options)
-        await checkReferences(tx, fields, options)
-        if (columns.code !== row.code) await checkCodeFree(tx, columns.code, 'promotion', id)
-        const [updated] = await tx
-          .update(promotions)
-          .set({ ...columns, updatedAt: new Date() })
-          .where(eq(promotions.id, id))
-          .returning()
-        return toPromotion(updated!)
-      })
+    async update(id: string, body: UpdatePromotion): Promise<Promotion> {
+      return toPromotion(await updatePromotion(db, 'promotion', id, body))
     },
 
     /**

@@ -4,7 +4,7 @@
  * docs/promotions.md). A refusal names the field at fault and calls the record what the caller's
  * API calls it ("coupon" or "promotion").
  */
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
 import {
   percentToPpm,
   ppmToPercent,
@@ -26,7 +26,7 @@ import {
   type Database,
   type Executor,
 } from '@commerce/db'
-import { conflict, invalidField } from '../../errors.js'
+import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, instant, knownCurrency } from '../../fields.js'
 
 export type PromotionRow = typeof promotions.$inferSelect
@@ -182,7 +182,7 @@ export function mergeUpdate(current: PromotionFields, body: UpdatePromotion): Pr
  * each list it sends, so that only those lists' ids are checked (a category deleted since it was
  * listed does not block a change elsewhere).
  */
-export function sentFields(body: UpdatePromotion): ReadonlySet<string> {
+function sentFields(body: UpdatePromotion): ReadonlySet<string> {
   const sent = new Set(Object.keys(body))
   for (const group of ['conditions', 'target'] as const) {
     for (const list of Object.keys(body[group] ?? {})) sent.add(`${group}.${list}`)
@@ -353,4 +353,22 @@ export async function writePromotion<T>(db: Database, noun: PromotionNoun, work:
     if (isUniqueViolation(error)) throw conflict(`A ${noun} with this code already exists`)
     throw error
   }
+}
+
+/**
+ * Updates a promotion, re-validated whole as it would be after the change; `scope` narrows which
+ * rows this API may see (the coupons API: coupons only). Answers the row as stored, or 404s.
+ */
+export function updatePromotion(db: Database, noun: PromotionNoun, id: string, body: UpdatePromotion, scope?: SQL): Promise<PromotionRow> {
+  return writePromotion(db, noun, async (tx) => {
+    const [row] = await tx.select().from(promotions).where(and(eq(promotions.id, id), scope)).for('update')
+    if (!row) throw notFound(noun === 'coupon' ? 'Coupon' : 'Promotion')
+    const options = { noun, sent: sentFields(body), timesUsed: row.timesUsed } as const
+    const fields = mergeUpdate(promotionFieldsOf(row), body)
+    const columns = promotionColumns(fields, options)
+    await checkReferences(tx, fields, options)
+    if (columns.code !== row.code) await checkCodeFree(tx, columns.code, noun, id)
+    const [updated] = await tx.update(promotions).set({ ...columns, updatedAt: new Date() }).where(eq(promotions.id, id)).returning()
+    return updated!
+  })
 }
