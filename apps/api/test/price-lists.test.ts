@@ -607,6 +607,30 @@ describe('base prices of a product: /api/v1/products/:id/prices', () => {
     expect(await written(ctx, admin, listPricesUrl(list.id), [{ product_id: product.id, currency: 'USD', amount: 19 }])).toHaveLength(1)
   })
 
+  test('a product moved to a currency it has a base price in from 1 unit is refused (409, nothing changed) until that price is deleted', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { price: 20, currency: 'USD' })
+    const variant = await createVariant(ctx, admin, product.id)
+    const url = productPricesUrl(product.id)
+    const [eur, variantChf] = await written(ctx, admin, url, [
+      { currency: 'EUR', amount: 18 },
+      { variant_id: variant.id, currency: 'CHF', amount: 19 },
+      { currency: 'GBP', amount: 15, min_quantity: 3 },
+    ])
+    const move = (currency: string) => ctx.request({ method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { currency, price: 21 }, token: admin })
+    const refused = await move('EUR')
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json().error).toMatchObject({
+      code: 'conflict',
+      message: `The product has a base price in EUR from 1 unit (${eur!.id}), which would then be its own price: delete it first (DELETE /products/${product.id}/prices/${eur!.id}) and set the price with the currency`,
+    })
+    expect((await move('CHF')).json().error.message).toContain(`The variant ${variant.id} has a base price in CHF from 1 unit (${variantChf!.id})`)
+    expect(await ctx.expectStatus<Product>(200, { method: 'GET', url: `/api/v1/products/${product.id}` })).toMatchObject({ price: 20, currency: 'USD' })
+    // A tier in the new currency is no clash; a deleted base price no longer is one.
+    expect((await move('GBP')).statusCode).toBe(200)
+    await ctx.expectStatus(204, { method: 'DELETE', url: `${url}/${eur!.id}`, token: admin })
+    expect((await move('EUR')).json()).toMatchObject({ price: 21, currency: 'EUR' })
+  })
+
   test('refuses a variant of another product, bad amounts and repeats; a product_id in the entries is not allowed', async ({ ctx, admin }) => {
     const product = await createProduct(ctx, admin)
     const other = await createProduct(ctx, admin)

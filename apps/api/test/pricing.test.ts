@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { eq } from 'drizzle-orm'
 import { describe, expect } from 'vitest'
 import type { Cart, Checkout, Order, Product } from '@commerce/domain'
-import { campaigns, customerGroupMembers, customerGroups, lockCheckout, priceLists, prices, promotions } from '@commerce/db'
+import { campaigns, customerGroupMembers, customerGroups, lockCheckout, priceLists, prices, promotions, reacquireReservation } from '@commerce/db'
 import { test, type TestContext } from './helpers.js'
 
 const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
@@ -381,6 +381,32 @@ describe('campaign budgets', () => {
     expect(counts).toEqual({ unbounded: 20, limited: 20, capped: 20, spent: 20 * 100, used: 20, held: 60 })
     const stock = await ctx.handle.sql<{ n: number }[]>`select inventory_quantity as n from products where id in ${ctx.handle.sql(cups.map((cup) => cup.id))}`
     expect(stock.reduce((sum, row) => sum + row.n, 0)).toBe(1_500 - 20 * 2)
+  })
+
+  test("a declined payment held again later is refused when its customer has used the promotion up since; another customer's is held again", async ({ ctx, admin }) => {
+    const hat = await product(ctx, admin, { title: 'Hat', price: 40, currency: 'NZD' })
+    const id = await promotion(ctx, { name: 'First hat', type: 'percentage', percentOffPpm: 250_000, currency: 'NZD', perCustomerLimit: 1 })
+    const declined = async (token: string) => {
+      const view = await cart(ctx, 'NZD', [[hat, 1]], token)
+      expect((await checkOut(ctx, view.id, 'hats@example.com', token, { payment: { method: 'card', token: 'tok_declined' } })).statusCode).toBe(402)
+      const [payment] = await ctx.handle.sql<{ id: string }[]>`
+        select p.id from payments p join checkouts k on k.id = p.checkout_id where k.cart_id = ${view.id}`
+      return payment!.id
+    }
+    const held = (paymentId: string) => ctx.handle.sql<{ n: number }[]>`
+      select count(*)::int as n from promotion_usages where payment_id = ${paymentId} and released_at is null`
+    const ada = await ctx.signIn('customer')
+    const first = await declined(ada.token)
+    const placed = await checkOut(ctx, (await cart(ctx, 'NZD', [[hat, 1]], ada.token)).id, 'hats@example.com', ada.token)
+    expect(placed.json<Order>().promotions.map((entry) => entry.id)).toEqual([id])
+    expect(await reacquireReservation(ctx.handle.sql, first)).toBe(false)
+    expect((await held(first))[0]!.n).toBe(0)
+
+    const bob = await ctx.signIn('customer')
+    const his = await declined(bob.token)
+    expect(await reacquireReservation(ctx.handle.sql, his)).toBe(true)
+    expect((await held(his))[0]!.n).toBe(1)
+    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${id}`)[0]!.n).toBe(2)
   })
 })
 

@@ -77,7 +77,7 @@ variants_locked as materialized (
   where v.id in (select id from taken where variant) and (select count(*) from products_locked) >= 0
   order by v.id for update of v),
 promotions_locked as materialized (
-  select c.id, c.times_used, c.usage_limit from promotions c
+  select c.id, c.times_used, c.usage_limit, c.per_customer_limit from promotions c
   where c.id = any(select unnest(promotion_ids) from reservation) and (select count(*) from variants_locked) >= 0
   order by c.id for no key update of c),
 campaigns_locked as materialized (
@@ -233,7 +233,7 @@ export async function settlementOf(sql: SqlClient, paymentId: string): Promise<S
 // A payment that succeeded after its reservation was released (expired, the provider's answer
 // late): the reservation is held again if the checkout is still open, its cart not closed by
 // another payment, every level it held units at still has them available at an active location,
-// and its promotions' limits and campaigns' budgets still have room; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
+// and its promotions' limits (total and the customer's) and campaigns' budgets still have room; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
 // statement waited for the item locks).
 const REACQUIRE = `
 with cart as materialized (
@@ -256,6 +256,11 @@ enough as materialized (
       left join stock_locations loc on loc.id = w.location
     where f.available is null or f.available < w.quantity or not loc.is_active)
   and not exists (select from promotions_locked c where c.usage_limit is not null and c.times_used >= c.usage_limit)
+  and not exists (
+    -- The customer's other uses held now (read as of the statement: a use committed while it waited for the lock is not seen).
+    select from promotions_locked c join promotion_usages mine on mine.promotion_id = c.id and mine.payment_id = $1
+    where c.per_customer_limit is not null and (select count(*) from promotion_usages u
+      where u.promotion_id = c.id and u.customer_key = mine.customer_key and u.released_at is null and u.payment_id <> $1) >= c.per_customer_limit)
   and not exists (select from campaigns_locked g join spend s on s.id = g.id where g.budget_limit is not null and g.budget_used + s.amount > g.budget_limit) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
   'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ALL_LOCKED)},

@@ -1,5 +1,5 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import {
   toMajorUnits,
   type CreateImage,
@@ -15,6 +15,7 @@ import {
   categories,
   isUniqueViolation,
   prepareProductDetail,
+  prices,
   productCategories,
   productColumns,
   productImages,
@@ -149,6 +150,18 @@ export function createProductService(db: Database, catalogDb: Database) {
         const priceField = body.price === undefined ? 'currency' : 'price'
         const priceMinor = minorUnits(priceField, body.price ?? toMajorUnits(current.priceMinor, current.currency), currency)
         if (currency !== current.currency) {
+          // A base price in the new currency from one unit would be a second own price (docs/pricing.md).
+          const [clash] = await tx
+            .select({ id: prices.id, variantId: prices.variantId })
+            .from(prices)
+            .where(and(eq(prices.productId, id), isNull(prices.priceListId), eq(prices.currency, currency), eq(prices.minQuantity, 1)))
+            .limit(1)
+          if (clash) {
+            throw conflict(
+              `The ${clash.variantId ? `variant ${clash.variantId}` : 'product'} has a base price in ${currency} from 1 unit (${clash.id}), ` +
+                `which would then be its own price: delete it first (DELETE /products/${id}/prices/${clash.id}) and set the price with the currency`,
+            )
+          }
           const variants = await tx
             .select({ id: productVariants.id, priceMinor: productVariants.priceMinor })
             .from(productVariants)
