@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
 import { hashAccountToken, type DraftOrder, type DraftOrderInvoice, type DraftOrderList, type Invoice, type Order, type PaymentProvider, type Product } from '@commerce/domain'
-import { createNotifications, newId, shippingMethods, sqlOf, taxRates } from '@commerce/db'
+import { createNotifications, customerGroupMembers, customerGroups, newId, priceLists, prices, shippingMethods, sqlOf, taxRates } from '@commerce/db'
 import { testProvider } from '@commerce/payments'
 import { test, type TestContext } from './helpers.js'
 
@@ -140,6 +140,37 @@ describe('pricing a draft', () => {
     // No address: no tax.
     expect(changed.totals).toEqual({ subtotal: 25.98, discount: 0, tax: 0, shipping: 0, total: 25.98 })
     expect(changed.shipping_address).toBeNull()
+  })
+
+  test("lines are priced as the customer's cart would be in the draft's currency: a base price there, a quantity tier, the customer's group list", async ({ ctx, admin }) => {
+    const mug = await createProduct(ctx, admin, { title: 'Diner mug', price: 12, currency: 'USD', inventory_quantity: 50 })
+    await ctx.handle.db.insert(prices).values([
+      { productId: mug.id, currency: 'EUR', amountMinor: 1100 },
+      { productId: mug.id, currency: 'EUR', amountMinor: 1000, minQuantity: 10 },
+    ])
+    const guest = await createDraft(ctx, admin, { lines: [{ product_id: mug.id, quantity: 2 }] })
+    expect(guest.lines.map((line) => [line.quantity, line.unit_price])).toEqual([[2, 11]])
+    const bulk = await createDraft(ctx, admin, { lines: [{ product_id: mug.id, quantity: 10 }] })
+    expect(bulk.lines.map((line) => [line.quantity, line.unit_price])).toEqual([[10, 10]])
+
+    const trade = await ctx.signIn('customer')
+    const [group] = await ctx.handle.db.insert(customerGroups).values({ name: `Trade ${randomUUID().slice(0, 8)}` }).returning()
+    await ctx.handle.db.insert(customerGroupMembers).values({ groupId: group!.id, customerId: trade.customerId! })
+    const [list] = await ctx.handle.db.insert(priceLists).values({ name: 'Trade prices', type: 'override', customerGroupIds: [group!.id] }).returning()
+    await ctx.handle.db.insert(prices).values({ productId: mug.id, currency: 'EUR', amountMinor: 900, priceListId: list!.id })
+    const theirs = await createDraft(ctx, admin, { customer_id: trade.customerId, lines: [{ product_id: mug.id, quantity: 2 }] })
+    expect(theirs.lines.map((line) => line.unit_price)).toEqual([9])
+    // Not a member, not the list's price.
+    expect((await createDraft(ctx, admin, { lines: [{ product_id: mug.id, quantity: 2 }] })).lines.map((line) => line.unit_price)).toEqual([11])
+    // A product without a price in the draft's currency is refused, naming the line.
+    const yen = await createProduct(ctx, admin, { title: 'Yen thing', price: 500, currency: 'JPY', inventory_quantity: 2 })
+    const refused = await ctx.expectError(400, 'currency_mismatch', {
+      method: 'POST',
+      url: DRAFTS,
+      payload: { currency: 'EUR', email: 'buyer@example.com', lines: [{ product_id: yen.id, quantity: 1 }] },
+      token: admin,
+    })
+    expect(refused.message).toBe("'Yen thing' has no price in EUR, the order's currency")
   })
 
   test('GET lists drafts newest first with a status filter; drafts are never orders; DELETE removes an open draft', async ({ ctx, admin }) => {

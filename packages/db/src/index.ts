@@ -66,6 +66,7 @@ export {
   cartRowOf,
   prepareCartRead,
   readCart,
+  readLinePrices,
   type CartRow,
   type CartRowText,
   type CampaignRow,

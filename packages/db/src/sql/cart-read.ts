@@ -107,6 +107,18 @@ export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaign
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */
 export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_METHOD_KEYS)
 
+// A price `pr` of a line, with its list `pl` (LinePriceJson), and where they are read from.
+const LINE_PRICE_JSON = `json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id,
+  'variantSpecific', pr.variant_id is not null, 'list', case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end)`
+const LINE_PRICES_FROM = 'from prices pr left join price_lists pl on pl.id = pr.price_list_id'
+
+/** The prices of a product (or of one of its variants) in a currency, as a cart line reads them: for lines priced outside a cart (admin orders, edits, drafts). */
+export async function readLinePrices(tx: Executor, line: { productId: string; variantId: string | null; currency: string }): Promise<LinePriceJson[]> {
+  const rows = await tx.execute<{ price: LinePriceJson }>(sql`select ${sql.raw(LINE_PRICE_JSON)} as price ${sql.raw(LINE_PRICES_FROM)}
+    where pr.product_id = ${line.productId} and (pr.variant_id is null or pr.variant_id = ${line.variantId}) and pr.currency = ${line.currency}`)
+  return [...rows].map((row) => row.price)
+}
+
 const LINE_JSON = jsonObject<LineRow>({
   id: 'i.id',
   productId: 'i.product_id',
@@ -120,10 +132,7 @@ const LINE_JSON = jsonObject<LineRow>({
   variantPriced: 'v.price_minor is not null',
   currency: 'p.currency',
   categories: 'p.categories',
-  prices: `coalesce((
-    select json_agg(json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id,
-      'variantSpecific', pr.variant_id is not null, 'list', case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end))
-    from prices pr left join price_lists pl on pl.id = pr.price_list_id
+  prices: `coalesce((select json_agg(${LINE_PRICE_JSON}) ${LINE_PRICES_FROM}
     where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
   isActive: 'p.is_active',
   inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',

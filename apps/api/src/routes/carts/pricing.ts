@@ -69,10 +69,15 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
 }
 
 /**
- * The line's price in the cart's currency, or null when it has none for this quantity: its prices
- * from the prices table, and its own price when the product is sold in the cart's currency.
+ * A line's price in a currency (a cart's, an order's), or null when it has none for this quantity:
+ * its prices from the prices table, and its own price when the product is sold in that currency.
  */
-function linePrice(line: LineRow, currency: string, customerGroupIds: readonly string[], now: Date): LinePrice | null {
+export function linePrice(
+  line: Pick<LineRow, 'prices' | 'currency' | 'priceMinor' | 'variantPriced' | 'quantity'>,
+  currency: string,
+  customerGroupIds: readonly string[],
+  now: Date,
+): LinePrice | null {
   const candidates: PriceCandidate[] = line.prices.map((price) => ({
     amountMinor: price.amountMinor,
     minQuantity: price.minQuantity,

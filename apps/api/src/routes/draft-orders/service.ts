@@ -164,10 +164,10 @@ async function priceDraft(tx: Executor, content: DraftContent) {
 async function draftLines(
   tx: Executor,
   items: readonly { product_id: string; variant_id?: string | null; quantity: number }[],
-  currency: string,
+  order: { currency: string; customerId: string | null },
   kept: readonly DraftOrderLineJson[],
 ): Promise<DraftOrderLineJson[]> {
-  const catalog = await catalogLines(tx, items, currency, 'lines')
+  const catalog = await catalogLines(tx, items, order, 'lines')
   return catalog.map((line) => {
     const before = kept.find((old) => old.product_id === line.productId && old.variant_id === line.variantId)
     const priced = before ?? {
@@ -300,7 +300,7 @@ export function createDraftOrderService(db: Database, paymentService: PaymentSer
         const shippingAddress = body.shipping_address ? toAddress(body.shipping_address) : null
         const priced = await priceDraft(tx, {
           currency,
-          lines: await draftLines(tx, body.lines, currency, []),
+          lines: await draftLines(tx, body.lines, { currency, customerId: body.customer_id ?? null }, []),
           discount: body.discount ? discountOf(body.discount, currency) : null,
           shippingAddress,
           shippingMethodId: body.shipping_method_id ?? null,
@@ -337,7 +337,7 @@ export function createDraftOrderService(db: Database, paymentService: PaymentSer
           body.shipping_address === undefined ? row.shippingAddress : body.shipping_address && toAddress(body.shipping_address)
         const priced = await priceDraft(tx, {
           currency: row.currency,
-          lines: body.lines ? await draftLines(tx, body.lines, row.currency, row.lines) : row.lines,
+          lines: body.lines ? await draftLines(tx, body.lines, { currency: row.currency, customerId }, row.lines) : row.lines,
           discount: body.discount === undefined ? row.discount : body.discount && discountOf(body.discount, row.currency),
           shippingAddress,
           shippingMethodId: body.shipping_method_id === undefined ? (row.shippingMethod?.id ?? null) : body.shipping_method_id,

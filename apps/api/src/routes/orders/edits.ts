@@ -84,7 +84,7 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       orderBalanceOf(tx, order),
     ])
 
-    const added = await catalogLines(tx, body.add ?? [], order.currency, field)
+    const added = await catalogLines(tx, body.add ?? [], order, field)
     const address = order.shippingAddress
     const taxRate = address ? selectTaxRate(await tx.select().from(taxRates).where(eq(taxRates.country, address.country)), address) : null
     const priced = computeCartTotals({

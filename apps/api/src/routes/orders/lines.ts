@@ -1,8 +1,9 @@
 /** An order's lines: pricing them from the catalog and the rows written for them (their stock: ../inventory/stock.ts). */
 import { and, eq, sql } from 'drizzle-orm'
 import { massOf, type LineTotals } from '@commerce/domain'
-import { newId, products, productVariants, type Executor } from '@commerce/db'
+import { customerGroupMembers, newId, products, productVariants, readLinePrices, type Executor } from '@commerce/db'
 import { ApiError, invalidField } from '../../errors.js'
+import { linePrice } from '../carts/pricing.js'
 
 /** A line of a new order: what it copies from the catalog at the time of sale. */
 export interface NewOrderLine {
@@ -23,16 +24,26 @@ export interface CatalogLine extends NewOrderLine {
 }
 
 /**
- * The lines of a request (`items`, or an edit's `add`) as the catalog sells them now: 400 naming
- * `<field>[i]` for a product or variant not on sale, 409 currency_mismatch for one priced in
- * another currency.
+ * The lines of a request (`items`, or an edit's `add`) as the catalog sells them now, in the
+ * order's currency: each at the price a cart line of that customer would pay (base prices and
+ * quantity tiers in that currency, price lists for the customer's groups: docs/pricing.md). 400
+ * naming `<field>[i]` for a product or variant not on sale, 409 currency_mismatch for one without
+ * a price in that currency.
  */
 export async function catalogLines(
   tx: Executor,
   items: readonly { product_id: string; variant_id?: string | null; quantity: number }[],
-  currency: string,
+  order: { currency: string; customerId: string | null },
   field: string,
 ): Promise<CatalogLine[]> {
+  const { currency } = order
+  const now = new Date()
+  const groups =
+    order.customerId === null
+      ? []
+      : (await tx.select({ id: customerGroupMembers.groupId }).from(customerGroupMembers).where(eq(customerGroupMembers.customerId, order.customerId))).map(
+          (group) => group.id,
+        )
   const lines: CatalogLine[] = []
   for (const [index, item] of items.entries()) {
     const variantId = item.variant_id ?? null
@@ -44,12 +55,25 @@ export async function catalogLines(
     if (!found || (variantId && !found.variant)) {
       throw invalidField(`${field}[${index}]`, `Field '${field}[${index}]' names no product or variant on sale`)
     }
-    if (found.product.currency !== currency) {
-      throw new ApiError('currency_mismatch', `'${found.product.title}' is priced in ${found.product.currency}, the order in ${currency}`, [
-        { field: `${field}[${index}].product_id`, message: `priced in ${found.product.currency}` },
+    const variant = found.variant
+    const prices = await readLinePrices(tx, { productId: item.product_id, variantId, currency })
+    const price = linePrice(
+      {
+        prices,
+        currency: found.product.currency,
+        priceMinor: variant?.priceMinor ?? found.product.priceMinor,
+        variantPriced: variant?.priceMinor != null,
+        quantity: item.quantity,
+      },
+      currency,
+      groups,
+      now,
+    )
+    if (!price) {
+      throw new ApiError('currency_mismatch', `'${found.product.title}' has no price in ${currency}, the order's currency`, [
+        { field: `${field}[${index}].product_id`, message: `no price in ${currency}` },
       ])
     }
-    const variant = found.variant
     const weight = variant?.weight ?? found.product.weight
     lines.push({
       id: String(index).padStart(4, '0'),
@@ -59,7 +83,7 @@ export async function catalogLines(
       variantTitle: variant?.title ?? null,
       sku: variant?.sku ?? found.product.sku,
       quantity: item.quantity,
-      unitPriceMinor: variant?.priceMinor ?? found.product.priceMinor,
+      unitPriceMinor: price.unitPriceMinor,
       mass: weight === null ? 0n : massOf(weight, variant?.weight != null ? variant.weightUnit : found.product.weightUnit),
     })
   }

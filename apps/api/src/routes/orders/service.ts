@@ -141,7 +141,7 @@ export function createOrderService(db: Database, paymentService: PaymentService)
           .where(and(eq(customers.id, body.customer_id), isNull(customers.deletedAt)))
         if (!customer) throw invalidField('customer_id', "Field 'customer_id' names no customer")
       }
-      const lines = await catalogLines(tx, body.items, currency, 'items')
+      const lines = await catalogLines(tx, body.items, { currency, customerId: body.customer_id ?? null }, 'items')
       const shippingAddress = toAddress(body.shipping_address)
       const { totals, shipping } = await priceOrder(tx, { currency, lines, shippingAddress, shippingMethodId: body.shipping_method_id, coupons: [] })
       return placeOrder(
