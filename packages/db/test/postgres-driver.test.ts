@@ -179,3 +179,25 @@ describe('waiting for a connection', () => {
     for (const reserved of both) reserved.release()
   })
 })
+
+describe("the pool's queues", () => {
+  it('stay about as long as what they hold under a steady load, instead of gaining a slot per query (porsager/postgres#747)', async () => {
+    const sql = client(database.url, { max: 4 })
+    await Promise.all(Array.from({ length: 4 }, () => sql`select 1`))
+    // The pool finds a connection in its queues with Array.prototype.indexOf: note the longest searched.
+    const indexOf = Array.prototype.indexOf
+    let longest = 0
+    Array.prototype.indexOf = function (this: unknown[], ...args: Parameters<typeof indexOf>) {
+      longest = Math.max(longest, this.length)
+      return indexOf.apply(this, args)
+    }
+    try {
+      // Two at a time: the open queue never empties, so without the fix it gains a slot per query.
+      for (let i = 0; i < 2_000; i++) await Promise.all([sql`select 1`, sql`select 1`])
+    } finally {
+      Array.prototype.indexOf = indexOf
+    }
+    expect(longest).toBeGreaterThan(0)
+    expect(longest).toBeLessThan(100)
+  })
+})
