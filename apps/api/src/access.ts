@@ -33,6 +33,9 @@ export const scopeOrOwner = (required: Scope): Access => ({ kind: 'scope_or_owne
  * The preflight route @fastify/cors adds when CORS_ORIGINS is set: a browser sends no credential
  * with a preflight, and the CORS plugin answers it before any guard runs.
  */
+/** Uploaded files served from this instance's disk (STORAGE=disk): anyone, as a CDN would serve them. */
+export const FILES_ACCESS: Readonly<Record<string, Access>> = { 'GET /files/*': PUBLIC }
+
 export const CORS_PREFLIGHT_ACCESS: Readonly<Record<string, Access>> = { 'OPTIONS *': PUBLIC }
 
 export const ACCESS: Readonly<Record<string, Access>> = {
@@ -81,6 +84,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'DELETE /api/v1/products/:id/variants/:variant_id': scope('products:write'),
   'GET /api/v1/products/:id/images': PUBLIC,
   'POST /api/v1/products/:id/images': scope('products:write'),
+  'POST /api/v1/products/:id/images/uploads': scope('products:write'),
+  // The upload's own secret (Upload-Token) is the credential: a browser sends the file without the admin's.
+  'PUT /api/v1/uploads/:id': PUBLIC,
   'DELETE /api/v1/products/:id/images/:image_id': scope('products:write'),
 
   'GET /api/v1/categories': PUBLIC,

@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
 import { logDestination, logOptions, type LogDestination, type LogLevel } from '@commerce/runtime/logger'
-import { ACCESS, CORS_PREFLIGHT_ACCESS, PUBLIC } from './access.js'
+import { ACCESS, CORS_PREFLIGHT_ACCESS, FILES_ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import { createIdempotency } from './idempotency.js'
@@ -15,6 +15,7 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
+import filesPlugin from './plugins/files.js'
 import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import fieldSelectionPlugin from './plugins/field-selection.js'
 import metricsPlugin from './plugins/metrics.js'
@@ -140,7 +141,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any route, so that an upgrade request to any of them is handled.
   await app.register(websocketPlugin)
   // Before any route, the reference page's too: each route gets its guard as it is registered.
-  await app.register(accessPlugin, { table: config.corsOrigins ? { ...ACCESS, ...CORS_PREFLIGHT_ACCESS } : ACCESS })
+  await app.register(accessPlugin, {
+    table: { ...ACCESS, ...(config.corsOrigins ? CORS_PREFLIGHT_ACCESS : {}), ...(config.storage.root ? FILES_ACCESS : {}) },
+  })
   // Before the auth and rate-limit hooks, so that a refusal answered to an allowed origin carries
   // the CORS headers its page needs to read the error; after the access plugin, which guards the
   // preflight route it adds.
@@ -157,6 +160,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     windowMs: config.rateLimitWindowMs,
     redisUrl: config.redisUrl,
   })
+
+  // Uploaded files, when they are on this instance's disk.
+  await app.register(filesPlugin, { storage: config.storage })
 
   app.decorate('paymentProvider', options.paymentProvider ?? config.paymentProvider)
   app.decorate('idempotency', createIdempotency(app.db))

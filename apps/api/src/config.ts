@@ -6,6 +6,7 @@ import { Type } from 'typebox'
 import { DEFAULT_SCRYPT_COST, type PaymentProvider } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
 import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
+import { STORAGE_VARIABLES, chooseStorage, type FileStorage } from '@commerce/storage'
 import {
   DATABASE_LOCATION,
   DATABASE_POOL,
@@ -89,6 +90,12 @@ export interface Config {
   shopUrl: string
   /** Where payments go: PAYMENT_PROVIDER and the STRIPE_* settings (@commerce/payments config.ts). */
   paymentProvider: PaymentProvider
+  /** The API's own public address, without a trailing slash: uploads to the API and disk files are addressed under it. */
+  publicUrl: string
+  /** Where uploaded files go: STORAGE and its settings (@commerce/storage config.ts). */
+  storage: FileStorage
+  /** The largest file an upload may be, in bytes. */
+  uploadMaxBytes: number
   /**
    * Browser origins allowed to call the API (CORS) and to open its WebSocket: exact origins, or
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
@@ -152,6 +159,8 @@ export const API_VARIABLES = {
   PAYMENT_CAPTURE: oneOf(['automatic', 'manual'], 'automatic'),
   CHECKOUT_RESERVATION_TTL: duration({ default: '15m', bareUnit: 'ms' }),
   SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
+  PUBLIC_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
+  ...STORAGE_VARIABLES,
   CORS_ORIGINS,
   ...LOGGING,
   ...TRACING,
@@ -166,8 +175,10 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
   const { values: v, problems } = readEnvironment(API_VARIABLES, env)
   if (v.JWT_SECRET === undefined && v.NODE_ENV === 'production') problems.push('JWT_SECRET is required when NODE_ENV=production')
   const payments = choosePaymentProvider(v)
-  refuseProblems([...problems, ...payments.problems])
   const dataDir = v.COMMERCE_DATA_DIR ?? defaultDataDir()
+  const publicUrl = (v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, '')
+  const files = chooseStorage(v, { dataDir, publicUrl })
+  refuseProblems([...problems, ...payments.problems, ...files.problems])
   return Object.freeze({
     nodeEnv: v.NODE_ENV,
     databaseUrl: v.DATABASE_URL,
@@ -207,6 +218,9 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     // The worker's default too (its emails' links).
     shopUrl: (v.SHOP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     paymentProvider: payments.provider,
+    publicUrl,
+    storage: files.storage,
+    uploadMaxBytes: v.UPLOAD_MAX_BYTES,
     corsOrigins: v.CORS_ORIGINS,
     tracing: tracingSettings(v, 'commerce-api'),
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,

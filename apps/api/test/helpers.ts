@@ -1,11 +1,15 @@
 /** Test harness: a cloned database per test file, the real app on it, and signed-in callers. */
+import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { expect, inject, test as vitestTest } from 'vitest'
 import { apiKeyLookupPrefix, generateApiKey, hashApiKey, hashPassword, type Product, type Role } from '@commerce/domain'
 import { createApiKey, createDb, createUser, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { testProvider } from '@commerce/payments'
+import { diskStorage } from '@commerce/storage'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import type { Config } from '../src/config.js'
 
@@ -51,6 +55,10 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     checkoutReservationTtlMs: 15 * 60_000,
     shopUrl: 'https://shop.example',
     paymentProvider: testProvider,
+    publicUrl: 'https://api.shop.example',
+    // A folder of its own per app: tests that look at the files make their own storage.
+    storage: diskStorage({ root: join(tmpdir(), `commerce-test-uploads-${process.pid}-${randomUUID()}`), publicUrl: 'https://api.shop.example/files' }),
+    uploadMaxBytes: 10 * 1024 * 1024,
     corsOrigins: undefined,
     tracing: undefined,
     shutdownGraceMs: 10_000,

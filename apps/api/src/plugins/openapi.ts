@@ -196,6 +196,8 @@ interface OperationObject {
   requestBody?: unknown
   responses?: Record<string, ResponseObject>
   'x-idempotency-not-stored'?: number[]
+  'x-multipart-body'?: unknown
+  'x-raw-body'?: { contentTypes: string[]; description: string }
 }
 
 /**
@@ -249,6 +251,31 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
   return document
 }
 
+/**
+ * The bodies the routes read themselves, which Fastify's JSON schema does not describe: a file sent
+ * as multipart/form-data beside the JSON body (`x-multipart-body`), or a file as the whole body
+ * (`x-raw-body`).
+ */
+function withFileBodies(document: Record<string, unknown>): Record<string, unknown> {
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, OperationObject>>)) {
+    for (const operation of Object.values(item)) {
+      const form = operation['x-multipart-body']
+      if (form) {
+        const body = (operation.requestBody ??= { content: {} }) as { content: Record<string, unknown> }
+        body.content['multipart/form-data'] = { schema: form }
+        delete operation['x-multipart-body']
+      }
+      const raw = operation['x-raw-body']
+      if (raw) {
+        const file = { schema: { type: 'string', format: 'binary' } }
+        operation.requestBody = { required: true, description: raw.description, content: Object.fromEntries(raw.contentTypes.map((type) => [type, file])) }
+        delete operation['x-raw-body']
+      }
+    }
+  }
+  return document
+}
+
 /** The Error schema, its `code` one of errors.ts's table, each with its status in the description. */
 function errorSchema() {
   const error = ErrorBody.properties.error
@@ -266,7 +293,7 @@ function errorSchema() {
 /** The document as served and committed (openapi.json): common answers, webhooks, the shared `fields`, named schemas, a stable order. */
 function finishDocument(built: Record<string, unknown>): Record<string, unknown> {
   // A copy: @fastify/swagger's document shares objects with the routes' schemas.
-  const document = withCommonResponses(JSON.parse(JSON.stringify(built)) as Record<string, unknown>)
+  const document = withCommonResponses(withFileBodies(JSON.parse(JSON.stringify(built)) as Record<string, unknown>))
   shareFieldsParameter(document)
   addWebhooks(document)
   hoistNamedSchemas(document)

@@ -22,7 +22,7 @@ import { orderRoutes } from './orders/routes.js'
 import { priceListRoutes } from './price-lists/routes.js'
 import { productPriceRoutes } from './price-lists/product-prices.js'
 import { paymentRoutes } from './payments/routes.js'
-import { productRoutes } from './products/routes.js'
+import { productRoutes, uploadRoutes } from './products/routes.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
@@ -35,7 +35,9 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
-  await app.register(productRoutes, { prefix: '/api/v1/products' })
+  await app.register(productRoutes, { prefix: '/api/v1/products', config })
+  // The file of a presigned upload, when the storage is a disk (PUT /uploads/:id).
+  await app.register(uploadRoutes, { prefix: '/api/v1/uploads', config })
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })

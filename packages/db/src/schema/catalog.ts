@@ -13,6 +13,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  timestamp,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
@@ -55,6 +56,8 @@ export const products = pgTable(
     weightUnit: weightUnit('weight_unit').notNull().default('kg'),
     isActive: boolean('is_active').notNull().default(true),
     imageUrl: text('image_url'),
+    /** `image_url` was set through the API; otherwise it follows the first image by position. */
+    imageUrlExplicit: boolean('image_url_explicit').notNull().default(false),
     /**
      * The product's categories as the API shows them ([{id, name, slug}] by name), kept by
      * triggers on product_categories and categories, so a list page reads no joins.
@@ -131,9 +134,46 @@ export const productImages = pgTable(
     url: text('url').notNull(),
     alt: text('alt'),
     position: integer('position').notNull().default(0),
+    /** An uploaded image's original in the file storage (null for an image by URL). */
+    storageKey: text('storage_key'),
+    contentType: text('content_type'),
+    sizeBytes: integer('size_bytes'),
+    width: integer('width'),
+    height: integer('height'),
+    /** Smaller copies of an uploaded image: [{width, height, url, key}], narrowest first. */
+    thumbnails: jsonb('thumbnails').$type<ImageThumbnail[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (t) => [index('product_images_product_idx').on(t.productId, t.position)],
+)
+
+export interface ImageThumbnail {
+  width: number
+  height: number
+  url: string
+  key: string
+}
+
+/**
+ * A file a client was given an address to upload to (POST /products/:id/images/uploads), until
+ * it becomes an image or expires. `token_hash` is the SHA-256 of the secret a PUT to the API
+ * (disk storage) must carry.
+ */
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: id(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    storageKey: text('storage_key').notNull(),
+    contentType: text('content_type').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('uploads_expires_idx').on(t.expiresAt)],
 )
 
 /**

@@ -27,12 +27,12 @@ export const productColumns = {
   updatedAt: products.updatedAt,
 }
 
-export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector'>
+export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector' | 'imageUrlExplicit'>
 
 const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'inventoryQuantity', 'options', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
 export type VariantJson = JsonOf<typeof productVariants, (typeof VARIANT_KEYS)[number]>
 
-const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'createdAt'] as const
+const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'contentType', 'sizeBytes', 'width', 'height', 'thumbnails', 'createdAt'] as const
 export type ImageJson = JsonOf<typeof productImages, (typeof IMAGE_KEYS)[number]>
 
 const detailSelection = {

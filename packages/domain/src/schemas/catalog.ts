@@ -83,24 +83,71 @@ export const VariantList = Type.Object(
   { title: 'VariantList', description: "A page of a product's variants" },
 )
 
-export const Image = Type.Object({
-  id: Uuid,
-  product_id: Uuid,
-  url: Type.String(),
-  alt: Nullable(Type.String()),
-  position: Type.Integer(),
-  created_at: Timestamp,
-}, { title: 'Image', description: 'An image of a product, by URL, in display order (position)' })
+export const ImageThumbnail = Type.Object(
+  { width: Type.Integer(), height: Type.Integer(), url: Type.String() },
+  { title: 'ImageThumbnail', description: 'A smaller WebP copy of an uploaded image' },
+)
+export const Image = Type.Object(
+  {
+    id: Uuid,
+    product_id: Uuid,
+    url: Type.String(),
+    alt: Nullable(Type.String()),
+    position: Type.Integer(),
+    content_type: Nullable(Type.String({ description: "An uploaded image's type, found from its content (null for an image by URL)" })),
+    size: Nullable(Type.Integer({ description: "An uploaded image's size in bytes (null for an image by URL)" })),
+    width: Nullable(Type.Integer({ description: 'In pixels, upright (null for an image by URL)' })),
+    height: Nullable(Type.Integer({ description: 'In pixels, upright (null for an image by URL)' })),
+    thumbnails: Type.Array(ImageThumbnail, {
+      description: 'For an uploaded image, WebP copies 160, 480 and 1024 pixels wide, narrowest first (only those narrower than the image); none for an image by URL',
+    }),
+    created_at: Timestamp,
+  },
+  { title: 'Image', description: 'An image of a product, uploaded or by URL, in display order (position)' },
+)
 export type Image = Static<typeof Image>
 export const CreateImage = Type.Object(
   {
-    url: Url,
+    url: Type.Optional(Url),
+    upload_id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'An upload made with POST /products/{id}/images/uploads and sent to its address' })),
     alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
   },
-  { additionalProperties: false, title: 'CreateImageRequest' },
+  {
+    additionalProperties: false,
+    title: 'CreateImageRequest',
+    description: 'An image by `url`, or a file uploaded to a presigned address (`upload_id`): exactly one of the two. A file can also be sent directly as multipart/form-data.',
+  },
 )
 export type CreateImage = Static<typeof CreateImage>
+/** The multipart/form-data form of POST /products/{id}/images (documented; the handler reads it). */
+export const ImageFileForm = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The image file: JPEG, PNG, WebP, GIF or AVIF, found from its content' }),
+    alt: Type.Optional(Type.String({ maxLength: 500 })),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  },
+  { additionalProperties: false, title: 'ImageFileForm' },
+)
+/** The image types an upload may be, found from the file's content. */
+export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const
+export const CreateUpload = Type.Object(
+  { content_type: Type.Union(IMAGE_CONTENT_TYPES.map((type) => Type.Literal(type)), { description: 'The type of the file that will be sent' }) },
+  { additionalProperties: false, title: 'CreateUploadRequest' },
+)
+export type CreateUpload = Static<typeof CreateUpload>
+export const Upload = Type.Object(
+  {
+    id: Uuid,
+    url: Type.String({ description: 'Where to send the file: the storage itself (S3) or the API (disk)' }),
+    method: Type.Literal('PUT'),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'Headers the PUT must carry exactly as given' }),
+    max_bytes: Type.Integer({ description: 'The largest file accepted' }),
+    expires_at: Timestamp,
+  },
+  { title: 'Upload', description: 'An address to send one file to, then to name as `upload_id` in POST /products/{id}/images' },
+)
+export type Upload = Static<typeof Upload>
 export const ImageParams = Type.Object({ id: Uuid, image_id: Uuid })
 export const ImageList = Type.Object(
   { images: Type.Array(Image), meta: ListMeta },

@@ -1,7 +1,14 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import {
   CreateImage,
   CreateProduct,
+  CreateUpload,
+  IMAGE_CONTENT_TYPES,
+  ImageFileForm,
+  Upload,
   CreateVariant,
   IdParams,
   Image,
@@ -17,10 +24,12 @@ import {
   VariantList,
   VariantParams,
 } from '@commerce/domain'
-import { errorResponses, forbidden, unauthorized } from '../../errors.js'
+import type { Config } from '../../config.js'
+import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from '../../errors.js'
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import { isAdmin } from '../../plugins/auth.js'
+import { createImageUploads, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
 import { createProductService } from './service.js'
 
 
@@ -31,7 +40,7 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
   return { items: items.slice((page - 1) * perPage, page * perPage), meta: pageMeta(page, perPage, items.length) }
 }
 
-export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const productService = createProductService(app.db, app.catalogDb)
 
   app.get(
@@ -200,20 +209,78 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  const images = createImageUploads({
+    db: app.db,
+    storage: config.storage,
+    products: productService,
+    publicUrl: config.publicUrl,
+    maxBytes: config.uploadMaxBytes,
+    log: app.log,
+  })
+
+  // The one route that takes a file: multipart bodies are parsed here only.
+  await app.register(async (plugin) => {
+    const files = plugin.withTypeProvider<TypeBoxTypeProvider>()
+    await files.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 4, fieldSize: 1000, parts: 6 } })
+    files.post(
+      '/:id/images',
+      {
+        schema: {
+          operationId: 'createProductImage',
+          tags: ['images'],
+          summary: 'Add an image: a file (multipart/form-data), a presigned upload (upload_id) or a URL',
+          description:
+            'A file sent as multipart/form-data (field `file`, with optional `alt` and `position`) or named by `upload_id` ' +
+            'is checked by its content (JPEG, PNG, WebP, GIF or AVIF; at most UPLOAD_MAX_BYTES), stored with WebP thumbnails ' +
+            `${THUMBNAIL_WIDTHS.join(', ')} pixels wide, and deleted with the image. An image by \`url\` is only linked.`,
+          params: IdParams,
+          body: CreateImage,
+          'x-multipart-body': ImageFileForm,
+          response: { 201: Image, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+        },
+        // A multipart body is read by the handler: what the JSON schema sees is empty.
+        preValidation: (request, _reply, done) => {
+          if (request.isMultipart()) request.body = {}
+          done()
+        },
+      },
+      async (request, reply) => {
+        const { id } = request.params
+        const requestId = String(request.id)
+        if (request.isMultipart()) {
+          const { data, alt, position } = await readImageForm(request, config.uploadMaxBytes)
+          return reply.code(201).send(await images.addFile(id, data, { alt, position }, requestId))
+        }
+        const { url, upload_id: uploadId, alt, position } = request.body
+        if ((url === undefined) === (uploadId === undefined)) {
+          throw new ApiError('validation_error', 'Send exactly one of url and upload_id (or the file itself as multipart/form-data)', [
+            { field: url === undefined ? 'url' : 'upload_id', message: 'exactly one of url and upload_id' },
+          ])
+        }
+        const image = uploadId
+          ? await images.addUpload(id, uploadId, { alt, position }, requestId)
+          : await productService.createImage(id, { url: url!, alt, position }, requestId)
+        return reply.code(201).send(image)
+      },
+    )
+  })
+
   app.post(
-    '/:id/images',
+    '/:id/images/uploads',
     {
       schema: {
-        operationId: 'createProductImage',
+        operationId: 'createProductImageUpload',
         tags: ['images'],
-        summary: 'Add an image by URL',
+        summary: 'An address to send an image file to from a browser (presigned), then to add with upload_id',
+        description:
+          'With S3 storage the address is a presigned PUT to the bucket; with disk storage it is PUT /uploads/{id} on this API. ' +
+          'Send the file there with the headers given, within 15 minutes, then POST /products/{id}/images {upload_id}.',
         params: IdParams,
-        body: CreateImage,
-        response: { 201: Image, ...errorResponses(400, 401, 403, 404, 429) },
+        body: CreateUpload,
+        response: { 201: Upload, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await productService.createImage(request.params.id, request.body, String(request.id))),
+    async (request, reply) => reply.code(201).send(await images.createUpload(request.params.id, request.body.content_type)),
   )
 
   app.delete(
@@ -222,14 +289,78 @@ export const productRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'deleteProductImage',
         tags: ['images'],
-        summary: 'Delete an image',
+        summary: 'Delete an image (and its stored files)',
         params: ImageParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
-      await productService.deleteImage(request.params.id, request.params.image_id, String(request.id))
+      await images.deleteImage(request.params.id, request.params.image_id, String(request.id))
       return reply.code(204).send(null)
     },
   )
+}
+
+/** PUT /uploads/:id: the file of a presigned upload, sent to the API when the storage is a disk. */
+export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const images = createImageUploads({
+    db: app.db,
+    storage: config.storage,
+    products: createProductService(app.db, app.catalogDb),
+    publicUrl: config.publicUrl,
+    maxBytes: config.uploadMaxBytes,
+    log: app.log,
+  })
+  app.addContentTypeParser([...IMAGE_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: config.uploadMaxBytes }, (_request, body, done) => done(null, body))
+  app.put(
+    '/:id',
+    {
+      bodyLimit: config.uploadMaxBytes,
+      schema: {
+        operationId: 'sendUpload',
+        tags: ['images'],
+        summary: "Send a presigned upload's file to the API (disk storage)",
+        description: 'The body is the file itself, with the Content-Type and Upload-Token headers that POST /products/{id}/images/uploads gave.',
+        params: IdParams,
+        headers: Type.Object({ 'upload-token': Type.Optional(Type.String({ maxLength: 100, description: 'The secret from the upload' })) }),
+        'x-raw-body': { contentTypes: IMAGE_CONTENT_TYPES, description: 'The file' },
+        response: { 204: { type: 'null', description: 'Received' }, ...errorResponses(404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      await images.receiveUpload(request.params.id, request.headers['upload-token'], request.headers['content-type'], request.body as Buffer)
+      return reply.code(204).send(null)
+    },
+  )
+}
+
+/** The form of a file sent directly: `file`, and optional `alt` and `position`, checked as the JSON fields are. */
+async function readImageForm(request: FastifyRequest, maxBytes: number): Promise<{ data: Buffer; alt?: string; position?: number }> {
+  let data: Buffer | undefined
+  const fields: Record<string, string> = {}
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') throw invalidField(part.fieldname, `Field '${part.fieldname}' is not allowed; send the file as 'file'`)
+        data = await part.toBuffer()
+      } else {
+        if (!['alt', 'position'].includes(part.fieldname)) throw invalidField(part.fieldname, `Field '${part.fieldname}' is not allowed`)
+        fields[part.fieldname] = String(part.value)
+      }
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error
+    const code = (error as { code?: string }).code
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes)
+    if (code?.startsWith('FST_')) throw new ApiError('validation_error', `The multipart body could not be read: ${(error as Error).message}`)
+    throw error
+  }
+  if (!data) throw invalidField('file', "Field 'file' is required: the image file")
+  if (fields.alt !== undefined && fields.alt.length > 500) throw invalidField('alt', "Field 'alt' must be at most 500 characters")
+  let position: number | undefined
+  if (fields.position !== undefined) {
+    position = /^\d{1,5}$/.test(fields.position) ? Number(fields.position) : Number.NaN
+    if (!(position >= 0 && position <= 10_000)) throw invalidField('position', "Field 'position' must be an integer from 0 to 10000")
+  }
+  return { data, alt: fields.alt, position }
 }

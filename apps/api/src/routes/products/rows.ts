@@ -47,6 +47,11 @@ export function toImage(row: typeof productImages.$inferSelect | ImageJson): Ima
     url: row.url,
     alt: row.alt,
     position: row.position,
+    content_type: row.contentType,
+    size: row.sizeBytes,
+    width: row.width,
+    height: row.height,
+    thumbnails: row.thumbnails.map(({ width, height, url }) => ({ width, height, url })),
     created_at: iso(row.createdAt),
   }
 }

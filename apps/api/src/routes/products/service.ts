@@ -22,6 +22,7 @@ import {
   products,
   productVariants,
   readProductDetail,
+  uploads,
   writeEvent,
   type Database,
   type Executor,
@@ -34,6 +35,15 @@ import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import { createProductLister } from './list.js'
 import { toImage, toListItem, toVariant } from './rows.js'
+
+/** An image to add: by URL, or an uploaded file already in the storage (`file`), perhaps from a presigned upload. */
+export interface NewImage {
+  url: string
+  alt?: string | null
+  position?: number
+  file?: Pick<typeof productImages.$inferInsert, 'storageKey' | 'contentType' | 'sizeBytes' | 'width' | 'height' | 'thumbnails'>
+  uploadId?: string
+}
 
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
 export function createProductService(db: Database, catalogDb: Database) {
@@ -70,6 +80,15 @@ export function createProductService(db: Database, catalogDb: Database) {
     await tx.update(products).set({ updatedAt: new Date() }).where(eq(products.id, id))
   }
 
+  /** Touches the product and, unless its image_url was set through the API, points it at its first image. */
+  async function followFirstImage(tx: Executor, id: string) {
+    const first = sql`(select ${productImages.url} from ${productImages} where ${productImages.productId} = ${id} order by ${productImages.position}, ${productImages.id} limit 1)`
+    await tx
+      .update(products)
+      .set({ updatedAt: new Date(), imageUrl: sql`case when ${products.imageUrlExplicit} then ${products.imageUrl} else ${first} end` })
+      .where(eq(products.id, id))
+  }
+
   async function setCategories(tx: Executor, productId: string, categoryIds: string[]) {
     if (categoryIds.length > 0) {
       const found = await tx.select({ id: categories.id }).from(categories).where(inArray(categories.id, categoryIds))
@@ -104,6 +123,8 @@ export function createProductService(db: Database, catalogDb: Database) {
   return {
     list: createProductLister(catalogDb),
 
+    requireProduct,
+
     async get(id: string): Promise<Product> {
       const [row] = await detailStatement.execute({ id })
       if (!row) throw notFound('Product')
@@ -131,6 +152,7 @@ export function createProductService(db: Database, catalogDb: Database) {
             weightUnit: body.weight_unit ?? 'kg',
             isActive: body.is_active ?? true,
             imageUrl: body.image_url ?? null,
+            imageUrlExplicit: body.image_url != null,
           })
           .returning({ id: products.id })
         if (body.category_ids) await setCategories(tx, row!.id, body.category_ids)
@@ -185,9 +207,12 @@ export function createProductService(db: Database, catalogDb: Database) {
             weightUnit: body.weight_unit,
             isActive: body.is_active,
             imageUrl: body.image_url,
+            imageUrlExplicit: body.image_url === undefined ? undefined : body.image_url !== null,
             updatedAt: new Date(),
           })
           .where(eq(products.id, id))
+        // Set to null: the product's picture follows its first image again.
+        if (body.image_url === null) await followFirstImage(tx, id)
         if (body.inventory_quantity !== undefined) await setSellableAtDefault(tx, { productId: id, variantId: null }, body.inventory_quantity, { requestId, actor: null })
         if (body.category_ids) await setCategories(tx, id, body.category_ids)
         return emitProductEvent(tx, id, 'product.updated', requestId)
@@ -289,9 +314,14 @@ export function createProductService(db: Database, catalogDb: Database) {
       return rows.map(toImage)
     },
 
-    createImage(productId: string, body: CreateImage, requestId: string): Promise<Image> {
+    /** Adds an image row (by URL, or the stored files of an upload); `uploadId` is used up in the same transaction. */
+    createImage(productId: string, image: NewImage, requestId: string): Promise<Image> {
       return write(async (tx) => {
         await lockProduct(tx, productId)
+        if (image.uploadId) {
+          const used = await tx.delete(uploads).where(and(eq(uploads.id, image.uploadId), eq(uploads.productId, productId))).returning({ id: uploads.id })
+          if (used.length === 0) throw conflict('The upload was used for another image meanwhile')
+        }
         const [last] = await tx
           .select({ position: sql<number | null>`max(${productImages.position})` })
           .from(productImages)
@@ -300,27 +330,30 @@ export function createProductService(db: Database, catalogDb: Database) {
           .insert(productImages)
           .values({
             productId,
-            url: body.url,
-            alt: body.alt ?? null,
-            position: body.position ?? (last?.position ?? -1) + 1,
+            url: image.url,
+            alt: image.alt ?? null,
+            position: image.position ?? (last?.position ?? -1) + 1,
+            ...image.file,
           })
           .returning()
-        await touchProduct(tx, productId)
+        await followFirstImage(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
         return toImage(row!)
       })
     },
 
-    deleteImage(productId: string, imageId: string, requestId: string): Promise<void> {
+    /** Deletes an image row; answers the storage keys of its files, to delete once this has committed. */
+    deleteImage(productId: string, imageId: string, requestId: string): Promise<string[]> {
       return write(async (tx) => {
         await lockProduct(tx, productId)
-        const deleted = await tx
+        const [deleted] = await tx
           .delete(productImages)
           .where(and(eq(productImages.id, imageId), eq(productImages.productId, productId)))
-          .returning({ id: productImages.id })
-        if (deleted.length === 0) throw notFound('Image')
-        await touchProduct(tx, productId)
+          .returning({ storageKey: productImages.storageKey, thumbnails: productImages.thumbnails })
+        if (!deleted) throw notFound('Image')
+        await followFirstImage(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
+        return deleted.storageKey ? [deleted.storageKey, ...deleted.thumbnails.map((thumbnail) => thumbnail.key)] : []
       })
     },
   }
