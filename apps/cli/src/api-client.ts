@@ -1,5 +1,5 @@
 /** Calls to the Commerce Service API over HTTP (undici), with the API's errors as ApiRequestError. */
-import { request } from 'undici'
+import { request, type FormData } from 'undici'
 
 /** The API answered with an error: its `{error: {code, message, details?}}` body, kept for --json. */
 export class ApiRequestError extends Error {
@@ -27,6 +27,8 @@ export interface ApiRequest {
   path: string
   query?: Record<string, string | string[]>
   body?: unknown
+  /** Sent as multipart/form-data instead of a JSON body. */
+  form?: FormData
   headers?: Record<string, string>
 }
 
@@ -60,7 +62,7 @@ export async function callApi(connection: Connection, call: ApiRequest): Promise
     response = await request(url, {
       method: call.method as 'GET',
       headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      body: call.form ?? (call.body === undefined ? undefined : JSON.stringify(call.body)),
       headersTimeout: 60_000,
       bodyTimeout: 60_000,
     })

@@ -1,7 +1,9 @@
 /** One command class per API operation, built from its description in operations.json. */
 import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { basename } from 'node:path'
 import { Args, Errors, Flags, type Command, type Interfaces } from '@oclif/core'
+import { FormData } from 'undici'
 import { callApi } from './api-client.js'
 import { ApiCommand } from './base-command.js'
 import type { Field, Operation } from './operations.js'
@@ -104,12 +106,29 @@ function example(operation: Operation): string[] {
   return [full, `${full} --json`]
 }
 
+/** `--file` and the body's fields as a multipart form: the file as `file`, each field as text. */
+async function fileForm(file: string, fields: Record<string, unknown>): Promise<FormData> {
+  let data: Buffer
+  try {
+    data = await readFile(file)
+  } catch (error) {
+    throw new Errors.CLIError(`--file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { exit: 2 })
+  }
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== null) form.append(name, String(value))
+  form.append('file', new Blob([data]), basename(file))
+  return form
+}
+
 export function operationCommand(operation: Operation): Command.Class {
   const fields = [...operation.query, ...(operation.body ?? [])]
   const flags: Interfaces.FlagInput = {}
   for (const field of fields) flags[field.flag] = flagFor(field)
   if (operation.body) {
     flags.data = Flags.string({ summary: 'The request body as JSON, @file or - (standard input); the other flags override its fields.' })
+  }
+  if (operation.file) {
+    flags.file = Flags.string({ summary: 'A file to send (multipart/form-data); the other body flags go with it as form fields.' })
   }
   if (operation.idempotent) {
     flags['idempotency-key'] = Flags.string({
@@ -147,8 +166,8 @@ export function operationCommand(operation: Operation): Command.Class {
           if (values[field.flag] !== undefined) setAt(body, field.path, valueOf(field, values[field.flag]))
         }
       }
-      // Checked here, not by oclif: a required field may come in --data instead of its flag.
-      const missing = [...missingFields(operation.query, query), ...missingFields(operation.body ?? [], body ?? {})]
+      // Checked here, not by oclif: a required field may come in --data instead of its flag (or be the --file).
+      const missing = typeof values.file === 'string' ? [] : [...missingFields(operation.query, query), ...missingFields(operation.body ?? [], body ?? {})]
       if (missing.length > 0) {
         const names = missing.map((field) => `--${field.flag}`).join(', ')
         const data = operation.body ? ` (or ${missing.length > 1 ? 'their fields' : 'its field'} in --data)` : ''
@@ -158,7 +177,8 @@ export function operationCommand(operation: Operation): Command.Class {
       if (operation.idempotent) headers['idempotency-key'] = (values['idempotency-key'] as string | undefined) ?? `cli-${randomUUID()}`
       const connection = await this.connection(given)
       if (!operation.sendsToken) connection.token = undefined
-      const response = await callApi(connection, { method: operation.method, path, query, body, headers })
+      const form = typeof values.file === 'string' ? await fileForm(values.file, body ?? {}) : undefined
+      const response = await callApi(connection, { method: operation.method, path, query, ...(form ? { form } : { body }), headers })
       if (!this.jsonEnabled()) this.log(render(response.body, operation.id))
       return response.body
     }

@@ -35,6 +35,8 @@ export interface Operation {
   query: Field[]
   /** Null: the operation takes no body. */
   body: Field[] | null
+  /** The operation also takes a file as multipart/form-data (`--file`), its body fields then sent as form fields. */
+  file: boolean
   /** The operation takes an Idempotency-Key header. */
   idempotent: boolean
   /** False for the OAuth token endpoint: the client authenticates itself, a bearer token is refused. */
@@ -50,7 +52,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const
  * Routes that are not a client's operations: the WebSocket (it has `events tail`), and the
  * payment provider's notifications (only the provider calls them, signed).
  */
-const SKIPPED = new Set(['GET /ws', 'POST /payments/webhooks/{provider}'])
+// PUT /uploads/{id} takes a browser's file for a presigned upload; the CLI sends files with --file.
+const SKIPPED = new Set(['GET /ws', 'POST /payments/webhooks/{provider}', 'PUT /uploads/{id}'])
 /** Where the rules' name reads worse than the one DESIGN.md §7 gives. */
 const NAMES: Record<string, string> = {
   'GET /auth/me': 'auth:me',
@@ -252,6 +255,7 @@ export function deriveOperations(document: OpenApiDocument): Operation[] {
         ),
         query,
         body,
+        file: Boolean(operation.requestBody?.content?.['multipart/form-data']),
         idempotent: parameters.some((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key'),
         sendsToken: !(operation.security ?? []).some((requirement) => 'clientBasic' in requirement),
       })

@@ -201,6 +201,16 @@ describe('catalog: categories, products, variants, images', () => {
     await commerce(['products', 'images', 'delete', product.id, image.id])
     expect((await json<{ images: unknown[] }>(['products', 'images', 'list', product.id])).images).toHaveLength(0)
 
+    // A file from disk, sent as multipart/form-data with the other flags as its fields.
+    const png = join(configHome, 'fell.png')
+    await writeFile(png, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'))
+    const uploaded = await json<{ content_type: string; width: number; alt: string }>(['products', 'images', 'create', product.id, '--file', png, '--alt', 'Fell'])
+    expect(uploaded).toMatchObject({ content_type: 'image/png', width: 1, alt: 'Fell' })
+    const missingFile = await commerce(['products', 'images', 'create', product.id, '--file', join(configHome, 'none.png')])
+    expect([missingFile.code, errorText(missingFile.stderr)]).toEqual([2, expect.stringContaining('--file: cannot read')])
+    const upload = await json<{ url: string; method: string }>(['products', 'images', 'uploads', product.id, '--content-type', 'image/png'])
+    expect(upload).toMatchObject({ method: 'PUT', url: expect.stringMatching(/\/api\/v1\/uploads\/[0-9a-f-]{36}$/) })
+
     await commerce(['categories', 'delete', category.id])
     expect((await commerce(['categories', 'get', category.id])).code).toBe(1)
     expect((await commerce(['products', 'delete', product.id])).code).toBe(0)

@@ -132,7 +132,7 @@ export const ImageFileForm = Type.Object(
 /** The image types an upload may be, found from the file's content. */
 export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const
 export const CreateUpload = Type.Object(
-  { content_type: Type.Union(IMAGE_CONTENT_TYPES.map((type) => Type.Literal(type)), { description: 'The type of the file that will be sent' }) },
+  { content_type: Type.Enum([...IMAGE_CONTENT_TYPES], { description: 'The type of the file that will be sent' }) },
   { additionalProperties: false, title: 'CreateUploadRequest' },
 )
 export type CreateUpload = Static<typeof CreateUpload>

@@ -324,7 +324,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
         params: IdParams,
         headers: Type.Object({ 'upload-token': Type.Optional(Type.String({ maxLength: 100, description: 'The secret from the upload' })) }),
         'x-raw-body': { contentTypes: IMAGE_CONTENT_TYPES, description: 'The file' },
-        response: { 204: { type: 'null', description: 'Received' }, ...errorResponses(404, 409, 413, 415, 429) },
+        response: { 204: { type: 'null', description: 'Received' }, ...errorResponses(400, 404, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {

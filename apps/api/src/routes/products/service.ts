@@ -2,7 +2,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import {
   toMajorUnits,
-  type CreateImage,
   type CreateProduct,
   type CreateVariant,
   type Image,
