@@ -192,9 +192,9 @@ async function insertBatch(sql, batch) {
   const column = (name) => batch.map((row) => row[name])
   await sql`
     insert into products (id, title, slug, description, sku, price_minor, currency, inventory_quantity,
-                          weight, weight_unit, is_active, image_url, created_at, updated_at)
+                          weight, weight_unit, is_active, image_url, image_url_explicit, created_at, updated_at)
     select id, title, slug, description, sku, price_minor, currency, inventory_quantity,
-           weight, weight_unit, true, image_url, created_at, created_at
+           weight, weight_unit, true, image_url, true, created_at, created_at
     from unnest(${column('id')}::uuid[], ${column('title')}::text[], ${column('slug')}::text[],
                 ${column('description')}::text[], ${column('sku')}::text[], ${column('priceMinor')}::bigint[],
                 ${column('currency')}::text[], ${column('inventory')}::int[], ${column('weight')}::numeric[],

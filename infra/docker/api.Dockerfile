@@ -20,9 +20,11 @@ RUN pnpm install --frozen-lockfile --offline \
 
 # Run: the deploy folder alone, owned by root and run by the unprivileged `node` user.
 FROM node:${NODE_VERSION}-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 UPLOADS_DIR=/data/uploads
 WORKDIR /app
 COPY --from=build /deploy ./
+# Uploaded images with STORAGE=disk (a volume shared by the instances); the rest stays read-only.
+RUN mkdir -p /data/uploads && chown node:node /data/uploads
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \

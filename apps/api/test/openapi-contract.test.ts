@@ -126,7 +126,9 @@ describe('names a generated client takes', () => {
     for (const { name, operation } of [...operations(document), ...webhookOperations(document)]) {
       for (const [type, content] of Object.entries(operation.requestBody?.content ?? {})) {
         bodies++
-        expect(named(content.schema), `${name} body (${type}): ${JSON.stringify(content.schema)}`).toBe(true)
+        // A file as the whole body (PUT /uploads/{id}) has no shape to name.
+        const file = (content.schema as Schema | undefined)?.format === 'binary'
+        expect(file || named(content.schema), `${name} body (${type}): ${JSON.stringify(content.schema)}`).toBe(true)
       }
       for (const [status, response] of Object.entries(operation.responses)) {
         const schema = response.content?.['application/json']?.schema as Schema | undefined

@@ -452,6 +452,12 @@ describe('POST /api/v1/products/:id/images', () => {
       url: 'https://cdn.example.com/vase-front.jpg',
       alt: 'The vase from the front',
       position: 0,
+      // Only linked: nothing is fetched, so nothing about the file is known.
+      content_type: null,
+      size: null,
+      width: null,
+      height: null,
+      thumbnails: [],
       created_at: expect.stringMatching(ISO),
     })
   })
@@ -484,14 +490,14 @@ describe('POST /api/v1/products/:id/images', () => {
     expect(events[1]!.request_id).toBe(response.headers['x-request-id'])
   })
 
-  test('answers 400 "Field \'url\' is required", and refuses bad URLs, positions and unknown fields', async ({ ctx, admin }) => {
+  test('answers 400 without a url (or upload), and refuses bad URLs, positions and unknown fields', async ({ ctx, admin }) => {
     const product = await createProduct(ctx, admin, { title: 'Strict Pictures' })
     const missing = await ctx.request({ method: 'POST', url: `${PRODUCTS}/${product.id}/images`, token: admin, payload: { alt: 'x' } })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().error).toMatchObject({
       code: 'validation_error',
-      message: "Field 'url' is required",
-      details: [{ field: 'url', message: "Field 'url' is required" }],
+      message: 'Send exactly one of url and upload_id (or the file itself as multipart/form-data)',
+      details: [{ field: 'url', message: 'exactly one of url and upload_id' }],
     })
     for (const [payload, field] of [
       [{ url: 'not a url' }, 'url'],

@@ -4,7 +4,7 @@
  * the row is, and presigned uploads that a browser sends straight to S3 (or, on disk, to the API).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { and, eq, lt } from 'drizzle-orm'
+import { and, eq, inArray, lt } from 'drizzle-orm'
 import sharp, { type Metadata } from 'sharp'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Image, Upload } from '@commerce/domain'
@@ -173,9 +173,10 @@ export function createImageUploads(options: {
     },
   }
 
-  /** Uploads whose address expired unused, and what was sent to them. */
+  /** Uploads whose address expired unused, and what was sent to them (a bounded batch each time). */
   async function removeExpired() {
-    const expired = await db.delete(uploads).where(lt(uploads.expiresAt, new Date())).returning({ storageKey: uploads.storageKey })
+    const batch = db.select({ id: uploads.id }).from(uploads).where(lt(uploads.expiresAt, new Date())).limit(100)
+    const expired = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey })
     await deleteFiles(expired.map((upload) => upload.storageKey))
   }
 }
