@@ -87,6 +87,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'POST /api/v1/products/:id/images/uploads': scope('products:write'),
   // The upload's own secret (Upload-Token) is the credential: a browser sends the file without the admin's.
   'PUT /api/v1/uploads/:id': PUBLIC,
+  'PATCH /api/v1/products/:id/images/:image_id': scope('products:write'),
   'DELETE /api/v1/products/:id/images/:image_id': scope('products:write'),
 
   'GET /api/v1/categories': PUBLIC,

@@ -145,6 +145,23 @@ describe("a product's image_url", () => {
     expect((await getProduct(ctx, product.id)).image_url).toBe('https://cdn.example.com/zero.jpg')
   })
 
+  test("follows a reorder: PATCH an image's position (or alt); a product.updated event each time", async ({ ctx, admin }) => {
+    const product = await newProduct(ctx, admin)
+    const add = (url: string): Promise<Image> => ctx.expectStatus(201, { method: 'POST', url: `/api/v1/products/${product.id}/images`, payload: { url }, token: admin })
+    const a = await add('https://cdn.example.com/a.jpg')
+    const b = await add('https://cdn.example.com/b.jpg')
+    expect((await getProduct(ctx, product.id)).image_url).toBe(a.url)
+    const events = (await ctx.productEvents(product.id)).length
+    const moved = await ctx.expectStatus<Image>(200, { method: 'PATCH', url: `/api/v1/products/${product.id}/images/${a.id}`, payload: { position: 9, alt: 'Side' }, token: admin })
+    expect(moved).toMatchObject({ id: a.id, url: a.url, position: 9, alt: 'Side' })
+    const read = await getProduct(ctx, product.id)
+    expect([read.image_url, read.images.map((image) => image.id)]).toEqual([b.url, [b.id, a.id]])
+    expect((await ctx.productEvents(product.id)).length).toBe(events + 1)
+    await ctx.expectError(400, 'validation_error', { method: 'PATCH', url: `/api/v1/products/${product.id}/images/${a.id}`, payload: {}, token: admin })
+    await ctx.expectError(400, 'validation_error', { method: 'PATCH', url: `/api/v1/products/${product.id}/images/${a.id}`, payload: { url: 'https://x.example/y.jpg' }, token: admin })
+    await ctx.expectError(404, 'not_found', { method: 'PATCH', url: `/api/v1/products/${product.id}/images/0190a6f1-7c3a-7000-8000-00000000beef`, payload: { alt: 'x' }, token: admin })
+  })
+
   test('of a product made with one never changes when images come and go', async ({ ctx, admin }) => {
     const product = await newProduct(ctx, admin, { image_url: 'https://cdn.example.com/hero.jpg' })
     const image = await ctx.expectStatus<Image>(201, { method: 'POST', url: `/api/v1/products/${product.id}/images`, payload: { url: 'https://cdn.example.com/a.jpg' }, token: admin })

@@ -197,6 +197,7 @@ describe('catalog: categories, products, variants, images', () => {
     expect((await commerce(['products', 'variants', 'delete', product.id, variant.id])).stdout.trim()).toBe('Done.')
 
     const image = await json<{ id: string }>(['products', 'images', 'create', product.id, '--url', 'https://cdn.example.com/fell.jpg'])
+    expect(await json(['products', 'images', 'update', product.id, image.id, '--alt', 'Front', '--position', '2'])).toMatchObject({ alt: 'Front', position: 2 })
     expect((await json<{ images: unknown[] }>(['products', 'images', 'list', product.id])).images).toHaveLength(1)
     await commerce(['products', 'images', 'delete', product.id, image.id])
     expect((await json<{ images: unknown[] }>(['products', 'images', 'list', product.id])).images).toHaveLength(0)

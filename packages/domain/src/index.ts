@@ -114,6 +114,7 @@ export {
   ProductList,
   ProductListItem,
   UpdateCategory,
+  UpdateImage,
   UpdateProduct,
   UpdateVariant,
   Variant,

@@ -120,6 +120,14 @@ export const CreateImage = Type.Object(
   },
 )
 export type CreateImage = Static<typeof CreateImage>
+export const UpdateImage = Type.Object(
+  {
+    alt: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'UpdateImageRequest', description: "An image's alt text or place in the display order (its file or URL stays)" },
+)
+export type UpdateImage = Static<typeof UpdateImage>
 /** The multipart/form-data form of POST /products/{id}/images (documented; the handler reads it). */
 export const ImageFileForm = Type.Object(
   {

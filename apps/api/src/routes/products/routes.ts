@@ -18,6 +18,7 @@ import {
   PaginationQuery,
   Product,
   ProductList,
+  UpdateImage,
   UpdateProduct,
   UpdateVariant,
   Variant,
@@ -281,6 +282,21 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
     },
     async (request, reply) => reply.code(201).send(await images.createUpload(request.params.id, request.body.content_type)),
+  )
+
+  app.patch(
+    '/:id/images/:image_id',
+    {
+      schema: {
+        operationId: 'updateProductImage',
+        tags: ['images'],
+        summary: "Change an image's alt text or position",
+        params: ImageParams,
+        body: UpdateImage,
+        response: { 200: Image, ...errorResponses(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => productService.updateImage(request.params.id, request.params.image_id, request.body, String(request.id)),
   )
 
   app.delete(

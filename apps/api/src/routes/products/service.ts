@@ -6,6 +6,7 @@ import {
   type CreateVariant,
   type Image,
   type Product,
+  type UpdateImage,
   type UpdateProduct,
   type UpdateVariant,
   type Variant,
@@ -338,6 +339,22 @@ export function createProductService(db: Database, catalogDb: Database) {
         await followFirstImage(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
         return toImage(row!)
+      })
+    },
+
+    /** Changes an image's alt text or position; a new position may change which image the product shows. */
+    updateImage(productId: string, imageId: string, body: UpdateImage, requestId: string): Promise<Image> {
+      return write(async (tx) => {
+        await lockProduct(tx, productId)
+        const [row] = await tx
+          .update(productImages)
+          .set({ alt: body.alt, position: body.position })
+          .where(and(eq(productImages.id, imageId), eq(productImages.productId, productId)))
+          .returning()
+        if (!row) throw notFound('Image')
+        await followFirstImage(tx, productId)
+        await emitProductEvent(tx, productId, 'product.updated', requestId)
+        return toImage(row)
       })
     },
 
