@@ -27,14 +27,13 @@ export function s3Storage(options: S3StorageOptions): FileStorage {
   })
   const prefix = options.prefix ?? ''
   const objectKey = (key: string) => `${prefix}${checkKey(key)}`
-  const publicUrl = (
-    options.publicUrl ??
-    (options.endpoint
-      ? options.forcePathStyle
-        ? `${options.endpoint.replace(/\/+$/, '')}/${options.bucket}`
-        : `${new URL(options.endpoint).protocol}//${options.bucket}.${new URL(options.endpoint).host}`
-      : `https://${options.bucket}.s3.${options.region}.amazonaws.com`)
-  ).replace(/\/+$/, '')
+  const endpoint = options.endpoint ? new URL(options.endpoint) : undefined
+  const bucketUrl = !endpoint
+    ? `https://${options.bucket}.s3.${options.region}.amazonaws.com`
+    : options.forcePathStyle
+      ? `${endpoint.origin}${endpoint.pathname.replace(/\/+$/, '')}/${options.bucket}`
+      : `${endpoint.protocol}//${options.bucket}.${endpoint.host}`
+  const publicUrl = (options.publicUrl ?? bucketUrl).replace(/\/+$/, '')
 
   return {
     kind: 's3',

@@ -155,19 +155,6 @@ export function createImageUploads(options: {
       return { id, url: target.url, method: 'PUT', headers: target.headers, max_bytes: maxBytes, expires_at: expiresAt.toISOString() }
     },
 
-    /** A file PUT to the API (disk storage), checked against its upload's secret, type and expiry. */
-    async receiveUpload(uploadId: string, token: string | undefined, contentType: string | undefined, data: Buffer): Promise<void> {
-      const [upload] = await db.select().from(uploads).where(eq(uploads.id, uploadId))
-      const expected = upload && Buffer.from(upload.tokenHash, 'hex')
-      if (!upload || !token || !timingSafeEqual(hashToken(token), expected!)) throw notFound('Upload')
-      if (upload.expiresAt.getTime() < Date.now()) throw conflict(`The upload's address expired at ${upload.expiresAt.toISOString()}; ask for a new one`)
-      if (contentType?.split(';')[0]!.trim().toLowerCase() !== upload.contentType) {
-        throw new ApiError('unsupported_media_type', `Send the file with Content-Type: ${upload.contentType}, as the upload was asked for`)
-      }
-      await storage.put(upload.storageKey, data, upload.contentType)
-      await db.update(uploads).set({ receivedAt: new Date() }).where(eq(uploads.id, uploadId))
-    },
-
     async deleteImage(productId: string, imageId: string, requestId: string): Promise<void> {
       await deleteFiles(await products.deleteImage(productId, imageId, requestId))
     },
@@ -179,4 +166,23 @@ export function createImageUploads(options: {
     const expired = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey })
     await deleteFiles(expired.map((upload) => upload.storageKey))
   }
+}
+
+/** A file PUT to the API (disk storage), checked against its upload's secret, type and expiry. */
+export async function receiveUpload(
+  db: Database,
+  storage: FileStorage,
+  uploadId: string,
+  token: string | undefined,
+  contentType: string | undefined,
+  data: Buffer,
+): Promise<void> {
+  const [upload] = await db.select().from(uploads).where(eq(uploads.id, uploadId))
+  if (!upload || !token || !timingSafeEqual(hashToken(token), Buffer.from(upload.tokenHash, 'hex'))) throw notFound('Upload')
+  if (upload.expiresAt.getTime() < Date.now()) throw conflict(`The upload's address expired at ${upload.expiresAt.toISOString()}; ask for a new one`)
+  if (contentType?.split(';')[0]!.trim().toLowerCase() !== upload.contentType) {
+    throw new ApiError('unsupported_media_type', `Send the file with Content-Type: ${upload.contentType}, as the upload was asked for`)
+  }
+  await storage.put(upload.storageKey, data, upload.contentType)
+  await db.update(uploads).set({ receivedAt: new Date() }).where(eq(uploads.id, uploadId))
 }

@@ -30,7 +30,7 @@ import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from 
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
 import { isAdmin } from '../../plugins/auth.js'
-import { createImageUploads, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
+import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
 import { createProductService } from './service.js'
 
 
@@ -319,14 +319,6 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
 
 /** PUT /uploads/:id: the file of a presigned upload, sent to the API when the storage is a disk. */
 export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const images = createImageUploads({
-    db: app.db,
-    storage: config.storage,
-    products: createProductService(app.db, app.catalogDb),
-    publicUrl: config.publicUrl,
-    maxBytes: config.uploadMaxBytes,
-    log: app.log,
-  })
   app.addContentTypeParser([...IMAGE_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: config.uploadMaxBytes }, (_request, body, done) => done(null, body))
   app.put(
     '/:id',
@@ -344,7 +336,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
       },
     },
     async (request, reply) => {
-      await images.receiveUpload(request.params.id, request.headers['upload-token'], request.headers['content-type'], request.body as Buffer)
+      await receiveUpload(app.db, config.storage, request.params.id, request.headers['upload-token'], request.headers['content-type'], request.body as Buffer)
       return reply.code(204).send(null)
     },
   )
