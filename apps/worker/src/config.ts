@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { defaultDataDir } from '@commerce/db'
 import { parseDuration, type PaymentProvider } from '@commerce/domain'
 import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
+import { STORAGE_VARIABLES, chooseStorage, type FileStorage } from '@commerce/storage'
 import {
   DATABASE_LOCATION,
   DATABASE_POOL,
@@ -60,6 +61,10 @@ export interface Config {
   notifications: NotificationConfig | undefined
   /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
   tracing: TracingSettings | undefined
+  /** Where CSV exports are written and imports read (STORAGE and its settings, as the API's). */
+  storage: FileStorage
+  /** Rows of a CSV import per transaction. */
+  importBatchRows: number
   /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
   shutdownGraceMs: number
 }
@@ -137,6 +142,8 @@ export const WORKER_VARIABLES = {
   SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   WORKER_HEALTH_PORT: integer({ min: 0, max: 65535 }),
   WORKER_HEALTH_HOST: text({ problem: 'must be a host name or IP address' }),
+  IMPORT_BATCH_ROWS: integer({ min: 1, max: 100_000, default: 500 }),
+  ...STORAGE_VARIABLES,
   ...LISTENING,
   ...PAYMENT_VARIABLES,
   ...LOGGING,
@@ -153,7 +160,9 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     const missing = ['SMTP_URL', 'MAIL_FROM'].filter((name) => v[name as 'SMTP_URL' | 'MAIL_FROM'] === undefined)
     for (const name of missing) problems.push(`${name} is required when NODE_ENV=production and NOTIFICATIONS_ENABLED=true (or set NOTIFICATIONS_ENABLED=false)`)
   }
-  refuseProblems([...problems, ...payments.problems])
+  // The worker makes no public addresses of files (the API does): any base does for disk storage.
+  const files = chooseStorage(v, { dataDir: v.COMMERCE_DATA_DIR ?? defaultDataDir(), publicUrl: 'http://localhost' })
+  refuseProblems([...problems, ...payments.problems, ...files.problems])
   return {
     databaseUrl: v.DATABASE_URL,
     dataDir: v.COMMERCE_DATA_DIR,
@@ -183,6 +192,8 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
         }
       : undefined,
     tracing: tracingSettings(v, 'commerce-worker'),
+    storage: files.storage,
+    importBatchRows: v.IMPORT_BATCH_ROWS,
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }
 }

@@ -41,6 +41,7 @@ try {
       allowPrivateTargets: config.webhookAllowPrivateTargets,
     },
     notifications: config.notifications,
+    csv: { storage: config.storage, batchRows: config.importBatchRows },
     payments: {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,

@@ -15,6 +15,7 @@ import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
 import { createDeliveryAgent } from './ssrf.js'
+import type { CsvSettings } from './tasks/csv.js'
 import { createTaskList, cronItems } from './tasks/index.js'
 import { loadTemplates } from './templates.js'
 
@@ -41,6 +42,8 @@ export interface WorkerSettings {
   webhooks: WebhookSettings
   /** The emails made from events (notifications.ts); none made when omitted. */
   notifications?: NotificationConfig | undefined
+  /** CSV exports and imports (tasks/csv.ts); their jobs wait in the queue when omitted. */
+  csv?: CsvSettings | undefined
   /** The checkouts' payment sweeps (payment-sweeps.ts); none when omitted. */
   payments?: PaymentSweepSettings
   logger: Logger
@@ -150,6 +153,9 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     background,
     tracing: settings.tracing,
   }
+  // Told before the runner stops: a CSV import or export under way stops at its next batch (and
+  // carries on in the next worker) instead of holding the stop for minutes.
+  const stopping = new AbortController()
   let runner: Runner
   let relay: OutboxRelay | undefined
   let mailer: Mailer | undefined
@@ -179,7 +185,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
-      taskList: createTaskList(delivery, notifications),
+      taskList: createTaskList(delivery, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems,
       // main.ts owns the signals, so the embedded database is stopped after the runner.
@@ -195,9 +201,10 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
   const recovery = setInterval(() => void recover(), RECOVERY_INTERVAL_MS)
   recovery.unref()
   const sweeps = settings.payments && startPaymentSweeps({ ...settings.payments, databaseUrl: settings.databaseUrl, connectTimeoutMs, logger, metrics })
-  let stopping: Promise<void> | undefined
+  let stopped: Promise<void> | undefined
   const stop = async () => {
     clearInterval(recovery)
+    stopping.abort()
     // Told at once, so that a sweep under way ends while the jobs finish.
     const sweepsStopped = sweeps?.stop()
     try {
@@ -211,5 +218,5 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       await Promise.all([pgPool.end(), database.close(), dispatcher.close(), sweepsStopped])
     }
   }
-  return { runner, metrics, mail: mailer?.destination, stop: () => (stopping ??= stop()) }
+  return { runner, metrics, mail: mailer?.destination, stop: () => (stopped ??= stop()) }
 }

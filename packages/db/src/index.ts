@@ -55,6 +55,7 @@ export {
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
+export { productSnapshot, toImage, toListItem, toVariant } from './product-rows.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
@@ -142,7 +143,7 @@ export {
   type RefundJson,
 } from './sql/order-read.js'
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
-export { prepareProductDetail, productColumns, readProductDetail, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
+export { prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
 export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
 export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
 export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'
@@ -157,3 +158,41 @@ export {
   type MailOutcome,
   type NotificationAttempt,
 } from './sql/notification-records.js'
+export {
+  CSV_HEARTBEAT_STALE_SECONDS,
+  addCsvJob,
+  applyValidatedImport,
+  beatCsvJob,
+  claimExport,
+  claimImport,
+  completeExport,
+  failCsvJob,
+  finishImport,
+  recordImportBatch,
+  type ClaimedImport,
+  type CsvTask,
+  type ImportReportRow,
+} from './sql/csv-jobs.js'
+export {
+  customerExportRows,
+  orderExportRows,
+  productExportColumns,
+  productExportRows,
+  type CustomerExportFilters,
+  type CustomerExportRow,
+  type OrderExportFilters,
+  type OrderExportRow,
+  type ProductExportFilters,
+  type ProductExportRow,
+} from './sql/csv-export.js'
+export {
+  readProductMatches,
+  writeProducts,
+  type PriceWrite,
+  type ProductFields,
+  type ProductMatches,
+  type ProductWrite,
+  type VariantFields,
+  type VariantWrite,
+} from './sql/catalog-import.js'
+export { readCustomerMatches, readCustomerSnapshots, writeCustomers, type CustomerMatches, type CustomerWrite } from './sql/customer-import.js'

@@ -14,6 +14,10 @@ export const TASKS = {
   sendNotification: 'send-notification',
   /** Hourly: deletes the stored answers of expired Idempotency-Keys. */
   expireIdempotencyKeys: 'expire-idempotency-keys',
+  /** `{id}`: writes one CSV export's file (keyed `export-csv:<id>`). */
+  exportCsv: 'export-csv',
+  /** `{id}`: validates, and unless a dry run applies, one CSV import (keyed `import-csv:<id>`). */
+  importCsv: 'import-csv',
 } as const
 
 export interface DeliveryJob {

@@ -173,6 +173,7 @@ export const MOVEMENT_REASONS = [
   'reallocated',
   'fulfilled',
   'returned',
+  'import',
 ] as const
 export type MovementReason = (typeof MOVEMENT_REASONS)[number]
 
@@ -181,3 +182,16 @@ export type ReturnStatus = (typeof RETURN_STATUSES)[number]
 
 export const RESERVATION_STATUSES = ['held', 'converted', 'released'] as const
 export type ReservationStatus = (typeof RESERVATION_STATUSES)[number]
+
+/** What a CSV export can hold, and what a CSV import can write (docs/csv.md). */
+export const EXPORT_RESOURCES = ['products', 'customers', 'orders'] as const
+export type ExportResource = (typeof EXPORT_RESOURCES)[number]
+export const IMPORT_RESOURCES = ['products', 'customers'] as const
+export type ImportResource = (typeof IMPORT_RESOURCES)[number]
+export const EXPORT_STATUSES = ['pending', 'running', 'completed', 'failed'] as const
+export type ExportStatus = (typeof EXPORT_STATUSES)[number]
+/** `validated`: a dry run's report is ready, nothing was written; `completed`: the rows were applied. */
+export const IMPORT_STATUSES = ['pending', 'running', 'validated', 'completed', 'failed'] as const
+export type ImportStatus = (typeof IMPORT_STATUSES)[number]
+export const IMPORT_ROW_ACTIONS = ['create', 'update', 'refuse'] as const
+export type ImportRowAction = (typeof IMPORT_ROW_ACTIONS)[number]

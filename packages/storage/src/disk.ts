@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, rename, rm } from 'node:fs/promises'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, resolve } from 'node:path'
+import { pipeline } from 'node:stream/promises'
 import { checkKey, FileTooLargeError, type FileStorage } from './types.js'
 
 export interface DiskStorageOptions {
@@ -15,28 +17,50 @@ export function diskStorage(options: DiskStorageOptions): FileStorage {
   const root = resolve(options.root)
   const path = (key: string) => join(root, checkKey(key))
 
+  /** Written beside the target and renamed, so a reader never sees half a file. */
+  async function writeAtomically(key: string, write: (partial: string) => Promise<void>) {
+    const target = path(key)
+    await mkdir(dirname(target), { recursive: true })
+    const partial = `${target}.${randomUUID()}.part`
+    try {
+      await write(partial)
+      await rename(partial, target)
+    } catch (error) {
+      await rm(partial, { force: true })
+      throw error
+    }
+  }
+
   return {
     kind: 'disk',
     root,
 
     async put(key, body) {
-      const target = path(key)
-      await mkdir(dirname(target), { recursive: true })
-      // Written beside it and renamed, so a reader never sees half a file.
-      const partial = `${target}.${randomUUID()}.part`
-      try {
+      await writeAtomically(key, async (partial) => {
         const file = await open(partial, 'wx')
         try {
           await file.writeFile(body)
         } finally {
           await file.close()
         }
-        await rename(partial, target)
-      } catch (error) {
-        await rm(partial, { force: true })
-        throw error
-      }
+      })
     },
+
+    async putStream(key, body) {
+      await writeAtomically(key, (partial) => pipeline(body, createWriteStream(partial, { flags: 'wx' })))
+      return (await stat(path(key))).size
+    },
+
+    async readStream(key) {
+      const stream = createReadStream(path(key))
+      // Opening fails (no file) before any data: wait for either.
+      return new Promise((resolvePromise, reject) => {
+        stream.once('ready', () => resolvePromise(stream))
+        stream.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? resolvePromise(undefined) : reject(error)))
+      })
+    },
+
+    presignGet: async () => undefined,
 
     async read(key, maxBytes) {
       let file

@@ -1,10 +1,25 @@
-/** Where uploaded files live: one interface, a local folder or an S3-compatible bucket behind it. */
+import type { Readable } from 'node:stream'
+
+/**
+ * Where uploaded files live: one interface, a local folder or an S3-compatible bucket behind it.
+ * Keys under `private/` (exports, imports) are never served publicly on disk; on S3 the bucket's
+ * policy must keep them unreadable (docs/operations.md).
+ */
 export interface FileStorage {
   readonly kind: 'disk' | 's3'
   /** Disk: the folder the files are in (the API serves it at /files). */
   readonly root?: string
   /** Writes a file whole; an existing file under the key is replaced. */
   put(key: string, body: Buffer, contentType: string): Promise<void>
+  /** Writes a file from a stream without holding it in memory (an export); answers its size in bytes. */
+  putStream(key: string, body: Readable, contentType: string): Promise<number>
+  /** A file's bytes as a stream, `undefined` when there is none. */
+  readStream(key: string): Promise<Readable | undefined>
+  /**
+   * An address that downloads a private file as `fileName` for `expiresInSeconds` (S3: a presigned
+   * GET); `undefined` when this storage has none (the API then sends the file itself).
+   */
+  presignGet(key: string, fileName: string, expiresInSeconds: number): Promise<string | undefined>
   /** A file's bytes, `undefined` when there is none; `FileTooLargeError` past `maxBytes` (read no further). */
   read(key: string, maxBytes: number): Promise<Buffer | undefined>
   /** Deletes files; a key with no file is not an error. */

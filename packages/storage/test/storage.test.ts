@@ -7,6 +7,8 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { text } from 'node:stream/consumers'
 import S3rver from 's3rver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { diskStorage, FileTooLargeError, s3Storage, type FileStorage } from '../src/index.js'
@@ -62,6 +64,21 @@ describe.each(storages)('%s storage', (kind, make) => {
     expect(await storage.read('uploads/missing.bin', 10)).toBeUndefined()
   })
 
+  it('writes a file from a stream read in many pieces (beyond one S3 part), and streams it back', async () => {
+    const storage = make()
+    // 9 MiB in 1 KiB pieces: more than one 8 MiB part of a multipart upload.
+    const line = `${'x'.repeat(1023)}\n`
+    const pieces = 9 * 1024
+    const size = await storage.putStream('private/exports/e1.csv', Readable.from((function* () { for (let i = 0; i < pieces; i++) yield Buffer.from(line) })()), 'text/csv')
+    expect(size).toBe(pieces * 1024)
+    const back = await storage.readStream('private/exports/e1.csv')
+    const content = await text(back!)
+    expect(content.length).toBe(pieces * 1024)
+    expect(content.slice(0, 1024)).toBe(line)
+    expect(await storage.readStream('private/exports/none.csv')).toBeUndefined()
+    await storage.delete(['private/exports/e1.csv'])
+  })
+
   it('refuses keys that could leave its folder or prefix', async () => {
     const storage = make()
     for (const key of ['../etc/passwd', 'a/../../b', '/abs', 'a//b', '']) {
@@ -78,6 +95,7 @@ describe('disk storage', () => {
     expect(await readFile(join(folder, 'products/p2/w160.webp'), 'utf8')).toBe('webp')
     expect(await readdir(join(folder, 'products/p2'))).toEqual(['w160.webp'])
     expect(await storage.presignPut('uploads/x', 'image/png', 60)).toBeUndefined()
+    expect(await storage.presignGet('private/exports/x.csv', 'x.csv', 60)).toBeUndefined()
   })
 })
 
@@ -97,6 +115,18 @@ describe('s3 storage', () => {
     // And the public address serves what was put.
     const fetched = await fetch(storage.url('uploads/u1'))
     expect(await fetched.text()).toBe('from the browser')
+  })
+
+  it('presigns a GET that downloads a private file under a given name', async () => {
+    const storage = storages[1]![1]()
+    await storage.put('private/exports/e2.csv', Buffer.from('a,b\n1,2\n'), 'text/csv')
+    const address = await storage.presignGet('private/exports/e2.csv', 'products "all".csv', 120)
+    const url = new URL(address!)
+    expect(url.pathname).toBe('/shop/shop-a/private/exports/e2.csv')
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('120')
+    expect(url.searchParams.get('response-content-disposition')).toBe('attachment; filename="products__all_.csv"')
+    const fetched = await fetch(address!)
+    expect(await fetched.text()).toBe('a,b\n1,2\n')
   })
 
   it('deletes more than one request of keys (DeleteObjects takes 1,000 at most)', async () => {

@@ -2,7 +2,8 @@
  * Uploaded files at /files/<key> when they are kept on this instance's disk (STORAGE=disk). Every
  * key is new for each image, so a file never changes: cached for a year as immutable. Storefronts
  * on other origins may show them (Cross-Origin-Resource-Policy: cross-origin), and nothing in one
- * can run (a sandboxing Content-Security-Policy).
+ * can run (a sandboxing Content-Security-Policy). Keys under `private/` (exports, imported files)
+ * are never served here: their routes check who asks.
  */
 import { mkdirSync } from 'node:fs'
 import fastifyStatic from '@fastify/static'
@@ -21,6 +22,7 @@ export default fp<{ storage: FileStorage }>(
       index: false,
       list: false,
       dotfiles: 'deny',
+      allowedPath: (path) => !/^\/*private(\/|$)/i.test(path),
       immutable: true,
       maxAge: '365d',
       schemaHide: true,

@@ -7,6 +7,7 @@ import type { Tracing } from '@commerce/runtime/tracing'
 import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
 import { createNotificationStore, type NotificationSettings } from '../notifications.js'
+import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
@@ -15,9 +16,9 @@ import { createSendNotification } from './send-notification.js'
 /**
  * The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). Without
  * `notifications` (NOTIFICATIONS_ENABLED=false) no notification is made, and the jobs of those
- * made before wait in the queue.
+ * made before wait in the queue; without `csv`, exports and imports wait.
  */
-export function createTaskList(delivery: DeliverySettings, notifications?: NotificationSettings): TaskList {
+export function createTaskList(delivery: DeliverySettings, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
   const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
   const store = createDeliveryStore(delivery)
   return {
@@ -27,6 +28,10 @@ export function createTaskList(delivery: DeliverySettings, notifications?: Notif
       [TASKS.sendNotification]: counted(TASKS.sendNotification, createSendNotification(createNotificationStore(notifications.db), notifications)),
     }),
     [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, createExpireIdempotencyKeys(delivery.db)),
+    ...(csv && {
+      [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
+      [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
+    }),
   }
 }
 

@@ -3,7 +3,7 @@
  * (prepared once, on the catalog pool) and the same read inside a transaction (a product event's
  * snapshot). The columns of a product row (productColumns) are what the list reads too.
  */
-import { eq, sql } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
 import { productImages, products, productVariants } from '../schema/index.js'
 import { jsonColumns, type JsonOf } from './json-rows.js'
@@ -56,4 +56,10 @@ export type ProductDetailRow = Awaited<ReturnType<ReturnType<typeof prepareProdu
 export async function readProductDetail(tx: Executor, id: string): Promise<ProductDetailRow | undefined> {
   const [row] = await tx.select(detailSelection).from(products).where(eq(products.id, id))
   return row
+}
+
+/** Several products' reads inside `tx` (an import's batch of product events), in id order. */
+export async function readProductDetails(tx: Executor, ids: readonly string[]): Promise<ProductDetailRow[]> {
+  if (ids.length === 0) return []
+  return tx.select(detailSelection).from(products).where(inArray(products.id, [...ids])).orderBy(products.id)
 }

@@ -3,6 +3,7 @@
  * fan-out jobs), a wide fan-out split into jobs, and the jobs of dead workers unlocked.
  */
 import { TASKS } from '../queue.js'
+import { CSV_HEARTBEAT_STALE_SECONDS } from './csv-jobs.js'
 import type { SqlClient } from '../transaction.js'
 
 // $1 the most outbox rows moved. Each row is deleted in the statement that adds its job, so a
@@ -33,11 +34,16 @@ export async function splitFanOut(sql: SqlClient, shares: readonly { event_ids: 
   await sql.unsafe(SPLIT, [JSON.stringify(shares)], { prepare: true })
 }
 
-// $1 the stale age of an email's job (send-notification), $2 that of every other job, in ms.
+// $1 the stale age of an email's job (send-notification), $2 that of every other job, in ms. A CSV
+// export or import may run for minutes: its job is stale when its heartbeat (csv-jobs.ts) is.
 const UNLOCK_STALE = `with stale as (
-  select array_agg(distinct locked_by) as workers from graphile_worker.jobs
-  where locked_by is not null
-    and locked_at < now() - make_interval(secs => (case when task_identifier = 'send-notification' then $1 else $2 end)::float8 / 1000))
+  select array_agg(distinct locked_by) as workers from graphile_worker.jobs j
+  where locked_by is not null and case
+    when task_identifier in ('${TASKS.exportCsv}', '${TASKS.importCsv}') then
+      locked_at < now() - make_interval(secs => ${CSV_HEARTBEAT_STALE_SECONDS})
+      and not exists (select from exports e where e.id = split_part(j.key, ':', 2)::uuid and e.heartbeat_at > now() - make_interval(secs => ${CSV_HEARTBEAT_STALE_SECONDS}))
+      and not exists (select from imports i where i.id = split_part(j.key, ':', 2)::uuid and i.heartbeat_at > now() - make_interval(secs => ${CSV_HEARTBEAT_STALE_SECONDS}))
+    else locked_at < now() - make_interval(secs => (case when task_identifier = '${TASKS.sendNotification}' then $1 else $2 end)::float8 / 1000) end)
 select workers, graphile_worker.force_unlock_workers(workers) from stale where workers is not null`
 
 /**

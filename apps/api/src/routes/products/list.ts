@@ -5,10 +5,9 @@
  * counts nothing.
  */
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
-import { productCountStatement, productPageStatement, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
+import { productCountStatement, productPageStatement, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
 import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
-import { toListItem } from './rows.js'
 
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000

@@ -17,6 +17,9 @@ import {
   prepareProductDetail,
   prices,
   productCategories,
+  productSnapshot,
+  toImage,
+  toVariant,
   productColumns,
   productImages,
   products,
@@ -26,7 +29,6 @@ import {
   writeEvent,
   type Database,
   type Executor,
-  type ProductDetailRow,
   type ProductRow,
 } from '@commerce/db'
 import { setSellableAtDefault } from '../inventory/stock.js'
@@ -34,7 +36,6 @@ import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import { createProductLister } from './list.js'
-import { toImage, toListItem, toVariant } from './rows.js'
 
 /** An image to add: by URL, or an uploaded file already in the storage (`file`), perhaps from a presigned upload. */
 export interface NewImage {
@@ -49,18 +50,10 @@ export interface NewImage {
 export function createProductService(db: Database, catalogDb: Database) {
   const detailStatement = prepareProductDetail(catalogDb)
 
-  function toProduct(row: ProductDetailRow): Product {
-    return {
-      ...toListItem(row),
-      variants: row.variants.map((variant) => toVariant(variant, row.currency)),
-      images: row.images.map(toImage),
-    }
-  }
-
   /** The product as the API shows it, read inside `tx` (so it sees the transaction's writes). */
   async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
     const row = await readProductDetail(tx, id)
-    return row && toProduct(row)
+    return row && productSnapshot(row)
   }
 
   async function lockProduct(tx: Executor, id: string): Promise<ProductRow> {
@@ -128,7 +121,7 @@ export function createProductService(db: Database, catalogDb: Database) {
     async get(id: string): Promise<Product> {
       const [row] = await detailStatement.execute({ id })
       if (!row) throw notFound('Product')
-      return toProduct(row)
+      return productSnapshot(row)
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {

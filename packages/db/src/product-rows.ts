@@ -1,6 +1,7 @@
-/** Product rows (@commerce/db sql/product-detail.ts) as the API shows them. */
-import { toMajorUnits, type Image, type ProductListItem, type Variant } from '@commerce/domain'
-import type { ImageJson, productImages, ProductRow, productVariants, VariantJson } from '@commerce/db'
+/** Product rows (sql/product-detail.ts) as the API and the product.* events show them. */
+import { toMajorUnits, type Image, type Product, type ProductListItem, type Variant } from '@commerce/domain'
+import type { productImages, productVariants } from './schema/index.js'
+import type { ImageJson, ProductDetailRow, ProductRow, VariantJson } from './sql/product-detail.js'
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
@@ -56,3 +57,11 @@ export function toImage(row: typeof productImages.$inferSelect | ImageJson): Ima
   }
 }
 
+
+export function productSnapshot(row: ProductDetailRow): Product {
+  return {
+    ...toListItem(row),
+    variants: row.variants.map((variant) => toVariant(variant, row.currency)),
+    images: row.images.map(toImage),
+  }
+}
