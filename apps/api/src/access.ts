@@ -14,6 +14,7 @@ export type Access =
   | { readonly kind: 'user' }
   | { readonly kind: 'scope'; readonly scope: Scope }
   | { readonly kind: 'scope_or_owner'; readonly scope: Scope }
+  | { readonly kind: 'resource_scope'; readonly action: (typeof SCOPE_ACTIONS)[number] }
 
 /** Anyone; a credential that is sent but bad is still refused with 401. */
 export const PUBLIC: Access = { kind: 'public' }
@@ -28,6 +29,13 @@ export const scope = (required: Scope): Access => ({ kind: 'scope', scope: requi
  * it to its own records (404 for anyone else's). A key or OAuth client without the scope gets 403.
  */
 export const scopeOrOwner = (required: Scope): Access => ({ kind: 'scope_or_owner', scope: required })
+
+/**
+ * CSV exports and imports: the scope `<resource>:<action>` of the resource the request names
+ * (products, customers, orders), which its handler checks (csv/routes.ts): the guard needs a
+ * credential, and 403 comes from the handler once the body says the resource.
+ */
+export const resourceScope = (action: (typeof SCOPE_ACTIONS)[number]): Access => ({ kind: 'resource_scope', action })
 
 /**
  * The preflight route @fastify/cors adds when CORS_ORIGINS is set: a browser sends no credential
@@ -243,6 +251,18 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/customer-groups/:id/customers': scope('customers:read'),
   'POST /api/v1/customer-groups/:id/customers': scope('customers:write'),
   'DELETE /api/v1/customer-groups/:id/customers/:customer_id': scope('customers:write'),
+
+  'POST /api/v1/exports': resourceScope('read'),
+  'GET /api/v1/exports': resourceScope('read'),
+  'GET /api/v1/exports/:id': resourceScope('read'),
+  'GET /api/v1/exports/:id/file': resourceScope('read'),
+  'DELETE /api/v1/exports/:id': resourceScope('read'),
+  'POST /api/v1/imports': resourceScope('write'),
+  'GET /api/v1/imports': resourceScope('write'),
+  'GET /api/v1/imports/:id': resourceScope('write'),
+  'GET /api/v1/imports/:id/rows': resourceScope('write'),
+  'POST /api/v1/imports/:id/apply': resourceScope('write'),
+  'DELETE /api/v1/imports/:id': resourceScope('write'),
 
   'GET /api/v1/webhooks': scope('webhooks:read'),
   'POST /api/v1/webhooks': scope('webhooks:write'),

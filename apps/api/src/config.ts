@@ -96,6 +96,8 @@ export interface Config {
   storage: FileStorage
   /** The largest file an upload may be, in bytes. */
   uploadMaxBytes: number
+  /** The largest CSV file an import may be (IMPORT_MAX_BYTES). */
+  importMaxBytes: number
   /**
    * Browser origins allowed to call the API (CORS) and to open its WebSocket: exact origins, or
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
@@ -161,6 +163,8 @@ export const API_VARIABLES = {
   SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   PUBLIC_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   ...STORAGE_VARIABLES,
+  /** The largest CSV file an import may be, in bytes (256 MiB: a catalog of about a million variants). */
+  IMPORT_MAX_BYTES: integer({ min: 1024, max: 16 * 1024 * 1024 * 1024, default: 256 * 1024 * 1024 }),
   CORS_ORIGINS,
   ...LOGGING,
   ...TRACING,
@@ -221,6 +225,7 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     publicUrl,
     storage: files.storage,
     uploadMaxBytes: v.UPLOAD_MAX_BYTES,
+    importMaxBytes: v.IMPORT_MAX_BYTES,
     corsOrigins: v.CORS_ORIGINS,
     tracing: tracingSettings(v, 'commerce-api'),
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,

@@ -59,6 +59,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     // A folder of its own per app: tests that look at the files make their own storage.
     storage: diskStorage({ root: join(tmpdir(), `commerce-test-uploads-${process.pid}-${randomUUID()}`), publicUrl: 'https://api.shop.example/files' }),
     uploadMaxBytes: 10 * 1024 * 1024,
+    importMaxBytes: 64 * 1024 * 1024,
     corsOrigins: undefined,
     tracing: undefined,
     shutdownGraceMs: 10_000,

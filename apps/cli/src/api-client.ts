@@ -34,7 +34,7 @@ export interface ApiRequest {
 
 export interface ApiResponse {
   status: number
-  /** Parsed JSON; undefined for 204. */
+  /** Parsed JSON; undefined for 204; a Buffer for a file (text/csv). */
   body: unknown
 }
 
@@ -70,8 +70,20 @@ export async function callApi(connection: Connection, call: ApiRequest): Promise
     const reason = (error as { code?: string }).code ?? (error as Error).message
     throw new ApiUnreachableError(`Could not reach the API at ${url.origin} (${reason})`)
   }
-  const text = await response.body.text()
+  // A file kept elsewhere (an export in S3): fetched from there, without our credentials.
+  const location = response.headers.location
+  if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+    await response.body.dump()
+    const file = await request(new URL(location, url), { headersTimeout: 60_000, bodyTimeout: 60_000 })
+    if (file.statusCode !== 200) throw new ApiUnreachableError(`The file at ${new URL(location, url).origin} answered HTTP ${file.statusCode}`)
+    return { status: 200, body: Buffer.from(await file.body.arrayBuffer()) }
+  }
+  // Bytes, not text: a file's byte order mark is kept (text decoding drops it).
+  const bytes = Buffer.from(await response.body.arrayBuffer())
   if (response.statusCode === 204) return { status: 204, body: undefined }
+  // A file (an export's CSV): its bytes as they are.
+  if (response.statusCode < 300 && String(response.headers['content-type'] ?? '').startsWith('text/csv')) return { status: response.statusCode, body: bytes }
+  const text = bytes.toString('utf8')
   let body: unknown
   try {
     body = text === '' ? undefined : JSON.parse(text)

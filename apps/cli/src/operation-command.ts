@@ -179,6 +179,11 @@ export function operationCommand(operation: Operation): Command.Class {
       if (!operation.sendsToken) connection.token = undefined
       const form = typeof values.file === 'string' ? await fileForm(values.file, body ?? {}) : undefined
       const response = await callApi(connection, { method: operation.method, path, query, ...(form ? { form } : { body }), headers })
+      // A file goes out byte for byte (`commerce exports download <id> > products.csv`).
+      if (Buffer.isBuffer(response.body)) {
+        if (!this.jsonEnabled()) process.stdout.write(response.body)
+        return response.body.toString('utf8')
+      }
       if (!this.jsonEnabled()) this.log(render(response.body, operation.id))
       return response.body
     }

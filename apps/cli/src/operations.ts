@@ -72,6 +72,7 @@ const NAMES: Record<string, string> = {
   'GET /shipping/rates': 'shipping:rates',
   'GET /shipping/tracking/{tracking_number}': 'shipping:tracking',
   'GET /webhooks/{id}/deliveries': 'webhooks:deliveries',
+  'GET /exports/{id}/file': 'exports:download',
   'POST /inventory/adjustments': 'inventory:adjust',
   'POST /inventory/transfers': 'inventory:transfer',
   // Members are added to and removed from a group, not created or deleted.

@@ -85,9 +85,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
 
-  ;({ baseUrl, process: api } = await startApi(database.url))
+  // One folder of files for both (CSV imports are stored by the API and read by the worker).
+  const files = { UPLOADS_DIR: join(configHome, 'uploads') }
+  ;({ baseUrl, process: api } = await startApi(database.url, files))
   // Customers' emails written as .eml files in a folder of this test (no mail server needed).
-  worker = startWorker(database.url, { NOTIFICATIONS_ENABLED: 'true', COMMERCE_DATA_DIR: configHome })
+  worker = startWorker(database.url, { NOTIFICATIONS_ENABLED: 'true', COMMERCE_DATA_DIR: configHome, ...files })
   const created = await commerce(['users', 'create', '--email', ADMIN.email, '--role', 'admin', '--password', ADMIN.password], {
     env: { DATABASE_URL: database.url },
   })
@@ -216,6 +218,30 @@ describe('catalog: categories, products, variants, images', () => {
     expect((await commerce(['categories', 'get', category.id])).code).toBe(1)
     expect((await commerce(['products', 'delete', product.id])).code).toBe(0)
     expect((await json<{ is_active: boolean }>(['products', 'get', product.id])).is_active).toBe(false)
+  })
+
+  it('imports a CSV file, reads its report, exports the catalog and downloads the file', async () => {
+    const csv = join(configHome, 'catalog.csv')
+    await writeFile(csv, 'product_slug,product_title,product_price\r\ncli-lamp,CLI lamp,24.00\r\ncli-bad,Bad,x\r\n')
+    const dry = await json<{ id: string; status: string; dry_run: boolean }>(['imports', 'create', '--resource', 'products', '--dry-run', '--file', csv])
+    expect(dry).toMatchObject({ status: 'pending', dry_run: true })
+    const validated = await until(() => json<{ status: string; refused: number }>(['imports', 'get', dry.id]), (answer) => answer.status !== 'pending' && answer.status !== 'running')
+    expect(validated).toMatchObject({ status: 'validated', refused: 1 })
+    const refused = await json<{ rows: { row: number; reason: string }[] }>(['imports', 'rows', 'list', dry.id, '--action', 'refuse'])
+    expect(refused.rows).toEqual([expect.objectContaining({ row: 3, reason: expect.stringContaining('product_price') })])
+    await json(['imports', 'apply', dry.id])
+    await until(() => json<{ status: string }>(['imports', 'get', dry.id]), (answer) => answer.status === 'completed')
+    expect((await json<{ imports: unknown[] }>(['imports', 'list'])).imports.length).toBeGreaterThan(0)
+
+    const exported = await json<{ id: string }>(['exports', 'create', '--resource', 'products'])
+    await until(() => json<{ status: string }>(['exports', 'get', exported.id]), (answer) => answer.status === 'completed')
+    expect((await json<{ exports: unknown[] }>(['exports', 'list'])).exports.length).toBeGreaterThan(0)
+    const download = await commerce(['exports', 'download', exported.id])
+    expect(download.code).toBe(0)
+    expect(download.stdout.startsWith('\uFEFFproduct_id,product_slug,product_title')).toBe(true)
+    expect(download.stdout).toContain(',cli-lamp,CLI lamp,')
+    expect((await commerce(['exports', 'delete', exported.id])).stdout.trim()).toBe('Done.')
+    expect((await commerce(['imports', 'delete', dry.id])).stdout.trim()).toBe('Done.')
   })
 
   it('turns bad flags into clear errors before calling, and API refusals into the API message', async () => {
@@ -730,3 +756,13 @@ describe('coverage', () => {
     expect(operationIds.length).toBeGreaterThan(80)
   })
 })
+
+/** Calls `probe` until `done` says its answer is final (a background job's status). */
+async function until<T>(probe: () => Promise<T>, done: (answer: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const answer = await probe()
+    if (done(answer) || Date.now() > deadline) return answer
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

@@ -48,4 +48,15 @@ CREATE TABLE "imports" (
 );
 --> statement-breakpoint
 ALTER TABLE "import_rows" ADD CONSTRAINT "import_rows_import_id_imports_id_fk" FOREIGN KEY ("import_id") REFERENCES "public"."imports"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "import_rows_refused_idx" ON "import_rows" USING btree ("import_id","row") WHERE "import_rows"."action" = 'refuse';
+CREATE INDEX "import_rows_refused_idx" ON "import_rows" USING btree ("import_id","row") WHERE "import_rows"."action" = 'refuse';--> statement-breakpoint
+-- A link change rewrites only the products whose categories it changes: an import writes new
+-- products with their categories already in place, and rewriting each again (every index of the
+-- row, the search vector recomputed) cost it a third of its time.
+CREATE OR REPLACE FUNCTION "refresh_product_categories_from_links"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE "products" p SET "categories" = c.json
+  FROM (SELECT l.product_id, "product_categories_json"(l.product_id) AS json FROM (SELECT DISTINCT product_id FROM changed_links) l) c
+  WHERE p.id = c.product_id AND p."categories" IS DISTINCT FROM c.json;
+  RETURN NULL;
+END
+$$;

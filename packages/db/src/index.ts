@@ -184,6 +184,7 @@ export {
   type OrderExportRow,
   type ProductExportFilters,
   type ProductExportRow,
+  type StockLocationColumn,
 } from './sql/csv-export.js'
 export {
   readProductMatches,

@@ -503,6 +503,7 @@ export {
 export {
   CreateExport,
   CreateImportQuery,
+  EXPORT_FILTERS,
   CustomerExportFilters,
   Export,
   ExportList,

@@ -2,6 +2,7 @@ import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
+import { byteCounter } from './counter.js'
 import { checkKey, FileTooLargeError, type FileStorage } from './types.js'
 
 export interface S3StorageOptions {
@@ -55,10 +56,11 @@ export function s3Storage(options: S3StorageOptions): FileStorage {
 
     async putStream(key, body, contentType) {
       // Sent in parts of 8 MiB, at most four in flight, as it is read.
-      let size = 0
-      body.on('data', (chunk: Buffer) => (size += chunk.length))
-      await new Upload({ client, params: { Bucket: options.bucket, Key: objectKey(key), Body: body, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done()
-      return size
+      const counted = byteCounter()
+      body.on('error', (error) => counted.destroy(error))
+      body.pipe(counted)
+      await new Upload({ client, params: { Bucket: options.bucket, Key: objectKey(key), Body: counted, ContentType: contentType }, partSize: 8 * 1024 * 1024, queueSize: 4 }).done()
+      return counted.bytes
     },
 
     async readStream(key) {

@@ -25,6 +25,7 @@ export function guardOf(access: Access): onRequestHookHandler {
       // that its token expired instead of silently browsing as anonymous.
       return (request, _reply, done) => done(request.credentialError ? unauthorized(request.credentialError) : undefined)
     case 'signed_in':
+    case 'resource_scope':
       return (request, _reply, done) => done(request.principal ? undefined : unauthorized(request.credentialError ?? undefined))
     case 'user':
       return (request, _reply, done) => {
@@ -61,6 +62,8 @@ function describeAccess(access: Access): string {
       return `Access: the scope \`${access.scope}\` (an admin token holds \`*\`).`
     case 'scope_or_owner':
       return `Access: the scope \`${access.scope}\` for every record; a signed-in customer for its own.`
+    case 'resource_scope':
+      return `Access: the scope \`<resource>:${access.action}\` of the resource it is about (\`products:${access.action}\`, \`customers:${access.action}\`, \`orders:${access.action}\`; an admin token holds \`*\`).`
   }
 }
 
@@ -73,7 +76,7 @@ function documented(schema: NonNullable<RouteOptions['schema']>, access: Access)
     description: [schema.description, describeAccess(access)].filter(Boolean).join('\n\n'),
     security: schema.security ?? (guarded ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }]),
     ...(scope ? { 'x-required-scope': scope } : {}),
-    response: { ...errorResponses(...(scope || access.kind === 'user' ? [401, 403] : [401])), ...(schema.response as object | undefined) },
+    response: { ...errorResponses(...(scope || access.kind === 'user' || access.kind === 'resource_scope' ? [401, 403] : [401])), ...(schema.response as object | undefined) },
   }
 }
 

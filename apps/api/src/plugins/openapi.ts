@@ -112,6 +112,8 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'tax-rates', description: 'Tax rates by country and region (admin)' },
   { name: 'customers', description: 'Customers and their addresses' },
   { name: 'customer-groups', description: 'Groups of customers that price lists and promotions can be limited to (admin)' },
+  { name: 'exports', description: 'CSV files of products, customers and orders, written in the background (docs/csv.md)' },
+  { name: 'imports', description: 'Products and customers from CSV files: a dry run, then batches with a report per row (docs/csv.md)' },
   { name: 'webhooks', description: 'Webhook subscriptions and their deliveries (admin)' },
   { name: 'notifications', description: 'Emails to customers: the log, resending, which kinds are sent (admin)' },
   { name: 'events', description: 'The event log and the live WebSocket feed' },
@@ -268,7 +270,9 @@ function withFileBodies(document: Record<string, unknown>): Record<string, unkno
       const raw = operation['x-raw-body']
       if (raw) {
         const file = { schema: { type: 'string', format: 'binary' } }
-        operation.requestBody = { required: true, description: raw.description, content: Object.fromEntries(raw.contentTypes.map((type) => [type, file])) }
+        // Beside a multipart form when the route takes both.
+        const content = form ? (operation.requestBody as { content: Record<string, unknown> }).content : {}
+        operation.requestBody = { required: true, description: raw.description, content: { ...content, ...Object.fromEntries(raw.contentTypes.map((type) => [type, file])) } }
         delete operation['x-raw-body']
       }
     }

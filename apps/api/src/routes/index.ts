@@ -6,6 +6,7 @@ import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
 import { customerGroupRoutes } from './customer-groups/routes.js'
+import { exportRoutes, importRoutes } from './csv/routes.js'
 import { customerRoutes } from './customers/routes.js'
 import { draftOrderRoutes } from './draft-orders/routes.js'
 import { eventRoutes } from './events/routes.js'
@@ -61,6 +62,9 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(shippingMethodRoutes, { prefix: '/api/v1/shipping' })
   await app.register(customerRoutes, { prefix: '/api/v1/customers' })
   await app.register(customerGroupRoutes, { prefix: '/api/v1/customer-groups' })
+  // CSV files of products, customers and orders, made and read by the worker.
+  await app.register(exportRoutes, { prefix: '/api/v1/exports', config })
+  await app.register(importRoutes, { prefix: '/api/v1/imports', config })
   await app.register(webhookRoutes, { prefix: '/api/v1/webhooks', config })
   await app.register(eventRoutes, { prefix: '/api/v1/events' })
   await app.register(notificationRoutes, { prefix: '/api/v1/notifications' })

@@ -25,6 +25,7 @@ import {
   type ProductFields,
   type ProductMatches,
   type ProductWrite,
+  type StockLocationColumn,
   type StockMove,
   type VariantFields,
 } from '@commerce/db'
@@ -71,7 +72,7 @@ const VARIANT_CELLS: Column[] = ['variant_id', ...VARIANT_FIELDS.map(([column]) 
 export interface ProductImportContext {
   importId: string
   actor: string | null
-  locations: { id: string; name: string }[]
+  locations: StockLocationColumn[]
 }
 
 /** The handler of a products file with this header, or a HeaderProblem naming what is wrong with it. */
@@ -116,6 +117,7 @@ export function productImport(header: string[], context: ProductImportContext): 
     return slug ? `slug:${slug}` : `row:${row}`
   }
 
+  const defaultLocation = context.locations.find((location) => location.isDefault)?.id
   const seen = new Map<string, number>()
   let open: ProductGroup | undefined
 
@@ -355,9 +357,21 @@ export function productImport(header: string[], context: ProductImportContext): 
         } else decided.report.push({ row, action: rowCreates.get(row) ? 'create' : 'update', resourceId: productId, key, reason: null })
       }
       if (firstProblem !== undefined) continue
-      decided.products.push({ id: productId, create, fields, categoryIds, variants })
+      // A new item's units at the default location are its level's first ones (no move needed).
+      let initialStock: number | undefined
+      const moves = stockTargets.filter((target) => {
+        if (target.location !== defaultLocation) return true
+        const variant = target.variant === null ? undefined : variants.find((candidate) => candidate.id === target.variant)
+        if (target.variant === null ? create : variant?.create) {
+          if (variant) variant.initialStock = target.onHand
+          else initialStock = target.onHand
+          return false
+        }
+        return true
+      })
+      decided.products.push({ id: productId, create, fields, categoryIds, variants, initialStock })
       decided.prices.push(...prices)
-      decided.stock.push(...stockTargets)
+      decided.stock.push(...moves)
     }
     return decided
   }

@@ -59,6 +59,8 @@ export interface ProductWrite {
   /** Made by this batch; otherwise changed in the `present` fields only. */
   create: boolean
   fields: Partial<ProductFields>
+  /** A new product's units at the default location (its level starts with them, an `initial` movement). */
+  initialStock?: number | undefined
   /** Undefined: the product's categories stay as they are. */
   categoryIds?: string[] | undefined
   variants: VariantWrite[]
@@ -68,6 +70,7 @@ export interface VariantWrite {
   id: string
   create: boolean
   fields: Partial<VariantFields>
+  initialStock?: number | undefined
 }
 
 /** A base price from one unit (no price list) of a product (variant null) or variant; amount null removes it. */
@@ -80,11 +83,16 @@ export interface PriceWrite {
 }
 
 const PRODUCT_RECORD = `r(id uuid, title text, slug text, description text, sku text, "priceMinor" bigint, currency text, weight numeric,
-  "weightUnit" weight_unit, "isActive" boolean, "imageUrl" text)`
+  "weightUnit" weight_unit, "isActive" boolean, "imageUrl" text, "initialStock" int, "categoryIds" uuid[])`
 
-// $1 the new products, every field given.
-const INSERT_PRODUCTS = `insert into products (id, title, slug, description, sku, price_minor, currency, weight, weight_unit, is_active, image_url, image_url_explicit)
-select r.id, r.title, r.slug, r.description, r.sku, r."priceMinor", r.currency, r.weight, r."weightUnit", r."isActive", r."imageUrl", r."imageUrl" is not null
+// $1 the new products, every field given. Their categories are written as the links' trigger
+// would write them (product_categories_json), so adding the links after rewrites nothing.
+const INSERT_PRODUCTS = `insert into products (id, title, slug, description, sku, price_minor, currency, weight, weight_unit, is_active, image_url,
+  image_url_explicit, inventory_quantity, categories)
+select r.id, r.title, r.slug, r.description, r.sku, r."priceMinor", r.currency, r.weight, r."weightUnit", r."isActive", r."imageUrl",
+  r."imageUrl" is not null, coalesce(r."initialStock", 0),
+  (select coalesce(jsonb_agg(jsonb_build_object('id', c.id, 'name', c.name, 'slug', c.slug) order by c.name, c.id), '[]'::jsonb)
+    from categories c where c.id = any(r."categoryIds"))
 from json_to_recordset($1::json) as ${PRODUCT_RECORD}`
 
 const keep = (column: string, field: string, present = '$2') => `case when '${field}' = any(${present}::text[]) then r."${field}" else p.${column} end`
@@ -99,10 +107,12 @@ const UPDATE_PRODUCTS = `update products p set title = ${keep('title', 'title')}
   updated_at = now()
 from json_to_recordset($1::json) as ${PRODUCT_RECORD} where p.id = r.id`
 
-const VARIANT_RECORD = `r(id uuid, "productId" uuid, title text, sku text, "priceMinor" bigint, options jsonb, weight numeric, "weightUnit" weight_unit)`
+const VARIANT_RECORD = `r(id uuid, "productId" uuid, title text, sku text, "priceMinor" bigint, options jsonb, weight numeric, "weightUnit" weight_unit,
+  "initialStock" int)`
 
-const INSERT_VARIANTS = `insert into product_variants (id, product_id, title, sku, price_minor, options, weight, weight_unit)
-select r.id, r."productId", r.title, r.sku, r."priceMinor", r.options, r.weight, r."weightUnit" from json_to_recordset($1::json) as ${VARIANT_RECORD}`
+const INSERT_VARIANTS = `insert into product_variants (id, product_id, title, sku, price_minor, options, weight, weight_unit, inventory_quantity)
+select r.id, r."productId", r.title, r.sku, r."priceMinor", r.options, r.weight, r."weightUnit", coalesce(r."initialStock", 0)
+from json_to_recordset($1::json) as ${VARIANT_RECORD}`
 
 const UPDATE_VARIANTS = `update product_variants p set title = ${keep('title', 'title')}, sku = ${keep('sku', 'sku')},
   price_minor = ${keep('price_minor', 'priceMinor')}, options = ${keep('options', 'options')}, weight = ${keep('weight', 'weight')},
@@ -128,7 +138,7 @@ const json = (rows: unknown[]) => JSON.stringify(rows)
  * Writes a batch's products, variants, categories and prices in the caller's transaction. Fields
  * left out of a change (`fields` without them) keep their value: `present` lists the fields the
  * file has, for products and variants. New products and variants get their levels at the
- * default location empty (the stock is set after, by the caller).
+ * default location with their `initialStock` (the stock elsewhere is set after, by the caller).
  */
 export async function writeProducts(
   sql: SqlClient,
@@ -136,8 +146,13 @@ export async function writeProducts(
 ): Promise<void> {
   const created = batch.products.filter((product) => product.create)
   const changed = batch.products.filter((product) => !product.create)
-  const variants = batch.products.flatMap((product) => product.variants.map((variant) => ({ ...variant.fields, id: variant.id, productId: product.id, create: variant.create })))
-  if (created.length > 0) await sql.unsafe(INSERT_PRODUCTS, [json(created.map((product) => ({ ...product.fields, id: product.id })))], { prepare: true })
+  const variants = batch.products.flatMap((product) =>
+    product.variants.map((variant) => ({ ...variant.fields, id: variant.id, productId: product.id, create: variant.create, initialStock: variant.initialStock })),
+  )
+  if (created.length > 0) {
+    const rows = created.map((product) => ({ ...product.fields, id: product.id, initialStock: product.initialStock, categoryIds: product.categoryIds ?? [] }))
+    await sql.unsafe(INSERT_PRODUCTS, [json(rows)], { prepare: true })
+  }
   if (changed.length > 0 && batch.present.product.length > 0) {
     await sql.unsafe(UPDATE_PRODUCTS, [json(changed.map((product) => ({ ...product.fields, id: product.id }))), batch.present.product], { prepare: true })
   }

@@ -68,12 +68,18 @@ export function productExportRows(sql: postgres.Sql, filters: ProductExportFilte
 
 // Stock locations by name (the export's columns), and the currencies with a base price anywhere.
 const PRODUCT_COLUMNS = `select
-  (select coalesce(json_agg(json_build_object('id', id, 'name', name) order by priority, name), '[]') from stock_locations) as locations,
+  (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'isDefault', is_default) order by priority, name), '[]') from stock_locations) as locations,
   (select coalesce(json_agg(distinct currency order by currency), '[]') from prices where price_list_id is null and min_quantity = 1) as currencies`
 
+export interface StockLocationColumn {
+  id: string
+  name: string
+  isDefault: boolean
+}
+
 /** What the products export's header holds beyond its fixed columns: every location, every currency with a base price. */
-export async function productExportColumns(sql: postgres.Sql): Promise<{ locations: { id: string; name: string }[]; currencies: string[] }> {
-  const [row] = await sql.unsafe<{ locations: { id: string; name: string }[]; currencies: string[] }[]>(PRODUCT_COLUMNS, [], { prepare: true })
+export async function productExportColumns(sql: postgres.Sql): Promise<{ locations: StockLocationColumn[]; currencies: string[] }> {
+  const [row] = await sql.unsafe<{ locations: StockLocationColumn[]; currencies: string[] }[]>(PRODUCT_COLUMNS, [], { prepare: true })
   return row!
 }
 

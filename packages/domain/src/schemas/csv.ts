@@ -33,14 +33,17 @@ export const OrderExportFilters = Type.Object(
 )
 export type OrderExportFilters = Static<typeof OrderExportFilters>
 
-export const CreateExport = Type.Union(
-  [
-    Type.Object({ resource: Type.Literal('products'), filters: Type.Optional(ProductExportFilters) }, { additionalProperties: false }),
-    Type.Object({ resource: Type.Literal('customers'), filters: Type.Optional(CustomerExportFilters) }, { additionalProperties: false }),
-    Type.Object({ resource: Type.Literal('orders'), filters: Type.Optional(OrderExportFilters) }, { additionalProperties: false }),
-  ],
-  { title: 'CreateExportRequest', description: 'What to export: products (a row per variant), customers, or orders (a row per line), and which' },
+export const CreateExport = Type.Object(
+  {
+    resource: Type.Enum(['products', 'customers', 'orders'], { description: 'products (a row per variant), customers, or orders (a row per line)' }),
+    filters: Type.Optional(
+      Type.Union([ProductExportFilters, CustomerExportFilters, OrderExportFilters], { description: "Which ones: the resource's filters (ProductExportFilters, CustomerExportFilters, OrderExportFilters)" }),
+    ),
+  },
+  { additionalProperties: false, title: 'CreateExportRequest', description: 'What to export, and which' },
 )
+/** The filters each resource takes. */
+export const EXPORT_FILTERS = { products: ProductExportFilters, customers: CustomerExportFilters, orders: OrderExportFilters } as const
 export type CreateExport = Static<typeof CreateExport>
 
 export const Export = Type.Object(
