@@ -20,9 +20,11 @@ RUN pnpm install --frozen-lockfile --offline \
 
 # Run: the deploy folder alone, owned by root and run by the unprivileged `node` user.
 FROM node:${NODE_VERSION}-slim
-ENV NODE_ENV=production WORKER_HEALTH_PORT=8081
+ENV NODE_ENV=production WORKER_HEALTH_PORT=8081 UPLOADS_DIR=/data/uploads
 WORKDIR /app
 COPY --from=build /deploy ./
+# CSV exports and imported files with STORAGE=disk (the API's volume); the rest stays read-only.
+RUN mkdir -p /data/uploads && chown node:node /data/uploads
 USER node
 EXPOSE 8081
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \

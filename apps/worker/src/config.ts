@@ -65,6 +65,8 @@ export interface Config {
   storage: FileStorage
   /** Rows of a CSV import per transaction. */
   importBatchRows: number
+  /** How long finished exports and imports (and their files) are kept. */
+  csvRetentionMs: number
   /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
   shutdownGraceMs: number
 }
@@ -143,6 +145,7 @@ export const WORKER_VARIABLES = {
   WORKER_HEALTH_PORT: integer({ min: 0, max: 65535 }),
   WORKER_HEALTH_HOST: text({ problem: 'must be a host name or IP address' }),
   IMPORT_BATCH_ROWS: integer({ min: 1, max: 100_000, default: 500 }),
+  CSV_RETENTION: duration({ default: '30d', example: '30d or 12h' }),
   ...STORAGE_VARIABLES,
   ...LISTENING,
   ...PAYMENT_VARIABLES,
@@ -194,6 +197,7 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     tracing: tracingSettings(v, 'commerce-worker'),
     storage: files.storage,
     importBatchRows: v.IMPORT_BATCH_ROWS,
+    csvRetentionMs: v.CSV_RETENTION,
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }
 }

@@ -41,7 +41,7 @@ try {
       allowPrivateTargets: config.webhookAllowPrivateTargets,
     },
     notifications: config.notifications,
-    csv: { storage: config.storage, batchRows: config.importBatchRows },
+    csv: { storage: config.storage, batchRows: config.importBatchRows, retentionMs: config.csvRetentionMs },
     payments: {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,

@@ -187,7 +187,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
       taskList: createTaskList(delivery, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
-      parsedCronItems: cronItems,
+      parsedCronItems: cronItems(settings.csv !== undefined),
       // main.ts owns the signals, so the embedded database is stopped after the runner.
       noHandleSignals: true,
       logger: graphileLogger(logger),

@@ -33,6 +33,9 @@ describe('loadConfig', () => {
         shopUrl: 'http://localhost:3000',
       },
       tracing: undefined,
+      storage: expect.objectContaining({ kind: 'disk', root: join(defaultDataDir(), 'uploads') }),
+      importBatchRows: 500,
+      csvRetentionMs: 30 * 86_400_000,
       shutdownGraceMs: 25_000,
     })
   })
@@ -68,6 +71,9 @@ describe('loadConfig', () => {
       NOTIFICATION_TEMPLATES_DIR: '/srv/commerce/templates',
       SHOP_NAME: 'Bicycle Barn',
       SHOP_URL: 'https://bicycles.example.com/',
+      UPLOADS_DIR: '/srv/commerce/files',
+      IMPORT_BATCH_ROWS: '250',
+      CSV_RETENTION: '7d',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -96,6 +102,9 @@ describe('loadConfig', () => {
         shopUrl: 'https://bicycles.example.com',
       },
       tracing: { endpoint: 'http://collector:4318', headers: {}, serviceName: 'commerce-worker' },
+      storage: expect.objectContaining({ kind: 'disk', root: '/srv/commerce/files' }),
+      importBatchRows: 250,
+      csvRetentionMs: 7 * 86_400_000,
       shutdownGraceMs: 40_000,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })

@@ -42,6 +42,7 @@ import { diskStorage, type FileStorage } from '@commerce/storage'
 import { writeExport } from '../src/csv/export.js'
 import { createLogger } from '../src/logger.js'
 import { createImportCsv } from '../src/tasks/csv.js'
+import { createExpireCsvFiles } from '../src/tasks/expire-csv-files.js'
 import { startWorker } from '../src/worker.js'
 
 let folder: string
@@ -82,12 +83,13 @@ async function exportText(handle: DatabaseHandle, resource: 'products' | 'custom
 }
 
 const logger = createLogger('silent')
+const DAY = 86_400_000
 const firstAttempt = { job: { attempts: 1, max_attempts: 5 } } as never
 
 /** Makes an import of `csv` and runs its job's task (the queue itself is in the worker test below). */
 async function importText(handle: DatabaseHandle, resource: 'products' | 'customers', csv: string, options: { dryRun?: boolean; batchRows?: number; signal?: AbortSignal } = {}) {
   const id = await newImport(handle, resource, csv, options.dryRun ?? false)
-  const task = createImportCsv({ storage, batchRows: options.batchRows ?? 3, db: handle, logger, signal: options.signal ?? new AbortController().signal })
+  const task = createImportCsv({ storage, batchRows: options.batchRows ?? 3, retentionMs: DAY, db: handle, logger, signal: options.signal ?? new AbortController().signal })
   await task({ id }, firstAttempt)
   return importResult(handle, id)
 }
@@ -425,7 +427,7 @@ describe('products CSV', () => {
     const id = await newImport(two, 'products', csv, false)
     let checks = 0
     const stopping = { get aborted() { return ++checks > 1 } } as AbortSignal
-    const task = (signal: AbortSignal) => createImportCsv({ storage, batchRows: 4, db: two, logger, signal })
+    const task = (signal: AbortSignal) => createImportCsv({ storage, batchRows: 4, retentionMs: DAY, db: two, logger, signal })
     await expect(task(stopping)({ id }, firstAttempt)).rejects.toThrow('The worker is stopping')
     const stopped = await importResult(two, id)
     expect(stopped).toMatchObject({ status: 'running', processedRows: 4, created: 4 })
@@ -545,7 +547,7 @@ describe('the jobs in a running worker', () => {
       databasePoolMax: 4,
       pollIntervalMs: 50,
       webhooks: { timeoutMs: 1000, retrySchedule: [1000], allowPrivateTargets: true },
-      csv: { storage, batchRows: 100 },
+      csv: { storage, batchRows: 100, retentionMs: DAY },
       logger,
     })
     try {
@@ -576,6 +578,38 @@ describe('the jobs in a running worker', () => {
     } finally {
       await worker.stop()
     }
+  })
+})
+
+describe('retention', () => {
+  it('deletes finished exports and imports past CSV_RETENTION with their files, and nothing else', async () => {
+    const handle = await freshDatabase()
+    const file = async (key: string) => {
+      await storage.put(key, Buffer.from('a\r\n'), 'text/csv')
+      return key
+    }
+    const old = new Date(Date.now() - 2 * DAY)
+    const recent = new Date(Date.now() - DAY / 2)
+    const [oldExport, recentExport, runningExport] = [newId(), newId(), newId()]
+    await handle.db.insert(exports).values([
+      { id: oldExport, resource: 'products', status: 'completed', storageKey: await file(`private/exports/${oldExport}.csv`), completedAt: old },
+      { id: recentExport, resource: 'products', status: 'completed', storageKey: await file(`private/exports/${recentExport}.csv`), completedAt: recent },
+      { id: runningExport, resource: 'orders', status: 'running', startedAt: old },
+      { id: newId(), resource: 'customers', status: 'failed', error: 'x', completedAt: old },
+    ])
+    const oldImport = await newImport(handle, 'customers', 'email\r\n', false)
+    await handle.db.update(imports).set({ status: 'completed', completedAt: old }).where(eq(imports.id, oldImport))
+    await handle.db.insert(importRows).values({ importId: oldImport, row: 2, action: 'create' })
+    const pendingImport = await newImport(handle, 'customers', 'email\r\n', false)
+
+    await createExpireCsvFiles(handle.sql, storage, DAY)({}, { logger: { info: () => {} } } as never)
+    expect((await handle.db.select({ id: exports.id }).from(exports)).map((row) => row.id).sort()).toEqual([recentExport, runningExport].sort())
+    expect((await handle.db.select({ id: imports.id }).from(imports)).map((row) => row.id)).toEqual([pendingImport])
+    expect(await handle.db.select().from(importRows)).toEqual([])
+    expect(await storage.readStream(`private/exports/${oldExport}.csv`)).toBeUndefined()
+    expect(await storage.readStream(`private/imports/${oldImport}.csv`)).toBeUndefined()
+    expect(await storage.readStream(`private/exports/${recentExport}.csv`)).toBeDefined()
+    expect(await storage.readStream(`private/imports/${pendingImport}.csv`)).toBeDefined()
   })
 })
 

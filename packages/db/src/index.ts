@@ -160,6 +160,8 @@ export {
 } from './sql/notification-records.js'
 export {
   CSV_HEARTBEAT_STALE_SECONDS,
+  EXPIRED_CSV_BATCH,
+  deleteExpiredCsvJobs,
   addCsvJob,
   applyValidatedImport,
   beatCsvJob,

@@ -19,6 +19,8 @@ export interface CsvSettings {
   storage: FileStorage
   /** Rows of an import per transaction. */
   batchRows: number
+  /** Finished exports and imports are deleted, with their files, this long after (CSV_RETENTION). */
+  retentionMs: number
 }
 
 export interface CsvTaskSettings extends CsvSettings {

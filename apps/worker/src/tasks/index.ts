@@ -8,6 +8,7 @@ import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
 import { createNotificationStore, type NotificationSettings } from '../notifications.js'
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
+import { createExpireCsvFiles } from './expire-csv-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
@@ -31,6 +32,7 @@ export function createTaskList(delivery: DeliverySettings, notifications?: Notif
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
+      [TASKS.expireCsvFiles]: counted(TASKS.expireCsvFiles, createExpireCsvFiles(csv.db.sql, csv.storage, csv.retentionMs)),
     }),
   }
 }
@@ -57,7 +59,10 @@ function traced(tracing: Tracing | undefined, task: string, run: Task): Task {
 }
 
 /** The worker's schedule: Graphile runs each at most once per slot however many workers run. */
-export const cronItems: ParsedCronItem[] = parseCronItems([
-  // Missed runs are not made up: the next one deletes everything expired by then.
-  { task: TASKS.expireIdempotencyKeys, match: '7 * * * *', identifier: TASKS.expireIdempotencyKeys },
-])
+export function cronItems(csv: boolean): ParsedCronItem[] {
+  return parseCronItems([
+    // Missed runs are not made up: the next one deletes everything expired by then.
+    { task: TASKS.expireIdempotencyKeys, match: '7 * * * *', identifier: TASKS.expireIdempotencyKeys },
+    ...(csv ? [{ task: TASKS.expireCsvFiles, match: '17 * * * *', identifier: TASKS.expireCsvFiles }] : []),
+  ])
+}

@@ -131,3 +131,28 @@ export async function applyValidatedImport(tx: Executor, id: string): Promise<bo
   const [row] = await sqlOf(tx).unsafe<{ started: number }[]>(APPLY, [id], { prepare: true })
   return row!.started > 0
 }
+
+/** Finished exports and imports deleted per statement by the retention sweep. */
+export const EXPIRED_CSV_BATCH = 500
+
+// $1 the retention in ms. Finished ones only: a job under way is never swept from under it.
+const DELETE_EXPIRED = `with gone_exports as (
+  delete from exports where id in (select id from exports where status in ('completed', 'failed')
+    and completed_at < now() - make_interval(secs => $1::float8 / 1000) order by id limit ${EXPIRED_CSV_BATCH})
+  returning storage_key),
+gone_imports as (
+  delete from imports where id in (select id from imports where status in ('validated', 'completed', 'failed')
+    and completed_at < now() - make_interval(secs => $1::float8 / 1000) order by id limit ${EXPIRED_CSV_BATCH})
+  returning storage_key)
+select coalesce((select array_agg(storage_key) from gone_exports where storage_key is not null), '{}') as exports,
+  coalesce((select array_agg(storage_key) from gone_imports), '{}') as imports`
+
+/**
+ * Deletes up to EXPIRED_CSV_BATCH exports and as many imports (their reports with them) finished
+ * longer than `retentionMs` ago; answers their files' keys, for the caller to delete once this has
+ * committed.
+ */
+export async function deleteExpiredCsvJobs(sql: SqlClient, retentionMs: number): Promise<{ exports: string[]; imports: string[] }> {
+  const [row] = await sql.unsafe<{ exports: string[]; imports: string[] }[]>(DELETE_EXPIRED, [retentionMs], { prepare: true })
+  return row!
+}
