@@ -35,6 +35,7 @@ import {
   sqlOf,
   stockLocations,
   TASKS,
+  uploads,
   type DatabaseHandle,
 } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
@@ -42,7 +43,7 @@ import { diskStorage, type FileStorage } from '@commerce/storage'
 import { writeExport } from '../src/csv/export.js'
 import { createLogger } from '../src/logger.js'
 import { createImportCsv } from '../src/tasks/csv.js'
-import { createExpireCsvFiles } from '../src/tasks/expire-csv-files.js'
+import { createExpireFiles } from '../src/tasks/expire-files.js'
 import { startWorker } from '../src/worker.js'
 
 let folder: string
@@ -581,8 +582,8 @@ describe('the jobs in a running worker', () => {
   })
 })
 
-describe('retention', () => {
-  it('deletes finished exports and imports past CSV_RETENTION with their files, and nothing else', async () => {
+describe('the hourly sweep of files', () => {
+  it('deletes expired uploads, and finished exports and imports past CSV_RETENTION, with their files, and nothing else', async () => {
     const handle = await freshDatabase()
     const file = async (key: string) => {
       await storage.put(key, Buffer.from('a\r\n'), 'text/csv')
@@ -601,8 +602,14 @@ describe('retention', () => {
     await handle.db.update(imports).set({ status: 'completed', completedAt: old }).where(eq(imports.id, oldImport))
     await handle.db.insert(importRows).values({ importId: oldImport, row: 2, action: 'create' })
     const pendingImport = await newImport(handle, 'customers', 'email\r\n', false)
+    const [product] = await handle.db.insert(products).values({ title: 'P', slug: 'p', priceMinor: 0, currency: 'USD' }).returning()
+    const upload = (id: string, expiresAt: Date) => ({ id, productId: product!.id, storageKey: `uploads/${id}`, contentType: 'image/png', tokenHash: 'x', expiresAt })
+    const [expiredUpload, liveUpload] = [newId(), newId()]
+    await file(`uploads/${expiredUpload}`)
+    await file(`uploads/${liveUpload}`)
+    await handle.db.insert(uploads).values([upload(expiredUpload, new Date(Date.now() - 1000)), upload(liveUpload, new Date(Date.now() + 60_000))])
 
-    await createExpireCsvFiles(handle.sql, storage, DAY)({}, { logger: { info: () => {} } } as never)
+    await createExpireFiles(handle.sql, storage, DAY)({}, { logger: { info: () => {} } } as never)
     expect((await handle.db.select({ id: exports.id }).from(exports)).map((row) => row.id).sort()).toEqual([recentExport, runningExport].sort())
     expect((await handle.db.select({ id: imports.id }).from(imports)).map((row) => row.id)).toEqual([pendingImport])
     expect(await handle.db.select().from(importRows)).toEqual([])
@@ -610,6 +617,9 @@ describe('retention', () => {
     expect(await storage.readStream(`private/imports/${oldImport}.csv`)).toBeUndefined()
     expect(await storage.readStream(`private/exports/${recentExport}.csv`)).toBeDefined()
     expect(await storage.readStream(`private/imports/${pendingImport}.csv`)).toBeDefined()
+    expect((await handle.db.select({ id: uploads.id }).from(uploads)).map((row) => row.id)).toEqual([liveUpload])
+    expect(await storage.readStream(`uploads/${expiredUpload}`)).toBeUndefined()
+    expect(await storage.readStream(`uploads/${liveUpload}`)).toBeDefined()
   })
 })
 

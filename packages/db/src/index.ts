@@ -199,3 +199,4 @@ export {
   type VariantWrite,
 } from './sql/catalog-import.js'
 export { readCustomerMatches, readCustomerSnapshots, writeCustomers, type CustomerMatches, type CustomerWrite } from './sql/customer-import.js'
+export { EXPIRED_UPLOADS_BATCH, deleteExpiredUploads } from './sql/upload-expiry.js'

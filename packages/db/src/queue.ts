@@ -18,8 +18,8 @@ export const TASKS = {
   exportCsv: 'export-csv',
   /** `{id}`: validates, and unless a dry run applies, one CSV import (keyed `import-csv:<id>`). */
   importCsv: 'import-csv',
-  /** Hourly: deletes exports and imports finished longer than CSV_RETENTION ago, with their files. */
-  expireCsvFiles: 'expire-csv-files',
+  /** Hourly: deletes expired uploads, and exports and imports finished longer than CSV_RETENTION ago, with their files. */
+  expireFiles: 'expire-files',
 } as const
 
 export interface DeliveryJob {

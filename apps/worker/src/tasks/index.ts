@@ -8,7 +8,7 @@ import type { DeliverySettings } from '../delivery.js'
 import type { WorkerMetrics } from '../metrics.js'
 import { createNotificationStore, type NotificationSettings } from '../notifications.js'
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
-import { createExpireCsvFiles } from './expire-csv-files.js'
+import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
@@ -17,7 +17,7 @@ import { createSendNotification } from './send-notification.js'
 /**
  * The tasks, their statements on `delivery.db` (not on Graphile Worker's pool). Without
  * `notifications` (NOTIFICATIONS_ENABLED=false) no notification is made, and the jobs of those
- * made before wait in the queue; without `csv`, exports and imports wait.
+ * made before wait in the queue; without `csv` (the file storage), exports and imports wait and no file is swept.
  */
 export function createTaskList(delivery: DeliverySettings, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
   const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
@@ -32,7 +32,7 @@ export function createTaskList(delivery: DeliverySettings, notifications?: Notif
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
-      [TASKS.expireCsvFiles]: counted(TASKS.expireCsvFiles, createExpireCsvFiles(csv.db.sql, csv.storage, csv.retentionMs)),
+      [TASKS.expireFiles]: counted(TASKS.expireFiles, createExpireFiles(csv.db.sql, csv.storage, csv.retentionMs)),
     }),
   }
 }
@@ -63,6 +63,6 @@ export function cronItems(csv: boolean): ParsedCronItem[] {
   return parseCronItems([
     // Missed runs are not made up: the next one deletes everything expired by then.
     { task: TASKS.expireIdempotencyKeys, match: '7 * * * *', identifier: TASKS.expireIdempotencyKeys },
-    ...(csv ? [{ task: TASKS.expireCsvFiles, match: '17 * * * *', identifier: TASKS.expireCsvFiles }] : []),
+    ...(csv ? [{ task: TASKS.expireFiles, match: '17 * * * *', identifier: TASKS.expireFiles }] : []),
   ])
 }

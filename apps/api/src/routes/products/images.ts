@@ -4,7 +4,7 @@
  * the row is, and presigned uploads that a browser sends straight to S3 (or, on disk, to the API).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { and, eq, inArray, lt } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import sharp, { type Metadata } from 'sharp'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Image, Upload } from '@commerce/domain'
@@ -144,7 +144,6 @@ export function createImageUploads(options: {
     /** An address to PUT one file to: S3's own presigned URL, or the API's (disk) with a secret header. */
     async createUpload(productId: string, contentType: string): Promise<Upload> {
       await products.requireProduct(productId)
-      await removeExpired()
       const id = newId()
       const storageKey = `uploads/${id}`
       const token = randomBytes(32).toString('base64url')
@@ -158,13 +157,6 @@ export function createImageUploads(options: {
     async deleteImage(productId: string, imageId: string, requestId: string): Promise<void> {
       await deleteFiles(await products.deleteImage(productId, imageId, requestId))
     },
-  }
-
-  /** Uploads whose address expired unused, and what was sent to them (a bounded batch each time). */
-  async function removeExpired() {
-    const batch = db.select({ id: uploads.id }).from(uploads).where(lt(uploads.expiresAt, new Date())).limit(100)
-    const expired = await db.delete(uploads).where(inArray(uploads.id, batch)).returning({ storageKey: uploads.storageKey })
-    await deleteFiles(expired.map((upload) => upload.storageKey))
   }
 }
 
