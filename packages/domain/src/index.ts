@@ -508,6 +508,7 @@ export {
   Export,
   ExportList,
   Import,
+  ImportFileForm,
   ImportList,
   ImportRow,
   ImportRowList,

@@ -66,6 +66,10 @@ export type Export = Static<typeof Export>
 export const ExportList = Type.Object({ exports: Type.Array(Export), meta: ListMeta }, { title: 'ExportList', description: 'A page of exports, newest first' })
 export type ExportList = Static<typeof ExportList>
 
+export const ImportFileForm = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'The CSV file' }) },
+  { additionalProperties: false, title: 'ImportFileForm', description: 'A CSV file sent as a form' },
+)
 export const CreateImportQuery = Type.Object({
   resource: Type.Enum([...IMPORT_RESOURCES], { description: 'What the file holds (with a multipart body, the `resource` field may say it instead)' }),
   dry_run: Type.Optional(Type.Boolean({ description: 'Report what each row would do and write nothing (POST /imports/{id}/apply then runs it)' })),

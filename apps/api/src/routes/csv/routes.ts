@@ -20,6 +20,7 @@ import {
   IdParams,
   Import,
   IMPORT_RESOURCES,
+  ImportFileForm,
   ImportList,
   ImportRowList,
   ImportRowsQuery,
@@ -177,7 +178,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
             '(each in a transaction; a stopped import carries on from its last batch). GET /imports/{id}/rows says what each row did ' +
             'and why a refused one was refused. The columns are those of an export (docs/csv.md).',
           querystring: CreateImportQuery,
-          'x-multipart-body': Type.Object({ file: Type.String({ format: 'binary', description: 'The CSV file' }) }, { required: ['file'] }),
+          'x-multipart-body': ImportFileForm,
           'x-raw-body': { contentTypes: CSV_TYPES, description: 'The CSV file' },
           response: { 202: Import, ...errorResponses(400, 401, 403, 413, 415, 429) },
         },
