@@ -2,7 +2,7 @@
 import { once } from 'node:events'
 import { createConnection } from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, describe, expect } from 'vitest'
+import { afterAll, afterEach, describe, expect, onTestFinished } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import WebSocket from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
@@ -697,8 +697,17 @@ describe('a second API instance on the same database', () => {
     ],
   })
 
-  /** Ends the other instance's LISTEN connection and keeps it from coming back until proxy.refuse(false). */
-  async function dropListener(ctx: TestContext, proxy: DatabaseProxy) {
+  /**
+   * Ends the other instance's LISTEN connection and keeps it from coming back until
+   * proxy.refuse(false) (at the latest when the test ends, so a failure does not take the next
+   * tests' database away). New connections are refused meanwhile, so the instance's pool is filled
+   * first: queries that happen to overlap (a handshake's lookups, the feed's catch-up) must not
+   * need a connection it cannot make.
+   */
+  async function dropListener(ctx: TestContext, proxy: DatabaseProxy, other: FastifyInstance) {
+    onTestFinished(() => proxy.refuse(false))
+    const ready = await Promise.all(Array.from({ length: 8 }, () => other.inject({ method: 'GET', url: '/ready' })))
+    expect(ready.map((response) => response.statusCode)).toEqual(ready.map(() => 200))
     proxy.refuse(true)
     const [listener] = await ctx.handle.sql<{ pid: number }[]>`
       select pid from pg_stat_activity
@@ -723,7 +732,7 @@ describe('a second API instance on the same database', () => {
     expect((await there.until(creationOf(viaHere.id))).at(-1)).toMatchObject({ data: { title: 'Made here' } })
   })
 
-  secondTest('events committed while the LISTEN connection is down arrive once it is back, each once', async ({ ctx, admin, second: { url: otherUrl, proxy } }) => {
+  secondTest('events committed while the LISTEN connection is down arrive once it is back, each once', async ({ ctx, admin, second: { app: other, url: otherUrl, proxy } }) => {
     const client = await connect(otherUrl, { token: admin })
     // Written before the last event sent, committed after the drop: its id is older than all sent.
     const held = await holdEvents(ctx, orderEvent(null))
@@ -731,7 +740,7 @@ describe('a second API instance on the same database', () => {
     await client.eventsUntil(before!)
 
     // Drop this instance's LISTEN connection and keep it from coming back until the events are written.
-    await dropListener(ctx, proxy)
+    await dropListener(ctx, proxy, other)
     await held.commit()
     const missed = [
       ...held.ids,
@@ -748,7 +757,7 @@ describe('a second API instance on the same database', () => {
     expect(idsOf(await client.eventsUntil(after!))).toEqual([after])
   })
 
-  secondTest('a client resuming while the LISTEN connection is down gets each missed event once: from the table, or live once it is back', async ({ ctx, admin, second: { url: otherUrl, proxy } }) => {
+  secondTest('a client resuming while the LISTEN connection is down gets each missed event once: from the table, or live once it is back', async ({ ctx, admin, second: { app: other, url: otherUrl, proxy } }) => {
     const watcher = await connect(otherUrl, { token: admin })
     const [since] = await commitEvents(ctx, productEvent())
     // Written before the next event and committed while the LISTEN connection is down: inside the
@@ -757,7 +766,7 @@ describe('a second API instance on the same database', () => {
     const [delivered] = await commitEvents(ctx, productEvent())
     await watcher.eventsUntil(delivered!)
 
-    await dropListener(ctx, proxy)
+    await dropListener(ctx, proxy, other)
     await held.commit()
     // Later ids than any this instance delivered: they come live, once it hears of them.
     const during = await commitEvents(ctx, productEvent(), orderEvent(null))
