@@ -190,6 +190,7 @@ export {
   UpdateCartItem,
 } from './schemas/carts.js'
 export {
+  ANONYMIZED_EMAIL_DOMAIN,
   AddressList,
   AddressParams,
   CreateAddress,

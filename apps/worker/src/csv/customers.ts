@@ -4,7 +4,7 @@
  * email of a customer with an account is its login and changes only through the API, which
  * changes both; a deleted customer stays deleted.
  */
-import { CreateCustomer, isUuid } from '@commerce/domain'
+import { ANONYMIZED_EMAIL_DOMAIN, CreateCustomer, isUuid } from '@commerce/domain'
 import {
   newId,
   readCustomerMatches,
@@ -17,11 +17,12 @@ import {
 } from '@commerce/db'
 import { CellProblem, checked, readList, readText } from './cells.js'
 import { CUSTOMER_COLUMNS } from './columns.js'
-import { HeaderProblem, rowProblem, type RowHandler } from './import.js'
+import { HeaderProblem, type RowHandler } from './import.js'
 
 interface CustomerRow {
   row: number
   cells: string[]
+  misaligned?: string | undefined
   repeatOf?: number
 }
 
@@ -31,9 +32,6 @@ const NAME_FIELDS = [
   ['phone', 'phone'],
 ] as const
 const FIELDS = [['email', 'email'], ...NAME_FIELDS] as const
-
-/** Reserved for deleted customers (the customers service anonymises them under it). */
-const ANONYMIZED_DOMAIN = '@anonymized.invalid'
 
 export function customerImport(header: string[], context: { actor: string | null }): RowHandler<CustomerRow> {
   const index = new Map<string, number>()
@@ -46,7 +44,8 @@ export function customerImport(header: string[], context: { actor: string | null
   if (!index.has('customer_id') && !index.has('email')) throw new HeaderProblem('The header needs customer_id or email, to know which customer each row is')
   const cell = (cells: string[], column: string) => {
     const position = index.get(column)
-    return position === undefined ? undefined : cells[position]!
+    // A short row's missing cells read as empty (the row is refused as misaligned anyway).
+    return position === undefined ? undefined : (cells[position] ?? '')
   }
   const present = FIELDS.filter(([column]) => index.has(column)).map(([, field]) => field)
   const keyOf = (cells: string[], row: number) => {
@@ -58,11 +57,11 @@ export function customerImport(header: string[], context: { actor: string | null
   const seen = new Map<string, number>()
 
   return {
-    take(row, cells) {
+    take(row, cells, misaligned) {
       const key = keyOf(cells, row)
       const first = seen.get(key)
       if (first === undefined) seen.set(key, row)
-      return [{ row, cells, ...(first !== undefined && { repeatOf: first }) }]
+      return [{ row, cells, misaligned, ...(first !== undefined && { repeatOf: first }) }]
     },
     finish: () => [],
     rowCount: () => 1,
@@ -83,7 +82,7 @@ export function customerImport(header: string[], context: { actor: string | null
       const report: ImportReportRow[] = []
       const writes: CustomerWrite[] = []
       const emailsInBatch = new Map<string, string>()
-      for (const { row, cells, repeatOf } of rows) {
+      for (const { row, cells, misaligned, repeatOf } of rows) {
         const problems: string[] = []
         const attempt = <T>(read: () => T): T | undefined => {
           try {
@@ -94,7 +93,6 @@ export function customerImport(header: string[], context: { actor: string | null
             return undefined
           }
         }
-        const misaligned = rowProblem(cells)
         if (misaligned) problems.push(misaligned)
         if (repeatOf !== undefined) problems.push(`the customer is also on row ${repeatOf}`)
         const id = cell(cells, 'customer_id')?.trim().toLowerCase() || undefined
@@ -111,7 +109,7 @@ export function customerImport(header: string[], context: { actor: string | null
         if (email === null) problems.push('email: required')
         else if (email !== undefined) {
           attempt(() => checked('email', CreateCustomer.properties.email, email))
-          if (email.toLowerCase().endsWith(ANONYMIZED_DOMAIN)) problems.push(`email: the domain ${ANONYMIZED_DOMAIN.slice(1)} is reserved`)
+          if (email.toLowerCase().endsWith(`@${ANONYMIZED_EMAIL_DOMAIN}`)) problems.push(`email: the domain ${ANONYMIZED_EMAIL_DOMAIN} is reserved`)
           if (byEmail && byEmail.id !== customerId) problems.push(`email: another customer has it (${byEmail.id})`)
           const other = emailsInBatch.get(email.toLowerCase())
           if (other !== undefined && other !== customerId) problems.push('email: another row of this file gives it to another customer')

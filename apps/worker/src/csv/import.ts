@@ -8,12 +8,15 @@
 import { parse } from 'csv-parse'
 import { sqlOf, recordImportBatch, type ClaimedImport, type DatabaseHandle, type Executor, type ImportReportRow } from '@commerce/db'
 import type { FileStorage } from '@commerce/storage'
-import { CellProblem } from './cells.js'
 
 /** What one resource's import does with its rows. */
 export interface RowHandler<Unit> {
-  /** Takes the next row; answers the units it completed (a product's rows end where another's begin). */
-  take(row: number, cells: string[]): Unit[]
+  /**
+   * Takes the next row; answers the units it completed (a product's rows end where another's
+   * begin). `misaligned` says why the row cannot be read as the header says (refused, the rest of
+   * the file still goes in).
+   */
+  take(row: number, cells: string[], misaligned?: string): Unit[]
   /** The unit still open at the end of the file (or where a resumed run starts). */
   finish(): Unit[]
   rowCount(unit: Unit): number
@@ -79,8 +82,9 @@ export async function runImport(run: ImportRun): Promise<void> {
       }
       consumed++
       const row = consumed + 1
-      const cells = record.length === header.length ? record : padded(record, header.length, row)
-      const units = handler.take(row, cells)
+      const misaligned =
+        record.length === header.length ? undefined : `row ${row} has ${record.length} cells where the header has ${header.length}: its columns do not line up`
+      const units = handler.take(row, record, misaligned)
       if (consumed <= run.claimed.processedRows) {
         // Done by an earlier run: read again only for the keys it saw.
         if (consumed === run.claimed.processedRows) handler.finish()
@@ -101,22 +105,4 @@ export async function runImport(run: ImportRun): Promise<void> {
   } finally {
     parser.destroy()
   }
-}
-
-/**
- * A row with more or fewer cells than the header (misaligned columns): kept with a marker the
- * handlers refuse it by, so the rest of the file still goes in.
- */
-function padded(record: string[], length: number, row: number): string[] {
-  const cells = record.slice(0, length)
-  while (cells.length < length) cells.push('')
-  Object.defineProperty(cells, 'problem', {
-    value: new CellProblem(`row ${row} has ${record.length} cells where the header has ${length}: its columns do not line up`),
-  })
-  return cells
-}
-
-/** The misalignment `padded` marked on a row, if any. */
-export function rowProblem(cells: string[]): string | undefined {
-  return (cells as string[] & { problem?: CellProblem }).problem?.message
 }

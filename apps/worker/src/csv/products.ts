@@ -31,11 +31,12 @@ import {
 } from '@commerce/db'
 import { CellProblem, checked, readBoolean, readDecimal, readInteger, readList, readMoney, readText } from './cells.js'
 import { PRODUCT_COLUMNS, productPriceColumn, variantPriceColumn } from './columns.js'
-import { HeaderProblem, rowProblem, type RowHandler } from './import.js'
+import { HeaderProblem, type RowHandler } from './import.js'
 
 interface Row {
   row: number
   cells: string[]
+  misaligned?: string | undefined
 }
 
 interface ProductGroup {
@@ -106,7 +107,8 @@ export function productImport(header: string[], context: ProductImportContext): 
   const has = (column: string) => index.has(column)
   const cell = (cells: string[], column: string): string | undefined => {
     const position = index.get(column)
-    return position === undefined ? undefined : cells[position]!
+    // A short row's missing cells read as empty (the row is refused as misaligned anyway).
+    return position === undefined ? undefined : (cells[position] ?? '')
   }
   const productPresent = PRODUCT_FIELDS.filter(([column]) => has(column)).map(([, field]) => field)
   const variantPresent = VARIANT_FIELDS.filter(([column]) => has(column)).map(([, field]) => field)
@@ -122,15 +124,15 @@ export function productImport(header: string[], context: ProductImportContext): 
   let open: ProductGroup | undefined
 
   return {
-    take(row, cells) {
+    take(row, cells, misaligned) {
       const key = keyOf(cells, row)
       if (open?.key === key) {
-        open.rows.push({ row, cells })
+        open.rows.push({ row, cells, misaligned })
         return []
       }
       const done = open ? [open] : []
       const first = seen.get(key)
-      open = { key, rows: [{ row, cells }], ...(first !== undefined && { repeatOf: first }) }
+      open = { key, rows: [{ row, cells, misaligned }], ...(first !== undefined && { repeatOf: first }) }
       if (first === undefined) seen.set(key, row)
       return done
     },
@@ -196,10 +198,7 @@ export function productImport(header: string[], context: ProductImportContext): 
       }
       const firstRow = group.rows[0]!
       const first = firstRow.cells
-      for (const { row, cells } of group.rows) {
-        const misaligned = rowProblem(cells)
-        if (misaligned) refuse(row, misaligned)
-      }
+      for (const { row, misaligned } of group.rows) if (misaligned) refuse(row, misaligned)
       if (group.repeatOf !== undefined) refuse(firstRow.row, `the rows of a product must follow each other: this product's rows began at row ${group.repeatOf}`)
       if (group.key.startsWith('row:')) refuse(firstRow.row, 'a row needs a product_id or a product_slug')
 

@@ -6,6 +6,18 @@ import { createdAt, id, updatedAt } from './columns.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
+/** What every CSV job records of its run, besides its status (csv-jobs.ts keeps them). */
+const run = () => ({
+  /** Who asked: `user:<id>`, `api_key:<id>`, … (the events' actor). */
+  createdBy: text('created_by'),
+  /** Written by the running job every few seconds: a job whose heartbeat stopped belongs to a dead worker. */
+  heartbeatAt: at('heartbeat_at'),
+  startedAt: at('started_at'),
+  completedAt: at('completed_at'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+})
+
 export const exports = pgTable(
   'exports',
   {
@@ -18,14 +30,7 @@ export const exports = pgTable(
     storageKey: text('storage_key'),
     sizeBytes: bigint('size_bytes', { mode: 'number' }),
     error: text('error'),
-    /** Who asked: a user's or an API key's id. */
-    createdBy: text('created_by'),
-    /** Written by the running job every few seconds: a job whose heartbeat stopped belongs to a dead worker. */
-    heartbeatAt: at('heartbeat_at'),
-    startedAt: at('started_at'),
-    completedAt: at('completed_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...run(),
   },
 )
 
@@ -51,12 +56,7 @@ export const imports = pgTable(
     refused: integer('refused').notNull().default(0),
     /** Why the whole file could not be read (a missing column, a broken quote); rows' reasons are in import_rows. */
     error: text('error'),
-    createdBy: text('created_by'),
-    heartbeatAt: at('heartbeat_at'),
-    startedAt: at('started_at'),
-    completedAt: at('completed_at'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
+    ...run(),
   },
 )
 

@@ -89,16 +89,17 @@ export interface ImportReportRow {
 }
 
 // $1 id, $2 the rows handled before this batch, $3 after it, $4 the report rows as JSON.
-const RECORD_BATCH = `with progressed as (
+const RECORD_BATCH = `with report as (
+  select * from json_to_recordset($4::json) as r(row int, action text, "resourceId" uuid, key text, reason text)),
+progressed as (
   update imports set processed_rows = $3, heartbeat_at = now(), updated_at = now(),
-    created = created + (select count(*) from json_to_recordset($4::json) as r(action text) where r.action = 'create'),
-    updated = updated + (select count(*) from json_to_recordset($4::json) as r(action text) where r.action = 'update'),
-    refused = refused + (select count(*) from json_to_recordset($4::json) as r(action text) where r.action = 'refuse')
+    created = created + (select count(*) filter (where action = 'create') from report),
+    updated = updated + (select count(*) filter (where action = 'update') from report),
+    refused = refused + (select count(*) filter (where action = 'refuse') from report)
   where id = $1 and status = 'running' and processed_rows = $2 returning id),
 written as (
   insert into import_rows (import_id, row, action, resource_id, key, reason)
-  select $1, r.row, r.action, r."resourceId", r.key, r.reason from json_to_recordset($4::json) as r(row int, action text, "resourceId" uuid, key text, reason text)
-  where exists (select from progressed))
+  select $1, r.row, r.action, r."resourceId", r.key, r.reason from report r where exists (select from progressed))
 select count(*)::int as "progressed" from progressed`
 
 /**

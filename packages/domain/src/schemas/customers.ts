@@ -8,6 +8,9 @@ const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })
 const Phone = Type.String({ maxLength: 40 })
 
+/** Deleted customers keep their row (orders point at it) under an address of this domain, which can never be anyone's. */
+export const ANONYMIZED_EMAIL_DOMAIN = 'anonymized.invalid'
+
 export const CreateCustomer = Type.Object(
   {
     email: Email,

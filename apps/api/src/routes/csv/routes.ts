@@ -4,7 +4,7 @@
  * resources, and an export or import of another resource is 404 as if it did not exist.
  */
 import multipart from '@fastify/multipart'
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { Type } from 'typebox'
@@ -161,7 +161,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
 
   // The one route that takes a CSV file: as the whole body, or as multipart/form-data.
   await app.register(async (plugin) => {
-    const files = plugin.withTypeProvider<import('@fastify/type-provider-typebox').TypeBoxTypeProvider>()
+    const files = plugin.withTypeProvider<TypeBoxTypeProvider>()
     await files.register(multipart, { limits: { fileSize: config.importMaxBytes, files: 1, fields: 0, parts: 1 } })
     files.addContentTypeParser(CSV_TYPES, (_request, payload, done) => done(null, payload))
     files.post(

@@ -1,6 +1,7 @@
 /** Customers and their saved addresses: queries, writes, default-address rules and anonymising deletes. */
 import { and, asc, count, desc, eq, ilike, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import {
+  ANONYMIZED_EMAIL_DOMAIN,
   toAddress,
   type Address,
   type AddressList,
@@ -30,9 +31,7 @@ import { pageMeta } from '../../list-totals.js'
 
 type AddressRow = typeof customerAddresses.$inferSelect
 
-/** Deleted customers keep their row (orders point at it) under an address that can never be anyone's. */
-const ANONYMIZED_DOMAIN = 'anonymized.invalid'
-const anonymizedEmail = (customerId: string) => `deleted-${customerId}@${ANONYMIZED_DOMAIN}`
+const anonymizedEmail = (customerId: string) => `deleted-${customerId}@${ANONYMIZED_EMAIL_DOMAIN}`
 
 function toCustomerAddress(row: AddressRow): CustomerAddress {
   return {
@@ -93,8 +92,8 @@ function violatedConstraint(error: unknown): string | undefined {
 }
 
 function checkNotReserved(email: string) {
-  if (email.toLowerCase().endsWith(`@${ANONYMIZED_DOMAIN}`)) {
-    throw invalidField('email', `Field 'email' may not use the reserved domain ${ANONYMIZED_DOMAIN}`)
+  if (email.toLowerCase().endsWith(`@${ANONYMIZED_EMAIL_DOMAIN}`)) {
+    throw invalidField('email', `Field 'email' may not use the reserved domain ${ANONYMIZED_EMAIL_DOMAIN}`)
   }
 }
 
