@@ -103,6 +103,19 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   'GET /api/v1/categories/:id': PUBLIC,
   'PATCH /api/v1/categories/:id': scope('categories:write'),
   'DELETE /api/v1/categories/:id': scope('categories:write'),
+  // Translations: what they say is public through ?locale=; managing them is the catalog's.
+  'GET /api/v1/products/:id/translations': scope('products:read'),
+  'GET /api/v1/products/:id/translations/:locale': scope('products:read'),
+  'PUT /api/v1/products/:id/translations/:locale': scope('products:write'),
+  'DELETE /api/v1/products/:id/translations/:locale': scope('products:write'),
+  'GET /api/v1/products/:id/variants/:variant_id/translations': scope('products:read'),
+  'GET /api/v1/products/:id/variants/:variant_id/translations/:locale': scope('products:read'),
+  'PUT /api/v1/products/:id/variants/:variant_id/translations/:locale': scope('products:write'),
+  'DELETE /api/v1/products/:id/variants/:variant_id/translations/:locale': scope('products:write'),
+  'GET /api/v1/categories/:id/translations': scope('categories:read'),
+  'GET /api/v1/categories/:id/translations/:locale': scope('categories:read'),
+  'PUT /api/v1/categories/:id/translations/:locale': scope('categories:write'),
+  'DELETE /api/v1/categories/:id/translations/:locale': scope('categories:write'),
 
   // Carts and checkouts are reachable by whoever holds the id (anonymous shoppers); a customer's
   // cart is its own, which the handlers check (404), and carts:* lets a caller see every cart.

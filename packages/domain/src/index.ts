@@ -118,7 +118,7 @@ export {
   Image,
   ImageList,
   ImageParams,
-  ListCategoriesQuery,
+  LocalizedPaginationQuery,
   ListProductsQuery,
   Product,
   ProductList,
@@ -132,6 +132,21 @@ export {
   VariantParams,
   WeightUnit,
 } from './schemas/catalog.js'
+export {
+  CategoryTranslation,
+  CategoryTranslationList,
+  CategoryTranslationParams,
+  LocaleQuery,
+  ProductTranslation,
+  ProductTranslationList,
+  ProductTranslationParams,
+  PutCategoryTranslation,
+  PutProductTranslation,
+  PutVariantTranslation,
+  VariantTranslation,
+  VariantTranslationList,
+  VariantTranslationParams,
+} from './schemas/translations.js'
 export {
   AccountLinkConfirm,
   AccountRequestAccepted,
@@ -172,6 +187,7 @@ export {
 export { ACCOUNT_TOKEN, generateAccountToken, hashAccountToken } from './account-tokens.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
+export { LOCALE_MAX_LENGTH, MAX_LOCALE_CHAIN, acceptedLanguages, canonicalLocale, localeChain } from './locales.js'
 export { COUNTRY_CODES } from './countries.js'
 export { Address, AddressInput, Country, toAddress } from './schemas/addresses.js'
 export {

@@ -27,6 +27,7 @@ import { productRoutes, uploadRoutes } from './products/routes.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
+import { translationRoutes } from './translations/routes.js'
 import { userRoutes } from './users/routes.js'
 import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
@@ -42,6 +43,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
   await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
+  // Translations of products, variants and categories (/products/:id/translations, …).
+  await app.register(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
   await app.register(orderRoutes, { prefix: '/api/v1/orders' })

@@ -155,6 +155,65 @@ export interface ImageThumbnail {
 }
 
 /**
+ * Translated content (docs/translations.md): one row per resource and BCP 47 locale (canonical
+ * form), its fields null where the original shows. Reads overlay them in the same statement.
+ */
+export const productTranslations = pgTable(
+  'product_translations',
+  {
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    locale: text('locale').notNull(),
+    title: text('title'),
+    description: text('description'),
+    /** The translation's words, for `?search=` in its locale (GIN index below). */
+    searchVector: tsvector('search_vector')
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('simple'::regconfig, coalesce(title, '') || ' ' || coalesce(description, ''))`),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'product_translations_pkey', columns: [t.productId, t.locale] }),
+    index('product_translations_search_idx').using('gin', t.searchVector),
+    check('product_translations_not_empty', sql`${t.title} is not null or ${t.description} is not null`),
+  ],
+)
+
+export const variantTranslations = pgTable(
+  'variant_translations',
+  {
+    variantId: uuid('variant_id')
+      .notNull()
+      .references(() => productVariants.id, { onDelete: 'cascade' }),
+    locale: text('locale').notNull(),
+    title: text('title').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ name: 'variant_translations_pkey', columns: [t.variantId, t.locale] })],
+)
+
+export const categoryTranslations = pgTable(
+  'category_translations',
+  {
+    categoryId: uuid('category_id')
+      .notNull()
+      .references(() => categories.id, { onDelete: 'cascade' }),
+    locale: text('locale').notNull(),
+    name: text('name'),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ name: 'category_translations_pkey', columns: [t.categoryId, t.locale] }),
+    check('category_translations_not_empty', sql`${t.name} is not null or ${t.description} is not null`),
+  ],
+)
+
+/**
  * A file a client was given an address to upload to (POST /products/:id/images/uploads), until
  * it becomes an image or expires. `token_hash` is the SHA-256 of the secret a PUT to the API
  * (disk storage) must carry.

@@ -3,10 +3,11 @@
  * (prepared once, on the catalog pool) and the same read inside a transaction (a product event's
  * snapshot). The columns of a product row (productColumns) are what the list reads too.
  */
-import { eq, inArray, sql } from 'drizzle-orm'
+import { eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
 import { productImages, products, productVariants } from '../schema/index.js'
-import { jsonColumns, type JsonOf } from './json-rows.js'
+import { columnsOf, jsonColumns, type JsonOf } from './json-rows.js'
+import { productTranslationJoin, translatedProductCategories, translatedVariantTitle } from './translations.js'
 
 /** Every column of a product but its search vector. */
 export const productColumns = {
@@ -35,11 +36,13 @@ export type VariantJson = JsonOf<typeof productVariants, (typeof VARIANT_KEYS)[n
 const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'contentType', 'sizeBytes', 'width', 'height', 'thumbnails', 'createdAt'] as const
 export type ImageJson = JsonOf<typeof productImages, (typeof IMAGE_KEYS)[number]>
 
+const variantsOf = (variant: SQL) => sql<VariantJson[]>`coalesce((
+  select json_agg(${variant} order by v.id)
+  from product_variants v where v.product_id = "products"."id"), '[]'::json)`
+
 const detailSelection = {
   ...productColumns,
-  variants: sql<VariantJson[]>`coalesce((
-  select json_agg(${sql.raw(jsonColumns(productVariants, 'v', VARIANT_KEYS))} order by v.id)
-  from product_variants v where v.product_id = "products"."id"), '[]'::json)`,
+  variants: variantsOf(sql.raw(jsonColumns(productVariants, 'v', VARIANT_KEYS))),
   images: sql<ImageJson[]>`coalesce((
   select json_agg(${sql.raw(jsonColumns(productImages, 'i', IMAGE_KEYS))} order by i.position, i.id)
   from product_images i where i.product_id = "products"."id"), '[]'::json)`,
@@ -51,6 +54,36 @@ export function prepareProductDetail(db: Database) {
 }
 
 export type ProductDetailRow = Awaited<ReturnType<ReturnType<typeof prepareProductDetail>['execute']>>[number]
+
+/**
+ * The product's columns with its text along the chain of locales (`locales` placeholder,
+ * sql/translations.ts) and the earliest locale its own translation was found in.
+ */
+export function localizedProductColumns(translation: ReturnType<typeof productTranslationJoin>) {
+  return {
+    ...productColumns,
+    title: sql<string>`coalesce(${translation.title}, ${products.title})`,
+    description: sql<string | null>`coalesce(${translation.description}, ${products.description})`,
+    categories: translatedProductCategories,
+    translationLocale: translation.locale,
+  }
+}
+
+/** The public detail read in the chain of locales `locales` (a text[] placeholder), prepared once. */
+export function prepareLocalizedProductDetail(db: Database) {
+  const translation = productTranslationJoin(db)
+  const variantColumns = columnsOf(productVariants, 'v', VARIANT_KEYS)
+  const variant = sql.join(
+    VARIANT_KEYS.map((key) => sql`${sql.raw(`'${key}'`)}, ${key === 'title' ? translatedVariantTitle(sql.raw('v.id'), sql.raw('v.title')) : sql.raw(variantColumns[key])}`),
+    sql`, `,
+  )
+  return db
+    .select({ ...localizedProductColumns(translation), variants: variantsOf(sql`json_build_object(${variant})`), images: detailSelection.images })
+    .from(products)
+    .leftJoinLateral(translation, sql`true`)
+    .where(eq(products.id, sql.placeholder('id')))
+    .prepare('product_detail_localized')
+}
 
 /** The same read inside `tx`, so it sees the transaction's writes. */
 export async function readProductDetail(tx: Executor, id: string): Promise<ProductDetailRow | undefined> {

@@ -5,8 +5,9 @@
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import type { Database } from '../client.js'
-import { productCategories, products } from '../schema/index.js'
-import { productColumns } from './product-detail.js'
+import { productCategories, products, productTranslations } from '../schema/index.js'
+import { localizedProductColumns, productColumns } from './product-detail.js'
+import { LOCALES, productTranslationJoin } from './translations.js'
 
 export interface ProductListShape {
   includeInactive: boolean
@@ -15,6 +16,8 @@ export interface ProductListShape {
   search: 'none' | 'few' | 'many'
   /** Rows after a cursor's id only (cursor mode past its first page); the offset is then 0. */
   keyset: boolean
+  /** Text shown (and searched) along a chain of locales, the `locales` placeholder (sql/translations.ts). */
+  localized: boolean
 }
 
 /** The placeholders of every shape (those a shape does not use are ignored); a type, as Drizzle's execute takes a record. */
@@ -27,6 +30,8 @@ export type ProductListParams = {
   offset: number
   /** The cursor's product id. */
   after: string
+  /** The chain of locales of a localized shape, in order ([] otherwise). */
+  locales: string[]
 }
 
 // A bigint: postgres.js reads it as text.
@@ -38,6 +43,14 @@ const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search'
 // and testing each row finds a page fastest, and this keeps a generic plan from choosing the GIN
 // index and sorting every match instead.
 const searchMatchesWalking = sql`(${searchMatches}) is true`
+// With a chain of locales a search also finds the words of the products' translations in it.
+const translationMatches = sql`(select ${productTranslations.productId} from ${productTranslations}
+  where ${productTranslations.locale} = any(${LOCALES}) and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)`
+// Two GIN reads, the original words' and the translations'.
+const localizedSearchMatches = sql`${products.id} in (select ${products.id} from ${products} where ${searchMatches} union ${translationMatches})`
+const localizedSearchMatchesWalking = sql`(${searchMatches} or exists (select from ${productTranslations}
+  where ${productTranslations.productId} = ${products.id} and ${productTranslations.locale} = any(${LOCALES})
+  and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)) is true`
 const inCategory = and(
   eq(productCategories.productId, products.id),
   eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
@@ -53,11 +66,16 @@ function filters(shape: Pick<ProductListShape, 'includeInactive'> & { search: SQ
 
 /** A page of products of this shape, newest first, with the catalog revision it was read at; prepared as `name`. */
 export function productPageStatement(db: Database, shape: ProductListShape, name: string) {
+  const translation = productTranslationJoin(db)
+  const columns = shape.localized ? localizedProductColumns(translation) : productColumns
   const query = db
-    .select({ ...productColumns, revision: catalogRevision })
+    .select({ ...columns, revision: catalogRevision })
     .from(products)
     .$dynamic()
-  const search = { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
+  if (shape.localized) query.leftJoinLateral(translation, sql`true`)
+  const search = shape.localized
+    ? { none: undefined, few: localizedSearchMatches, many: localizedSearchMatchesWalking }[shape.search]
+    : { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
   // The keyset is on the column the order walks: the link's product_id for a category (so the
   // scan of its primary key starts at the cursor), else the product's id.
   const keyColumn = shape.category ? productCategories.productId : products.id
@@ -90,6 +108,6 @@ export function productPageStatement(db: Database, shape: ProductListShape, name
 export function productCountStatement(db: Database, shape: ProductListShape, name: string) {
   const query = db.select({ total: sql<number>`count(*)::int`, revision: catalogRevision }).from(products).$dynamic()
   if (shape.category) query.innerJoin(productCategories, inCategory)
-  const search = shape.search === 'none' ? undefined : searchMatches
+  const search = shape.search === 'none' ? undefined : shape.localized ? localizedSearchMatches : searchMatches
   return query.where(filters({ includeInactive: shape.includeInactive, search })).prepare(name)
 }

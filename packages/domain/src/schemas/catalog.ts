@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { WEIGHT_UNITS } from '../constants.js'
+import { LocaleQuery } from './translations.js'
 import { Amount, Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })
@@ -44,7 +45,8 @@ export const CategoryList = Type.Object(
   { categories: Type.Array(Category), meta: ListMeta },
   { title: 'CategoryList', description: 'A page of categories' },
 )
-export const ListCategoriesQuery = Type.Intersect([PaginationQuery])
+/** A page of a list whose items have translated text (categories, a product's variants). */
+export const LocalizedPaginationQuery = Type.Object({ ...PaginationQuery.properties, ...LocaleQuery.properties })
 
 export const Variant = Type.Object({
   id: Uuid,
@@ -215,7 +217,10 @@ export const ListProductsQuery = Type.Object({
   page: PaginationQuery.properties.page,
   per_page: PaginationQuery.properties.per_page,
   category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug' })),
-  search: Type.Optional(Type.String({ maxLength: 200, description: 'words matched against title and description' })),
+  search: Type.Optional(
+    Type.String({ maxLength: 200, description: 'words matched against title and description, in the original text and in the locale shown' }),
+  ),
+  locale: LocaleQuery.properties.locale,
   include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
   after: CursorQuery.properties.after,
 })

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Category, CategoryList, CreateCategory, IdParams, PaginationQuery, UpdateCategory } from '@commerce/domain'
+import { Category, CategoryList, CreateCategory, IdParams, LocaleQuery, LocalizedPaginationQuery, UpdateCategory } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
+import { describeLanguage, requestedLocales } from '../../locale.js'
 import { createCategoryService } from './service.js'
 
 
@@ -14,11 +15,15 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listCategories',
         tags: ['categories'],
         summary: 'List categories by name',
-        querystring: PaginationQuery,
+        querystring: LocalizedPaginationQuery,
         response: { 200: CategoryList, ...errorResponses(400, 429) },
       },
     },
-    async (request) => categoryService.list(request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request, reply) => {
+      const { list, shownLocales } = await categoryService.list(request.query.page ?? 1, request.query.per_page ?? 20, requestedLocales(request))
+      describeLanguage(reply, shownLocales)
+      return list
+    },
   )
 
   app.get(
@@ -29,10 +34,15 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['categories'],
         summary: 'A category',
         params: IdParams,
+        querystring: LocaleQuery,
         response: { 200: Category, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => categoryService.get(request.params.id),
+    async (request, reply) => {
+      const { category, shownLocale } = await categoryService.get(request.params.id, requestedLocales(request))
+      describeLanguage(reply, [shownLocale])
+      return category
+    },
   )
 
   app.post(

@@ -1,6 +1,6 @@
-import { asc, count, eq, sql } from 'drizzle-orm'
+import { asc, count, eq, getTableColumns, sql } from 'drizzle-orm'
 import { type Category, type CreateCategory, type UpdateCategory } from '@commerce/domain'
-import { categories, isUniqueViolation, type Database, type Executor } from '@commerce/db'
+import { categories, categoryTranslationLocale, isUniqueViolation, translatedCategoryField, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
 import { generateUniqueSlug } from '../../slugs.js'
@@ -19,7 +19,26 @@ function toCategory(row: CategoryRow): Category {
   }
 }
 
+/** A category's columns with its name and description along the chain `locales` (an empty chain: the original). */
+const localizedColumns = {
+  ...getTableColumns(categories),
+  name: sql<string>`${translatedCategoryField(categories.id, 'name', categories.name)}`,
+  description: sql<string | null>`${translatedCategoryField(categories.id, 'description', categories.description)}`,
+  translationLocale: categoryTranslationLocale(categories.id),
+}
+
 export function createCategoryService(db: Database) {
+  // In the order the name shows: lower() for the same case-insensitive order whatever the
+  // server's collation (C sorts 'a' after 'Z').
+  const pageStatement = db
+    .select(localizedColumns)
+    .from(categories)
+    .orderBy(asc(sql`lower(${localizedColumns.name})`), asc(localizedColumns.name), asc(categories.id))
+    .limit(sql.placeholder('limit'))
+    .offset(sql.placeholder('offset'))
+    .prepare('categories_page')
+  const detailStatement = db.select(localizedColumns).from(categories).where(eq(categories.id, sql.placeholder('id'))).prepare('category_detail')
+
   /** A parent must exist and must not be the category itself or one of its descendants. */
   async function checkParent(tx: Executor, parentId: string, selfId?: string) {
     for (let id: string | null = parentId; id !== null; ) {
@@ -43,24 +62,22 @@ export function createCategoryService(db: Database) {
   }
 
   return {
-    async list(page: number, perPage: number) {
+    /** A page by name, names and descriptions along the chain `locales`, with the locales of the translations shown. */
+    async list(page: number, perPage: number, locales: string[]) {
       const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(categories)
-          // lower(): the same case-insensitive order whatever the server's collation (C sorts 'a' after 'Z').
-          .orderBy(asc(sql`lower(${categories.name})`), asc(categories.name), asc(categories.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
+        pageStatement.execute({ limit: perPage, offset: (page - 1) * perPage, locales }),
         db.select({ total: count() }).from(categories),
       ])
-      return { categories: rows.map(toCategory), meta: pageMeta(page, perPage, counted!.total) }
+      return {
+        list: { categories: rows.map(toCategory), meta: pageMeta(page, perPage, counted!.total) },
+        shownLocales: rows.map((row) => row.translationLocale),
+      }
     },
 
-    async get(id: string): Promise<Category> {
-      const [row] = await db.select().from(categories).where(eq(categories.id, id))
+    async get(id: string, locales: string[]): Promise<{ category: Category; shownLocale: string | null }> {
+      const [row] = await detailStatement.execute({ id, locales })
       if (!row) throw notFound('Category')
-      return toCategory(row)
+      return { category: toCategory(row), shownLocale: row.translationLocale }
     },
 
     create(body: CreateCategory): Promise<Category> {

@@ -12,18 +12,22 @@ import { ListTotals, pageMeta } from '../../list-totals.js'
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000
 
+/** The locale of a localized row's own translation (null: none, or not a localized read). */
+const shownLocale = (row: object): string | null => (row as { translationLocale?: string | null }).translationLocale ?? null
+
 export function createProductLister(db: Database) {
   const totals = new ListTotals()
   const pages = new Map<string, ReturnType<typeof productPageStatement>>()
   const counts = new Map<string, ReturnType<typeof productCountStatement>>()
   const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
-    const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}${shape.keyset ? '_after' : ''}`
+    const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}${shape.keyset ? '_after' : ''}${shape.localized ? '_localized' : ''}`
     let found = cache.get(key)
     if (!found) cache.set(key, (found = build(key)))
     return found
   }
 
-  return async function listProducts(query: ListProductsQuery, includeInactive: boolean): Promise<ProductList> {
+  /** `locales`: the chain of locales to show the text in and to search (none: the original text). */
+  return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[]): Promise<ProductList & { shownLocales: (string | null)[] }> {
     const byCursor = query.after !== undefined
     // Checked before any query: a bad cursor is a 400, never a statement that fails.
     const [after] = query.after ? decodeCursor('products', query.after) : []
@@ -31,8 +35,10 @@ export function createProductLister(db: Database) {
     const perPage = query.per_page ?? 20
     // An empty `search=` is no search; text without letters or digits matches nothing.
     const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : undefined
-    const base = { includeInactive, category: query.category !== undefined, keyset: after !== undefined }
-    const cacheKey = JSON.stringify([includeInactive, query.category ?? null, tsQuery ?? null])
+    const localized = locales.length > 0
+    const base = { includeInactive, category: query.category !== undefined, keyset: after !== undefined, localized }
+    // A search's matches depend on the locales searched; other totals do not.
+    const cacheKey = JSON.stringify([includeInactive, query.category ?? null, tsQuery ?? null, tsQuery && localized ? locales : null])
     const params: ProductListParams = {
       search: tsQuery ?? '',
       category: query.category ?? '',
@@ -40,13 +46,15 @@ export function createProductLister(db: Database) {
       limit: byCursor ? perPage + 1 : perPage,
       offset: byCursor ? 0 : (page - 1) * perPage,
       after: after ?? '',
+      locales,
     }
     if (tsQuery === null) {
-      return { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0) }
+      return { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0), shownLocales: [] }
     }
 
     const count = async () => {
-      const shape: Shape = { ...base, keyset: false, search: tsQuery ? 'many' : 'none' }
+      // Only a search counts differently in a locale.
+      const shape: Shape = { ...base, keyset: false, search: tsQuery ? 'many' : 'none', localized: localized && tsQuery !== undefined }
       const [counted] = await statement(counts, 'product_count', shape, (name) => productCountStatement(db, shape, name)).execute(params)
       totals.set(cacheKey, counted!.revision, counted!.total)
       return counted!.total
@@ -63,11 +71,11 @@ export function createProductLister(db: Database) {
     const rows = await statement(pages, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
     if (byCursor) {
       const found = cursorPage('products', rows, perPage, (row) => [row.id])
-      return { products: found.rows.map(toListItem), meta: found.meta }
+      return { products: found.rows.map(toListItem), meta: found.meta, shownLocales: found.rows.map(shownLocale) }
     }
 
     // Totals are exact: used only while the catalog revision they were counted at is current.
     const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
-    return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total) }
+    return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total), shownLocales: rows.map(shownLocale) }
   }
 }

@@ -15,6 +15,8 @@ import {
   ImageList,
   ImageParams,
   ListProductsQuery,
+  LocaleQuery,
+  LocalizedPaginationQuery,
   PaginationQuery,
   Product,
   ProductList,
@@ -29,6 +31,7 @@ import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from '../../errors.js'
 import { refusePageWithCursor } from '../../list-cursor.js'
 import { pageMeta } from '../../list-totals.js'
+import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
 import { createProductService } from './service.js'
@@ -56,12 +59,14 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
       preValidation: refusePageWithCursor,
     },
-    async (request) => {
+    async (request, reply) => {
       const includeInactive = request.query.include_inactive === true
       if (includeInactive && !isAdmin(request)) {
         throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
       }
-      return productService.list(request.query, includeInactive)
+      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request))
+      describeLanguage(reply, shownLocales)
+      return list
     },
   )
 
@@ -73,10 +78,15 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
         tags: ['products'],
         summary: 'A product with its variants, images and categories',
         params: IdParams,
+        querystring: LocaleQuery,
         response: { 200: Product, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => productService.get(request.params.id),
+    async (request, reply) => {
+      const { product, shownLocale } = await productService.get(request.params.id, requestedLocales(request))
+      describeLanguage(reply, [shownLocale])
+      return product
+    },
   )
 
   app.post(
@@ -133,12 +143,13 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
         tags: ['variants'],
         summary: "A product's variants",
         params: IdParams,
-        querystring: PaginationQuery,
+        querystring: LocalizedPaginationQuery,
         response: { 200: VariantList, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => {
-      const { items, meta } = onePage(await productService.listVariants(request.params.id), request.query)
+    async (request, reply) => {
+      const { items, meta } = onePage(await productService.listVariants(request.params.id, requestedLocales(request)), request.query)
+      describeLanguage(reply, [])
       return { variants: items, meta }
     },
   )

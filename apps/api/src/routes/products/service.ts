@@ -1,5 +1,5 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm'
 import {
   toMajorUnits,
   type CreateProduct,
@@ -14,7 +14,9 @@ import {
 import {
   categories,
   isUniqueViolation,
+  prepareLocalizedProductDetail,
   prepareProductDetail,
+  translatedVariantTitle,
   prices,
   productCategories,
   productSnapshot,
@@ -46,27 +48,28 @@ export interface NewImage {
   uploadId?: string
 }
 
+/** Re-reads the product inside `tx` (so it sees the transaction's writes) and records product.created / product.updated. */
+export async function emitProductEvent(tx: Executor, id: string, kind: 'product.created' | 'product.updated', requestId: string): Promise<Product> {
+  const product = productSnapshot((await readProductDetail(tx, id))!)
+  await writeEvent(tx, { kind, resourceId: id, data: product, requestId })
+  return product
+}
+
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
 export function createProductService(db: Database, catalogDb: Database) {
   const detailStatement = prepareProductDetail(catalogDb)
-
-  /** The product as the API shows it, read inside `tx` (so it sees the transaction's writes). */
-  async function loadProduct(tx: Executor, id: string): Promise<Product | undefined> {
-    const row = await readProductDetail(tx, id)
-    return row && productSnapshot(row)
-  }
+  const localizedDetailStatement = prepareLocalizedProductDetail(catalogDb)
+  const variantsStatement = db
+    .select({ ...getTableColumns(productVariants), title: translatedVariantTitle(productVariants.id, productVariants.title) })
+    .from(productVariants)
+    .where(eq(productVariants.productId, sql.placeholder('productId')))
+    .orderBy(productVariants.id)
+    .prepare('product_variants_localized')
 
   async function lockProduct(tx: Executor, id: string): Promise<ProductRow> {
     const [row] = await tx.select(productColumns).from(products).where(eq(products.id, id)).for('update')
     if (!row) throw notFound('Product')
     return row
-  }
-
-  /** Re-reads the product after a change and records product.created / product.updated. */
-  async function emitProductEvent(tx: Executor, id: string, kind: 'product.created' | 'product.updated', requestId: string) {
-    const product = (await loadProduct(tx, id))!
-    await writeEvent(tx, { kind, resourceId: id, data: product, requestId })
-    return product
   }
 
   async function touchProduct(tx: Executor, id: string) {
@@ -118,10 +121,16 @@ export function createProductService(db: Database, catalogDb: Database) {
 
     requireProduct,
 
-    async get(id: string): Promise<Product> {
+    /** The product, its text along the chain `locales` (none: the original), with the locale of its own translation shown. */
+    async get(id: string, locales: string[] = []): Promise<{ product: Product; shownLocale: string | null }> {
+      if (locales.length > 0) {
+        const [row] = await localizedDetailStatement.execute({ id, locales })
+        if (!row) throw notFound('Product')
+        return { product: productSnapshot(row), shownLocale: row.translationLocale }
+      }
       const [row] = await detailStatement.execute({ id })
       if (!row) throw notFound('Product')
-      return productSnapshot(row)
+      return { product: productSnapshot(row), shownLocale: null }
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {
@@ -222,13 +231,10 @@ export function createProductService(db: Database, catalogDb: Database) {
       })
     },
 
-    async listVariants(productId: string): Promise<Variant[]> {
+    /** A product's variants, their titles along the chain `locales` (none: the original). */
+    async listVariants(productId: string, locales: string[] = []): Promise<Variant[]> {
       const { currency } = await requireProduct(productId)
-      const rows = await db
-        .select()
-        .from(productVariants)
-        .where(eq(productVariants.productId, productId))
-        .orderBy(productVariants.id)
+      const rows = await variantsStatement.execute({ productId, locales })
       return rows.map((row) => toVariant(row, currency))
     },
 

@@ -1,0 +1,61 @@
+/**
+ * Translated reads (docs/translations.md): SQL that shows a row's fields in the first locale of
+ * a chain (`fr-CA`, `fr`) that translates each of them, else the original. The chain is the
+ * statement's `locales` placeholder (a text[] in order of preference), so each read stays one
+ * prepared statement and one round trip.
+ */
+import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import type { Database } from '../client.js'
+import { categoryTranslations, productTranslations, products, variantTranslations } from '../schema/index.js'
+
+/** The chain of locales to try, in order: a text[] bound at execution. */
+export const LOCALES = sql`${sql.placeholder('locales')}::text[]`
+
+const inChain = (locale: AnyColumn) => sql`${locale} = any(${LOCALES})`
+const chainOrder = (locale: AnyColumn) => sql`array_position(${LOCALES}, ${locale})`
+/** The value of `column` in the earliest locale of the chain that has one. */
+const firstTranslated = (column: AnyColumn, locale: AnyColumn) =>
+  sql`(array_agg(${column} order by ${chainOrder(locale)}) filter (where ${column} is not null))[1]`
+
+/**
+ * The product's translation along the chain, as one row joined laterally to `products`
+ * (`leftJoinLateral(join, sql\`true\`)`): title, description and the earliest locale found.
+ */
+export function productTranslationJoin(db: Database) {
+  return db
+    .select({
+      title: sql<string | null>`${firstTranslated(productTranslations.title, productTranslations.locale)}`.as('translated_title'),
+      description: sql<string | null>`${firstTranslated(productTranslations.description, productTranslations.locale)}`.as('translated_description'),
+      locale: sql<string | null>`(array_agg(${productTranslations.locale} order by ${chainOrder(productTranslations.locale)}))[1]`.as('translated_locale'),
+    })
+    .from(productTranslations)
+    .where(and(eq(productTranslations.productId, products.id), inChain(productTranslations.locale)))
+    .as('product_translation')
+}
+
+/** A variant's title along the chain, else its own; `variantId` and `title` are the variant row's SQL. */
+export function translatedVariantTitle(variantId: SQL | AnyColumn, title: SQL | AnyColumn): SQL<string> {
+  return sql<string>`coalesce((select ${variantTranslations.title} from ${variantTranslations}
+    where ${variantTranslations.variantId} = ${variantId} and ${inChain(variantTranslations.locale)}
+    order by ${chainOrder(variantTranslations.locale)} limit 1), ${title})`
+}
+
+/** A category's name or description along the chain, else `original`. */
+export function translatedCategoryField(categoryId: SQL | AnyColumn, field: 'name' | 'description', original: SQL | AnyColumn): SQL {
+  const column = categoryTranslations[field]
+  return sql`coalesce((select ${column} from ${categoryTranslations}
+    where ${categoryTranslations.categoryId} = ${categoryId} and ${inChain(categoryTranslations.locale)} and ${column} is not null
+    order by ${chainOrder(categoryTranslations.locale)} limit 1), ${original})`
+}
+
+/** The earliest locale of the chain a category has a translation in (null: none). */
+export function categoryTranslationLocale(categoryId: SQL | AnyColumn): SQL<string | null> {
+  return sql<string | null>`(select ${categoryTranslations.locale} from ${categoryTranslations}
+    where ${categoryTranslations.categoryId} = ${categoryId} and ${inChain(categoryTranslations.locale)}
+    order by ${chainOrder(categoryTranslations.locale)} limit 1)`
+}
+
+/** A product's categories (the `categories` read model: [{id, name, slug}]) with their names along the chain. */
+export const translatedProductCategories = sql<{ id: string; name: string; slug: string }[]>`(
+  select coalesce(jsonb_agg(jsonb_set(c.value, '{name}', to_jsonb(${translatedCategoryField(sql`(c.value->>'id')::uuid`, 'name', sql`c.value->>'name'`)})) order by c.ordinality), '[]'::jsonb)
+  from jsonb_array_elements(${products.categories}) with ordinality c)`
