@@ -183,6 +183,11 @@ describe('imports', () => {
     const writerOfProducts = (await ctx.createApiKey(['products:write'])).key
     expect((await sendCsv(ctx, writerOfProducts, 'resource=customers', 'email\r\na@example.com')).statusCode).toBe(403)
     expect((await sendCsv(ctx, customer, 'resource=products', CSV)).statusCode).toBe(403)
+    // A multipart body cut short inside the file, or not multipart at all: 400 (it hung without an answer).
+    const truncated = '--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nproduct_slug\r\na\r\n'
+    for (const payload of [truncated, '"text"']) {
+      await ctx.expectError(400, 'validation_error', { method: 'POST', url: '/api/v1/imports?resource=products', token: admin, headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload })
+    }
     expect(await ctx.countRows('imports')).toBe(before)
     expect((await readdir(join(ROOT, 'private', 'imports'))).filter((name) => name.endsWith('.part'))).toEqual([])
   })

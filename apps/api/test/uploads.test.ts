@@ -107,6 +107,12 @@ describe('POST /products/:id/images with a file (multipart/form-data)', () => {
     noFile.append('alt', 'no file')
     expect((await send(baseUrl, admin, product.id, noFile)).status).toBe(400)
     expect(await filesOf(product.id)).toEqual([])
+    // A body that is not multipart at all, or one cut short inside the file: 400, never a 500 or no answer.
+    for (const payload of ['"text"', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n']) {
+      const error = await ctx.expectError(400, 'validation_error', { method: 'POST', url: `/api/v1/products/${product.id}/images`, token: admin, headers: { 'content-type': 'multipart/form-data; boundary=x' }, payload })
+      expect(error.message).toMatch(/^The multipart body could not be read/)
+    }
+    expect(await filesOf(product.id)).toEqual([])
     // And a customer may not upload at all.
     expect((await send(baseUrl, (await ctx.signIn('customer')).token, product.id, form(await png(10, 10), 'a.png', 'image/png'))).status).toBe(403)
   })

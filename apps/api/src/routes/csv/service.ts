@@ -109,10 +109,20 @@ export function createCsvService(db: Database, storage: FileStorage, publicUrl: 
       const id = newId()
       const storageKey = `private/imports/${id}.csv`
       const limited = byteCounter(options.maxBytes)
-      file.on('error', (error) => limited.destroy(error))
+      // The body's own failure (a multipart body cut short): the client's fault, a 400.
+      let bodyError: Error | undefined
+      const failBody = (error: Error) => {
+        bodyError = error
+        limited.destroy(error)
+      }
       // Too large before the storage starts reading: the storage's pipeline reports it, not the process.
       limited.on('error', () => {})
-      file.pipe(limited)
+      // A multipart part whose body ended early may be destroyed before it reaches here, with no event left to hear.
+      if (file.destroyed) failBody(file.errored ?? new Error('the body ended before the file did'))
+      else {
+        file.on('error', failBody)
+        file.pipe(limited)
+      }
       let size: number
       try {
         size = await storage.putStream(storageKey, limited, 'text/csv')
@@ -121,6 +131,7 @@ export function createCsvService(db: Database, storage: FileStorage, publicUrl: 
         if (error instanceof FileTooLargeError || (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
           throw new ApiError('payload_too_large', `The file is larger than IMPORT_MAX_BYTES (${options.maxBytes} bytes)`)
         }
+        if (bodyError) throw new ApiError('validation_error', `The file could not be read: ${bodyError.message}`)
         throw error
       }
       try {

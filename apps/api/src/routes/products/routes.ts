@@ -371,8 +371,8 @@ async function readImageForm(request: FastifyRequest, maxBytes: number): Promise
     if (error instanceof ApiError) throw error
     const code = (error as { code?: string }).code
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes)
-    if (code?.startsWith('FST_')) throw new ApiError('validation_error', `The multipart body could not be read: ${(error as Error).message}`)
-    throw error
+    // Anything else thrown while reading the parts is the body's fault (busboy's "Unexpected end of multipart data" has no code).
+    throw new ApiError('validation_error', `The multipart body could not be read: ${(error as Error).message}`)
   }
   if (!data) throw invalidField('file', "Field 'file' is required: the image file")
   if (fields.alt !== undefined && fields.alt.length > 500) throw invalidField('alt', "Field 'alt' must be at most 500 characters")
