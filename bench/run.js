@@ -513,6 +513,15 @@ async function main() {
       await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
       console.log(`bench: ${checkoutIds.length} open checkouts${spreadCheckoutIds ? `, ${spreadCheckoutIds.length} more of products stocked at 3 locations` : ''}`)
     }
+    if (runs('detail_fr') || runs('list_fr')) {
+      // Four products in five translated into French (title and description), the rest shown in the original.
+      const [{ count }] = await monitor`with added as (
+        insert into product_translations (product_id, locale, title, description)
+        select id, 'fr', 'Produit ' || title, 'En français. ' || coalesce(description, '') from products where right(id::text, 1) not in ('0', '1', '2')
+        on conflict do nothing returning 1) select count(*)::int as count from added`
+      await monitor.unsafe('vacuum (analyze) product_translations')
+      console.log(`bench: ${count} French translations added`)
+    }
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
     // The baseline first; the naive reference scenarios, the slowest, last.
     const scenarios = [
@@ -524,7 +533,15 @@ async function main() {
         ids: fixtures.ids,
         pathFor: (id) => `/api/v1/products/${id}`,
       },
+      {
+        key: 'detail_fr',
+        label: 'ours GET /api/v1/products/:id?locale=fr-CA',
+        base: apiBase,
+        ids: fixtures.ids,
+        pathFor: (id) => `/api/v1/products/${id}?locale=fr-CA`,
+      },
       { key: 'list', label: 'ours GET /api/v1/products', base: apiBase, path: '/api/v1/products', expect: listExpect },
+      { key: 'list_fr', label: 'ours GET /api/v1/products?locale=fr-CA', base: apiBase, path: '/api/v1/products?locale=fr-CA', expect: listExpect },
       {
         key: 'search_common',
         label: `ours GET /api/v1/products?search=${COMMON_WORD}`,

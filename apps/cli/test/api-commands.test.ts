@@ -196,6 +196,26 @@ describe('catalog: categories, products, variants, images', () => {
     const variant = await json<{ id: string }>(['products', 'variants', 'create', product.id, '--title', 'UK 9', '--options', '{"size":"9"}'])
     await json(['products', 'variants', 'update', product.id, variant.id, '--inventory-quantity', '3'])
     expect((await json<{ variants: { inventory_quantity: number }[] }>(['products', 'variants', 'list', product.id])).variants[0]!.inventory_quantity).toBe(3)
+
+    // Translations: set (the tag put in canonical form), read, list, delete; reads take --locale.
+    expect(await json(['products', 'translations', 'set', product.id, 'fr-ca', '--title', 'Coureur des crêtes'])).toMatchObject({ locale: 'fr-CA', title: 'Coureur des crêtes', description: null })
+    expect((await json<{ title: string }>(['products', 'translations', 'get', product.id, 'fr-CA'])).title).toBe('Coureur des crêtes')
+    expect((await json<{ translations: { locale: string }[] }>(['products', 'translations', 'list', product.id])).translations.map((t) => t.locale)).toEqual(['fr-CA'])
+    expect((await json<{ title: string }>(['products', 'get', product.id, '--locale', 'fr-CA'])).title).toBe('Coureur des crêtes')
+    await json(['products', 'variants', 'translations', 'set', product.id, variant.id, 'fr', '--title', 'Pointure 43'])
+    expect((await json<{ title: string }>(['products', 'variants', 'translations', 'get', product.id, variant.id, 'fr'])).title).toBe('Pointure 43')
+    expect((await json<{ translations: unknown[] }>(['products', 'variants', 'translations', 'list', product.id, variant.id])).translations).toHaveLength(1)
+    expect((await json<{ variants: { title: string }[] }>(['products', 'variants', 'list', product.id, '--locale', 'fr-BE'])).variants[0]!.title).toBe('Pointure 43')
+    expect((await commerce(['products', 'variants', 'translations', 'delete', product.id, variant.id, 'fr'])).stdout.trim()).toBe('Done.')
+    expect((await commerce(['products', 'translations', 'delete', product.id, 'fr-CA'])).stdout.trim()).toBe('Done.')
+    const badLocale = await commerce(['products', 'translations', 'set', product.id, 'fr_CA', '--title', 'X'])
+    expect([badLocale.code, errorText(badLocale.stderr)]).toEqual([1, expect.stringContaining('locale')])
+    await json(['categories', 'translations', 'set', category.id, 'fr', '--name', 'Chaussures de trail'])
+    expect((await json<{ name: string }>(['categories', 'translations', 'get', category.id, 'fr'])).name).toBe('Chaussures de trail')
+    expect((await json<{ translations: unknown[] }>(['categories', 'translations', 'list', category.id])).translations).toHaveLength(1)
+    expect((await json<{ categories: { name: string }[] }>(['categories', 'list', '--locale', 'fr'])).categories[0]!.name).toBe('Chaussures de trail')
+    expect((await commerce(['categories', 'translations', 'delete', category.id, 'fr'])).stdout.trim()).toBe('Done.')
+
     expect((await commerce(['products', 'variants', 'delete', product.id, variant.id])).stdout.trim()).toBe('Done.')
 
     const image = await json<{ id: string }>(['products', 'images', 'create', product.id, '--url', 'https://cdn.example.com/fell.jpg'])
