@@ -4,6 +4,7 @@
  * Which shape to run, the totals' cache and the cursor are the API's (routes/products/list.ts).
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Database } from '../client.js'
 import { productCategories, products, productTranslations } from '../schema/index.js'
 import { localizedProductColumns, productColumns } from './product-detail.js'
@@ -48,9 +49,11 @@ const translationMatches = sql`(select ${productTranslations.productId} from ${p
   where ${productTranslations.locale} = any(${LOCALES}) and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)`
 // Two GIN reads, the original words' and the translations'.
 const localizedSearchMatches = sql`${products.id} in (select ${products.id} from ${products} where ${searchMatches} union ${translationMatches})`
-const localizedSearchMatchesWalking = sql`(${searchMatches} or exists (select from ${productTranslations}
+// Each product's translations read by its key as the walk meets it: written as EXISTS, the
+// planner read every translation's words first (a hashed subplan, 34 ms a page instead of 2).
+const localizedSearchMatchesWalking = sql`(${searchMatches} or (select true from ${productTranslations}
   where ${productTranslations.productId} = ${products.id} and ${productTranslations.locale} = any(${LOCALES})
-  and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)) is true`
+  and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery limit 1)) is true`
 const inCategory = and(
   eq(productCategories.productId, products.id),
   eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),
@@ -66,13 +69,23 @@ function filters(shape: Pick<ProductListShape, 'includeInactive'> & { search: SQ
 
 /** A page of products of this shape, newest first, with the catalog revision it was read at; prepared as `name`. */
 export function productPageStatement(db: Database, shape: ProductListShape, name: string) {
-  const translation = productTranslationJoin(db)
-  const columns = shape.localized ? localizedProductColumns(translation) : productColumns
-  const query = db
-    .select({ ...columns, revision: catalogRevision })
-    .from(products)
-    .$dynamic()
-  if (shape.localized) query.leftJoinLateral(translation, sql`true`)
+  if (!shape.localized) return walk(db.select({ ...productColumns, revision: catalogRevision }).from(products).$dynamic(), shape).prepare(name)
+  // The page's ids first, then their text along the chain, joined to the page (a subquery with
+  // a limit, which the planner keeps whole): joined to products, a generic plan read the
+  // translation of every product before cutting the page (1 request a second).
+  const page = walk(db.select({ id: products.id }).from(products).$dynamic(), shape).as('page')
+  const translation = productTranslationJoin(db, page.id)
+  return db
+    .select({ ...localizedProductColumns(translation), revision: catalogRevision })
+    .from(page)
+    .innerJoin(products, eq(products.id, page.id))
+    .leftJoinLateral(translation, sql`true`)
+    .orderBy(desc(page.id))
+    .prepare(name)
+}
+
+/** The page's filters, order, limit and offset on a query of products. */
+function walk<Query extends PgSelect>(query: Query, shape: ProductListShape): Query {
   const search = shape.localized
     ? { none: undefined, few: localizedSearchMatches, many: localizedSearchMatchesWalking }[shape.search]
     : { none: undefined, few: searchMatches, many: searchMatchesWalking }[shape.search]
@@ -101,7 +114,7 @@ export function productPageStatement(db: Database, shape: ProductListShape, name
   } else {
     query.where(where).orderBy(desc(products.id)).limit(limit).offset(offset)
   }
-  return query.prepare(name)
+  return query
 }
 
 /** How many products a shape matches (the search as 'many' counts them all), with the catalog revision; prepared as `name`. */

@@ -18,10 +18,11 @@ const firstTranslated = (column: AnyColumn, locale: AnyColumn) =>
   sql`(array_agg(${column} order by ${chainOrder(locale)}) filter (where ${column} is not null))[1]`
 
 /**
- * The product's translation along the chain, as one row joined laterally to `products`
- * (`leftJoinLateral(join, sql\`true\`)`): title, description and the earliest locale found.
+ * The translation along the chain of the product whose id is `productId` (by default the row of
+ * `products`), as one row to join laterally (`leftJoinLateral(join, sql\`true\`)`): title,
+ * description and the earliest locale found.
  */
-export function productTranslationJoin(db: Database) {
+export function productTranslationJoin(db: Database, productId: SQL | AnyColumn = products.id) {
   return db
     .select({
       title: sql<string | null>`${firstTranslated(productTranslations.title, productTranslations.locale)}`.as('translated_title'),
@@ -29,7 +30,7 @@ export function productTranslationJoin(db: Database) {
       locale: sql<string | null>`(array_agg(${productTranslations.locale} order by ${chainOrder(productTranslations.locale)}))[1]`.as('translated_locale'),
     })
     .from(productTranslations)
-    .where(and(eq(productTranslations.productId, products.id), inChain(productTranslations.locale)))
+    .where(and(eq(productTranslations.productId, productId), inChain(productTranslations.locale)))
     .as('product_translation')
 }
 
