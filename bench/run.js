@@ -513,7 +513,7 @@ async function main() {
       await monitor.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
       console.log(`bench: ${checkoutIds.length} open checkouts${spreadCheckoutIds ? `, ${spreadCheckoutIds.length} more of products stocked at 3 locations` : ''}`)
     }
-    if (runs('detail_fr') || runs('list_fr')) {
+    if (runs('detail_fr') || runs('list_fr') || runs('search_common_fr')) {
       // Four products in five translated into French (title and description), the rest shown in the original.
       const [{ count }] = await monitor`with added as (
         insert into product_translations (product_id, locale, title, description)
@@ -547,6 +547,13 @@ async function main() {
         label: `ours GET /api/v1/products?search=${COMMON_WORD}`,
         base: apiBase,
         path: `/api/v1/products?search=${COMMON_WORD}`,
+        expect: { total: fixtures.common, word: COMMON_WORD },
+      },
+      {
+        key: 'search_common_fr',
+        label: `ours GET /api/v1/products?search=${COMMON_WORD}&locale=fr-CA`,
+        base: apiBase,
+        path: `/api/v1/products?search=${COMMON_WORD}&locale=fr-CA`,
         expect: { total: fixtures.common, word: COMMON_WORD },
       },
       {
