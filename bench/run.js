@@ -540,6 +540,14 @@ async function main() {
         ids: fixtures.ids,
         pathFor: (id) => `/api/v1/products/${id}?locale=fr-CA`,
       },
+      {
+        // A locale without any translation (a browser's Accept-Language on a shop without them).
+        key: 'detail_de',
+        label: 'ours GET /api/v1/products/:id?locale=de',
+        base: apiBase,
+        ids: fixtures.ids,
+        pathFor: (id) => `/api/v1/products/${id}?locale=de`,
+      },
       { key: 'list', label: 'ours GET /api/v1/products', base: apiBase, path: '/api/v1/products', expect: listExpect },
       { key: 'list_fr', label: 'ours GET /api/v1/products?locale=fr-CA', base: apiBase, path: '/api/v1/products?locale=fr-CA', expect: listExpect },
       {

@@ -15,6 +15,7 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
+import translatedLocalesPlugin from './plugins/translated-locales.js'
 import filesPlugin from './plugins/files.js'
 import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import fieldSelectionPlugin from './plugins/field-selection.js'
@@ -149,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // preflight route it adds.
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(databasePlugin, { main, catalog, listen })
+  await app.register(translatedLocalesPlugin)
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
   // Before any route: each read gets `fields` as it is registered.

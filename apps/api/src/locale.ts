@@ -13,12 +13,15 @@ export function requireLocale(tag: string, field = 'locale'): string {
   return canonical
 }
 
-/** The chain of locales the request asks for ([]: the original text). */
+/**
+ * The chain of locales the request asks for that have any translation ([]: the original text,
+ * read by the untranslated statement).
+ */
 export function requestedLocales(request: FastifyRequest): string[] {
   const tag = (request.query as { locale?: string }).locale
-  if (tag !== undefined) return localeChain([requireLocale(tag)])
+  if (tag !== undefined) return request.server.translatedLocales.filter(localeChain([requireLocale(tag)]))
   const header = request.headers['accept-language']
-  return header ? localeChain(acceptedLanguages(header)) : []
+  return header ? request.server.translatedLocales.filter(localeChain(acceptedLanguages(header))) : []
 }
 
 /**

@@ -215,6 +215,27 @@ describe('searching in a locale', () => {
   })
 })
 
+describe('the translated locales each instance knows', () => {
+  test('a locale first translated through another instance shows once this one refreshes; a read in an untranslated locale is the original', async ({ ctx, admin }) => {
+    const product = await makeProduct(ctx, admin, { title: 'Kettle' })
+    const category = await ctx.expectStatus<Category>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: 'Kitchen' } })
+    // Written as another API instance would: not through this one.
+    await ctx.handle.sql`insert into product_translations (product_id, locale, title) values (${product.id}, 'pt-BR', 'Chaleira')`
+    await ctx.handle.sql`insert into category_translations (category_id, locale, name) values (${category.id}, 'eu', 'Sukaldea')`
+    const read = async () => ({
+      product: await ctx.request({ method: 'GET', url: `${PRODUCTS}/${product.id}`, headers: { 'accept-language': 'pt-BR' } }),
+      category: (await ctx.expectStatus<Category>(200, { method: 'GET', url: `/api/v1/categories/${category.id}?locale=eu` })).name,
+    })
+    const before = await read()
+    expect([before.product.json().title, before.product.headers['content-language'], before.category]).toEqual(['Kettle', undefined, 'Kitchen'])
+    expect(before.product.headers.vary).toContain('Accept-Language')
+
+    await ctx.app.translatedLocales.refresh()
+    const after = await read()
+    expect([after.product.json().title, after.product.headers['content-language'], after.category]).toEqual(['Chaleira', 'pt-BR', 'Sukaldea'])
+  })
+})
+
 describe('the catalog pool', () => {
   test('runs its generic plans without JIT: a translated page estimated as a tenth of the table compiled for 258 ms', async ({ ctx }) => {
     const [row] = await ctx.app.catalogDb.execute<{ jit: string; plans: string }>(sql`select current_setting('jit') as jit, current_setting('plan_cache_mode') as plans`)

@@ -38,3 +38,13 @@ CREATE INDEX "product_translations_search_idx" ON "product_translations" USING g
 CREATE TRIGGER "product_translations_bump_catalog_revision"
   AFTER INSERT OR DELETE OR UPDATE OF "title", "description" ON "product_translations"
   FOR EACH STATEMENT EXECUTE FUNCTION "bump_catalog_revision"();
+--> statement-breakpoint
+-- A new translation may be the first in its locale: the API instances list the translated
+-- locales again when the revision moves (plugins/translated-locales.ts).
+CREATE TRIGGER "variant_translations_bump_catalog_revision"
+  AFTER INSERT ON "variant_translations"
+  FOR EACH STATEMENT EXECUTE FUNCTION "bump_catalog_revision"();
+--> statement-breakpoint
+CREATE TRIGGER "category_translations_bump_catalog_revision"
+  AFTER INSERT ON "category_translations"
+  FOR EACH STATEMENT EXECUTE FUNCTION "bump_catalog_revision"();

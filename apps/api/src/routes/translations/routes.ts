@@ -112,7 +112,9 @@ export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (request, reply) => {
         const params = request.params as OwnerIds & { locale: string }
         // The body was checked against this resource's own schema (`resource.body`).
-        const written = await service.put(params, requireLocale(params.locale), request.body as never, String(request.id))
+        const locale = requireLocale(params.locale)
+        const written = await service.put(params, locale, request.body as never, String(request.id))
+        app.translatedLocales.add(locale)
         return reply.code(written.created ? 201 : 200).send(written.translation)
       },
     )
