@@ -144,7 +144,7 @@ export {
 } from './sql/order-read.js'
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
 export { prepareLocalizedProductDetail, prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
-export { categoryTranslationLocale, translatedCategoryField, translatedVariantTitle } from './sql/translations.js'
+export { categoryTranslationLocale, translatedCategoryField, translatedLocalesSince, translatedVariantTitle } from './sql/translations.js'
 export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
 export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
 export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'

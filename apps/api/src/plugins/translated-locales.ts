@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { translatedLocalesSince } from '@commerce/db'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,30 +37,23 @@ export default fp(
       filter: (chain) => (known.size === 0 ? [] : chain.filter((locale) => known.has(locale))),
       add: (locale) => void known.add(locale),
       async refresh() {
-        // The revision first: a translation committed after it moves it again, for the next refresh.
-        const [current] = await app.sql<{ revision: string }[]>`select revision::text from catalog_revision`
-        const revision = current!.revision
-        if (revision === seenRevision) return
-        const rows = await app.sql<{ locale: string }[]>`
-          select locale from product_translations union select locale from variant_translations union select locale from category_translations`
-        known = new Set(rows.map((row) => row.locale))
-        seenRevision = revision
+        const found = await translatedLocalesSince(app.sql, seenRevision)
+        if (found.locales) known = new Set(found.locales)
+        seenRevision = found.revision
       },
     }
     app.decorate('translatedLocales', locales)
 
     let timer: NodeJS.Timeout | undefined
+    // Never fatal: until a refresh succeeds, reads show the original text (and the app builds its
+    // OpenAPI document with no database at all).
+    const refresh = () => locales.refresh().catch((error: unknown) => app.log.warn({ err: error }, 'could not list the translated locales'))
     const refreshLater = () => {
-      timer = setTimeout(() => {
-        locales
-          .refresh()
-          .catch((error: unknown) => app.log.warn({ err: error }, 'could not list the translated locales'))
-          .finally(refreshLater)
-      }, REFRESH_MS)
+      timer = setTimeout(() => void refresh().finally(refreshLater), REFRESH_MS)
       timer.unref()
     }
     app.addHook('onReady', async () => {
-      await locales.refresh()
+      await refresh()
       refreshLater()
     })
     app.addHook('onClose', async () => clearTimeout(timer))

@@ -6,6 +6,7 @@
  */
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { Database } from '../client.js'
+import type { SqlClient } from '../transaction.js'
 import { categoryTranslations, productTranslations, products, variantTranslations } from '../schema/index.js'
 
 /** The chain of locales to try, in order: a text[] bound at execution. */
@@ -60,3 +61,19 @@ export function categoryTranslationLocale(categoryId: SQL | AnyColumn): SQL<stri
 export const translatedProductCategories = sql<{ id: string; name: string; slug: string }[]>`(
   select coalesce(jsonb_agg(jsonb_set(c.value, '{name}', to_jsonb(${translatedCategoryField(sql`(c.value->>'id')::uuid`, 'name', sql`c.value->>'name'`)})) order by c.ordinality), '[]'::jsonb)
   from jsonb_array_elements(${products.categories}) with ordinality c)`
+
+const REVISION = 'select revision::text as revision from catalog_revision'
+const LOCALES_TRANSLATED = 'select locale from product_translations union select locale from variant_translations union select locale from category_translations'
+
+/**
+ * The catalog revision and, when it is not `seen`, every locale that has a translation (the API
+ * instances' set of translated locales: apps/api plugins/translated-locales.ts). The revision is
+ * read first: a translation committed after it moves it again.
+ */
+export async function translatedLocalesSince(client: SqlClient, seen: string | undefined): Promise<{ revision: string; locales?: string[] }> {
+  const [current] = await client.unsafe<{ revision: string }[]>(REVISION, [], { prepare: true })
+  const revision = current!.revision
+  if (revision === seen) return { revision }
+  const rows = await client.unsafe<{ locale: string }[]>(LOCALES_TRANSLATED, [], { prepare: true })
+  return { revision, locales: rows.map((row) => row.locale) }
+}
