@@ -19,9 +19,9 @@ export function requireLocale(tag: string, field = 'locale'): string {
  */
 export function requestedLocales(request: FastifyRequest): string[] {
   const tag = (request.query as { locale?: string }).locale
-  if (tag !== undefined) return request.server.translatedLocales.filter(localeChain([requireLocale(tag)]))
   const header = request.headers['accept-language']
-  return header ? request.server.translatedLocales.filter(localeChain(acceptedLanguages(header))) : []
+  const wanted = tag !== undefined ? [requireLocale(tag)] : header ? acceptedLanguages(header) : []
+  return wanted.length === 0 ? [] : request.server.translatedLocales.filter(localeChain(wanted))
 }
 
 /**

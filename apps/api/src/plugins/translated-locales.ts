@@ -34,7 +34,7 @@ export default fp(
     let known = new Set<string>()
     let seenRevision: string | undefined
     const locales: TranslatedLocales = {
-      filter: (chain) => (known.size === 0 ? [] : chain.filter((locale) => known.has(locale))),
+      filter: (chain) => chain.filter((locale) => known.has(locale)),
       add: (locale) => void known.add(locale),
       async refresh() {
         const found = await translatedLocalesSince(app.sql, seenRevision)

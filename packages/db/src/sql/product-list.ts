@@ -8,7 +8,7 @@ import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Database } from '../client.js'
 import { productCategories, products, productTranslations } from '../schema/index.js'
 import { localizedProductColumns, productColumns } from './product-detail.js'
-import { LOCALES, productTranslationJoin } from './translations.js'
+import { inChain, productTranslationJoin } from './translations.js'
 
 export interface ProductListShape {
   includeInactive: boolean
@@ -46,13 +46,13 @@ const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search'
 const searchMatchesWalking = sql`(${searchMatches}) is true`
 // With a chain of locales a search also finds the words of the products' translations in it.
 const translationMatches = sql`(select ${productTranslations.productId} from ${productTranslations}
-  where ${productTranslations.locale} = any(${LOCALES}) and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)`
+  where ${inChain(productTranslations.locale)} and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)`
 // Two GIN reads, the original words' and the translations'.
 const localizedSearchMatches = sql`${products.id} in (select ${products.id} from ${products} where ${searchMatches} union ${translationMatches})`
 // Each product's translations read by its key as the walk meets it: written as EXISTS, the
 // planner read every translation's words first (a hashed subplan, 34 ms a page instead of 2).
 const localizedSearchMatchesWalking = sql`(${searchMatches} or (select true from ${productTranslations}
-  where ${productTranslations.productId} = ${products.id} and ${productTranslations.locale} = any(${LOCALES})
+  where ${productTranslations.productId} = ${products.id} and ${inChain(productTranslations.locale)}
   and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery limit 1)) is true`
 const inCategory = and(
   eq(productCategories.productId, products.id),

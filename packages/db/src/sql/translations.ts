@@ -10,9 +10,10 @@ import type { SqlClient } from '../transaction.js'
 import { categoryTranslations, productTranslations, products, variantTranslations } from '../schema/index.js'
 
 /** The chain of locales to try, in order: a text[] bound at execution. */
-export const LOCALES = sql`${sql.placeholder('locales')}::text[]`
+const LOCALES = sql`${sql.placeholder('locales')}::text[]`
 
-const inChain = (locale: AnyColumn) => sql`${locale} = any(${LOCALES})`
+/** `locale` is one of the chain's. */
+export const inChain = (locale: AnyColumn) => sql`${locale} = any(${LOCALES})`
 const chainOrder = (locale: AnyColumn) => sql`array_position(${LOCALES}, ${locale})`
 /** The value of `column` in the earliest locale of the chain that has one. */
 const firstTranslated = (column: AnyColumn, locale: AnyColumn) =>
