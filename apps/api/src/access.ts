@@ -44,6 +44,9 @@ export const resourceScope = (action: (typeof SCOPE_ACTIONS)[number]): Access =>
 /** Uploaded files served from this instance's disk (STORAGE=disk): anyone, as a CDN would serve them. */
 export const FILES_ACCESS: Readonly<Record<string, Access>> = { 'GET /files/*': PUBLIC }
 
+/** The admin dashboard's static files (its data comes from the API, which checks who asks). */
+export const ADMIN_ACCESS: Readonly<Record<string, Access>> = { 'GET /admin': PUBLIC, 'GET /admin/assets/*': PUBLIC }
+
 export const CORS_PREFLIGHT_ACCESS: Readonly<Record<string, Access>> = { 'OPTIONS *': PUBLIC }
 
 export const ACCESS: Readonly<Record<string, Access>> = {

@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats'
 import { randomUUID } from 'node:crypto'
 import { createDb } from '@commerce/db'
 import { logDestination, logOptions, type LogDestination, type LogLevel } from '@commerce/runtime/logger'
-import { ACCESS, CORS_PREFLIGHT_ACCESS, FILES_ACCESS, PUBLIC } from './access.js'
+import { ACCESS, ADMIN_ACCESS, CORS_PREFLIGHT_ACCESS, FILES_ACCESS, PUBLIC } from './access.js'
 import type { Config } from './config.js'
 import { ApiError } from './errors.js'
 import { createIdempotency } from './idempotency.js'
@@ -17,6 +17,7 @@ import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
 import translatedLocalesPlugin from './plugins/translated-locales.js'
 import filesPlugin from './plugins/files.js'
+import adminPlugin from './plugins/admin.js'
 import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import fieldSelectionPlugin from './plugins/field-selection.js'
 import metricsPlugin from './plugins/metrics.js'
@@ -143,7 +144,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(websocketPlugin)
   // Before any route, the reference page's too: each route gets its guard as it is registered.
   await app.register(accessPlugin, {
-    table: { ...ACCESS, ...(config.corsOrigins ? CORS_PREFLIGHT_ACCESS : {}), ...(config.storage.root ? FILES_ACCESS : {}) },
+    table: {
+      ...ACCESS,
+      ...(config.corsOrigins ? CORS_PREFLIGHT_ACCESS : {}),
+      ...(config.storage.root ? FILES_ACCESS : {}),
+      ...(config.adminDir ? ADMIN_ACCESS : {}),
+    },
   })
   // Before the auth and rate-limit hooks, so that a refusal answered to an allowed origin carries
   // the CORS headers its page needs to read the error; after the access plugin, which guards the
@@ -165,6 +171,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Uploaded files, when they are on this instance's disk.
   await app.register(filesPlugin, { storage: config.storage })
+  // The admin dashboard, when it is built.
+  if (config.adminDir) {
+    await app.register(adminPlugin, { root: config.adminDir, otherOrigins: [new URL(config.storage.url('x')).origin, new URL(config.publicUrl).origin] })
+  }
 
   app.decorate('paymentProvider', options.paymentProvider ?? config.paymentProvider)
   app.decorate('idempotency', createIdempotency(app.db))

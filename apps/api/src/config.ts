@@ -1,7 +1,8 @@
 /** The API's configuration: read from the environment once, validated, frozen. */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { Type } from 'typebox'
 import { DEFAULT_SCRYPT_COST, type PaymentProvider } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
@@ -103,6 +104,8 @@ export interface Config {
    * `'*'` for any. Undefined: no CORS headers at all, and WebSocket upgrades are not checked.
    */
   corsOrigins: '*' | readonly string[] | undefined
+  /** The built admin dashboard, served at /admin/; undefined when it is not built (ADMIN_DIR, else @commerce/admin's dist/). */
+  adminDir: string | undefined
   /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
   tracing: TracingSettings | undefined
   /** How long closing may take on SIGTERM before the process exits anyway. */
@@ -166,6 +169,12 @@ export const API_VARIABLES = {
   /** The largest CSV file an import may be, in bytes (256 MiB: a catalog of about a million variants). */
   IMPORT_MAX_BYTES: integer({ min: 1024, max: 16 * 1024 * 1024 * 1024, default: 256 * 1024 * 1024 }),
   CORS_ORIGINS,
+  /** Another build of the dashboard to serve at /admin/ (a folder with index.html); default: @commerce/admin's. */
+  ADMIN_DIR: custom({
+    schema: Type.String(),
+    decode: (text) => (existsSync(join(text, 'index.html')) ? text : undefined),
+    problem: 'must be a folder with index.html (a built dashboard)',
+  }),
   ...LOGGING,
   ...TRACING,
   ...shutdownVariables('10s'),
@@ -227,9 +236,21 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     uploadMaxBytes: v.UPLOAD_MAX_BYTES,
     importMaxBytes: v.IMPORT_MAX_BYTES,
     corsOrigins: v.CORS_ORIGINS,
+    adminDir: builtDashboard(v.ADMIN_DIR),
     tracing: tracingSettings(v, 'commerce-api'),
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   })
+}
+
+/** The dashboard's folder: the one given, else the built @commerce/admin beside the API; undefined when it is not built. */
+function builtDashboard(given: string | undefined): string | undefined {
+  if (given) return given
+  try {
+    const folder = join(dirname(createRequire(import.meta.url).resolve('@commerce/admin/package.json')), 'dist')
+    return existsSync(join(folder, 'index.html')) ? folder : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** `https://shop.example.com[:port]` exactly as a browser sends it in `Origin`. */

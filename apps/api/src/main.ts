@@ -44,9 +44,10 @@ try {
   const port = typeof address === 'object' && address ? address.port : config.port
   const shownHost = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host
   const base = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`
+  const admin = config.adminDir ? `${base}/admin/` : undefined
   logger.info(
-    { api: `${base}/api/v1`, docs: `${base}/docs`, database: database.startedHere ? 'embedded' : 'external', tracing: config.tracing !== undefined },
-    `Commerce API ready at ${base}/api/v1 — API reference at ${base}/docs`,
+    { api: `${base}/api/v1`, docs: `${base}/docs`, admin, database: database.startedHere ? 'embedded' : 'external', tracing: config.tracing !== undefined },
+    `Commerce API ready at ${base}/api/v1 — API reference at ${base}/docs${admin ? ` — admin dashboard at ${admin}` : ''}`,
   )
 } catch (error) {
   await shutdown.exit(1, { err: error, reason: 'the API could not start' })

@@ -61,6 +61,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     uploadMaxBytes: 10 * 1024 * 1024,
     importMaxBytes: 64 * 1024 * 1024,
     corsOrigins: undefined,
+    adminDir: undefined,
     tracing: undefined,
     shutdownGraceMs: 10_000,
     ...overrides,

@@ -1,0 +1,323 @@
+/**
+ * The dashboard as staff use it: the built app served by the real API process at /admin/, the
+ * worker beside it, a real PostgreSQL, and Debian's Chromium (installed by .ci/run when missing;
+ * never a browser downloaded by Playwright). Each step is done through the page, by label and
+ * role as a person (or a screen reader) finds things, and checked through the API. Screenshots of
+ * the main screens go to test/screenshots/; every screen is checked with axe-core.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest'
+import { createClient, type CommerceClient } from '@commerce/client'
+import { createDb, createUser, type DatabaseHandle } from '@commerce/db'
+import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
+import { hashPassword } from '@commerce/domain'
+// The processes as the other apps' tests start them: a test harness, not a runtime import.
+import { startApi, startWorker, stopProcess } from '../../api/test/processes.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
+const BUILD = fileURLToPath(new URL('../dist/index.html', import.meta.url))
+const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url))
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+const ADMIN = { email: 'owner@example.com', password: 'a long and careful password' }
+const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' as const }
+
+let database: TestDatabase
+let handle: DatabaseHandle
+let dataDir: string
+let api: Awaited<ReturnType<typeof startApi>>
+let worker: ReturnType<typeof startWorker>
+let baseUrl: string
+let admin: CommerceClient
+let browser: Browser
+let context: BrowserContext
+let page: Page
+/** What the browser reported as errors (a script or style refused by the page's policy among them). */
+const browserErrors: string[] = []
+/** Every address the page asked for: none may be on another site. */
+const requested = new Set<string>()
+
+/** A receiver of webhook deliveries that fails until told otherwise. */
+const receiver = {
+  failing: true,
+  received: [] as { headers: IncomingHttpHeaders; body: string }[],
+  server: undefined as Server | undefined,
+  url: '',
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`)
+  if (!existsSync(BUILD)) throw new Error(`${BUILD} is missing: run pnpm build`)
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  database = await createTestDatabase(inject('adminUrl'), inject('template'))
+  handle = createDb({ url: database.url, poolMax: 2 })
+  await createUser(handle.db, { email: ADMIN.email, passwordHash: await hashPassword(ADMIN.password, 1024), role: 'admin' })
+  dataDir = await mkdtemp(join(tmpdir(), 'admin-e2e-'))
+  // localhost, as PUBLIC_URL defaults to: the page, its uploads and its images share one origin.
+  api = await startApi(database.url, { COMMERCE_DATA_DIR: dataDir })
+  baseUrl = api.baseUrl.replace('127.0.0.1', 'localhost')
+  // Retries 200 ms apart: a delivery to a failing receiver is marked failed within a second.
+  worker = startWorker(database.url, { WEBHOOK_RETRY_SCHEDULE: '200ms', COMMERCE_DATA_DIR: dataDir })
+  admin = createClient({ baseUrl })
+  await admin.signIn(ADMIN)
+
+  receiver.server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk: Buffer) => (body += chunk))
+    request.on('end', () => {
+      receiver.received.push({ headers: request.headers, body })
+      response.writeHead(receiver.failing ? 500 : 204).end(receiver.failing ? 'receiver is down' : undefined)
+    })
+  })
+  await new Promise<void>((resolve) => receiver.server!.listen(0, '127.0.0.1', resolve))
+  receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}/hooks`
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS })
+  context = await browser.newContext({ viewport: { width: 1366, height: 900 } })
+  page = await context.newPage()
+  page.on('console', (message) => {
+    if (message.type() === 'error') browserErrors.push(message.text())
+  })
+  page.on('pageerror', (error) => browserErrors.push(error.message))
+  page.on('request', (request) => requested.add(request.url()))
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all([stopProcess(api?.process), stopProcess(worker)])
+  await new Promise((resolve) => receiver.server?.close(resolve))
+  await handle?.close()
+  await database?.drop()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+})
+
+/** The serious and critical accessibility violations axe-core finds on the page as it is now. */
+async function accessibilityViolations(): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not restrict.
+  await page.evaluate(AXE_SOURCE)
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe
+    const { violations } = await axe.run(document, { resultTypes: ['violations'] })
+    return violations.map((violation) => ({ id: violation.id, impact: violation.impact, help: violation.help, targets: violation.nodes.map((node) => node.target.join(' ')) }))
+  })
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.help} (${violation.targets.join(', ')})`)
+}
+
+/** No serious or critical violation, each named with the elements at fault. */
+async function expectAccessible(screen = '') {
+  expect((await accessibilityViolations()).join('\n'), screen).toBe('')
+}
+
+/** A screen by the navigation, as a person goes there. */
+async function open(link: string, heading: string | RegExp = link) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click()
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor()
+}
+
+async function screenshot(name: string) {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** A PNG of a teapot-coloured square, as a camera would not make it. */
+const teapotPicture = () => sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 30, g: 110, b: 90 } } }).png().toBuffer()
+
+describe('the admin dashboard in a browser', () => {
+  test('sign-in refuses a wrong password with a message, then opens the orders', async () => {
+    await page.goto(`${baseUrl}/admin/`)
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+    await expectAccessible()
+    await screenshot('sign-in')
+    // By keyboard alone: the email field has focus, Tab moves on, Enter submits.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email')
+    await page.keyboard.type(ADMIN.email)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type('not the password')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/password|credentials/i)
+
+    await page.getByLabel('Password').fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Orders' }).waitFor()
+    await expect.poll(() => page.getByRole('status', { name: /Live updates/ }).textContent()).toContain('Live')
+  })
+
+  test('creates a product, then gives it an image by upload', async () => {
+    await open('Products')
+    await page.getByRole('link', { name: 'New product' }).click()
+    await page.getByLabel('Title').fill('Enamel teapot')
+    await page.getByLabel('Price').fill('24.50')
+    await page.getByLabel('Currency').fill('GBP')
+    await page.getByRole('button', { name: 'Create product' }).click()
+    await page.getByRole('heading', { level: 1, name: /Enamel teapot/ }).waitFor()
+    const productId = page.url().split('/products/')[1]!
+    const created = await admin.getProduct(productId)
+    expect(created).toMatchObject({ title: 'Enamel teapot', price: 24.5, currency: 'GBP' })
+
+    await page.getByLabel('Image file').setInputFiles({ name: 'teapot.png', mimeType: 'image/png', buffer: await teapotPicture() })
+    await page.getByLabel('Alt text').fill('A green enamel teapot')
+    await page.getByRole('button', { name: 'Upload image' }).click()
+    const image = page.getByRole('img', { name: 'A green enamel teapot' })
+    await image.waitFor()
+    // The browser shows the stored file, not the one it sent.
+    await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth)).toBeGreaterThan(0)
+    const { images } = await admin.listProductImages(productId)
+    expect(images).toMatchObject([{ alt: 'A green enamel teapot' }])
+    await expectAccessible()
+    await screenshot('product')
+
+    await open('Products')
+    await page.getByRole('link', { name: 'Enamel teapot' }).waitFor()
+    await expectAccessible()
+    await screenshot('products')
+  })
+
+  test('an order placed through the API appears live; staff fulfil it, then refund it', async () => {
+    const product = await admin.createProduct({ title: 'Cast-iron kettle', price: 39.99, currency: 'GBP', inventory_quantity: 10 })
+    await open('Orders')
+    // Marked, to show that what follows arrives without a reload.
+    await page.evaluate(() => ((window as unknown as { unreloaded: boolean }).unreloaded = true))
+
+    const shopper = createClient({ baseUrl })
+    const cart = await shopper.createCart({ currency: 'GBP' })
+    await shopper.addCartItem(cart.id, { product_id: product.id, quantity: 2 })
+    const checkout = await shopper.createCheckout({ cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS })
+    const order = await shopper.completeCheckout(checkout.id, { payment: { method: 'card', token: 'tok_visa' } })
+    if (!('order_number' in order)) return expect.fail('the test provider asked for an action')
+
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: order.order_number }) })
+    await row.waitFor({ timeout: 10_000 })
+    expect(await page.evaluate(() => (window as unknown as { unreloaded?: boolean }).unreloaded)).toBe(true)
+    expect(await row.textContent()).toContain('£79.98')
+    await expectAccessible()
+    await screenshot('orders')
+
+    await open('Activity')
+    await page.getByRole('log').getByRole('link', { name: order.order_number }).first().waitFor()
+    expect(await page.getByRole('log').textContent()).toContain('order.created')
+    await expectAccessible()
+    await screenshot('activity')
+
+    await open('Orders')
+    await page.getByRole('link', { name: order.order_number }).click()
+    await page.getByRole('heading', { level: 1, name: `Order ${order.order_number}` }).waitFor()
+    await expectAccessible()
+
+    // Fulfil: the dialog opens by keyboard, Escape closes it, and then it is used.
+    await page.getByRole('button', { name: 'Fulfil', exact: true }).focus()
+    await page.keyboard.press('Enter')
+    const fulfil = page.getByRole('dialog', { name: `Fulfil order ${order.order_number}` })
+    await fulfil.waitFor()
+    await page.keyboard.press('Escape')
+    await fulfil.waitFor({ state: 'detached' })
+    await page.getByRole('button', { name: 'Fulfil', exact: true }).click()
+    await expectAccessible()
+    await fulfil.getByLabel('Carrier').fill('Royal Mail')
+    await fulfil.getByLabel('Tracking number').fill('RM123456789GB')
+    await fulfil.getByRole('button', { name: 'Create fulfillment' }).click()
+    await page.getByRole('status').filter({ hasText: 'Fulfillment created.' }).waitFor()
+    await page.getByRole('cell', { name: 'RM123456789GB' }).waitFor()
+    const fulfilled = await admin.getOrder(order.id)
+    expect(fulfilled).toMatchObject({ status: 'shipped', fulfillment_status: 'fulfilled', fulfillments: [{ carrier: 'Royal Mail', tracking_number: 'RM123456789GB' }] })
+
+    // Refund part of it: the amount is read exactly as typed.
+    await page.getByRole('button', { name: 'Refund', exact: true }).click()
+    const refund = page.getByRole('dialog', { name: 'Refund the payment' })
+    await refund.getByLabel('Amount (GBP)').fill('10.015')
+    await refund.getByRole('button', { name: 'Refund', exact: true }).click()
+    await refund.getByText('GBP has 2 decimal places at most').waitFor()
+    await refund.getByLabel('Amount (GBP)').fill('10.01')
+    await refund.getByLabel('Reason').fill('Dented lid')
+    await refund.getByRole('button', { name: 'Refund', exact: true }).click()
+    await page.getByRole('status').filter({ hasText: 'Refund made.' }).waitFor()
+    await page.getByRole('cell', { name: 'Dented lid' }).waitFor()
+    const refunded = await admin.getOrder(order.id)
+    expect(refunded.amount_refunded).toBe(10.01)
+    expect(refunded.payment_status).toBe('partially_refunded')
+    await screenshot('order')
+  })
+
+  test('a failed webhook delivery is sent again from the delivery log', async () => {
+    await open('Webhooks')
+    await page.getByRole('button', { name: 'New webhook' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New webhook' })
+    await dialog.getByLabel('Endpoint URL').fill(receiver.url)
+    await dialog.getByLabel('Description').fill('Warehouse system')
+    await dialog.getByRole('checkbox', { name: /Every event/ }).uncheck()
+    await dialog.getByRole('checkbox', { name: 'product.updated' }).check()
+    await dialog.getByRole('button', { name: 'Create webhook' }).click()
+    await page.getByRole('status').filter({ hasText: 'signing secret' }).waitFor()
+
+    // An event the subscription wants: the receiver refuses it on every attempt.
+    const { products } = await admin.listProducts({ search: 'Enamel teapot' })
+    await admin.updateProduct(products[0]!.id, { description: 'Holds 1.2 litres' })
+    await page.getByRole('link', { name: receiver.url }).click()
+    await page.getByRole('heading', { level: 1, name: `Webhook ${receiver.url}` }).waitFor()
+    const delivery = page.getByRole('row', { name: 'Delivery of product.updated' })
+    await delivery.getByText('failed', { exact: true }).waitFor({ timeout: 20_000 })
+    await page.getByText(/failing \(\d+ in a row\)/).first().waitFor()
+    expect(receiver.received.length).toBeGreaterThanOrEqual(2)
+    await expectAccessible()
+    await screenshot('webhook-failed')
+
+    receiver.failing = false
+    await delivery.getByRole('button', { name: 'Redeliver' }).click()
+    await page.getByRole('status').filter({ hasText: 'queued again' }).waitFor()
+    await delivery.getByText('succeeded', { exact: true }).waitFor({ timeout: 20_000 })
+    const last = receiver.received.at(-1)!
+    expect(JSON.parse(last.body)).toMatchObject({ event: 'product.updated', data: { description: 'Holds 1.2 litres' } })
+    expect(last.headers['webhook-signature']).toMatch(/^v1,/)
+    await page.getByText('healthy').first().waitFor()
+    await screenshot('webhook')
+  })
+
+  test('the other screens render with no serious accessibility violation', async () => {
+    for (const [link, heading] of [
+      ['Customers', 'Customers'],
+      ['Promotions', 'Promotions'],
+      ['Settings', 'Settings'],
+    ] as const) {
+      await open(link, heading)
+      await page.waitForLoadState('networkidle')
+      await expectAccessible(link)
+      await screenshot(link.toLowerCase())
+    }
+    await page.getByText(/commerce api-keys create/).waitFor()
+  })
+
+  test('at a tablet’s width the navigation folds above the content, and still passes', async () => {
+    await page.setViewportSize({ width: 820, height: 1180 })
+    await open('Orders')
+    const navigation = await page.getByRole('navigation', { name: 'Main' }).boundingBox()
+    const title = await page.getByRole('heading', { level: 1, name: 'Orders' }).boundingBox()
+    expect(navigation!.y + navigation!.height).toBeLessThanOrEqual(title!.y)
+    // Nothing wider than the screen but the tables, which scroll inside their own box.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(820)
+    await expectAccessible()
+    await screenshot('orders-tablet')
+  })
+
+  test('the page asked no other site for anything, and nothing was refused by its policy', () => {
+    const foreign = [...requested].filter((address) => !address.startsWith(`${baseUrl}/`) && !address.startsWith(`${baseUrl.replace('http', 'ws')}/`) && !address.startsWith('data:'))
+    expect(foreign).toEqual([])
+    expect(browserErrors.filter((error) => !/status of 40[01]/.test(error))).toEqual([])
+  })
+})
