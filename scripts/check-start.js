@@ -1,5 +1,5 @@
 // Proves the start command: runs scripts/start.js on a throwaway embedded PostgreSQL (no
-// DATABASE_URL), waits for the API's ready line, checks /health, /ready, /docs and the API,
+// DATABASE_URL), waits for the API's ready line, checks /health, /ready, /docs, the dashboard (/admin/) and the API,
 // then stops it with SIGTERM and expects a clean exit.
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
@@ -36,7 +36,7 @@ const apiUrl = new Promise((resolve) => {
 
 const base = await apiUrl
 clearTimeout(timer)
-for (const path of ['/health', '/ready', '/docs', '/api/v1/products', '/api/v1/openapi.json']) {
+for (const path of ['/health', '/ready', '/docs', '/admin/', '/api/v1/products', '/api/v1/openapi.json']) {
   const response = await fetch(base + path)
   if (response.status !== 200) fail(`${path} answered ${response.status}`)
 }

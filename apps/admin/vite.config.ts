@@ -4,6 +4,14 @@ import { defineConfig } from 'vite'
 // static host), and routes live in the URL's fragment, so no server needs a rewrite rule.
 export default defineConfig({
   base: './',
+  // `pnpm --filter @commerce/admin dev`: the page on Vite's server, the API (and its WebSocket and
+  // files) on the service started by `pnpm start`, as one origin.
+  server: {
+    proxy: {
+      '/api': { target: 'http://localhost:3000', ws: true },
+      '/files': 'http://localhost:3000',
+    },
+  },
   esbuild: { jsx: 'automatic' },
   build: {
     target: 'es2022',

@@ -55,6 +55,9 @@ for (const app of ['api', 'worker']) {
   step(`deployed ${app}`)
 }
 await expect(existsSync(join(work, 'api/scripts/migrate.js')), 'api: scripts/migrate.js (the migration job) missing')
+// The dashboard goes with the API as its built files only (React and the rest are bundled in them).
+await expect(existsSync(join(work, 'api/node_modules/@commerce/admin/dist/index.html')), 'api: the built admin dashboard missing')
+await expect(!existsSync(join(work, 'api/node_modules/react')), 'api: the dashboard’s build dependencies were deployed')
 
 // 2. A scratch database.
 let databaseUrl
@@ -124,8 +127,8 @@ step('migration job applied the migrations')
 // 4. The API and the worker, from their deploy folders.
 const api = run('api', ['dist/main.js'], { PORT: '0', HOST: '127.0.0.1', JWT_SECRET: randomBytes(48).toString('base64url') })
 const [, base] = await api.waitFor(/Commerce API ready at (http:\/\/[^\s]+)\/api\/v1/, 'the ready line')
-for (const path of ['/health', '/ready', '/metrics', '/api/v1/products']) await getOk(base + path)
-step(`API answers /health, /ready, /metrics and /api/v1/products at ${base}`)
+for (const path of ['/health', '/ready', '/metrics', '/api/v1/products', '/admin/']) await getOk(base + path)
+step(`API answers /health, /ready, /metrics, /api/v1/products and the dashboard (/admin/) at ${base}`)
 
 // In production a worker that would send customers' emails needs a mail server: without one it refuses to start.
 const mailless = run('worker', ['dist/main.js'], {})

@@ -5,6 +5,7 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib'
 import { join } from 'node:path'
 import { afterAll, describe, expect } from 'vitest'
 import { diskStorage } from '@commerce/storage'
@@ -13,7 +14,9 @@ import { createTestContext, test } from './helpers.js'
 const BUILD = await mkdtemp(join(tmpdir(), 'admin-build-'))
 await mkdir(join(BUILD, 'assets'))
 await writeFile(join(BUILD, 'index.html'), '<!doctype html><title>Commerce admin</title><script type="module" src="./assets/index-abc123.js"></script>')
-await writeFile(join(BUILD, 'assets/index-abc123.js'), 'console.log("dashboard")')
+const SCRIPT = 'console.log("dashboard")'
+await writeFile(join(BUILD, 'assets/index-abc123.js'), SCRIPT)
+await writeFile(join(BUILD, 'assets/index-abc123.js.br'), brotliCompressSync(SCRIPT))
 await writeFile(join(BUILD, 'assets/.env'), 'SECRET=1')
 afterAll(() => rm(BUILD, { recursive: true, force: true }))
 
@@ -43,6 +46,16 @@ describe('the dashboard at /admin/', () => {
     expect(asset.statusCode).toBe(200)
     expect(asset.headers['content-type']).toMatch(/javascript/)
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+  })
+
+  test('the build’s Brotli copy goes to a browser that takes it; the plain file to one that does not', async ({ ctx }) => {
+    const compressed = await ctx.request({ url: '/admin/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip, deflate, br' } })
+    expect(compressed.headers['content-encoding']).toBe('br')
+    expect(compressed.headers.vary).toMatch(/accept-encoding/i)
+    expect(brotliDecompressSync(compressed.rawPayload).toString()).toBe(SCRIPT)
+    const plain = await ctx.request({ url: '/admin/assets/index-abc123.js', headers: { 'accept-encoding': 'identity' } })
+    expect(plain.headers['content-encoding']).toBeUndefined()
+    expect(plain.body).toBe(SCRIPT)
   })
 
   test('the page may run its own scripts and styles only, and talk to this API and the file storage', async ({ ctx }) => {

@@ -1,4 +1,4 @@
-/** How values read in tables and details: money to the cent, dates in the viewer's time, states as badges. */
+/** How values read in tables and details: money to the cent, percents, dates in the viewer's time, states as badges. */
 import type { ReactNode } from 'react'
 import { formatMoney } from '../money'
 
@@ -6,6 +6,11 @@ export function Money({ amount, currency }: { amount: number | null | undefined;
   if (amount === null || amount === undefined) return <span className="muted">—</span>
   return <span className="money">{formatMoney(amount, currency)}</span>
 }
+
+const percentFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 })
+
+/** `12.5` → `12.5 %`: every decimal the API keeps (4), none added. */
+export const formatPercent = (value: number) => `${percentFormat.format(value)} %`
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
@@ -46,6 +51,10 @@ const TONES: Record<string, 'good' | 'warn' | 'bad' | 'info'> = {
 
 export function Badge({ value, label }: { value: string; label?: string }) {
   return <span className={`badge badge-${TONES[value] ?? 'neutral'}`}>{label ?? value.replaceAll('_', ' ')}</span>
+}
+
+export function ActiveBadge({ active }: { active: boolean }) {
+  return <Badge value={active ? 'active' : 'inactive'} />
 }
 
 /** A definition list of label → value pairs. */

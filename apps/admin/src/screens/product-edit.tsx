@@ -6,12 +6,13 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { client, type Schemas } from '../api'
-import { Badge, DateTime, Facts, Money, PagePager } from '../components/data'
+import { ActiveBadge, DateTime, Facts, Money, PagePager } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, Loading, QueryState, SuccessNotice } from '../components/feedback'
 import { CheckboxField, formText, orNull, orUndefined, SelectField, SubmitButton, TextAreaField, TextField } from '../components/forms'
 import { Page, Section } from '../components/page'
-import { moneyInputValue, parseMoney } from '../money'
+import { LARGEST_INTEGER, readCurrency, readMoney, readWeight, readWhole, type Errors } from '../form-values'
+import { moneyInputValue } from '../money'
 import { listAll, useCategories } from './products'
 
 type Product = Schemas['Product']
@@ -22,9 +23,6 @@ type InventoryLevel = Schemas['InventoryLevel']
 type ProductFields = Schemas['CreateProductRequest']
 type ImageType = Schemas['CreateUploadRequest']['content_type']
 type AdjustmentReason = Schemas['CreateInventoryAdjustmentRequest']['reason']
-
-/** Field errors by field name. */
-type Errors = Partial<Record<string, string>>
 
 export function ProductEdit() {
   const { id } = useParams()
@@ -78,7 +76,7 @@ function ExistingProduct({ id }: { id: string }) {
       actions={
         data ? (
           <>
-            <Badge value={data.is_active ? 'active' : 'inactive'} />
+            <ActiveBadge active={data.is_active} />
             {data.is_active ? (
               <button
                 type="button"
@@ -178,27 +176,23 @@ function ProductForm({
     const values = formText(event.currentTarget)
     const found: Errors = {}
     if (!values.title?.trim()) found.title = 'Enter a title'
-    const currency = parseCurrency(values.currency ?? '')
-    if (!currency) found.currency = 'Enter a three-letter currency code such as USD'
-    const price = currency ? parseMoney(values.price ?? '', currency) : undefined
-    if (price && !price.ok) found.price = price.message
-    const weight = parseWeight(values.weight ?? '')
-    if (weight === undefined) found.weight = 'Enter a weight such as 0.5'
-    const stock = values.inventory_quantity?.trim() ? parseWhole(values.inventory_quantity, 0, 2_147_483_647) : undefined
-    if (stock && !stock.ok) found.inventory_quantity = stock.message
+    const currency = readCurrency(values.currency, 'currency', found, { required: true, message: 'Enter a three-letter currency code such as USD' })
+    const price = currency ? readMoney(values.price, currency, 'price', found, { required: true }) : null
+    const weight = readWeight(values.weight, 'weight', found, { message: 'Enter a weight such as 0.5' })
+    const stock = readWhole(values.inventory_quantity, 'inventory_quantity', found, STOCK)
     setErrors(found)
-    if (Object.keys(found).length > 0 || !currency || !price?.ok || weight === undefined) return
+    if (Object.keys(found).length > 0 || !currency || price === null) return
     onSubmit({
       title: values.title!.trim(),
       slug: orUndefined(values.slug),
       description: orNull(values.description),
       sku: orNull(values.sku),
-      price: price.amount,
+      price,
       currency,
       weight,
       weight_unit: values.weight_unit as ProductFields['weight_unit'],
       is_active: values.is_active === 'on',
-      ...(stock?.ok ? { inventory_quantity: stock.value } : {}),
+      inventory_quantity: stock ?? undefined,
       ...(product ? {} : { category_ids: new FormData(event.currentTarget).getAll('category_ids').map(String) }),
     })
   }
@@ -253,27 +247,8 @@ function ProductForm({
   )
 }
 
-/** A currency code as typed, upper-cased; undefined when it is not three letters. */
-function parseCurrency(text: string): string | undefined {
-  const code = text.trim().toUpperCase()
-  return /^[A-Z]{3}$/.test(code) ? code : undefined
-}
-
-/** A weight as typed: null when empty, undefined when it is no weight. */
-function parseWeight(text: string): number | null | undefined {
-  const value = text.trim().replace(',', '.')
-  if (!value) return null
-  return /^\d{1,10}(\.\d{1,6})?$/.test(value) && Number(value) <= 1e9 ? Number(value) : undefined
-}
-
-/** A whole number as typed, within bounds, or what to type instead. */
-function parseWhole(text: string, min: number, max: number): { ok: true; value: number } | { ok: false; message: string } {
-  const value = text.trim()
-  if (!/^-?\d{1,10}$/.test(value) || Number(value) < min || Number(value) > max) {
-    return { ok: false, message: min < 0 ? 'Enter a whole number, negative to remove' : `Enter a whole number from ${min} to ${max.toLocaleString()}` }
-  }
-  return { ok: true, value: Number(value) }
-}
+/** The initial stock of a product or variant: up to the largest integer the API holds, which the message names. */
+const STOCK = { min: 0, max: LARGEST_INTEGER }
 
 // ——— Categories ———
 
@@ -427,20 +402,18 @@ function VariantForm({ product, variant, onDone }: { product: Product; variant?:
     const found: Errors = {}
     if (!values.title?.trim()) found.title = 'Enter a title'
     // An empty price is null: the variant sells at the product's price.
-    const price = values.price?.trim() ? parseMoney(values.price, product.currency) : undefined
-    if (price && !price.ok) found.price = price.message
+    const price = readMoney(values.price, product.currency, 'price', found)
     const options = parseOptions(values.options ?? '')
     if (!options.ok) found.options = options.message
-    const stock = values.inventory_quantity?.trim() ? parseWhole(values.inventory_quantity, 0, 2_147_483_647) : undefined
-    if (stock && !stock.ok) found.inventory_quantity = stock.message
+    const stock = readWhole(values.inventory_quantity, 'inventory_quantity', found, STOCK)
     setErrors(found)
-    if (Object.keys(found).length > 0 || (price && !price.ok) || !options.ok) return
+    if (Object.keys(found).length > 0 || !options.ok) return
     save.mutate({
       title: values.title!.trim(),
       sku: orNull(values.sku),
-      price: price ? price.amount : null,
+      price,
       options: options.options,
-      ...(stock?.ok ? { inventory_quantity: stock.value } : {}),
+      inventory_quantity: stock ?? undefined,
     })
   }
 
@@ -665,18 +638,17 @@ function PriceForm({ product, price, onDone }: { product: Product; price?: Price
     event.preventDefault()
     const values = formText(event.currentTarget)
     const found: Errors = {}
-    const currency = price ? price.currency : parseCurrency(values.currency ?? '')
-    if (!currency) found.currency = 'Enter a three-letter currency code such as EUR'
-    const amount = currency ? parseMoney(values.amount ?? '', currency) : undefined
-    if (amount && !amount.ok) found.amount = amount.message
-    const minQuantity = price ? { ok: true as const, value: price.min_quantity } : parseWhole(values.min_quantity ?? '', 1, 10_000)
-    if (!minQuantity.ok) found.min_quantity = minQuantity.message
+    const currency = price
+      ? price.currency
+      : readCurrency(values.currency, 'currency', found, { required: true, message: 'Enter a three-letter currency code such as EUR' })
+    const amount = currency ? readMoney(values.amount, currency, 'amount', found, { required: true }) : null
+    const minQuantity = price ? price.min_quantity : readWhole(values.min_quantity, 'min_quantity', found, { min: 1, max: 10_000, required: true })
     setErrors(found)
-    if (Object.keys(found).length > 0 || !currency || !amount?.ok || !minQuantity.ok) return
+    if (Object.keys(found).length > 0 || !currency || amount === null || minQuantity === null) return
     save.mutate({
       currency,
-      amount: amount.amount,
-      min_quantity: minQuantity.value,
+      amount,
+      min_quantity: minQuantity,
       variant_id: price ? price.variant_id : values.variant_id || null,
     })
   }
@@ -842,18 +814,19 @@ function AdjustStockForm({ product, level, onDone }: { product: Product; level?:
     event.preventDefault()
     const values = formText(event.currentTarget)
     const setCount = values.mode === 'on_hand'
-    const units = parseWhole(values.units ?? '', setCount ? 0 : -1_000_000_000, 1_000_000_000)
-    const locationId = level?.location_id ?? values.location_id
     const found: Errors = {}
-    if (!units.ok) found.units = units.message
+    // A count is 0 or more; units added are negative to remove some.
+    const range = setCount ? { min: 0 } : { min: -1_000_000_000, message: 'Enter a whole number, negative to remove' }
+    const units = readWhole(values.units, 'units', found, { ...range, max: 1_000_000_000, required: true })
+    const locationId = level?.location_id ?? values.location_id
     if (!locationId) found.location_id = 'Choose a location'
     setErrors(found)
-    if (!units.ok || !locationId) return
+    if (units === null || !locationId) return
     adjust.mutate({
       product_id: product.id,
       variant_id: level ? level.variant_id : values.variant_id || null,
       location_id: locationId,
-      ...(setCount ? { on_hand: units.value } : { quantity: units.value }),
+      ...(setCount ? { on_hand: units } : { quantity: units }),
       reason: values.reason as AdjustmentReason,
       note: orNull(values.note),
     })
@@ -923,14 +896,13 @@ function LevelLimitsForm({ level, onDone }: { level: InventoryLevel; onDone(): v
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
     const values = formText(event.currentTarget)
-    const safetyStock = parseWhole(values.safety_stock ?? '', 0, 1_000_000_000)
-    const threshold = values.low_stock_threshold?.trim() ? parseWhole(values.low_stock_threshold, 0, 1_000_000_000) : undefined
     const found: Errors = {}
-    if (!safetyStock.ok) found.safety_stock = safetyStock.message
-    if (threshold && !threshold.ok) found.low_stock_threshold = threshold.message
+    const safetyStock = readWhole(values.safety_stock, 'safety_stock', found, { min: 0, max: 1_000_000_000, required: true })
+    // Empty: no alert.
+    const threshold = readWhole(values.low_stock_threshold, 'low_stock_threshold', found, { min: 0, max: 1_000_000_000 })
     setErrors(found)
-    if (!safetyStock.ok || (threshold && !threshold.ok)) return
-    update.mutate({ safety_stock: safetyStock.value, low_stock_threshold: threshold ? threshold.value : null })
+    if (safetyStock === null || Object.keys(found).length > 0) return
+    update.mutate({ safety_stock: safetyStock, low_stock_threshold: threshold })
   }
 
   return (

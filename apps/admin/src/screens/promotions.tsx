@@ -5,18 +5,17 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { client, type Schemas } from '../api'
-import { Badge, DateTime, Money, PagePager } from '../components/data'
+import { ActiveBadge, DateTime, formatPercent, Money, PagePager } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, QueryState, SuccessNotice } from '../components/feedback'
 import { CheckboxField, formText, orUndefined, SelectField, SubmitButton, TextField } from '../components/forms'
 import { Page, Section } from '../components/page'
-import { parseMoney } from '../money'
+import { readCurrency, readDateTime, readMoney, readPercent, readWhole, type Errors } from '../form-values'
 
 type Promotion = Schemas['Promotion']
 type Coupon = Schemas['Coupon']
 type DiscountType = Promotion['type']
 type CouponType = Coupon['type']
-type Errors = Record<string, string>
 
 const TYPE_LABELS: Record<DiscountType, string> = {
   percentage: 'Percentage',
@@ -213,9 +212,6 @@ function CouponsSection() {
   )
 }
 
-const percentFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 })
-const percent = (value: number) => `${percentFormat.format(value)} %`
-
 /** What a discount takes off, read by its type: the value is a percent, an amount, or nothing. */
 function DiscountValue({
   discount,
@@ -229,21 +225,19 @@ function DiscountValue({
   if (value === null) return <span className="muted">—</span>
   if (type === 'fixed_amount') return currency ? <Money amount={value} currency={currency} /> : <>{value}</>
   if (type === 'buy_x_get_y' && buyXGetY) {
-    const given = value === 100 ? 'free' : `at ${percent(value)} off`
+    const given = value === 100 ? 'free' : `at ${formatPercent(value)} off`
     return (
       <>
         Buy {buyXGetY.buy_quantity}, get {buyXGetY.get_quantity} {given}
       </>
     )
   }
-  return <>{percent(value)}</>
+  return <>{formatPercent(value)}</>
 }
 
 function Usage({ used, limit }: { used: number; limit: number | null }) {
   return <>{limit === null ? `${used} (no limit)` : `${used} / ${limit}`}</>
 }
-
-const ActiveBadge = ({ active }: { active: boolean }) => <Badge value={active ? 'active' : 'inactive'} />
 
 interface Row {
   id: string
@@ -318,8 +312,8 @@ function NewPromotionForm({ close, onSaved }: { close(): void; onSaved(message: 
     const name = orUndefined(values.name)
     if (!name && !code) found.name = 'Name a promotion that has no code'
     const terms = readTerms(values, type, found)
-    const buyQuantity = type === 'buy_x_get_y' ? readCount(values.buy_quantity, 'buy_quantity', found, { required: true }) : null
-    const getQuantity = type === 'buy_x_get_y' ? readCount(values.get_quantity, 'get_quantity', found, { required: true }) : null
+    const buyQuantity = type === 'buy_x_get_y' ? readWhole(values.buy_quantity, 'buy_quantity', found, { ...COUNT, required: true }) : null
+    const getQuantity = type === 'buy_x_get_y' ? readWhole(values.get_quantity, 'get_quantity', found, { ...COUNT, required: true }) : null
     setErrors(found)
     if (Object.keys(found).length > 0) return
     // The other types refuse buy_x_get_y: it is sent only with its own type.
@@ -464,90 +458,46 @@ function readCode(text: string | undefined, errors: Errors): string | undefined 
   return code
 }
 
+/** Units to buy or give, and usage limits: whole numbers of at least 1. */
+const COUNT = { min: 1, message: 'Enter a whole number of at least 1' }
+
 /** The terms both APIs share, each field at fault named in `errors`. */
 function readTerms(values: Record<string, string>, type: DiscountType, errors: Errors) {
-  const currency = orUndefined(values.currency)?.toUpperCase()
+  // Empty: carts in any currency, unless an amount needs one. A wrong code keeps the reader's message.
+  const currency = readCurrency(values.currency, 'currency', errors)
   const minSubtotalText = orUndefined(values.min_subtotal)
-  if (currency && !/^[A-Z]{3}$/.test(currency)) errors.currency = 'Enter a three-letter currency code, such as EUR'
-  else if (!currency && type === 'fixed_amount') errors.currency = 'A fixed amount needs its currency'
-  else if (!currency && minSubtotalText) errors.currency = 'A minimum subtotal needs its currency'
-  // Amounts are read in the currency's decimals, so only once the currency is valid.
-  const moneyCurrency = errors.currency ? undefined : currency
+  if (!currency && type === 'fixed_amount') errors.currency ??= 'A fixed amount needs its currency'
+  else if (!currency && minSubtotalText) errors.currency ??= 'A minimum subtotal needs its currency'
 
-  const value = readValue(values.value, type, moneyCurrency, errors)
+  // Amounts are read in the currency's decimals, so only with a valid currency.
+  const value = readValue(values.value, type, currency, errors)
   const startsAt = readDateTime(values.starts_at, 'starts_at', errors)
   const endsAt = readDateTime(values.ends_at, 'ends_at', errors)
   if (startsAt && endsAt && endsAt <= startsAt) errors.ends_at = 'End after the start'
 
   return {
     value,
-    currency: currency ?? null,
-    min_subtotal: minSubtotalText && moneyCurrency ? readAmount(minSubtotalText, moneyCurrency, 'min_subtotal', errors) : null,
+    currency,
+    min_subtotal: currency ? readMoney(values.min_subtotal, currency, 'min_subtotal', errors) : null,
     starts_at: startsAt,
     ends_at: endsAt,
-    usage_limit: readCount(values.usage_limit, 'usage_limit', errors, { required: false }),
+    usage_limit: readWhole(values.usage_limit, 'usage_limit', errors, COUNT),
     is_active: values.is_active === 'on',
   }
 }
 
 /** What the discount takes off: a percent, an amount in the currency, or nothing (free shipping). */
-function readValue(text: string | undefined, type: DiscountType, currency: string | undefined, errors: Errors): number | null {
+function readValue(text: string | undefined, type: DiscountType, currency: string | null, errors: Errors): number | null {
   if (type === 'free_shipping') return null
   const value = orUndefined(text)
   if (!value) {
     errors.value = 'Enter the value'
     return null
   }
-  if (type !== 'fixed_amount') {
-    const parsed = parsePercent(value)
-    if (!parsed.ok) errors.value = parsed.message
-    return parsed.ok ? parsed.value : null
-  }
+  if (type !== 'fixed_amount') return readPercent(value, 'value', errors)
   // Without a valid currency there is nothing to read the amount in: the currency's message says so.
   if (!currency) return null
-  const amount = readAmount(value, currency, 'value', errors)
+  const amount = readMoney(value, currency, 'value', errors)
   if (amount === 0) errors.value = 'Enter an amount above 0'
   return amount
-}
-
-function readAmount(text: string, currency: string, field: string, errors: Errors): number | null {
-  const parsed = parseMoney(text, currency)
-  if (parsed.ok) return parsed.amount
-  errors[field] = parsed.message
-  return null
-}
-
-/** A percent above 0 and at most 100, with at most 4 decimals (what the API keeps exactly). */
-function parsePercent(text: string): { ok: true; value: number } | { ok: false; message: string } {
-  const value = text.trim().replace(',', '.')
-  if (!/^\d{1,3}(\.\d{1,4})?$/.test(value)) return { ok: false, message: 'Enter a percent such as 12.5, with at most 4 decimals' }
-  const number = Number(value)
-  if (number <= 0 || number > 100) return { ok: false, message: 'Enter a percent above 0 and at most 100' }
-  return { ok: true, value: number }
-}
-
-/** A whole number of at least 1, or null when empty and not required. */
-function readCount(text: string | undefined, field: string, errors: Errors, { required }: { required: boolean }): number | null {
-  const value = orUndefined(text)
-  if (!value) {
-    if (required) errors[field] = 'Enter a whole number of at least 1'
-    return null
-  }
-  const number = Number(value)
-  if (!/^\d{1,10}$/.test(value) || number < 1 || number > 2_147_483_647) {
-    errors[field] = 'Enter a whole number of at least 1'
-    return null
-  }
-  return number
-}
-
-/** A datetime-local value (the viewer's time, no zone) as the ISO 8601 UTC instant the API takes. */
-function readDateTime(text: string | undefined, field: string, errors: Errors): string | null {
-  if (!text) return null
-  const date = new Date(text)
-  if (Number.isNaN(date.getTime())) {
-    errors[field] = 'Enter a date and time'
-    return null
-  }
-  return date.toISOString()
 }

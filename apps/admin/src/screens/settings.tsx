@@ -6,18 +6,17 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { client, type Schemas } from '../api'
-import { Badge, Money, PagePager } from '../components/data'
+import { ActiveBadge, Badge, formatPercent, Money, PagePager } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, QueryState, SuccessNotice } from '../components/feedback'
-import { CheckboxField, formText, orNull, orUndefined, SelectField, SubmitButton, TextField } from '../components/forms'
+import { CheckboxField, formText, orNull, SelectField, SubmitButton, TextField } from '../components/forms'
 import { Page, Section } from '../components/page'
-import { moneyInputValue, parseMoney } from '../money'
+import { readCountries, readCountry, readCurrency, readMoney, readPercent, readWeight, readWhole, type Errors } from '../form-values'
+import { moneyInputValue } from '../money'
 
 type ShippingMethod = Schemas['ShippingMethod']
 type TaxRate = Schemas['TaxRate']
 type StockLocation = Schemas['StockLocation']
-type Country = Schemas['CreateTaxRateRequest']['country']
-type Errors = Record<string, string>
 
 /** What a dialog's form gets: the row it edits (none: it creates one), and how to finish. */
 interface FormProps<Row> {
@@ -148,6 +147,9 @@ function ShippingMethods() {
   )
 }
 
+/** A shipping method's weight bounds are kilograms, whatever the products' units. */
+const KILOGRAMS = { message: 'Enter kilograms such as 2.5, with at most 4 decimals' }
+
 function weightRange({ min_weight: min, max_weight: max }: ShippingMethod) {
   if (min === null && max === null) return <span className="muted">Any</span>
   if (max === null) return `From ${min} kg`
@@ -171,18 +173,18 @@ function ShippingMethodForm({ existing, close, onSaved }: FormProps<ShippingMeth
     event.preventDefault()
     const values = formText(event.currentTarget)
     const found: Errors = {}
-    const currency = readCurrency(values.currency, found)
+    const currency = readCurrency(values.currency, 'currency', found, { required: true })
     const money = (field: string) => (currency ? readMoney(values[field], currency, field, found) : null)
     const body = {
       name: values.name?.trim() ?? '',
       currency: currency ?? '',
-      countries: readCountries(values.countries, found),
+      countries: readCountries(values.countries, 'countries', found),
       base_price: money('base_price') ?? 0,
       // Empty: nothing per kilogram; no free shipping.
       price_per_kg: money('price_per_kg') ?? 0,
       free_over: money('free_over'),
-      min_weight: readDecimal(values.min_weight, 'min_weight', found),
-      max_weight: readDecimal(values.max_weight, 'max_weight', found),
+      min_weight: readWeight(values.min_weight, 'min_weight', found, KILOGRAMS),
+      max_weight: readWeight(values.max_weight, 'max_weight', found, KILOGRAMS),
       estimated_days: readWhole(values.estimated_days, 'estimated_days', found, { min: 0 }),
       is_active: values.is_active === 'on',
     }
@@ -269,7 +271,7 @@ function TaxRates() {
                         <td>{rate.name}</td>
                         <td>{rate.country}</td>
                         <td>{rate.region ?? <span className="muted">Whole country</span>}</td>
-                        <td className="number">{percentFormat.format(rate.rate)} %</td>
+                        <td className="number">{formatPercent(rate.rate)}</td>
                         <td>{ROUNDING_LABELS[rate.rounding]}</td>
                         <td>
                           <div className="actions">
@@ -293,8 +295,6 @@ function TaxRates() {
   )
 }
 
-const percentFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 4 })
-
 const ROUNDING_LABELS: Record<TaxRate['rounding'], string> = { line: 'Each line', order: 'Once per order' }
 
 function TaxRateForm({ existing, close, onSaved }: FormProps<TaxRate>) {
@@ -313,7 +313,7 @@ function TaxRateForm({ existing, close, onSaved }: FormProps<TaxRate>) {
     const values = formText(event.currentTarget)
     const found: Errors = {}
     const country = readCountry(values.country, 'country', found)
-    const rate = readRate(values.rate, found)
+    const rate = readPercent(values.rate, 'rate', found, { allowZero: true, message: 'Enter a percent from 0 to 100, with at most 4 decimals' })
     setErrors(found)
     if (!country || rate === null || Object.keys(found).length > 0) return
     save.mutate({
@@ -469,8 +469,6 @@ function StockLocationForm({ existing, close, onSaved }: FormProps<StockLocation
   )
 }
 
-const ActiveBadge = ({ active }: { active: boolean }) => <Badge value={active ? 'active' : 'inactive'} />
-
 function FormButtons({ pending, existing, close }: { pending: boolean; existing: unknown; close(): void }) {
   return (
     <div className="actions">
@@ -523,67 +521,4 @@ function DeleteButton({ removal, row, question }: { removal: Removal; row: Row; 
       Delete
     </button>
   )
-}
-
-/** A three-letter currency code, upper-cased; undefined (and the field named) when it is not one. */
-function readCurrency(text: string | undefined, errors: Errors): string | undefined {
-  const currency = (text ?? '').trim().toUpperCase()
-  if (/^[A-Z]{3}$/.test(currency)) return currency
-  errors.currency = 'Enter a three-letter currency code, such as EUR'
-  return undefined
-}
-
-/** An amount in the currency's decimals, or null when empty. */
-function readMoney(text: string | undefined, currency: string, field: string, errors: Errors): number | null {
-  if (!orUndefined(text)) return null
-  const parsed = parseMoney(text ?? '', currency)
-  if (parsed.ok) return parsed.amount
-  errors[field] = parsed.message
-  return null
-}
-
-/**
- * A two-letter code, upper-cased. Well-formed is all that is checked here: the API refuses a code
- * that is not an assigned ISO 3166-1 one, naming the field.
- */
-function readCountry(text: string | undefined, field: string, errors: Errors): Country | undefined {
-  const code = (text ?? '').trim().toUpperCase()
-  if (/^[A-Z]{2}$/.test(code)) return code as Country
-  errors[field] = 'Enter a two-letter country code, such as DE'
-  return undefined
-}
-
-function readCountries(text: string | undefined, errors: Errors): Country[] {
-  const codes = [...new Set((text ?? '').toUpperCase().split(/[\s,]+/).filter(Boolean))]
-  const wrong = codes.filter((code) => !/^[A-Z]{2}$/.test(code))
-  if (wrong.length > 0) errors.countries = `Not a two-letter country code: ${wrong.join(', ')}`
-  return codes as Country[]
-}
-
-/** A percent from 0 to 100 with at most 4 decimals (what the API keeps exactly). */
-function readRate(text: string | undefined, errors: Errors): number | null {
-  const value = (text ?? '').trim().replace(',', '.')
-  if (/^\d{1,3}(\.\d{1,4})?$/.test(value) && Number(value) <= 100) return Number(value)
-  errors.rate = 'Enter a percent from 0 to 100, with at most 4 decimals'
-  return null
-}
-
-/** Kilograms with at most 4 decimals, or null when empty. */
-function readDecimal(text: string | undefined, field: string, errors: Errors): number | null {
-  const value = (text ?? '').trim().replace(',', '.')
-  if (!value) return null
-  if (/^\d{1,10}(\.\d{1,4})?$/.test(value) && Number(value) <= 1_000_000_000) return Number(value)
-  errors[field] = 'Enter kilograms such as 2.5, with at most 4 decimals'
-  return null
-}
-
-const LARGEST_INTEGER = 2_147_483_647
-
-/** A whole number in range, or null when empty. */
-function readWhole(text: string | undefined, field: string, errors: Errors, { min, max = LARGEST_INTEGER }: { min: number; max?: number }): number | null {
-  const value = (text ?? '').trim()
-  if (!value) return null
-  if (/^\d{1,10}$/.test(value) && Number(value) >= min && Number(value) <= max) return Number(value)
-  errors[field] = max === LARGEST_INTEGER ? `Enter a whole number, ${min} or more` : `Enter a whole number from ${min} to ${max.toLocaleString()}`
-  return null
 }
