@@ -58,9 +58,14 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
         stale.clear()
       }, REFRESH_EVERY_MS)
     }
+    // The first connection replays what came before the screens' first reads: those events fill
+    // the feed but make nothing stale, or every screen would load twice as the dashboard opens.
+    const openedAt = Date.now()
+    let catchingUp = true
     const stream = client.streamEvents({
-      since: eventIdOf(Date.now() - CATCH_UP_MS),
+      since: eventIdOf(openedAt - CATCH_UP_MS),
       onStatus(change: StreamStatus) {
+        if (change.type === 'resumed' || change.type === 'replay_limit_exceeded') catchingUp = false
         if (change.type === 'open' || change.type === 'resumed') setStatus('live')
         if (change.type === 'dropped') setStatus('reconnecting')
       },
@@ -70,6 +75,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
       try {
         for await (const event of stream) {
           setEvents((previous) => [event, ...previous].slice(0, KEPT))
+          if (catchingUp && Date.parse(event.timestamp) < openedAt) continue
           // Deliveries are made for events: a webhook's log grows with each one.
           markStale([...(STALE_BY_FAMILY[event.event.split('.')[0]!] ?? []), 'webhooks'])
         }
