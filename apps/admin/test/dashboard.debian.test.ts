@@ -73,7 +73,8 @@ beforeAll(async () => {
   await createUser(handle.db, { email: ADMIN.email, passwordHash: await hashPassword(ADMIN.password, 1024), role: 'admin' })
   dataDir = await mkdtemp(join(tmpdir(), 'admin-e2e-'))
   // localhost, as PUBLIC_URL defaults to: the page, its uploads and its images share one origin.
-  api = await startApi(database.url, { COMMERCE_DATA_DIR: dataDir })
+  // Authorize at checkout, capture by hand (or at the first fulfillment): the order screen's capture is used.
+  api = await startApi(database.url, { COMMERCE_DATA_DIR: dataDir, PAYMENT_CAPTURE: 'manual' })
   baseUrl = api.baseUrl.replace('127.0.0.1', 'localhost')
   // Retries 200 ms apart: a delivery to a failing receiver is marked failed within a second.
   worker = startWorker(database.url, { WEBHOOK_RETRY_SCHEDULE: '200ms', COMMERCE_DATA_DIR: dataDir })
@@ -99,6 +100,8 @@ beforeAll(async () => {
   })
   page.on('pageerror', (error) => browserErrors.push(error.message))
   page.on('request', (request) => requested.add(request.url()))
+  // window.confirm() before a destructive action: staff say yes.
+  page.on('dialog', (dialog) => void dialog.accept())
 })
 
 afterAll(async () => {
@@ -181,6 +184,40 @@ describe('the admin dashboard in a browser', () => {
     await expect.poll(() => image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth)).toBeGreaterThan(0)
     const { images } = await admin.listProductImages(productId)
     expect(images).toMatchObject([{ alt: 'A green enamel teapot' }])
+
+    await page.getByRole('button', { name: 'Add variant' }).click()
+    const variantDialog = page.getByRole('dialog', { name: 'Add a variant' })
+    await variantDialog.getByLabel('Title').fill('Blue')
+    await variantDialog.getByLabel('Options').fill('colour=blue')
+    await variantDialog.getByLabel('Initial stock').fill('5')
+    await variantDialog.getByRole('button', { name: 'Add variant' }).click()
+    await variantDialog.waitFor({ state: 'detached' })
+    await page.getByRole('cell', { name: 'Blue', exact: true }).first().waitFor()
+    const [variant] = (await admin.getProduct(productId)).variants
+    expect(variant).toMatchObject({ title: 'Blue', options: { colour: 'blue' }, inventory_quantity: 5 })
+
+    // Stock at a second location, counted there.
+    const warehouse = await admin.createStockLocation({ name: 'North warehouse' })
+    await page.reload()
+    await page.getByRole('button', { name: 'Adjust at a location' }).click()
+    const adjust = page.getByRole('dialog', { name: 'Adjust stock at a location' })
+    await adjust.getByLabel('Location').selectOption({ label: 'North warehouse' })
+    await adjust.getByLabel('Units').fill('7')
+    await adjust.getByRole('button', { name: 'Adjust stock' }).click()
+    await adjust.waitFor({ state: 'detached' })
+    await page.getByRole('cell', { name: 'North warehouse' }).waitFor()
+    const { inventory_levels: levels } = await admin.listInventoryLevels({ product_id: productId })
+    expect(levels.find((level) => level.location_id === warehouse.id)).toMatchObject({ variant_id: variant!.id, on_hand: 7 })
+
+    // A price for another market.
+    await page.getByRole('button', { name: 'Add price' }).click()
+    const priceDialog = page.getByRole('dialog', { name: 'Add a price' })
+    await priceDialog.getByLabel('Currency').fill('EUR')
+    await priceDialog.getByLabel('Amount').fill('27.90')
+    await priceDialog.getByRole('button', { name: 'Add price' }).click()
+    await priceDialog.waitFor({ state: 'detached' })
+    await page.getByRole('cell', { name: '€27.90' }).waitFor()
+    expect((await admin.listProductPrices(productId)).prices).toMatchObject([{ currency: 'EUR', amount: 27.9 }])
     await expectAccessible()
     await screenshot('product')
 
@@ -221,6 +258,15 @@ describe('the admin dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: `Order ${order.order_number}` }).waitFor()
     await expectAccessible()
 
+    // Authorized at checkout: staff capture it whole.
+    expect(order.payment_status).toBe('authorized')
+    await page.getByRole('button', { name: 'Capture', exact: true }).click()
+    const capture = page.getByRole('dialog', { name: 'Capture the payment' })
+    expect(await capture.getByLabel('Amount (GBP)').inputValue()).toBe('79.98')
+    await capture.getByRole('button', { name: 'Capture', exact: true }).click()
+    await page.getByRole('status').filter({ hasText: 'Payment captured.' }).waitFor()
+    expect(await admin.getOrder(order.id)).toMatchObject({ status: 'paid', payment_status: 'paid', amount_paid: 79.98 })
+
     // Fulfil: the dialog opens by keyboard, Escape closes it, and then it is used.
     await page.getByRole('button', { name: 'Fulfil', exact: true }).focus()
     await page.keyboard.press('Enter')
@@ -253,6 +299,20 @@ describe('the admin dashboard in a browser', () => {
     expect(refunded.amount_refunded).toBe(10.01)
     expect(refunded.payment_status).toBe('partially_refunded')
     await screenshot('order')
+
+    // Another order, cancelled before it is paid: its authorization is voided with it.
+    const second = await shopper.createCart({ currency: 'GBP' })
+    await shopper.addCartItem(second.id, { product_id: product.id, quantity: 1 })
+    const secondCheckout = await shopper.createCheckout({ cart_id: second.id, email: 'ada@example.com', shipping_address: ADDRESS })
+    const unwanted = await shopper.completeCheckout(secondCheckout.id, { payment: { method: 'card', token: 'tok_visa' } })
+    if (!('order_number' in unwanted)) return expect.fail('the test provider asked for an action')
+    await page.goto(`${baseUrl}/admin/#/orders/${unwanted.id}`)
+    await page.getByRole('button', { name: 'Cancel order' }).click()
+    await page.getByRole('status').filter({ hasText: 'Order cancelled.' }).waitFor()
+    const cancelled = await admin.getOrder(unwanted.id)
+    expect(cancelled.status).toBe('cancelled')
+    expect(cancelled.payments.map((payment) => payment.status)).toEqual(['canceled'])
+    expect((await admin.getProduct(product.id)).inventory_quantity).toBe(8)
   })
 
   test('a failed webhook delivery is sent again from the delivery log', async () => {
@@ -289,17 +349,52 @@ describe('the admin dashboard in a browser', () => {
     await screenshot('webhook')
   })
 
+  test('a customer found by search, with their address, and edited', async () => {
+    const customer = await admin.createCustomer({ email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper' })
+    await admin.createCustomerAddress(customer.id, { line1: '1 Navy Way', city: 'Arlington', postal_code: '22202', country: 'US' })
+    await open('Customers')
+    await page.getByLabel('Search customers').fill('grace')
+    await page.getByRole('button', { name: 'Search' }).click()
+    await page.getByRole('link', { name: 'grace@example.com' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor()
+    await page.getByText('1 Navy Way').waitFor()
+    await page.getByRole('button', { name: 'Edit customer' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Edit customer' })
+    await dialog.getByLabel('Phone').fill('+1 703 555 0100')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    expect((await admin.getCustomer(customer.id)).phone).toBe('+1 703 555 0100')
+    await expectAccessible()
+    await screenshot('customer')
+  })
+
+  test('a coupon made on the promotions screen', async () => {
+    await open('Promotions')
+    await page.getByRole('button', { name: 'New coupon' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New coupon' })
+    await dialog.getByLabel('Code').fill('welcome10')
+    await dialog.getByLabel('Value (percent off)').fill('10')
+    await dialog.getByLabel('Usage limit').fill('100')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByRole('cell', { name: 'WELCOME10' }).first().waitFor()
+    expect((await admin.listCoupons()).coupons).toMatchObject([{ code: 'WELCOME10', type: 'percentage', value: 10, usage_limit: 100, is_active: true }])
+  })
+
   test('the other screens render with no serious accessibility violation', async () => {
     for (const [link, heading] of [
       ['Customers', 'Customers'],
       ['Promotions', 'Promotions'],
       ['Settings', 'Settings'],
+      ['Webhooks', 'Webhooks'],
     ] as const) {
       await open(link, heading)
       await page.waitForLoadState('networkidle')
       await expectAccessible(link)
       await screenshot(link.toLowerCase())
     }
+    // API keys are the CLI's: the settings say so, with the commands.
+    await open('Settings')
     await page.getByText(/commerce api-keys create/).waitFor()
   })
 

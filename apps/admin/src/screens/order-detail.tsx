@@ -237,7 +237,8 @@ function Payments({ order, onDone }: { order: Order; onDone(message: string): vo
 }
 
 function PaymentCard({ order, payment, onDone }: { order: Order; payment: Payment; onDone(message: string): void }) {
-  const capturable = ['authorized', 'partially_captured'].includes(payment.status) && payment.amount_captured < payment.amount
+  // A partial capture releases the rest (docs/payments.md): only a whole authorization is capturable.
+  const capturable = payment.status === 'authorized'
   const refundable = payment.amount_captured - payment.amount_refunded
   const cancelable = payment.status === 'authorized' && payment.amount_captured === 0
   const cancel = useOrderMutation(() => client.cancelPayment(payment.id))
