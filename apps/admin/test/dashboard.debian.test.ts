@@ -404,6 +404,8 @@ describe('the admin dashboard in a browser', () => {
     const navigation = await page.getByRole('navigation', { name: 'Main' }).boundingBox()
     const title = await page.getByRole('heading', { level: 1, name: 'Orders' }).boundingBox()
     expect(navigation!.y + navigation!.height).toBeLessThanOrEqual(title!.y)
+    // …right above it: the navigation is as tall as its links, not a share of the screen.
+    expect(title!.y - (navigation!.y + navigation!.height)).toBeLessThan(60)
     // Nothing wider than the screen but the tables, which scroll inside their own box.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(820)
     await expectAccessible()
