@@ -347,6 +347,20 @@ describe('the admin dashboard in a browser', () => {
     expect(last.headers['webhook-signature']).toMatch(/^v1,/)
     await page.getByText('healthy').first().waitFor()
     await screenshot('webhook')
+
+    // A replay of the last day's succeeded deliveries: counted first, then sent again.
+    const before = receiver.received.length
+    await page.getByRole('button', { name: 'Replay events' }).click()
+    const replay = page.getByRole('dialog', { name: 'Replay events' })
+    await replay.getByRole('checkbox', { name: 'Failed' }).uncheck()
+    await replay.getByRole('checkbox', { name: 'Succeeded' }).check()
+    await replay.getByRole('button', { name: 'Count' }).click()
+    await replay.getByRole('status').filter({ hasText: '1 delivery matches.' }).waitFor()
+    expect(receiver.received.length).toBe(before)
+    await replay.getByRole('button', { name: 'Replay' }).click()
+    await page.getByRole('status').filter({ hasText: '1 delivery queued' }).waitFor()
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(before + 1)
+    expect(JSON.parse(receiver.received.at(-1)!.body)).toMatchObject({ event: 'product.updated' })
   })
 
   test('a customer found by search, with their address, and edited', async () => {

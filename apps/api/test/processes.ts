@@ -40,9 +40,14 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   await exited
 }
 
-/** Environment for the API and worker processes on `databaseUrl`, without the test runner's DATABASE_URL. */
+/**
+ * Environment for the API and worker processes on `databaseUrl`, without the test runner's
+ * DATABASE_URL and REDIS_URL: a process's rate limit is its own, in memory, unless a test passes
+ * REDIS_URL (with Redis, every process of the run would count 127.0.0.1's requests in one budget,
+ * and a later process with the default limit would answer 429).
+ */
 export function processEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _unset, ...env } = process.env
+  const { DATABASE_URL: _database, REDIS_URL: _redis, ...env } = process.env
   // No customer emails unless a test asks (they would be written to the workspace's .data/mail/).
   return { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', NOTIFICATIONS_ENABLED: 'false' }
 }

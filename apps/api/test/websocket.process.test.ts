@@ -5,16 +5,14 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect } from 'vitest'
 import type { Product } from '@commerce/domain'
 import { test } from './helpers.js'
+import { processEnv } from './processes.js'
 import { connect, WS_PATH } from './websocket-client.js'
 
 describe('a second API process', () => {
   test('a client connected to the built API process (dist/main.js) receives events caused through this one', async ({ ctx, admin }) => {
     const main = fileURLToPath(new URL('../dist/main.js', import.meta.url))
-    // Its own rate limit, in memory: with REDIS_URL it would share 127.0.0.1's budget with every
-    // other test process of the run and could refuse the handshake (429).
-    const { DATABASE_URL: _database, REDIS_URL: _redis, ...env } = process.env
     const child = spawn(process.execPath, [main], {
-      env: { ...env, DATABASE_URL: ctx.database.url, JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000' },
+      env: { ...processEnv(ctx.database.url), JWT_SECRET: ctx.config.jwtSecret, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000' },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     try {

@@ -343,6 +343,8 @@ function DeliveryRow({ webhookId, delivery, onDone }: { webhookId: string; deliv
   )
 }
 
+const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`
+
 /** A day-and-time input's value (the viewer's time zone) as ISO 8601 UTC. */
 const isoOf = (local: string | undefined) => new Date(local ?? '').toISOString()
 /** A moment as a day-and-time input shows it, in the viewer's time zone. */
@@ -356,7 +358,7 @@ function ReplayForm({ webhookId, onDone }: { webhookId: string; onDone(message: 
     onSuccess: (answer) => {
       if (answer.dry_run) return setPreview(answer)
       void queryClient.invalidateQueries({ queryKey: ['webhooks'] })
-      onDone(`${answer.replayed} deliveries queued (${answer.created} of them for missing events).`)
+      onDone(`${deliveries(answer.replayed)} queued (${answer.created} of them for missing events).`)
     },
   })
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -382,7 +384,7 @@ function ReplayForm({ webhookId, onDone }: { webhookId: string; onDone(message: 
       </fieldset>
       {preview ? (
         <p className="notice notice-info" role="status">
-          {preview.matched} deliveries match.
+          {deliveries(preview.matched)} {preview.matched === 1 ? 'matches' : 'match'}.
         </p>
       ) : null}
       <div className="actions">
