@@ -3,11 +3,12 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { client, type Schemas } from '../api'
-import { Badge, CursorPager, currentCursor, DateTime, Facts, Money, PagePager } from '../components/data'
+import { Badge, CursorPager, currentCursor, DateTime, Facts, nextCursorOf, PagePager } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, QueryState, SuccessNotice } from '../components/feedback'
 import { CheckboxField, formText, orNull, orUndefined, SubmitButton, TextField } from '../components/forms'
 import { Page, Section } from '../components/page'
+import { OrdersTable } from './orders'
 
 type Customer = Schemas['Customer']
 type CustomerAddress = Schemas['CustomerAddress']
@@ -192,44 +193,8 @@ function CustomerOrders({ customerId }: { customerId: string }) {
             <p className="empty">No orders yet.</p>
           ) : (
             <>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Order</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Payment</th>
-                      <th scope="col" className="number">
-                        Total
-                      </th>
-                      <th scope="col">Date</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {rows.map((order) => (
-                      <tr key={order.id}>
-                        <td>
-                          <Link to={`/orders/${order.id}`}>{order.order_number}</Link>
-                        </td>
-                        <td>
-                          <Badge value={order.status} />
-                        </td>
-                        <td>
-                          <Badge value={order.payment_status} />
-                        </td>
-                        <td className="number">
-                          <Money amount={order.totals.total} currency={order.currency} />
-                        </td>
-                        <td>
-                          <DateTime value={order.created_at} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {/* With `after` the API answers in cursor mode, whose meta carries next_cursor. */}
-              <CursorPager label="Orders" cursors={cursors} nextCursor={'next_cursor' in meta ? meta.next_cursor : null} onChange={setCursors} />
+              <OrdersTable orders={rows} caption="The customer’s orders, newest first" />
+              <CursorPager label="Orders" cursors={cursors} nextCursor={nextCursorOf(meta)} onChange={setCursors} />
             </>
           )
         }

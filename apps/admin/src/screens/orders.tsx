@@ -2,7 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
-import { client } from '../api'
+import { client, type Schemas } from '../api'
 import { Badge, currentCursor, CursorPager, DateTime, Money, nextCursorOf } from '../components/data'
 import { QueryState } from '../components/feedback'
 import { formText, SelectField, TextField } from '../components/forms'
@@ -54,54 +54,61 @@ export function Orders() {
       <QueryState query={orders} what="orders">
         {({ orders: rows, meta }) => (
           <>
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Orders, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Order</th>
-                    <th scope="col">Placed</th>
-                    <th scope="col">Customer</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Payment</th>
-                    <th scope="col">Fulfillment</th>
-                    <th scope="col" className="number">
-                      Total
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((order) => (
-                    <tr key={order.id}>
-                      <td>
-                        <Link to={`/orders/${order.id}`}>{order.order_number}</Link>
-                      </td>
-                      <td>
-                        <DateTime value={order.created_at} />
-                      </td>
-                      <td>{order.email}</td>
-                      <td>
-                        <Badge value={order.status} />
-                      </td>
-                      <td>
-                        <Badge value={order.payment_status} />
-                      </td>
-                      <td>
-                        <Badge value={order.fulfillment_status} />
-                      </td>
-                      <td className="number">
-                        <Money amount={order.totals.total} currency={order.currency} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <OrdersTable orders={rows} caption="Orders, newest first" />
             {rows.length === 0 ? <p className="empty">No orders match.</p> : null}
             <CursorPager label="Orders" cursors={cursors} nextCursor={nextCursorOf(meta)} onChange={setCursors} />
           </>
         )}
       </QueryState>
     </Page>
+  )
+}
+
+/** Orders as rows: number (to the order), date, customer, states and total; the customer's screen shows the same. */
+export function OrdersTable({ orders, caption }: { orders: readonly Schemas['Order'][]; caption: string }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Order</th>
+            <th scope="col">Placed</th>
+            <th scope="col">Customer</th>
+            <th scope="col">Status</th>
+            <th scope="col">Payment</th>
+            <th scope="col">Fulfillment</th>
+            <th scope="col" className="number">
+              Total
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {orders.map((order) => (
+            <tr key={order.id}>
+              <td>
+                <Link to={`/orders/${order.id}`}>{order.order_number}</Link>
+              </td>
+              <td>
+                <DateTime value={order.created_at} />
+              </td>
+              <td>{order.email}</td>
+              <td>
+                <Badge value={order.status} />
+              </td>
+              <td>
+                <Badge value={order.payment_status} />
+              </td>
+              <td>
+                <Badge value={order.fulfillment_status} />
+              </td>
+              <td className="number">
+                <Money amount={order.totals.total} currency={order.currency} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }

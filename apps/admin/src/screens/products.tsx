@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link } from 'react-router'
 import { client } from '../api'
-import { Badge, CursorPager, currentCursor, DateTime, Money } from '../components/data'
+import { Badge, CursorPager, currentCursor, DateTime, Money, nextCursorOf } from '../components/data'
 import { ErrorNotice, QueryState } from '../components/feedback'
 import { CheckboxField, formText, SelectField, TextField } from '../components/forms'
 import { Page } from '../components/page'
@@ -127,7 +127,7 @@ export function Products() {
                 </table>
               </div>
             )}
-            <CursorPager label="Products" cursors={cursors} nextCursor={'next_cursor' in meta ? meta.next_cursor : null} onChange={setCursors} />
+            <CursorPager label="Products" cursors={cursors} nextCursor={nextCursorOf(meta)} onChange={setCursors} />
           </>
         )}
       </QueryState>

@@ -288,7 +288,7 @@ function Deliveries({ webhookId, onDone }: { webhookId: string; onDone(message: 
                 </table>
               </div>
             )}
-            <PagePager label="Deliveries" page={page} totalPages={'total_pages' in meta ? meta.total_pages : 1} onChange={setPage} />
+            <PagePager label="Deliveries" page={page} totalPages={meta.total_pages} onChange={setPage} />
           </>
         )}
       </QueryState>
