@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Type } from 'typebox'
-import { DEFAULT_SCRYPT_COST, type PaymentProvider } from '@commerce/domain'
+import { DEFAULT_SCRYPT_COST, parseDuration, type PaymentProvider } from '@commerce/domain'
 import { defaultDataDir } from '@commerce/db'
 import { PAYMENT_VARIABLES, choosePaymentProvider } from '@commerce/payments'
 import { STORAGE_VARIABLES, chooseStorage, type FileStorage } from '@commerce/storage'
@@ -87,6 +87,8 @@ export interface Config {
   paymentCapture: 'automatic' | 'manual'
   /** How long a checkout holds its stock and coupons while its payment waits (3-D Secure); later the worker releases them. */
   checkoutReservationTtlMs: number
+  /** How long a product's detail may be answered from memory after it was read; 0: always read. A write through this instance's catalog routes empties it. */
+  productCacheTtlMs: number
   /** The storefront's address, without a trailing slash: a draft order's payment link is `<shopUrl>/invoices/<token>`. */
   shopUrl: string
   /** Where payments go: PAYMENT_PROVIDER and the STRIPE_* settings (@commerce/payments config.ts). */
@@ -163,6 +165,13 @@ export const API_VARIABLES = {
   ...PAYMENT_VARIABLES,
   PAYMENT_CAPTURE: oneOf(['automatic', 'manual'], 'automatic'),
   CHECKOUT_RESERVATION_TTL: duration({ default: '15m', bareUnit: 'ms' }),
+  /** How long a product's detail may be answered from memory after it was read (0: never); routes/products/detail-cache.ts. */
+  PRODUCT_CACHE_TTL: custom({
+    schema: Type.Integer({ minimum: 0 }),
+    decode: (text) => (text === '0' ? 0 : parseDuration(text, 'ms')),
+    problem: 'must be 0 (off) or a duration such as 500ms or 2s',
+    default: '2s',
+  }),
   SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   PUBLIC_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   ...STORAGE_VARIABLES,
@@ -228,6 +237,7 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     webhookAllowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     paymentCapture: v.PAYMENT_CAPTURE,
     checkoutReservationTtlMs: v.CHECKOUT_RESERVATION_TTL,
+    productCacheTtlMs: v.PRODUCT_CACHE_TTL,
     // The worker's default too (its emails' links).
     shopUrl: (v.SHOP_URL ?? 'http://localhost:3000').replace(/\/+$/, ''),
     paymentProvider: payments.provider,

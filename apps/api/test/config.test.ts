@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       loginFailureWindowMs: 900_000,
       loginSlowdownAfter: 100,
       loginSlowdownDelayMs: 1000,
+      productCacheTtlMs: 2000,
       tracing: undefined,
       shutdownGraceMs: 10_000,
     })
@@ -44,6 +45,13 @@ describe('loadConfig', () => {
     const bad = () => loadConfig({ LOGIN_MAX_FAILURES: '0', LOGIN_SLOWDOWN_DELAY: 'later', COMMERCE_DATA_DIR: dataDir() })
     expect(bad).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/)
     expect(bad).toThrow(/LOGIN_SLOWDOWN_DELAY must be a duration/)
+  })
+
+  test('PRODUCT_CACHE_TTL takes a duration or 0 (off)', () => {
+    expect(loadConfig({ PRODUCT_CACHE_TTL: '0', COMMERCE_DATA_DIR: dataDir() }).productCacheTtlMs).toBe(0)
+    expect(loadConfig({ PRODUCT_CACHE_TTL: '500ms', COMMERCE_DATA_DIR: dataDir() }).productCacheTtlMs).toBe(500)
+    expect(loadConfig({ PRODUCT_CACHE_TTL: '750', COMMERCE_DATA_DIR: dataDir() }).productCacheTtlMs).toBe(750)
+    expect(() => loadConfig({ PRODUCT_CACHE_TTL: 'briefly', COMMERCE_DATA_DIR: dataDir() })).toThrow(/PRODUCT_CACHE_TTL must be 0 \(off\) or a duration/)
   })
 
   test('names every bad variable in one error', () => {

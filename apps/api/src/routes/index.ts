@@ -23,7 +23,9 @@ import { orderRoutes } from './orders/routes.js'
 import { priceListRoutes } from './price-lists/routes.js'
 import { productPriceRoutes } from './price-lists/product-prices.js'
 import { paymentRoutes } from './payments/routes.js'
+import { DetailCache } from './products/detail-cache.js'
 import { productRoutes, uploadRoutes } from './products/routes.js'
+import type { ProductDetail } from './products/service.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
@@ -33,30 +35,33 @@ import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
+  // Product details in memory, emptied by any write through the routes that change what one shows
+  // (the catalog, the inventory, orders); a checkout's stock shows within the TTL.
+  const details = new DetailCache<ProductDetail>(config.productCacheTtlMs)
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
-  await app.register(productRoutes, { prefix: '/api/v1/products', config })
+  await app.register(productRoutes, { prefix: '/api/v1/products', config, details })
   // The file of a presigned upload, when the storage is a disk (PUT /uploads/:id).
   await app.register(uploadRoutes, { prefix: '/api/v1/uploads', config })
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
-  await app.register(categoryRoutes, { prefix: '/api/v1/categories' })
+  await app.register(categoryRoutes, { prefix: '/api/v1/categories', details })
   // Translations of products, variants and categories (/products/:id/translations, …).
-  await app.register(translationRoutes, { prefix: '/api/v1' })
+  await app.register(translationRoutes, { prefix: '/api/v1', details })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
-  await app.register(orderRoutes, { prefix: '/api/v1/orders' })
+  await app.register(orderRoutes, { prefix: '/api/v1/orders', details })
   // Payments, fulfillments and returns span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
-  await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
-  await app.register(returnRoutes, { prefix: '/api/v1' })
+  await app.register(fulfillmentRoutes, { prefix: '/api/v1', details })
+  await app.register(returnRoutes, { prefix: '/api/v1', details })
   // Draft orders and their public payment links (/draft-orders, /invoices/…).
-  await app.register(draftOrderRoutes, { prefix: '/api/v1', config })
+  await app.register(draftOrderRoutes, { prefix: '/api/v1', config, details })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   // Stock locations and inventory (/stock-locations, /inventory/…).
-  await app.register(inventoryRoutes, { prefix: '/api/v1' })
+  await app.register(inventoryRoutes, { prefix: '/api/v1', details })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
   await app.register(promotionRoutes, { prefix: '/api/v1/promotions' })

@@ -34,7 +34,8 @@ import { pageMeta } from '../../list-totals.js'
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
-import { createProductService } from './service.js'
+import type { DetailCache } from './detail-cache.js'
+import { createProductService, type ProductDetail } from './service.js'
 
 
 /** A short list (a product's variants or images) as one page of the list envelope. */
@@ -44,8 +45,9 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
   return { items: items.slice((page - 1) * perPage, page * perPage), meta: pageMeta(page, perPage, items.length) }
 }
 
-export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const productService = createProductService(app.db, app.catalogDb)
+export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details: DetailCache<ProductDetail> }> = async (app, { config, details }) => {
+  const productService = createProductService(app.db, app.catalogDb, details)
+  app.addHook('onSend', details.clearOnWrite)
 
   app.get(
     '/',
@@ -77,6 +79,10 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
         operationId: 'getProduct',
         tags: ['products'],
         summary: 'A product with its variants, images and categories',
+        description:
+          'Each API instance answers a detail from memory for up to `PRODUCT_CACHE_TTL` (2 s) after reading it. A write ' +
+          'through the catalog, inventory or order operations shows at once; a change made otherwise (a checkout\'s ' +
+          'stock, another instance, the worker) shows within that time. Carts and checkouts always read the current stock.',
         params: IdParams,
         querystring: LocaleQuery,
         response: { 200: Product, ...errorResponses(400, 404, 429) },

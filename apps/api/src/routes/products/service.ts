@@ -37,6 +37,7 @@ import { setSellableAtDefault } from '../inventory/stock.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
+import type { DetailCache } from './detail-cache.js'
 import { createProductLister } from './list.js'
 
 /** An image to add: by URL, or an uploaded file already in the storage (`file`), perhaps from a presigned upload. */
@@ -55,8 +56,14 @@ export async function emitProductEvent(tx: Executor, id: string, kind: 'product.
   return product
 }
 
-/** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
-export function createProductService(db: Database, catalogDb: Database) {
+/** A product's detail and the locale of the translation it shows. */
+export interface ProductDetail {
+  product: Product
+  shownLocale: string | null
+}
+
+/** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else; `details` keeps answered details. */
+export function createProductService(db: Database, catalogDb: Database, details: DetailCache<ProductDetail>) {
   const detailStatement = prepareProductDetail(catalogDb)
   const localizedDetailStatement = prepareLocalizedProductDetail(catalogDb)
   const variantsStatement = db
@@ -122,15 +129,23 @@ export function createProductService(db: Database, catalogDb: Database) {
     requireProduct,
 
     /** The product, its text along the chain `locales` (none: the original), with the locale of its own translation shown. */
-    async get(id: string, locales: string[] = []): Promise<{ product: Product; shownLocale: string | null }> {
+    async get(id: string, locales: string[] = []): Promise<ProductDetail> {
+      const key = locales.length === 0 ? id : `${id} ${locales.join(' ')}`
+      const cached = details.get(key)
+      if (cached !== undefined) return cached
+      const start = details.begin()
+      let found: ProductDetail
       if (locales.length > 0) {
         const [row] = await localizedDetailStatement.execute({ id, locales })
         if (!row) throw notFound('Product')
-        return { product: productSnapshot(row), shownLocale: row.translationLocale }
+        found = { product: productSnapshot(row), shownLocale: row.translationLocale }
+      } else {
+        const [row] = await detailStatement.execute({ id })
+        if (!row) throw notFound('Product')
+        found = { product: productSnapshot(row), shownLocale: null }
       }
-      const [row] = await detailStatement.execute({ id })
-      if (!row) throw notFound('Product')
-      return { product: productSnapshot(row), shownLocale: null }
+      details.set(key, found, start)
+      return found
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {

@@ -1,0 +1,55 @@
+/**
+ * Product details kept in memory for a moment (PRODUCT_CACHE_TTL): a shop's most read answer,
+ * read far more often than it changes. A write through this instance's catalog, inventory and
+ * order routes empties the cache before it answers (clearOnWrite), so whoever changed a product
+ * reads the change at once; a change made elsewhere (another instance, the worker, a checkout's
+ * stock) shows within the TTL (docs/catalog.md, "Product details in memory").
+ */
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+
+/** Products (times the locale chains read) held at most: about 1.5 KB each. */
+const MAX_ENTRIES = 10_000
+
+/** When a read began: its answer is kept only if no write emptied the cache meanwhile. */
+export interface ReadStart {
+  generation: number
+  at: number
+}
+
+export class DetailCache<T> {
+  private readonly entries = new Map<string, { value: T; expires: number }>()
+  private generation = 0
+
+  constructor(private readonly ttlMs: number) {}
+
+  /** The value stored under `key`, unless older than the TTL. Values are shared between answers: never change one. */
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return undefined
+    if (entry.expires > Date.now()) return entry.value
+    this.entries.delete(key)
+    return undefined
+  }
+
+  begin(): ReadStart {
+    return { generation: this.generation, at: Date.now() }
+  }
+
+  /** Keeps what a read that began at `start` found, for the TTL counted from the read's start. */
+  set(key: string, value: T, start: ReadStart): void {
+    if (this.ttlMs === 0 || start.generation !== this.generation) return
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
+    this.entries.set(key, { value, expires: start.at + this.ttlMs })
+  }
+
+  clear(): void {
+    this.generation++
+    this.entries.clear()
+  }
+
+  /** An onSend hook for the routes that change what a detail shows: any write among them empties the cache before answering. */
+  readonly clearOnWrite = (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction & ((error: Error | null, payload?: unknown) => void)) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') this.clear()
+    done(null, payload)
+  }
+}
