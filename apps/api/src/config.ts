@@ -170,7 +170,7 @@ export const API_VARIABLES = {
     schema: Type.Integer({ minimum: 0 }),
     decode: (text) => (text === '0' ? 0 : parseDuration(text, 'ms')),
     problem: 'must be 0 (off) or a duration such as 500ms or 2s',
-    default: '2s',
+    default: '5s',
   }),
   SHOP_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),
   PUBLIC_URL: url(['http:', 'https:'], 'must be an http:// or https:// URL'),

@@ -27,7 +27,7 @@ describe('loadConfig', () => {
       loginFailureWindowMs: 900_000,
       loginSlowdownAfter: 100,
       loginSlowdownDelayMs: 1000,
-      productCacheTtlMs: 2000,
+      productCacheTtlMs: 5000,
       tracing: undefined,
       shutdownGraceMs: 10_000,
     })

@@ -80,7 +80,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details:
         tags: ['products'],
         summary: 'A product with its variants, images and categories',
         description:
-          'Each API instance answers a detail from memory for up to `PRODUCT_CACHE_TTL` (2 s) after reading it. A write ' +
+          'Each API instance answers a detail from memory for up to `PRODUCT_CACHE_TTL` (5 s) after reading it. A write ' +
           'through the catalog, inventory or order operations shows at once; a change made otherwise (a checkout\'s ' +
           'stock, another instance, the worker) shows within that time. Carts and checkouts always read the current stock.',
         params: IdParams,
