@@ -135,6 +135,20 @@ describe('DetailCache', () => {
     expect(cache.get('a')).toBe('as read after the write')
   })
 
+  test('it holds at most 20,000 parts by weight, dropping the oldest stored first', () => {
+    const cache = new DetailCache<number>(TTL_MS, (weight) => weight)
+    cache.set('heavy', 15_000, cache.begin())
+    cache.set('light', 4_000, cache.begin())
+    expect([cache.get('heavy'), cache.get('light')]).toEqual([15_000, 4_000])
+    cache.set('more', 2_000, cache.begin())
+    expect([cache.get('heavy'), cache.get('light'), cache.get('more')]).toEqual([undefined, 4_000, 2_000])
+    cache.set('too heavy alone', 20_001, cache.begin())
+    expect(cache.get('too heavy alone')).toBeUndefined()
+    // Storing a key again replaces its weight rather than adding to it.
+    for (let i = 0; i < 5; i++) cache.set('light', 4_000, cache.begin())
+    expect([cache.get('light'), cache.get('more')]).toEqual([4_000, 2_000])
+  })
+
   test('the TTL counts from the start of the read, not from when it was stored', () => {
     const cache = new DetailCache<string>(TTL_MS)
     cache.set('a', 'read long ago', { ...cache.begin(), at: Date.now() - TTL_MS })

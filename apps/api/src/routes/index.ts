@@ -37,7 +37,7 @@ import { wsRoutes } from './ws/routes.js'
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
   // Product details in memory, emptied by any write through the routes that change what one shows
   // (the catalog, the inventory, orders); a checkout's stock shows within the TTL.
-  const details = new DetailCache<ProductDetail>(config.productCacheTtlMs)
+  const details = new DetailCache<ProductDetail>(config.productCacheTtlMs, ({ product }) => 1 + product.variants.length + product.images.length)
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(userRoutes, { prefix: '/api/v1/users' })

@@ -7,8 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
-/** Products (times the locale chains read) held at most: about 1.5 KB each. */
-const MAX_ENTRIES = 10_000
+/** What the cache holds at most, in parts of about a kilobyte each (a product, a variant, an image): some 20 MB. */
+const MAX_WEIGHT = 20_000
 
 /** When a read began: its answer is kept only if no write emptied the cache meanwhile. */
 export interface ReadStart {
@@ -17,17 +17,22 @@ export interface ReadStart {
 }
 
 export class DetailCache<T> {
-  private readonly entries = new Map<string, { value: T; expires: number }>()
+  private readonly entries = new Map<string, { value: T; expires: number; weight: number }>()
+  private weight = 0
   private generation = 0
 
-  constructor(private readonly ttlMs: number) {}
+  /** `weigh` tells how many parts of MAX_WEIGHT a value takes. */
+  constructor(
+    private readonly ttlMs: number,
+    private readonly weigh: (value: T) => number = () => 1,
+  ) {}
 
   /** The value stored under `key`, unless older than the TTL. Values are shared between answers: never change one. */
   get(key: string): T | undefined {
     const entry = this.entries.get(key)
     if (entry === undefined) return undefined
     if (entry.expires > Date.now()) return entry.value
-    this.entries.delete(key)
+    this.drop(key)
     return undefined
   }
 
@@ -38,13 +43,29 @@ export class DetailCache<T> {
   /** Keeps what a read that began at `start` found, for the TTL counted from the read's start. */
   set(key: string, value: T, start: ReadStart): void {
     if (this.ttlMs === 0 || start.generation !== this.generation) return
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!)
-    this.entries.set(key, { value, expires: start.at + this.ttlMs })
+    const weight = this.weigh(value)
+    if (weight > MAX_WEIGHT) return
+    this.drop(key)
+    // The oldest stored go first.
+    for (const oldest of this.entries.keys()) {
+      if (this.weight + weight <= MAX_WEIGHT) break
+      this.drop(oldest)
+    }
+    this.entries.set(key, { value, expires: start.at + this.ttlMs, weight })
+    this.weight += weight
   }
 
   clear(): void {
     this.generation++
     this.entries.clear()
+    this.weight = 0
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key)
+    if (entry === undefined) return
+    this.entries.delete(key)
+    this.weight -= entry.weight
   }
 
   /** An onSend hook for the routes that change what a detail shows: any write among them empties the cache before answering. */
