@@ -6,7 +6,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import {
@@ -195,9 +195,10 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
           if (!part || part.fieldname !== 'file') throw invalidField('file', "Field 'file' is required: the CSV file")
           file = part.file
           fileName = part.filename || null
-        } else if (request.body) {
-          file = request.body as Readable
+        } else if (request.body instanceof Readable) {
+          file = request.body
         } else {
+          // No body, or one another content type's parser read (JSON): not a CSV file.
           throw new ApiError('unsupported_media_type', `Send the CSV file as the body (${CSV_TYPES.join(', ')}) or as multipart/form-data`)
         }
         const created = await csv.createImport(file, { resource, dryRun, fileName, maxBytes: config.importMaxBytes, actor: originOf(request).actor })
