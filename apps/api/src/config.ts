@@ -87,7 +87,7 @@ export interface Config {
   paymentCapture: 'automatic' | 'manual'
   /** How long a checkout holds its stock and coupons while its payment waits (3-D Secure); later the worker releases them. */
   checkoutReservationTtlMs: number
-  /** How long a product's detail may be answered from memory after it was read; 0: always read. A write through this instance's catalog routes empties it. */
+  /** How long a product's detail may be answered from memory after it was read; 0: always read. A write through this instance's catalog, inventory or order routes empties it. */
   productCacheTtlMs: number
   /** The storefront's address, without a trailing slash: a draft order's payment link is `<shopUrl>/invoices/<token>`. */
   shopUrl: string
