@@ -165,7 +165,8 @@ function CreateWebhook({ onCreated }: { onCreated(created: { url: string; secret
 
 export function WebhookDetail() {
   const { id = '' } = useParams()
-  const webhook = useQuery({ queryKey: ['webhooks', id], queryFn: () => client.getWebhook(id) })
+  // Its health moves with the worker's deliveries, as the log below does: both are read again.
+  const webhook = useQuery({ queryKey: ['webhooks', id], queryFn: () => client.getWebhook(id), refetchInterval: 5_000 })
   const [done, setDone] = useState<string>()
   return (
     <QueryState query={webhook} what="the webhook">
