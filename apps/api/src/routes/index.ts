@@ -1,5 +1,6 @@
 /** The route table: every area and the prefix it lives under. */
 import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../config.js'
 import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
@@ -35,33 +36,38 @@ import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
-  // Product details in memory, emptied by any write through the routes that change what one shows
-  // (the catalog, the inventory, orders); a checkout's stock shows within the TTL.
+  // Product details in memory, emptied by any write through the areas registered with
+  // `changingDetails` (what a detail shows); a checkout's stock shows within the TTL.
   const details = new DetailCache<ProductDetail>(config.productCacheTtlMs, ({ product }) => 1 + product.variants.length + product.images.length)
+  const changingDetails = <Options extends object>(plugin: FastifyPluginAsyncTypebox<Options>, options: Options & { prefix: string }) =>
+    app.register(async (area) => {
+      area.addHook('onSend', details.clearOnWrite)
+      await area.register(plugin, options)
+    })
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
-  await app.register(productRoutes, { prefix: '/api/v1/products', config, details })
+  await changingDetails(productRoutes, { prefix: '/api/v1/products', config, details })
   // The file of a presigned upload, when the storage is a disk (PUT /uploads/:id).
   await app.register(uploadRoutes, { prefix: '/api/v1/uploads', config })
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
-  await app.register(categoryRoutes, { prefix: '/api/v1/categories', details })
+  await changingDetails(categoryRoutes, { prefix: '/api/v1/categories' })
   // Translations of products, variants and categories (/products/:id/translations, …).
-  await app.register(translationRoutes, { prefix: '/api/v1', details })
+  await changingDetails(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
-  await app.register(orderRoutes, { prefix: '/api/v1/orders', details })
+  await changingDetails(orderRoutes, { prefix: '/api/v1/orders' })
   // Payments, fulfillments and returns span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
-  await app.register(fulfillmentRoutes, { prefix: '/api/v1', details })
-  await app.register(returnRoutes, { prefix: '/api/v1', details })
+  await changingDetails(fulfillmentRoutes, { prefix: '/api/v1' })
+  await changingDetails(returnRoutes, { prefix: '/api/v1' })
   // Draft orders and their public payment links (/draft-orders, /invoices/…).
-  await app.register(draftOrderRoutes, { prefix: '/api/v1', config, details })
+  await changingDetails(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   // Stock locations and inventory (/stock-locations, /inventory/…).
-  await app.register(inventoryRoutes, { prefix: '/api/v1', details })
+  await changingDetails(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
   await app.register(promotionRoutes, { prefix: '/api/v1/promotions' })

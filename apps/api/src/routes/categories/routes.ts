@@ -3,12 +3,9 @@ import { Category, CategoryList, CreateCategory, IdParams, LocaleQuery, Localize
 import { errorResponses } from '../../errors.js'
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { createCategoryService } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 
-export const categoryRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const categoryService = createCategoryService(app.db)
 
   app.get(

@@ -24,8 +24,6 @@ import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
 import { originOf } from '../../origin.js'
 import { createPaymentService } from '../payments/service.js'
 import { createDraftOrderService } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 const PRICING =
   'Lines are priced when they are added: a line of a product (and variant) the draft has already keeps its price, ' +
@@ -33,8 +31,7 @@ const PRICING =
   'than the lines) is shared over the lines before tax, as a coupon’s; tax is that of the shipping address; shipping ' +
   'is the method’s rate. No stock is taken until the draft is completed.'
 
-export const draftOrderRoutes: FastifyPluginAsyncTypebox<{ config: Config; details: DetailCache<ProductDetail> }> = async (app, { config, details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const draftOrderRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const paymentService = createPaymentService(app.db, app.paymentProvider)
   const draftOrderService = createDraftOrderService(app.db, paymentService, config.shopUrl)
 

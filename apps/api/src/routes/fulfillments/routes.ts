@@ -16,12 +16,9 @@ import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional } from '../../idempotency.js'
 import { createPaymentService } from '../payments/service.js'
 import { createFulfillmentService } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 
-export const fulfillmentRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const fulfillmentService = createFulfillmentService(app.db, createPaymentService(app.db, app.paymentProvider))
 
   app.post(

@@ -22,15 +22,12 @@ import { IdempotencyKeyOptional } from '../../idempotency.js'
 import { originOf } from '../../origin.js'
 import { createStockLocationService } from './locations.js'
 import { createInventoryService } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 const CHANGE_EVENTS =
   'Writes inventory.adjusted (the levels after and their movements) and inventory.low for a level it takes below its ' +
   '`low_stock_threshold`. An Idempotency-Key is honoured when sent.'
 
-export const inventoryRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const inventoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const locations = createStockLocationService(app.db)
   const inventory = createInventoryService(app.db)
 

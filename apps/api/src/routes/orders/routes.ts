@@ -24,13 +24,10 @@ import { createOrderEditService } from './edits.js'
 import { allocationsOfOrder } from '../inventory/stock.js'
 import { orderHistory } from './history.js'
 import { createOrderService, type OrderViewer } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 const OWNERSHIP = 'Admins see every order; a customer sees only its own (another customer’s order is 404).'
 
-export const orderRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const paymentService = createPaymentService(app.db, app.paymentProvider)
   const orderService = createOrderService(app.db, paymentService)
   const orderEditService = createOrderEditService(app.db, paymentService)

@@ -47,7 +47,6 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
 
 export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details: DetailCache<ProductDetail> }> = async (app, { config, details }) => {
   const productService = createProductService(app.db, app.catalogDb, details)
-  app.addHook('onSend', details.clearOnWrite)
 
   app.get(
     '/',

@@ -8,13 +8,10 @@ import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotenc
 import type { OrderViewer } from '../orders/service.js'
 import { createPaymentService } from '../payments/service.js'
 import { createReturnService } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 const OWNERSHIP = 'The order’s customer or a caller with the orders scope; another customer’s order or return is 404.'
 
-export const returnRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const returnService = createReturnService(app.db, createPaymentService(app.db, app.paymentProvider))
 
   const viewerOf = (request: FastifyRequest, scope: 'orders:read' | 'orders:write'): OrderViewer => ({

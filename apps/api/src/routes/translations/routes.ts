@@ -24,8 +24,6 @@ import {
 import { errorResponses } from '../../errors.js'
 import { requireLocale } from '../../locale.js'
 import { createTranslationService, type OwnerIds } from './service.js'
-import type { DetailCache } from '../products/detail-cache.js'
-import type { ProductDetail } from '../products/service.js'
 
 interface Resource {
   /** The resource's path under /api/v1, up to `/translations`. */
@@ -43,8 +41,7 @@ interface Resource {
   fields: string
 }
 
-export const translationRoutes: FastifyPluginAsyncTypebox<{ details: DetailCache<ProductDetail> }> = async (app, { details }) => {
-  app.addHook('onSend', details.clearOnWrite)
+export const translationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const translations = createTranslationService(app.db)
 
   const resources: [Resource, ReturnType<typeof createTranslationService>['product' | 'variant' | 'category']][] = [
