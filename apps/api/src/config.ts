@@ -165,7 +165,7 @@ export const API_VARIABLES = {
   ...PAYMENT_VARIABLES,
   PAYMENT_CAPTURE: oneOf(['automatic', 'manual'], 'automatic'),
   CHECKOUT_RESERVATION_TTL: duration({ default: '15m', bareUnit: 'ms' }),
-  /** How long a product's detail may be answered from memory after it was read (0: never); routes/products/detail-cache.ts. */
+  /** How long a product's detail or a public list page may be answered from memory after it was read (0: never); routes/products/catalog-cache.ts. */
   PRODUCT_CACHE_TTL: custom({
     schema: Type.Integer({ minimum: 0 }),
     decode: (text) => (text === '0' ? 0 : parseDuration(text, 'ms')),

@@ -53,7 +53,7 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
     webhookAllowPrivateTargets: true,
     paymentCapture: 'automatic',
     checkoutReservationTtlMs: 15 * 60_000,
-    // Tests read a product right after changing it by SQL, a checkout or the worker: detail-cache.test.ts turns it on.
+    // Tests read a product right after changing it by SQL, a checkout or the worker: catalog-cache.test.ts turns it on.
     productCacheTtlMs: 0,
     shopUrl: 'https://shop.example',
     paymentProvider: testProvider,

@@ -24,8 +24,9 @@ import { orderRoutes } from './orders/routes.js'
 import { priceListRoutes } from './price-lists/routes.js'
 import { productPriceRoutes } from './price-lists/product-prices.js'
 import { paymentRoutes } from './payments/routes.js'
-import { DetailCache } from './products/detail-cache.js'
+import { CatalogCache, clearOnWrite } from './products/catalog-cache.js'
 import { productRoutes, uploadRoutes } from './products/routes.js'
+import type { ProductPage } from './products/list.js'
 import type { ProductDetail } from './products/service.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
@@ -36,38 +37,42 @@ import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
-  // Product details in memory, emptied by any write through the areas registered with
-  // `changingDetails` (what a detail shows); a checkout's stock shows within the TTL.
-  const details = new DetailCache<ProductDetail>(config.productCacheTtlMs, ({ product }) => 1 + product.variants.length + product.images.length)
-  const changingDetails = <Options extends object>(plugin: FastifyPluginAsyncTypebox<Options>, options: Options & { prefix: string }) =>
+  // Product details and list pages in memory, emptied by any write through the areas registered
+  // with `changingCatalog` (what they show); a checkout's stock shows within the TTL.
+  const caches = {
+    details: new CatalogCache<ProductDetail>(config.productCacheTtlMs, ({ product }) => 1 + product.variants.length + product.images.length),
+    pages: new CatalogCache<ProductPage>(config.productCacheTtlMs, ({ products }) => 1 + products.length),
+  }
+  const clearCaches = clearOnWrite(caches.details, caches.pages)
+  const changingCatalog = <Options extends object>(plugin: FastifyPluginAsyncTypebox<Options>, options: Options & { prefix: string }) =>
     app.register(async (area) => {
-      area.addHook('onSend', details.clearOnWrite)
+      area.addHook('onSend', clearCaches)
       await area.register(plugin, options)
     })
   await app.register(systemRoutes)
   await app.register(authRoutes, { prefix: '/api/v1/auth', config })
   await app.register(userRoutes, { prefix: '/api/v1/users' })
   await app.register(oauthRoutes, { prefix: '/api/v1/oauth' })
-  await changingDetails(productRoutes, { prefix: '/api/v1/products', config, details })
+  await changingCatalog(productRoutes, { prefix: '/api/v1/products', config, caches })
   // The file of a presigned upload, when the storage is a disk (PUT /uploads/:id).
   await app.register(uploadRoutes, { prefix: '/api/v1/uploads', config })
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
-  await changingDetails(categoryRoutes, { prefix: '/api/v1/categories' })
+  await changingCatalog(categoryRoutes, { prefix: '/api/v1/categories' })
   // Translations of products, variants and categories (/products/:id/translations, …).
-  await changingDetails(translationRoutes, { prefix: '/api/v1' })
+  await changingCatalog(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
-  await changingDetails(orderRoutes, { prefix: '/api/v1/orders' })
+  await changingCatalog(orderRoutes, { prefix: '/api/v1/orders' })
   // Payments, fulfillments and returns span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
-  await changingDetails(fulfillmentRoutes, { prefix: '/api/v1' })
-  await changingDetails(returnRoutes, { prefix: '/api/v1' })
+  await changingCatalog(fulfillmentRoutes, { prefix: '/api/v1' })
+  await changingCatalog(returnRoutes, { prefix: '/api/v1' })
   // Draft orders and their public payment links (/draft-orders, /invoices/…).
-  await changingDetails(draftOrderRoutes, { prefix: '/api/v1', config })
+  await changingCatalog(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   // Stock locations and inventory (/stock-locations, /inventory/…).
-  await changingDetails(inventoryRoutes, { prefix: '/api/v1' })
+  await changingCatalog(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
   await app.register(promotionRoutes, { prefix: '/api/v1/promotions' })

@@ -2,12 +2,13 @@
  * The public product list: one prepared statement per shape of query (filters present or not:
  * @commerce/db sql/product-list.ts), exact totals cached per catalog revision, and a plan per
  * search chosen by its match count. Cursor mode (`after`) walks the same order by keyset and
- * counts nothing.
+ * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
 import { productCountStatement, productPageStatement, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
 import { cursorPage, decodeCursor } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
+import type { CatalogCache } from './catalog-cache.js'
 
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000
@@ -15,9 +16,12 @@ const FEW_MATCHES = 2000
 /** The locale of a localized row's own translation (null: none, or not a localized read). */
 const shownLocale = (row: object): string | null => (row as { translationLocale?: string | null }).translationLocale ?? null
 
-export function createProductLister(db: Database) {
+/** A page as answered, with the locale each product's text is shown in. */
+export type ProductPage = ProductList & { shownLocales: (string | null)[] }
+
+export function createProductLister(db: Database, pages: CatalogCache<ProductPage>) {
   const totals = new ListTotals()
-  const pages = new Map<string, ReturnType<typeof productPageStatement>>()
+  const pageStatements = new Map<string, ReturnType<typeof productPageStatement>>()
   const counts = new Map<string, ReturnType<typeof productCountStatement>>()
   const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
     const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}${shape.keyset ? '_after' : ''}${shape.localized ? '_localized' : ''}`
@@ -27,7 +31,23 @@ export function createProductLister(db: Database) {
   }
 
   /** `locales`: the chain of locales to show the text in and to search (none: the original text). */
-  return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[]): Promise<ProductList & { shownLocales: (string | null)[] }> {
+  /**
+   * `remember`: the page may be answered from memory, as it is for the shop's visitors; an admin's
+   * list is a working tool (an import or another instance's change shows at once), and a walk by
+   * cursor (an export, a sync) would only push the hot pages out, so both read the database.
+   */
+  return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean): Promise<ProductPage> {
+    if (!remember || includeInactive || query.after !== undefined) return readPage(query, includeInactive, locales)
+    const key = JSON.stringify([query.page ?? 1, query.per_page ?? 20, query.category ?? null, query.search ?? null, locales])
+    const cached = pages.get(key)
+    if (cached !== undefined) return cached
+    const start = pages.begin()
+    const page = await readPage(query, false, locales)
+    pages.set(key, page, start)
+    return page
+  }
+
+  async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[]): Promise<ProductPage> {
     const byCursor = query.after !== undefined
     // Checked before any query: a bad cursor is a 400, never a statement that fails.
     const [after] = query.after ? decodeCursor('products', query.after) : []
@@ -68,7 +88,7 @@ export function createProductLister(db: Database) {
       search = !base.category && matches <= FEW_MATCHES ? 'few' : 'many'
     }
     const shape: Shape = { ...base, search }
-    const rows = await statement(pages, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
+    const rows = await statement(pageStatements, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
     if (byCursor) {
       const found = cursorPage('products', rows, perPage, (row) => [row.id])
       return { products: found.rows.map(toListItem), meta: found.meta, shownLocales: found.rows.map(shownLocale) }

@@ -34,9 +34,14 @@ import { pageMeta } from '../../list-totals.js'
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
-import type { DetailCache } from './detail-cache.js'
-import { createProductService, type ProductDetail } from './service.js'
+import { createProductService, type ProductCaches } from './service.js'
 
+
+/** What a read kept in memory shows (routes/products/catalog-cache.ts). */
+const FROM_MEMORY =
+  'for up to `PRODUCT_CACHE_TTL` (5 s) after reading it. A write through the catalog, inventory or order operations ' +
+  "shows at once; a change made otherwise (a checkout's stock, another instance, the worker) shows within that time. " +
+  'Carts and checkouts always read the current stock.'
 
 /** A short list (a product's variants or images) as one page of the list envelope. */
 function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
@@ -45,8 +50,8 @@ function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
   return { items: items.slice((page - 1) * perPage, page * perPage), meta: pageMeta(page, perPage, items.length) }
 }
 
-export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details: DetailCache<ProductDetail> }> = async (app, { config, details }) => {
-  const productService = createProductService(app.db, app.catalogDb, details)
+export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: ProductCaches }> = async (app, { config, caches }) => {
+  const productService = createProductService(app.db, app.catalogDb, caches)
 
   app.get(
     '/',
@@ -55,6 +60,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details:
         operationId: 'listProducts',
         tags: ['products'],
         summary: 'List products (active only unless an admin asks include_inactive)',
+        description: `Each API instance answers a page by number to anyone but an admin (not a walk by \`after\`) from memory ${FROM_MEMORY}`,
         querystring: ListProductsQuery,
         response: { 200: ProductList, ...errorResponses(400, 401, 403, 429) },
       },
@@ -65,7 +71,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details:
       if (includeInactive && !isAdmin(request)) {
         throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
       }
-      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request))
+      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !isAdmin(request))
       describeLanguage(reply, shownLocales)
       return list
     },
@@ -78,10 +84,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; details:
         operationId: 'getProduct',
         tags: ['products'],
         summary: 'A product with its variants, images and categories',
-        description:
-          'Each API instance answers a detail from memory for up to `PRODUCT_CACHE_TTL` (5 s) after reading it. A write ' +
-          'through the catalog, inventory or order operations shows at once; a change made otherwise (a checkout\'s ' +
-          'stock, another instance, the worker) shows within that time. Carts and checkouts always read the current stock.',
+        description: `Each API instance answers a detail from memory ${FROM_MEMORY}`,
         params: IdParams,
         querystring: LocaleQuery,
         response: { 200: Product, ...errorResponses(400, 404, 429) },

@@ -37,8 +37,8 @@ import { setSellableAtDefault } from '../inventory/stock.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
-import type { DetailCache } from './detail-cache.js'
-import { createProductLister } from './list.js'
+import type { CatalogCache } from './catalog-cache.js'
+import { createProductLister, type ProductPage } from './list.js'
 
 /** An image to add: by URL, or an uploaded file already in the storage (`file`), perhaps from a presigned upload. */
 export interface NewImage {
@@ -62,8 +62,14 @@ export interface ProductDetail {
   shownLocale: string | null
 }
 
-/** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else; `details` keeps answered details. */
-export function createProductService(db: Database, catalogDb: Database, details: DetailCache<ProductDetail>) {
+/** Answers kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts). */
+export interface ProductCaches {
+  details: CatalogCache<ProductDetail>
+  pages: CatalogCache<ProductPage>
+}
+
+/** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
+export function createProductService(db: Database, catalogDb: Database, { details, pages }: ProductCaches) {
   const detailStatement = prepareProductDetail(catalogDb)
   const localizedDetailStatement = prepareLocalizedProductDetail(catalogDb)
   const variantsStatement = db
@@ -124,7 +130,7 @@ export function createProductService(db: Database, catalogDb: Database, details:
   }
 
   return {
-    list: createProductLister(catalogDb),
+    list: createProductLister(catalogDb, pages),
 
     requireProduct,
 

@@ -1,13 +1,14 @@
 /**
- * Product details kept in memory for a moment (PRODUCT_CACHE_TTL): a shop's most read answer,
- * read far more often than it changes. A write through this instance's catalog, inventory and
- * order routes empties the cache before it answers (clearOnWrite), so whoever changed a product
- * reads the change at once; a change made elsewhere (another instance, the worker, a checkout's
- * stock) shows within the TTL (docs/catalog.md, "Product details in memory").
+ * Catalog answers kept in memory for a moment (PRODUCT_CACHE_TTL): product details and public list
+ * pages, a shop's most read answers, read far more often than they change. A write through this
+ * instance's catalog, inventory and order routes empties the caches before it answers
+ * (clearOnWrite), so whoever changed a product reads the change at once; a change made elsewhere
+ * (another instance, the worker, a checkout's stock) shows within the TTL (docs/catalog.md,
+ * "Catalog answers in memory").
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
-/** What the cache holds at most, in parts of about a kilobyte each (a product, a variant, an image): some 20 MB. */
+/** What a cache holds at most, in parts of about a kilobyte each (a product, a variant, an image, a list item): some 20 MB. */
 const MAX_WEIGHT = 20_000
 
 /** When a read began: its answer is kept only if no write emptied the cache meanwhile. */
@@ -16,7 +17,7 @@ export interface ReadStart {
   at: number
 }
 
-export class DetailCache<T> {
+export class CatalogCache<T> {
   private readonly entries = new Map<string, { value: T; expires: number; weight: number }>()
   private weight = 0
   private generation = 0
@@ -67,10 +68,12 @@ export class DetailCache<T> {
     this.entries.delete(key)
     this.weight -= entry.weight
   }
+}
 
-  /** An onSend hook for the routes that change what a detail shows: any write among them empties the cache before answering. */
-  readonly clearOnWrite = (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction & ((error: Error | null, payload?: unknown) => void)) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') this.clear()
+/** An onSend hook for the routes that change what the caches show: any write among them empties them before answering. */
+export function clearOnWrite(...caches: Pick<CatalogCache<unknown>, 'clear'>[]) {
+  return (request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: HookHandlerDoneFunction & ((error: Error | null, payload?: unknown) => void)) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') for (const cache of caches) cache.clear()
     done(null, payload)
   }
 }

@@ -1,14 +1,14 @@
 /**
- * Product details in memory (routes/products/detail-cache.ts): a detail is answered from memory
- * for PRODUCT_CACHE_TTL after it was read; a write through the catalog, inventory and order
- * routes (products, variants, images, categories, translations, stock, cancellations) empties it
- * before answering; a change made behind the API (here: plain SQL, as another instance, the worker
- * or a checkout would) shows once the TTL has passed; a read that began before a write never
- * stores what it found.
+ * Catalog answers in memory (routes/products/catalog-cache.ts): a product detail and a public list
+ * page are answered from memory for PRODUCT_CACHE_TTL after they were read; a write through the
+ * catalog, inventory and order routes (products, variants, images, categories, translations,
+ * stock, cancellations) empties both before answering; a change made behind the API (here: plain
+ * SQL, as another instance, the worker or a checkout would) shows once the TTL has passed; a read
+ * that began before a write never stores what it found.
  */
 import { describe, expect } from 'vitest'
-import type { Category, Product } from '@commerce/domain'
-import { DetailCache } from '../src/routes/products/detail-cache.js'
+import type { Category, Product, ProductList } from '@commerce/domain'
+import { CatalogCache } from '../src/routes/products/catalog-cache.js'
 import { createTestContext, test, type TestContext } from './helpers.js'
 import { insertOrder } from './order-fixtures.js'
 
@@ -24,6 +24,19 @@ function createProduct(ctx: TestContext, admin: string, payload: Record<string, 
 }
 
 const read = (ctx: TestContext, id: string, query = '') => ctx.expectStatus<Product>(200, { method: 'GET', url: `${PRODUCTS}/${id}${query}` })
+
+/** The titles of a public list page (one category, so other tests' products stay out of it). */
+async function listed(ctx: TestContext, query: string, token?: string): Promise<string[]> {
+  const page = await ctx.expectStatus<ProductList>(200, { method: 'GET', url: `${PRODUCTS}?${query}`, token })
+  return page.products.map((product) => product.title)
+}
+
+/** A product of its own new category, and the query of that category's list. */
+async function createListedProduct(ctx: TestContext, admin: string, title: string): Promise<{ product: Product; category: Category; query: string }> {
+  const category = await ctx.expectStatus<Category>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Shelf ${++made}` } })
+  const product = await createProduct(ctx, admin, { title, category_ids: [category.id] })
+  return { product, category, query: `category=${category.slug}` }
+}
 
 /** A change behind the API's back: the cache cannot know of it. */
 async function retitleBySql(ctx: TestContext, id: string, title: string) {
@@ -62,6 +75,39 @@ describe('a product detail answered from memory', () => {
   })
 })
 
+describe('a public list page answered from memory', () => {
+  test('a second read of a page within the TTL is answered from memory, even after a change made behind the API', async ({ ctx, admin }) => {
+    const { product, query } = await createListedProduct(ctx, admin, 'Brass lamp')
+    expect(await listed(ctx, query)).toEqual(['Brass lamp'])
+    await retitleBySql(ctx, product.id, 'Changed behind the API')
+    expect(await listed(ctx, query)).toEqual(['Brass lamp'])
+    // Another page size is another page, read from the database.
+    expect(await listed(ctx, `${query}&per_page=5`)).toEqual(['Changed behind the API'])
+  })
+
+  test("an admin's read always reads the database", async ({ ctx, admin }) => {
+    const { product, query } = await createListedProduct(ctx, admin, 'Brass lamp')
+    expect(await listed(ctx, query, admin)).toEqual(['Brass lamp'])
+    expect(await listed(ctx, query)).toEqual(['Brass lamp'])
+    await retitleBySql(ctx, product.id, 'Changed behind the API')
+    expect(await listed(ctx, query, admin)).toEqual(['Changed behind the API'])
+    expect(await listed(ctx, `${query}&include_inactive=true`, admin)).toEqual(['Changed behind the API'])
+    // A customer reads the page as the shop's visitors do.
+    const customer = (await ctx.signIn('customer')).token
+    expect(await listed(ctx, query, customer)).toEqual(['Brass lamp'])
+  })
+
+  test('a walk by cursor always reads the database', async ({ ctx, admin }) => {
+    const { product, category, query } = await createListedProduct(ctx, admin, 'First')
+    await createProduct(ctx, admin, { title: 'Second', category_ids: [category.id] })
+    const first = await ctx.expectStatus<ProductList>(200, { method: 'GET', url: `${PRODUCTS}?${query}&per_page=1&after=` })
+    const cursor = (first.meta as { next_cursor: string | null }).next_cursor!
+    expect(await listed(ctx, `${query}&per_page=1&after=${cursor}`)).toEqual(['First'])
+    await retitleBySql(ctx, product.id, 'Changed behind the API')
+    expect(await listed(ctx, `${query}&per_page=1&after=${cursor}`)).toEqual(['Changed behind the API'])
+  })
+})
+
 describe('a write through the catalog, inventory or order routes empties it before answering', () => {
   // Each case changes the product behind the API first, so the read after the write shows
   // whether the remembered detail was dropped (the SQL title) or kept (the old one).
@@ -86,20 +132,24 @@ describe('a write through the catalog, inventory or order routes empties it befo
 
   for (const [name, write] of writes) {
     test(name, async ({ ctx, admin }) => {
-      const product = await createProduct(ctx, admin, { title: 'Remembered' })
+      const { product, query } = await createListedProduct(ctx, admin, 'Remembered')
       expect((await read(ctx, product.id)).title).toBe('Remembered')
+      expect(await listed(ctx, query)).toEqual(['Remembered'])
       await retitleBySql(ctx, product.id, 'Current')
       await write(ctx, admin, product)
       expect((await read(ctx, product.id)).title).toBe('Current')
+      expect(await listed(ctx, query)).toEqual(['Current'])
     })
   }
 
   test('a write elsewhere (a cart) keeps it', async ({ ctx, admin }) => {
-    const product = await createProduct(ctx, admin, { title: 'Remembered' })
+    const { product, query } = await createListedProduct(ctx, admin, 'Remembered')
     await read(ctx, product.id)
+    await listed(ctx, query)
     await retitleBySql(ctx, product.id, 'Current')
     await ctx.expectStatus(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
     expect((await read(ctx, product.id)).title).toBe('Remembered')
+    expect(await listed(ctx, query)).toEqual(['Remembered'])
   })
 })
 
@@ -124,9 +174,9 @@ describe('the TTL', () => {
   })
 })
 
-describe('DetailCache', () => {
+describe('CatalogCache', () => {
   test('what a read found is not kept when a write emptied the cache while it ran', () => {
-    const cache = new DetailCache<string>(TTL_MS)
+    const cache = new CatalogCache<string>(TTL_MS)
     const before = cache.begin()
     cache.clear()
     cache.set('a', 'as read before the write', before)
@@ -136,7 +186,7 @@ describe('DetailCache', () => {
   })
 
   test('it holds at most 20,000 parts by weight, dropping the oldest stored first', () => {
-    const cache = new DetailCache<number>(TTL_MS, (weight) => weight)
+    const cache = new CatalogCache<number>(TTL_MS, (weight) => weight)
     cache.set('heavy', 15_000, cache.begin())
     cache.set('light', 4_000, cache.begin())
     expect([cache.get('heavy'), cache.get('light')]).toEqual([15_000, 4_000])
@@ -150,7 +200,7 @@ describe('DetailCache', () => {
   })
 
   test('the TTL counts from the start of the read, not from when it was stored', () => {
-    const cache = new DetailCache<string>(TTL_MS)
+    const cache = new CatalogCache<string>(TTL_MS)
     cache.set('a', 'read long ago', { ...cache.begin(), at: Date.now() - TTL_MS })
     expect(cache.get('a')).toBeUndefined()
   })
