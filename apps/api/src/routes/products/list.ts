@@ -30,8 +30,8 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     return found
   }
 
-  /** `locales`: the chain of locales to show the text in and to search (none: the original text). */
   /**
+   * `locales`: the chain of locales to show the text in and to search (none: the original text).
    * `remember`: the page may be answered from memory, as it is for the shop's visitors; an admin's
    * list is a working tool (an import or another instance's change shows at once), and a walk by
    * cursor (an export, a sync) would only push the hot pages out, so both read the database.

@@ -68,10 +68,11 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
     },
     async (request, reply) => {
       const includeInactive = request.query.include_inactive === true
-      if (includeInactive && !isAdmin(request)) {
+      const admin = isAdmin(request)
+      if (includeInactive && !admin) {
         throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
       }
-      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !isAdmin(request))
+      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin)
       describeLanguage(reply, shownLocales)
       return list
     },
