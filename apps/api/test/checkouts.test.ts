@@ -169,6 +169,8 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(await stockOf(ctx, product.id)).toBe(8)
     const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where code = 'MUGS10'`
     expect(coupon!.times_used).toBe(1)
+    // The reservation that held the stock while the provider decided is gone once the order holds it.
+    expect(await ctx.handle.sql`select status from checkout_reservations where checkout_id = ${checkout.id}`).toEqual([])
 
     const after = await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })
     expect(after).toMatchObject({ status: 'completed', order_id: order.id })

@@ -146,7 +146,8 @@ describe('the completion and Stripe’s webhook', () => {
     const orders = await shop.ordersOf(checkout.id)
     expect(orders).toEqual([{ id: expect.any(String), status: 'paid', paymentStatus: 'paid' }])
     expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: paymentId, status: 'captured', orderId: orders[0]!.id })])
-    expect(await reservationOf(paymentId)).toBe('converted')
+    // Placed: the reservation is gone, its order holds the stock.
+    expect(await reservationOf(paymentId)).toBeUndefined()
     expect(await shop.orderEvents(orders[0]!.id)).toEqual(PLACED_ONCE)
     expect(await shop.stockOf(product.id)).toBe(1)
 

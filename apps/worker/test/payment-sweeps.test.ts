@@ -63,14 +63,14 @@ async function stateOf(ids: ReservedCheckout) {
       (select times_used from promotions where id = ${ids.couponId}) as "couponUses",
       (select count(*)::int from orders where cart_id = ${ids.cartId}) as orders,
       array(select kind::text from events where resource_id in (${ids.orderId}, ${ids.paymentId}) order by id) as events
-    from checkout_reservations r join payments p on p.id = r.payment_id join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
-    where r.payment_id = ${ids.paymentId}`
+    from payments p left join checkout_reservations r on r.payment_id = p.id join checkouts k on k.id = p.checkout_id join carts c on c.id = k.cart_id
+    where p.id = ${ids.paymentId}`
   return row!
 }
 
-/** The reservation became its order, paid: once, the stock and the coupon use still taken. */
+/** The reservation became its order, paid (and is gone): once, the stock and the coupon use still taken. */
 const placed = (ids: ReservedCheckout) => ({
-  reservation: 'converted',
+  reservation: null,
   payment: 'captured',
   paymentOrderId: ids.orderId,
   checkout: 'completed',

@@ -210,8 +210,10 @@ export const payments = pgTable(
  * What a checkout holds while its payment is with the provider (issue 20): the stock and promotion
  * uses it took (already out of inventory_quantity, into times_used and the campaigns' budgets, so
  * nothing else can take them), and the order to place once the payment succeeds, made when the cart was priced. `held`
- * until the order is placed (`converted`) or the stock and coupons are given back (`released`:
- * declined, cancelled, expired).
+ * until the order is placed (the row is then deleted: the order, its allocations and the stock
+ * movements say what it held; settlementOf reports it `converted`) or the stock and coupons are
+ * given back (`released`: declined, cancelled, expired; kept, as a payment that succeeds late
+ * becomes its order from it).
  */
 export const checkoutReservations = pgTable(
   'checkout_reservations',

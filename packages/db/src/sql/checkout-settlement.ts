@@ -90,12 +90,14 @@ const ALL_LOCKED = '(select count(*) from campaigns_locked) >= 0'
 
 // The order, its items, its lines' allocations (the held units become committed where they are), the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
+// The reservation is deleted: once placed, its order, allocations and movements say all it
+// held, and a kept row (its placement is most of a kilobyte compressed) would grow with every
+// order. settlementOf still reports it `converted`.
 // $1 payment, $2 its state, $3 amount, $4 captured, $5 the provider's reference, $6–$11 the
 // stored answer (storeValues).
 const PLACE = `
 with reservation as materialized (
-  update checkout_reservations set status = 'converted', updated_at = now()
-  where payment_id = $1 and status = 'held'
+  delete from checkout_reservations where payment_id = $1 and status = 'held'
   returning checkout_id, placement, stock),
 placement as materialized (
   select p.* from reservation, json_to_record(reservation.placement) as p("order" json, items json, events json, answer json)),
@@ -197,13 +199,15 @@ export async function releaseReservation(sql: SqlClient, release: Release, store
 }
 
 // The amounts as float8 (exact within Number.MAX_SAFE_INTEGER): postgres.js reads bigint as text.
+// A placed reservation is deleted (PLACE): its checkout's order being this payment's says it was converted.
 const SETTLEMENT = `
-select r.status, r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
+select coalesce(r.status, case when k.order_id = p.order_id then 'converted'::reservation_status end) as status,
+  r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
   p.provider_reference as "reference", p.amount_minor::float8 as "amountMinor", p.captured_minor::float8 as "capturedMinor",
   p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
   p.failure_code as "failureCode", p.failure_message as "failureMessage", p.method, p.created_at as "createdAt",
   (select c.customer_id from checkouts k2 join carts c on c.id = k2.cart_id where k2.id = p.checkout_id) as "customerId"
-from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = r.checkout_id
+from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = p.checkout_id
 where p.id = $1`
 
 type PaymentJson = JsonRow<typeof payments.$inferSelect>
@@ -213,7 +217,7 @@ export type Settlement = JsonOf<
   typeof payments,
   'amountMinor' | 'capturedMinor' | 'captureMode' | 'currency' | 'checkoutId' | 'updatedAt' | 'failureCode' | 'failureMessage' | 'method' | 'createdAt'
 > & {
-  /** The reservation's; null for a payment without one (an order's own payment). */
+  /** The reservation's (`converted` once its order is placed); null for a payment without one (an order's own payment). */
   status: ReservationJson['status'] | null
   expiresAt: ReservationJson['expiresAt'] | null
   /** The order the reservation placed. */
