@@ -446,6 +446,8 @@ function evaluateTargets(byKey) {
     target(key, `${key} p99 < 250 ms`, `${fmt(byKey[key]?.p99Ms)} ms`, byKey[key]?.p99Ms < 250)
   }
   target('detail', 'detail ≥ 70 % of pk', pct(ofPk('detail')), ofPk('detail') >= 0.7)
+  target('cart_add', 'cart add ≥ 20 % of pk', pct(ofPk('cart_add')), ofPk('cart_add') >= 0.2)
+  target('cart_add', 'cart add p99 < 100 ms', `${fmt(byKey.cart_add?.p99Ms)} ms`, byKey.cart_add?.p99Ms < 100)
   // Checkout against the minimal order transaction, per round like the pk ratios.
   const checkoutRatio = byKey.checkout?.ofRefCheckout ?? NaN
   target('checkout', 'checkout ≥ 40 % of ref checkout', pct(checkoutRatio), checkoutRatio >= 0.4)
