@@ -90,9 +90,8 @@ const ALL_LOCKED = '(select count(*) from campaigns_locked) >= 0'
 
 // The order, its items, its lines' allocations (the held units become committed where they are), the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
-// The reservation is deleted: once placed, its order, allocations and movements say all it
-// held, and a kept row (its placement is most of a kilobyte compressed) would grow with every
-// order. settlementOf still reports it `converted`.
+// The reservation is deleted: its order, allocations and movements now say all it held, and
+// kept rows would grow with every order. settlementOf still reports it `converted`.
 // $1 payment, $2 its state, $3 amount, $4 captured, $5 the provider's reference, $6–$11 the
 // stored answer (storeValues).
 const PLACE = `
@@ -206,7 +205,7 @@ select coalesce(r.status, case when k.order_id = p.order_id then 'converted'::re
   p.provider_reference as "reference", p.amount_minor::float8 as "amountMinor", p.captured_minor::float8 as "capturedMinor",
   p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
   p.failure_code as "failureCode", p.failure_message as "failureMessage", p.method, p.created_at as "createdAt",
-  (select c.customer_id from checkouts k2 join carts c on c.id = k2.cart_id where k2.id = p.checkout_id) as "customerId"
+  (select c.customer_id from carts c where c.id = k.cart_id) as "customerId"
 from payments p left join checkout_reservations r on r.payment_id = p.id left join checkouts k on k.id = p.checkout_id
 where p.id = $1`
 
