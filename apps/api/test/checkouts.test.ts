@@ -169,8 +169,18 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(await stockOf(ctx, product.id)).toBe(8)
     const [coupon] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where code = 'MUGS10'`
     expect(coupon!.times_used).toBe(1)
-    // The reservation that held the stock while the provider decided is gone once the order holds it.
+    // The test provider decides in-process, so the order was placed in the first transaction: no
+    // reservation, the payment written once as the provider left it, the units committed and the
+    // coupon's use recorded with the order, in that transaction.
     expect(await ctx.handle.sql`select status from checkout_reservations where checkout_id = ${checkout.id}`).toEqual([])
+    const payment = order.payments[0]!
+    expect(await ctx.handle.sql`select order_id, status, captured_minor::int as captured from payments where checkout_id = ${checkout.id}`).toEqual([
+      { order_id: order.id, status: 'captured', captured: Math.round(order.totals.total * 100) },
+    ])
+    expect(await ctx.handle.sql`select order_id, payment_id from promotion_usages where payment_id = ${payment.id}`).toEqual([{ order_id: order.id, payment_id: payment.id }])
+    expect(
+      await ctx.handle.sql`select reason, reserved_delta as reserved, committed_delta as committed from inventory_movements where order_id = ${order.id}`,
+    ).toEqual([{ reason: 'committed', reserved: 0, committed: 2 }])
 
     const after = await ctx.expectStatus<Checkout>(200, { method: 'GET', url: `${CHECKOUTS}/${checkout.id}` })
     expect(after).toMatchObject({ status: 'completed', order_id: order.id })

@@ -94,6 +94,13 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
       }),
     ])
     expect(await shop.stockOf(product.id)).toBe(3)
+    // Held while Stripe decided (reserved), then committed by the order.
+    expect(
+      await shop.ctx.handle.sql`select reason, reserved_delta as reserved, committed_delta as committed from inventory_movements where order_id = ${order.id} order by id`,
+    ).toEqual([
+      { reason: 'reserved', reserved: 2, committed: 0 },
+      { reason: 'committed', reserved: -2, committed: 2 },
+    ])
     expect(await shop.orderEvents(order.id)).toEqual(['order.created', 'payment.succeeded', 'order.paid'])
     // The answer is the order as it is stored.
     expect((await shop.call<Order>('GET', `/api/v1/orders/${order.id}`, { token: shop.admin })).body).toEqual(order)

@@ -92,6 +92,7 @@ export { applyStockMoves, ensureLevels, lockStockItems, LEVEL_COLUMNS, type Lock
 export { setLocationActive } from './sql/location-activation.js'
 export {
   notePaymentProgress,
+  placeAtOnce,
   placeReservedOrder,
   placementRow,
   reacquireReservation,
@@ -99,6 +100,7 @@ export {
   releaseReservation,
   settlementOf,
   type Placement,
+  type PlacementAtOnce,
   type Release,
   type SettledPayment,
   type Settlement,

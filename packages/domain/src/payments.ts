@@ -338,6 +338,12 @@ export interface ProviderWebhook {
 export interface PaymentProvider {
   readonly name: string
   /**
+   * authorize decides in-process, without any I/O (a test or manual provider): the checkout asks
+   * it inside its first transaction and places a successful payment's order there, with no
+   * reservation in between. Leave it unset for a provider reached over the network.
+   */
+  readonly decidesInProcess?: boolean
+  /**
    * Starts a payment: authorizes (and, with capture 'automatic', captures) it, or answers that
    * the customer must act first. A decline answers status 'failed'; a provider that cannot
    * answer throws ProviderUnavailableError (nothing known to be charged; retrieve tells later).

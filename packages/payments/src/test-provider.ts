@@ -102,6 +102,7 @@ export function createTestProvider({ latencyMs = 0 }: TestProviderOptions = {}):
 
   return {
     name: 'test',
+    decidesInProcess: latencyMs === 0,
     async authorize(request) {
       await delay()
       return outcomeOf(encodedFrom(request))

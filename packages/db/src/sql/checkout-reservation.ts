@@ -172,28 +172,42 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
   return { keyFree: row.keyFree, keyStored: row.keyStored, checkout: row.id === null ? undefined : row }
 }
 
+/**
+ * A checkout's promotion uses, for RESERVE and PLACE_AT_ONCE (checkout-settlement.ts), over
+ * their parameters as SQL expressions: `locks` locks the promotions applied and the campaigns
+ * their uses spend from, by id (promotions_locked, campaigns_locked); `writes` counts the uses,
+ * writes each one (promotion_usages, of the payment and, once placed, the order) and takes the
+ * campaigns' budgets (used, uses, spent).
+ */
+export function promotionUseCtes(p: { now: string; promotionIds: string; payment: string; currency: string; uses: string; spend: string; order: string }) {
+  const locks = `promotions_locked as materialized (
+  select id from promotions where id = any(${p.promotionIds}::uuid[]) order by id for no key update),
+campaigns_locked as materialized (
+  select id from campaigns where id in (select x.id from json_to_recordset(${p.spend}::json) as x(id uuid))
+    and (select count(*) from promotions_locked) >= 0
+  order by id for no key update)`
+  const writes = `used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked)),
+uses as (
+  insert into promotion_usages (id, promotion_id, campaign_id, payment_id, order_id, customer_key, discount_minor, currency, created_at)
+  select u.id, u.promotion_id, u.campaign_id, ${p.payment}, ${p.order}, u.customer_key, u.discount_minor, ${p.currency}, ${p.now}
+  from json_to_recordset(${p.uses}::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint)),
+spent as (
+  update campaigns g set budget_used = g.budget_used + x.amount, updated_at = ${p.now}
+  from json_to_recordset(${p.spend}::json) as x(id uuid, amount bigint) where g.id = x.id and g.id in (select id from campaigns_locked))`
+  return { locks, writes }
+}
+
 // $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 the promotions used,
 // $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency,
 // $11 the reservation's expiry, $12 the order to place (JSON), $13 cart, $14 the held units
 // as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold),
 // $16 the promotions' uses (JSON: PromotionUse), $17 what they take from campaign budgets (JSON: CampaignSpend).
+const RESERVE_USES = promotionUseCtes({ now: '$1', promotionIds: '$3', payment: '$4', currency: '$10', uses: '$16', spend: '$17', order: 'null::uuid' })
 const RESERVE = `
-with promotions_locked as materialized (
-  select id from promotions where id = any($3::uuid[]) order by id for no key update),
-campaigns_locked as materialized (
-  select id from campaigns where id in (select x.id from json_to_recordset($17::json) as x(id uuid))
-    and (select count(*) from promotions_locked) >= 0
-  order by id for no key update),
+with ${RESERVE_USES.locks},
 ${stockMovesCte('$14::json', '(select count(*) from campaigns_locked) >= 0')},
 ${eventsCte(15)},
-used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked)),
-uses as (
-  insert into promotion_usages (id, promotion_id, campaign_id, payment_id, customer_key, discount_minor, currency, created_at)
-  select u.id, u.promotion_id, u.campaign_id, $4, u.customer_key, u.discount_minor, $10, $1
-  from json_to_recordset($16::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint)),
-spent as (
-  update campaigns g set budget_used = g.budget_used + x.amount, updated_at = $1
-  from json_to_recordset($17::json) as x(id uuid, amount bigint) where g.id = x.id and g.id in (select id from campaigns_locked)),
+${RESERVE_USES.writes},
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
   values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
@@ -243,6 +257,11 @@ export interface Reservation {
   cartId: string
 }
 
+/** $1–$10 of RESERVE and PLACE_AT_ONCE (checkout-settlement.ts): what a checkout takes and the payment it starts. */
+export function takenValues(r: Omit<Reservation, 'expiresAt' | 'events'>): (string | number | string[])[] {
+  return [r.now, r.stockJson, r.promotionIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency]
+}
+
 /**
  * Sends the reservation now, in the transaction of `sql` (the locks of lockCheckout held): the
  * stock, promotion uses and campaign budgets taken (their rows locked and checked; the tables'
@@ -256,16 +275,7 @@ export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promi
   return sql.unsafe(
     RESERVE,
     [
-      r.now,
-      r.stockJson,
-      r.promotionIds,
-      r.paymentId,
-      r.checkoutId,
-      r.provider,
-      r.method,
-      r.capture,
-      r.amountMinor,
-      r.currency,
+      ...takenValues(r),
       r.expiresAt,
       r.placementJson,
       r.cartId,

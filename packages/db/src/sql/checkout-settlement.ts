@@ -16,7 +16,7 @@ import { eventsCte } from '../outbox.js'
 import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
 import { announceWhenCommitted, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
-import { BOUNDED_CAMPAIGN, BOUNDED_PROMOTION } from './checkout-reservation.js'
+import { BOUNDED_CAMPAIGN, BOUNDED_PROMOTION, promotionUseCtes, takenValues, type Reservation } from './checkout-reservation.js'
 import { stockMovesCte } from './stock-moves.js'
 import type { JsonOf, JsonRow } from './json-rows.js'
 
@@ -88,6 +88,28 @@ campaigns_locked as materialized (
 // True once every lock of LOCK_RESERVED is taken: the level locks wait for it (levels last, as everywhere).
 const ALL_LOCKED = '(select count(*) from campaigns_locked) >= 0'
 
+// The order of a CTE named `placement` (Placement's parts) and its units `held` (line, location,
+// quantity): the order, its items, its lines' allocations, the checkout (`checkout`, an SQL
+// expression) completed with it, and its events. Names: placed, lines, allocated, closed and eventsCte's.
+function orderOfPlacement(checkout: string): string {
+  return `placed as (
+  insert into orders select o.* from placement, json_populate_record(null::orders, placement."order") o
+  returning id),
+lines as (
+  insert into order_items select i.* from placement, json_populate_recordset(null::order_items, placement.items) i
+  returning id),
+allocated as (
+  -- After the lines exist (their foreign key), each line's units where they were held.
+  insert into order_item_allocations (order_item_id, location_id, quantity)
+  select line, location, sum(quantity) from held where (select count(*) from lines) > 0 group by line, location),
+closed as (
+  update checkouts set status = 'completed', order_id = (select id from placed), updated_at = now()
+  where id = ${checkout}),
+${eventsCte(`(select events from placement)`)}`
+}
+
+const PLACEMENT_PARTS = 'p("order" json, items json, events json, answer json)'
+
 // The order, its items, its lines' allocations (the held units become committed where they are), the payment (its truth, its order), the checkout closed, the events and
 // the completion's stored answer (its body, when the caller has none, the placement's).
 // The reservation is deleted: its order, allocations and movements now say all it held, and
@@ -99,19 +121,10 @@ with reservation as materialized (
   delete from checkout_reservations where payment_id = $1 and status = 'held'
   returning checkout_id, placement, stock),
 placement as materialized (
-  select p.* from reservation, json_to_record(reservation.placement) as p("order" json, items json, events json, answer json)),
-placed as (
-  insert into orders select o.* from placement, json_populate_record(null::orders, placement."order") o
-  returning id),
-lines as (
-  insert into order_items select i.* from placement, json_populate_recordset(null::order_items, placement.items) i
-  returning id),
+  select p.* from reservation, json_to_record(reservation.placement) as ${PLACEMENT_PARTS}),
 held as materialized (
   select h.* from reservation, json_to_recordset(reservation.stock::json) as h(id uuid, location uuid, line uuid, quantity int)),
-allocated as (
-  -- After the lines exist (their foreign key), each line's units where they were held.
-  insert into order_item_allocations (order_item_id, location_id, quantity)
-  select line, location, sum(quantity) from held where (select count(*) from lines) > 0 group by line, location),
+${orderOfPlacement('(select checkout_id from reservation)')},
 ${stockMovesCte(`(select json_agg(json_build_object('item', h.id, 'location', h.location, 'reserved', -h.quantity,
   'committed', h.quantity, 'reason', 'committed', 'order_id', (select id from placed), 'reference_id', $1::uuid)) from held h)`)},
 linked as (update promotion_usages set order_id = (select id from placed) where payment_id = $1 and exists (select from reservation)),
@@ -120,10 +133,6 @@ paid as (
     provider_reference = coalesce($5, provider_reference), order_id = (select id from placed),
     failure_code = null, failure_message = null, updated_at = now()
   where id = $1 and exists (select from reservation)),
-closed as (
-  update checkouts set status = 'completed', order_id = (select id from placed), updated_at = now()
-  where id = (select checkout_id from reservation)),
-${eventsCte(`(select events from placement)`)},
 ${storeCte(6, `(select answer from placement)`, 'exists (select from reservation)')}
 select answer::text as "answer", array(select id::text from written) as "eventIds"
 from placement`
@@ -142,6 +151,65 @@ export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment
   if (!row) return undefined
   announceWhenCommitted(sql, row.eventIds)
   return row.answer
+}
+
+// A checkout whose provider decided in-process (PaymentProvider.decidesInProcess), placed in the
+// completion's first transaction instead of reserved (its locks held by LOCK_AND_READ): the
+// promotions' uses and budgets taken, the units committed at once (no reservation in between),
+// the order as PLACE makes it, the payment written as the provider left it, the cart closed, the
+// events (the order's and inventory.low) and the stored answer.
+// $1 the transaction's time, $2 the units (JSON: ReservedStock), $3 the promotions used, $4 payment,
+// $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency, $11 the payment's
+// state, $12 captured, $13 the provider's reference, $14 the order to place (Placement), $15 cart,
+// $16 the units as moves (StockMove, committed), $17 the promotions' uses (PromotionUse), $18
+// what they take from campaign budgets (CampaignSpend), $19–$24 the stored answer (storeValues).
+const AT_ONCE_USES = promotionUseCtes({ now: '$1', promotionIds: '$3', payment: '$4', currency: '$10', uses: '$17', spend: '$18', order: '(select id from placed)' })
+const PLACE_AT_ONCE = `
+with ${AT_ONCE_USES.locks},
+${stockMovesCte('$16::json', '(select count(*) from campaigns_locked) >= 0')},
+placement as materialized (select p.* from json_to_record($14::json) as ${PLACEMENT_PARTS}),
+held as materialized (select h.* from json_to_recordset($2::json) as h(id uuid, location uuid, line uuid, quantity int)),
+${orderOfPlacement('$5::uuid')},
+${AT_ONCE_USES.writes},
+paid as (
+  insert into payments (id, checkout_id, order_id, provider, method, status, capture_mode, amount_minor, captured_minor, currency,
+    provider_reference, created_at, updated_at)
+  values ($4, $5, (select id from placed), $6, $7, $11::payment_state, $8::capture_mode, $9, $12, $10, $13, $1, $1)),
+cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $15),
+${storeCte(19, '(select answer from placement)')}
+select answer::text as "answer", array(select id::text from written) as "eventIds"
+from placement`
+
+/** A checkout placed in its first transaction: the reservation's facts with the units committed, and the provider's answer. */
+export interface PlacementAtOnce extends Omit<Reservation, 'expiresAt' | 'events'> {
+  payment: Pick<SettledPayment, 'state' | 'capturedMinor' | 'reference'>
+}
+
+/**
+ * Places the order of a checkout whose provider decided in-process, in the transaction of `sql`
+ * (the locks of lockCheckout held); answers the order's JSON (the completion's answer). The
+ * placement's events include the inventory.low ones. The caller sends COMMIT behind it.
+ */
+export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, stored: StoredAnswer | null): Promise<string> {
+  const r = placement
+  const [row] = await sql.unsafe<{ answer: string; eventIds: string[] }[]>(
+    PLACE_AT_ONCE,
+    [
+      ...takenValues(r),
+      r.payment.state,
+      r.payment.capturedMinor,
+      r.payment.reference,
+      r.placementJson,
+      r.cartId,
+      r.movesJson,
+      r.usesJson,
+      r.campaignSpendJson,
+      ...storeValues(stored),
+    ],
+    { prepare: true },
+  )
+  announceWhenCommitted(sql, row!.eventIds)
+  return row!.answer
 }
 
 // The stock, promotion uses and campaign budgets given back, the cart open again for changes, the payment failed or

@@ -16,6 +16,10 @@
  *    confirms (202 with what the client needs). The provider's webhook and the worker's sweep
  *    settle the same way, and a reservation settles once: exactly one order whoever comes first.
  *
+ * A provider that decides in-process (PaymentProvider.decidesInProcess: no I/O, e.g. the `test`
+ * provider) is asked in step 1 instead, and a success is placed in that transaction (placeAtOnce):
+ * no reservation, no second transaction. Anything else it answers is reserved and settled as above.
+ *
  * The statements are fixed SQL text (prepared once per connection): building them with Drizzle
  * cost more CPU than the database spent running them (bench/README.md, Checkout).
  */
@@ -26,6 +30,7 @@ import {
   PROVIDER_UNANSWERED,
   ProviderUnavailableError,
   type Address,
+  type AuthorizeRequest,
   type CaptureMode,
   type CheckoutPaymentPending,
   type CompleteCheckout,
@@ -42,6 +47,7 @@ import {
   notePaymentProgress,
   orderItems,
   orders,
+  placeAtOnce,
   placementRow,
   reserveCheckout,
   sendCommit,
@@ -146,7 +152,8 @@ interface Reserved {
 type Started =
   | { kind: 'answer'; answer: Answer; replayed: boolean }
   | { kind: 'placed'; paymentId: string | null; orderId: string }
-  | { kind: 'reserved'; reserved: Reserved }
+  /** `truth`: an in-process provider's answer already (not a success). */
+  | { kind: 'reserved'; reserved: Reserved; truth?: ProviderPayment | undefined }
   | { kind: 'in_progress'; payment: InProgress }
 
 export interface CompletionSettings {
@@ -169,7 +176,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
         const replay = steps.replayOf(key, read)
         if (replay) return { kind: 'answer', answer: replay, replayed: true }
         try {
-          return await reserve(sql, id, read.checkout, body, viewer, origin)
+          return await reserve(sql, id, read.checkout, body, viewer, origin, key)
         } catch (error) {
           if (!(error instanceof ApiError) || !steps.isStored(error.statusCode)) throw error
           // A refusal is stored with the key (the transaction wrote nothing), and ends it.
@@ -181,7 +188,15 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     )
   }
 
-  async function reserve(sql: SqlClient, id: string, locked: LockedCheckout | undefined, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin): Promise<Started> {
+  async function reserve(
+    sql: SqlClient,
+    id: string,
+    locked: LockedCheckout | undefined,
+    body: CompleteCheckout,
+    viewer: CartViewer,
+    origin: RequestOrigin,
+    key: StoredKey | undefined,
+  ): Promise<Started> {
     if (!locked || !visibleTo(locked, viewer)) throw notFound('Checkout')
     if (locked.inProgress) return { kind: 'in_progress', payment: locked.inProgress }
     // Placed already (by another completion, the provider's webhook or the sweep): its order.
@@ -219,6 +234,18 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     const total = priced.totals.total
     const lineTotals = new Map(priced.totals.lines.map((line) => [line.id, line]))
     const items = orderItemRows(orderId, lines, priced.availableLines.map((line) => lineTotals.get(line.id)!))
+    // A provider that decides in-process is asked now, its locks held for no I/O (nor any effect
+    // outside this process, so a refusal below undoes nothing): a success is placed in this
+    // transaction (no reservation in between); anything else is reserved as usual.
+    const truth = provider.decidesInProcess ? await decideInProcess(authorizeRequest({ paymentId, amountMinor: total, currency: cart.currency, capture }, body)) : undefined
+    const atOnce = truth !== undefined && (truth.status === 'captured' || truth.status === 'authorized')
+    const held = checkoutHold(locked.levels, items, { orderId, paymentId }, origin, atOnce ? 'committed' : 'reserved')
+    if ('short' in held) {
+      const line = items[held.short]!
+      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
+        { field: 'items', message: `${line.title}: ${line.quantity} requested` },
+      ])
+    }
     const row = orderValues(orderId, locked.billingAddress, priced, rate, { orderNumber: locked.orderNumber, createdAt: now, updatedAt: now }, capture)
     const settled = toPayment({
       id: paymentId,
@@ -247,23 +274,15 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     ]
     // The order is placed paid (or authorized): its pending state is never seen, so only the move to paid is an event.
     if (capture === 'automatic') events.push({ ...created, kind: moveOrder('pending', 'paid') })
+    // Placed at once, the stock's inventory.low events are the order's too (one statement writes them).
     const placement =
       `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, { ...item, createdAt: now })))},` +
-      `"events":${eventRows(events).json},"answer":${placedJson}}`
+      `"events":${eventRows(atOnce ? [...events, ...held.events] : events).json},"answer":${placedJson}}`
 
-    const held = checkoutHold(locked.levels, items, { orderId, paymentId }, origin)
-    if ('short' in held) {
-      const line = items[held.short]!
-      throw new ApiError('insufficient_inventory', `Not enough stock for '${line.title}': ${line.quantity} requested`, [
-        { field: 'items', message: `${line.title}: ${line.quantity} requested` },
-      ])
-    }
-    const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
-    const reserved = reserveCheckout(sql, {
+    const taken = {
       now: locked.now,
       stockJson: JSON.stringify(held.stock),
       movesJson: JSON.stringify(held.moves),
-      events: eventRows(held.events),
       ...promotionUses(priced, locked.customerId ?? locked.email?.toLowerCase() ?? null),
       paymentId,
       checkoutId: id,
@@ -272,14 +291,44 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       capture,
       amountMinor: total,
       currency: cart.currency,
-      expiresAt,
       placementJson: placement,
       cartId: cart.id,
-    })
-    await Promise.all([reserved, sendCommit(sql)])
+    }
+    if (atOnce) {
+      const payment = { state: truth.status, capturedMinor: truth.capturedMinor, reference: truth.reference }
+      const [answer] = await Promise.all([placeAtOnce(sql, { ...taken, payment }, steps.storedAnswer(key, { status: 201, json: null })), sendCommit(sql)])
+      return { kind: 'answer', answer: { status: 201, json: answer }, replayed: false }
+    }
+    const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
+    await Promise.all([reserveCheckout(sql, { ...taken, events: eventRows(held.events), expiresAt }), sendCommit(sql)])
     return {
       kind: 'reserved',
       reserved: { paymentId, amountMinor: total, currency: cart.currency, capture },
+      truth,
+    }
+  }
+
+  /** The authorization of a payment, its provider idempotency key made from our payment id (asking again never charges twice). */
+  function authorizeRequest(payment: Pick<Reserved, 'paymentId' | 'amountMinor' | 'currency' | 'capture'>, body: CompleteCheckout): AuthorizeRequest {
+    return {
+      paymentId: payment.paymentId,
+      amountMinor: payment.amountMinor,
+      currency: payment.currency,
+      method: body.payment.method,
+      token: body.payment.token,
+      capture: payment.capture,
+      idempotencyKey: `checkout-payment:${payment.paymentId}`,
+      returnUrl: body.payment.return_url ?? null,
+    }
+  }
+
+  /** An in-process provider's answer; undefined when it says it cannot answer (then asked again, as any provider, after the reservation). */
+  async function decideInProcess(request: AuthorizeRequest): Promise<ProviderPayment | undefined> {
+    try {
+      return await provider.authorize(request)
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) return undefined
+      throw error
     }
   }
 
@@ -294,17 +343,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       started.kind === 'reserved'
         ? { ...started.reserved, reference: null, unanswered: true }
         : started.payment
-    const authorize = () =>
-      provider.authorize({
-        paymentId: payment.paymentId,
-        amountMinor: payment.amountMinor,
-        currency: payment.currency,
-        method: body.payment.method,
-        token: body.payment.token,
-        capture: payment.capture,
-        idempotencyKey: `checkout-payment:${payment.paymentId}`,
-        returnUrl: body.payment.return_url ?? null,
-      })
+    const authorize = () => provider.authorize(authorizeRequest(payment, body))
     try {
       if (started.kind === 'reserved') return await authorize()
       const { state, unanswered, updatedAt } = started.payment
@@ -329,7 +368,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       const started = await start(id, body, viewer, origin, key)
       if (started.kind === 'answer') return steps.send(reply, started.answer, started.replayed)
       if (started.kind === 'placed') return steps.send(reply, { status: 200, json: JSON.stringify(await loadOrder(db, started.orderId)) })
-      const truth = await ask(started, body)
+      const truth = started.kind === 'reserved' && started.truth ? started.truth : await ask(started, body)
       const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
       const settled = await settlePayment(db, provider, paymentId, truth, {
         origin,

@@ -105,7 +105,8 @@ export function locationStockOf(levels: readonly { itemId: string; locationId: s
 
 /**
  * What a checkout holds (with its items locked by lockCheckout): each line's units at the
- * locations allocation chooses, as the reservation keeps them, their moves and the inventory.low
+ * locations allocation chooses, as the reservation keeps them, their moves (`reserved` while the
+ * payment is with the provider; `committed` for an order placed at once) and the inventory.low
  * events of the levels they take below their threshold; or the index of the first line short.
  */
 export function checkoutHold(
@@ -113,6 +114,7 @@ export function checkoutHold(
   lines: readonly StockedLine[],
   ids: { orderId: string; paymentId: string },
   origin: EventOrigin,
+  take: 'reserved' | 'committed',
 ): { stock: ReservedStock[]; moves: StockMove[]; events: NewEvent[] } | { short: number } {
   const readable = levels.map((level) => {
     const quantities = { onHand: level.on_hand, reserved: level.reserved, committed: level.committed, safetyStock: level.safety_stock }
@@ -138,7 +140,14 @@ export function checkoutHold(
   if ('short' in result) return result
   const variants = new Set(lines.flatMap((line) => (line.variantId ? [line.variantId] : [])))
   const stock = result.allocations.map((a) => ({ id: a.item, variant: variants.has(a.item), location: a.location, line: a.key, quantity: a.quantity }))
-  const moves = result.allocations.map((a) => ({ item: a.item, location: a.location, reserved: a.quantity, reason: 'reserved' as const, order_id: ids.orderId, reference_id: ids.paymentId }))
+  const moves: StockMove[] = result.allocations.map((a) => ({
+    item: a.item,
+    location: a.location,
+    ...(take === 'reserved' ? { reserved: a.quantity } : { committed: a.quantity }),
+    reason: take,
+    order_id: ids.orderId,
+    reference_id: ids.paymentId,
+  }))
   return { stock, moves, events: lowStockEvents(readable, moves, origin) }
 }
 
