@@ -177,12 +177,13 @@ paid as (
   values ($4, $5, (select id from placed), $6, $7, $11::payment_state, $8::capture_mode, $9, $12, $10, $13, $1, $1)),
 cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $15),
 ${storeCte(19, '(select answer from placement)')}
-select answer::text as "answer", array(select id::text from written) as "eventIds"
-from placement`
+select answer::text as "answer" from placement`
 
 /** A checkout placed in its first transaction: the reservation's facts with the units committed, and the provider's answer. */
 export interface PlacementAtOnce extends Omit<Reservation, 'expiresAt' | 'events'> {
   payment: Pick<SettledPayment, 'state' | 'capturedMinor' | 'reference'>
+  /** The ids of the placement's events (eventRows), announced once committed. */
+  eventIds: string[]
 }
 
 /**
@@ -192,7 +193,9 @@ export interface PlacementAtOnce extends Omit<Reservation, 'expiresAt' | 'events
  */
 export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, stored: StoredAnswer | null): Promise<string> {
   const r = placement
-  const [row] = await sql.unsafe<{ answer: string; eventIds: string[] }[]>(
+  // Noted before the statement is sent: COMMIT travels right behind it and announces what was noted.
+  announceWhenCommitted(sql, r.eventIds)
+  const [row] = await sql.unsafe<{ answer: string }[]>(
     PLACE_AT_ONCE,
     [
       ...takenValues(r),
@@ -208,7 +211,6 @@ export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, st
     ],
     { prepare: true },
   )
-  announceWhenCommitted(sql, row!.eventIds)
   return row!.answer
 }
 

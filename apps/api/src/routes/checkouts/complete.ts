@@ -275,9 +275,10 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     // The order is placed paid (or authorized): its pending state is never seen, so only the move to paid is an event.
     if (capture === 'automatic') events.push({ ...created, kind: moveOrder('pending', 'paid') })
     // Placed at once, the stock's inventory.low events are the order's too (one statement writes them).
+    const placedEvents = eventRows(atOnce ? [...events, ...held.events] : events)
     const placement =
       `{"order":${JSON.stringify(placementRow(orders, row))},"items":${JSON.stringify(items.map((item) => placementRow(orderItems, { ...item, createdAt: now })))},` +
-      `"events":${eventRows(atOnce ? [...events, ...held.events] : events).json},"answer":${placedJson}}`
+      `"events":${placedEvents.json},"answer":${placedJson}}`
 
     const taken = {
       now: locked.now,
@@ -296,7 +297,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     }
     if (atOnce) {
       const payment = { state: truth.status, capturedMinor: truth.capturedMinor, reference: truth.reference }
-      const [answer] = await Promise.all([placeAtOnce(sql, { ...taken, payment }, steps.storedAnswer(key, { status: 201, json: null })), sendCommit(sql)])
+      const [answer] = await Promise.all([placeAtOnce(sql, { ...taken, payment, eventIds: placedEvents.ids }, steps.storedAnswer(key, { status: 201, json: null })), sendCommit(sql)])
       return { kind: 'answer', answer: { status: 201, json: answer }, replayed: false }
     }
     const expiresAt = new Date(now.getTime() + reservationTtlMs).toISOString()
