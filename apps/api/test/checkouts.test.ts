@@ -1,8 +1,8 @@
 /** Checkout: start, choose shipping, complete in one transaction; no overselling, one charge per key. */
 import { randomUUID } from 'node:crypto'
-import { describe, expect } from 'vitest'
+import { describe, expect, vi } from 'vitest'
 import type { Checkout, Order, Product } from '@commerce/domain'
-import { promotions, shippingMethods } from '@commerce/db'
+import { EVENTS_CHANNEL, promotions, shippingMethods } from '@commerce/db'
 import { test, type TestContext } from './helpers.js'
 
 const CHECKOUTS = '/api/v1/checkouts'
@@ -195,6 +195,25 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
     expect(events[0]!.data).toEqual({ ...order, order_id: order.id, total: order.totals.total })
     expect(events[1]!.data).toEqual({ ...order.payments[0], order_id: order.id })
     expect(events[2]!.data).toMatchObject({ order_id: order.id, order_number: order.order_number, total: order.totals.total, currency: 'GBP' })
+  })
+
+  test('the events of a placed order are announced once committed (the NOTIFY the WebSocket feeds and relays wake on), every one of them', async ({ ctx, admin }) => {
+    const product = await createProduct(ctx, admin, { title: 'Bell', price: 4, inventory_quantity: 10 })
+    const heard: string[] = []
+    const listener = await ctx.handle.sql.listen(EVENTS_CHANNEL, (payload) => heard.push(...payload.split(',')))
+    try {
+      for (let round = 0; round < 5; round++) {
+        const response = await complete(ctx, (await startCheckout(ctx, product, 1)).id, key())
+        expect(response.statusCode, response.body).toBe(201)
+        const [{ ids }] = await ctx.handle.sql<{ ids: string[] }[]>`
+          select array_agg(id::text order by id) as ids from events where data->>'order_id' = ${response.json<Order>().id}`
+        expect(ids).toHaveLength(3)
+        // Not a timing: an event left unannounced is never heard, and the wait fails.
+        await vi.waitFor(() => expect(heard).toEqual(expect.arrayContaining(ids)), { timeout: 5_000 })
+      }
+    } finally {
+      await listener.unlisten()
+    }
   })
 
   test('a coupon with one use left, on two carts completed at once: one order gets the discount, the other is refused (400 coupon_invalid) and nothing of it is kept', async ({ ctx, admin }) => {
