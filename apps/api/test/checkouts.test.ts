@@ -205,8 +205,9 @@ describe('POST /api/v1/checkouts/:id/complete', () => {
       for (let round = 0; round < 5; round++) {
         const response = await complete(ctx, (await startCheckout(ctx, product, 1)).id, key())
         expect(response.statusCode, response.body).toBe(201)
-        const [{ ids }] = await ctx.handle.sql<{ ids: string[] }[]>`
+        const [row] = await ctx.handle.sql<{ ids: string[] }[]>`
           select array_agg(id::text order by id) as ids from events where data->>'order_id' = ${response.json<Order>().id}`
+        const ids = row!.ids
         expect(ids).toHaveLength(3)
         // Not a timing: an event left unannounced is never heard, and the wait fails.
         await vi.waitFor(() => expect(heard).toEqual(expect.arrayContaining(ids)), { timeout: 5_000 })
