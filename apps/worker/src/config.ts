@@ -67,6 +67,8 @@ export interface Config {
   importBatchRows: number
   /** How long finished exports and imports (and their files) are kept. */
   csvRetentionMs: number
+  /** Released checkout reservations are deleted this long after their release. */
+  reservationRetentionMs: number
   /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
   shutdownGraceMs: number
 }
@@ -146,6 +148,7 @@ export const WORKER_VARIABLES = {
   WORKER_HEALTH_HOST: text({ problem: 'must be a host name or IP address' }),
   IMPORT_BATCH_ROWS: integer({ min: 1, max: 100_000, default: 500 }),
   CSV_RETENTION: duration({ default: '30d', example: '30d or 12h' }),
+  CHECKOUT_RESERVATION_RETENTION: duration({ default: '7d', example: '7d or 12h' }),
   ...STORAGE_VARIABLES,
   ...LISTENING,
   ...PAYMENT_VARIABLES,
@@ -198,6 +201,7 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     storage: files.storage,
     importBatchRows: v.IMPORT_BATCH_ROWS,
     csvRetentionMs: v.CSV_RETENTION,
+    reservationRetentionMs: v.CHECKOUT_RESERVATION_RETENTION,
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }
 }

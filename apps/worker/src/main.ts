@@ -42,6 +42,7 @@ try {
     },
     notifications: config.notifications,
     csv: { storage: config.storage, batchRows: config.importBatchRows, retentionMs: config.csvRetentionMs },
+    reservationRetentionMs: config.reservationRetentionMs,
     payments: {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,

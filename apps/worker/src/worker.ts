@@ -46,6 +46,8 @@ export interface WorkerSettings {
   csv?: CsvSettings | undefined
   /** The checkouts' payment sweeps (payment-sweeps.ts); none when omitted. */
   payments?: PaymentSweepSettings
+  /** Released checkout reservations are deleted this long after (CHECKOUT_RESERVATION_RETENTION); 7 days unless set. */
+  reservationRetentionMs?: number
   logger: Logger
   /** Where deliveries and jobs are counted; a registry of its own when omitted. */
   metrics?: WorkerMetrics
@@ -71,6 +73,8 @@ export interface StartedWorker {
  * time (Graphile's default, 2 s, could make it up to 2 s late). Two small queries a second.
  */
 const POLL_INTERVAL_MS = 500
+/** CHECKOUT_RESERVATION_RETENTION's default: a payment succeeding a week after its decline or expiry is given back rather than placed. */
+const RESERVATION_RETENTION_MS = 7 * 24 * 3600_000
 /** A delivery connects within this, out of its whole time limit. */
 const CONNECT_TIMEOUT_MS = 3_000
 /**
@@ -185,7 +189,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
-      taskList: createTaskList(delivery, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
+      taskList: createTaskList(delivery, settings.reservationRetentionMs ?? RESERVATION_RETENTION_MS, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems(settings.csv !== undefined),
       // main.ts owns the signals, so the embedded database is stopped after the runner.

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       storage: expect.objectContaining({ kind: 'disk', root: join(defaultDataDir(), 'uploads') }),
       importBatchRows: 500,
       csvRetentionMs: 30 * 86_400_000,
+      reservationRetentionMs: 7 * 86_400_000,
       shutdownGraceMs: 25_000,
     })
   })
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
       UPLOADS_DIR: '/srv/commerce/files',
       IMPORT_BATCH_ROWS: '250',
       CSV_RETENTION: '7d',
+      CHECKOUT_RESERVATION_RETENTION: '36h',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -105,6 +107,7 @@ describe('loadConfig', () => {
       storage: expect.objectContaining({ kind: 'disk', root: '/srv/commerce/files' }),
       importBatchRows: 250,
       csvRetentionMs: 7 * 86_400_000,
+      reservationRetentionMs: 36 * 3_600_000,
       shutdownGraceMs: 40_000,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })

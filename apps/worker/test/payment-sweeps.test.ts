@@ -3,9 +3,10 @@
  * (checkout-reservations.ts), settled by sweepPayments against the test provider or the fake
  * Stripe. Each test's provider has a name of its own, so a sweep sees only that test's payments.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { PROVIDER_UNANSWERED, ProviderUnavailableError, type AuthorizeRequest, type CancelRequest, type PaymentProvider } from '@commerce/domain'
-import { createDb, newId, type DatabaseHandle } from '@commerce/db'
+import { PROVIDER_UNANSWERED, ProviderUnavailableError, type AuthorizeRequest, type CancelRequest, type PaymentProvider, type RefundRequest } from '@commerce/domain'
+import { createDb, deleteReleasedReservations, eventRows, newId, reacquireReservation, releaseReservation, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { createStripeProvider, createTestProvider, settlePayment, testProvider } from '@commerce/payments'
 import { startFakeStripe, type FakeStripe } from '@commerce/payments/fake-stripe'
@@ -286,5 +287,68 @@ describe('sweeping workers', () => {
     } finally {
       await worker.stop()
     }
+  })
+})
+
+describe('released reservations past CHECKOUT_RESERVATION_RETENTION', () => {
+  const week = 7 * 24 * 3600_000
+  const refunds: RefundRequest[] = []
+  const provider = providerOf(testProvider, {
+    refund: (request) => {
+      refunds.push(request)
+      return testProvider.refund(request)
+    },
+  })
+  /** A payment that succeeded at the provider, released here as declined (its answer lost) `daysAgo` days ago. */
+  async function releasedLate(daysAgo: number) {
+    const paymentId = newId()
+    const paid = await provider.authorize(authorizeRequest(paymentId, 'tok_visa'))
+    const ids = await reserveCheckout(handle, { provider: provider.name, paymentId, reference: paid.reference })
+    const failure = { code: 'card_declined', message: 'Your card was declined.' }
+    expect(await releaseReservation(handle.sql, { paymentId, state: 'failed', failure, reference: paid.reference, events: eventRows([]) })).toBe(true)
+    await handle.sql`update checkout_reservations set updated_at = now() - make_interval(days => ${daysAgo}) where payment_id = ${paymentId}`
+    return { ids, paid }
+  }
+  const origin = { origin: { requestId: null, actor: 'provider:test' } }
+
+  it('a payment that succeeds after its released reservation was deleted is refunded at the provider (payment.refunded), not placed; one released within the retention still becomes its order', async () => {
+    const old = await releasedLate(8)
+    const recent = await releasedLate(6)
+    expect(await stateOf(old.ids)).toMatchObject({ reservation: 'released', payment: 'failed', stock: STOCK, couponUses: 0 })
+
+    expect(await deleteReleasedReservations(handle.sql, week)).toBe(1)
+    expect(await stateOf(old.ids)).toMatchObject({ reservation: null, payment: 'failed' })
+    expect(await stateOf(recent.ids)).toMatchObject({ reservation: 'released' })
+
+    expect(await settlePayment(handle.db, provider, old.ids.paymentId, old.paid, origin)).toEqual({ kind: 'returned', state: 'refunded' })
+    expect(refunds).toEqual([{ reference: old.paid.reference, amountMinor: TOTAL_MINOR, currency: 'USD', idempotencyKey: `late-refund:${old.ids.paymentId}` }])
+    expect(await stateOf(old.ids)).toMatchObject({ payment: 'refunded', paymentOrderId: null, checkout: 'open', cartClosed: false, stock: STOCK, couponUses: 0, orders: 0, events: ['payment.refunded'] })
+
+    expect((await settlePayment(handle.db, provider, recent.ids.paymentId, recent.paid, origin)).kind).toBe('placed')
+    expect(await stateOf(recent.ids)).toMatchObject(placed(recent.ids))
+  })
+
+  it('a late payment holding its reservation again while the worker deletes it: whichever locks it first wins, and the stock is taken only with a held reservation', async () => {
+    // The late payment first: the deletion waits for it, then finds the reservation held and keeps it.
+    const first = await releasedLate(8)
+    let deleted: Promise<number> | undefined
+    await handle.sql.begin(async (tx) => {
+      expect(await reacquireReservation(tx, first.ids.paymentId)).toBe(true)
+      deleted = deleteReleasedReservations(handle.sql, week)
+      await sleep(300)
+    })
+    expect(await deleted).toBe(0)
+    expect(await stateOf(first.ids)).toMatchObject({ reservation: 'held', stock: STOCK - QUANTITY, couponUses: 1 })
+
+    // The deletion first: the late payment waits for it, then finds nothing to hold and takes nothing.
+    const second = await releasedLate(8)
+    let reacquired: Promise<boolean> | undefined
+    await handle.sql.begin(async (tx) => {
+      expect(await deleteReleasedReservations(tx, week)).toBe(1)
+      reacquired = reacquireReservation(handle.sql, second.ids.paymentId)
+      await sleep(300)
+    })
+    expect(await reacquired).toBe(false)
+    expect(await stateOf(second.ids)).toMatchObject({ reservation: null, stock: STOCK, couponUses: 0, cartClosed: false })
   })
 })

@@ -203,3 +203,4 @@ export {
 } from './sql/catalog-import.js'
 export { readCustomerMatches, readCustomerSnapshots, writeCustomers, type CustomerMatches, type CustomerWrite } from './sql/customer-import.js'
 export { EXPIRED_UPLOADS_BATCH, deleteExpiredUploads } from './sql/upload-expiry.js'
+export { RELEASED_RESERVATIONS_BATCH, deleteReleasedReservations } from './sql/released-reservations.js'

@@ -14,6 +14,8 @@ export const TASKS = {
   sendNotification: 'send-notification',
   /** Hourly: deletes the stored answers of expired Idempotency-Keys. */
   expireIdempotencyKeys: 'expire-idempotency-keys',
+  /** Hourly: deletes checkout reservations released longer than CHECKOUT_RESERVATION_RETENTION ago. */
+  expireCheckoutReservations: 'expire-checkout-reservations',
   /** `{id}`: writes one CSV export's file (keyed `export-csv:<id>`). */
   exportCsv: 'export-csv',
   /** `{id}`: validates, and unless a dry run applies, one CSV import (keyed `import-csv:<id>`). */

@@ -10,6 +10,7 @@ import { createNotificationStore, type NotificationSettings } from '../notificat
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
 import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
+import { createExpireCheckoutReservations } from './expire-checkout-reservations.js'
 import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
 import { createFanOutEvent } from './fanout-event.js'
 import { createSendNotification } from './send-notification.js'
@@ -19,7 +20,7 @@ import { createSendNotification } from './send-notification.js'
  * `notifications` (NOTIFICATIONS_ENABLED=false) no notification is made, and the jobs of those
  * made before wait in the queue; without `csv` (the file storage), exports and imports wait and no file is swept.
  */
-export function createTaskList(delivery: DeliverySettings, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
+export function createTaskList(delivery: DeliverySettings, reservationRetentionMs: number, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
   const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
   const store = createDeliveryStore(delivery)
   return {
@@ -29,6 +30,7 @@ export function createTaskList(delivery: DeliverySettings, notifications?: Notif
       [TASKS.sendNotification]: counted(TASKS.sendNotification, createSendNotification(createNotificationStore(notifications.db), notifications)),
     }),
     [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, createExpireIdempotencyKeys(delivery.db)),
+    [TASKS.expireCheckoutReservations]: counted(TASKS.expireCheckoutReservations, createExpireCheckoutReservations(delivery.db, reservationRetentionMs)),
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
@@ -63,6 +65,7 @@ export function cronItems(csv: boolean): ParsedCronItem[] {
   return parseCronItems([
     // Missed runs are not made up: the next one deletes everything expired by then.
     { task: TASKS.expireIdempotencyKeys, match: '7 * * * *', identifier: TASKS.expireIdempotencyKeys },
+    { task: TASKS.expireCheckoutReservations, match: '27 * * * *', identifier: TASKS.expireCheckoutReservations },
     ...(csv ? [{ task: TASKS.expireFiles, match: '17 * * * *', identifier: TASKS.expireFiles }] : []),
   ])
 }

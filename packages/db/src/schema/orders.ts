@@ -212,8 +212,8 @@ export const payments = pgTable(
  * nothing else can take them), and the order to place once the payment succeeds, made when the cart was priced. `held`
  * until the order is placed (the row is then deleted: the order, its allocations and the stock
  * movements say what it held; settlementOf reports it `converted`) or the stock and coupons are
- * given back (`released`: declined, cancelled, expired; kept, as a payment that succeeds late
- * becomes its order from it).
+ * given back (`released`: declined, cancelled, expired; kept for CHECKOUT_RESERVATION_RETENTION,
+ * as a payment that succeeds late becomes its order from it, then deleted by the worker).
  */
 export const checkoutReservations = pgTable(
   'checkout_reservations',
@@ -239,6 +239,7 @@ export const checkoutReservations = pgTable(
     // One payment in progress per checkout.
     uniqueIndex('checkout_reservations_held_key').on(t.checkoutId).where(sql`${t.status} = 'held'`),
     index('checkout_reservations_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'held'`),
+    index('checkout_reservations_released_idx').on(t.updatedAt).where(sql`${t.status} = 'released'`),
   ],
 )
 

@@ -268,9 +268,12 @@ export async function releaseReservation(sql: SqlClient, release: Release, store
 }
 
 // The amounts as float8 (exact within Number.MAX_SAFE_INTEGER): postgres.js reads bigint as text.
-// A placed reservation is deleted (PLACE): its checkout's order being this payment's says it was converted.
+// A placed reservation is deleted (PLACE): its checkout's order being this payment's says it was
+// converted. A released one is deleted after its retention (released-reservations.ts): a checkout's
+// payment without a reservation and without that order is still released, with nothing to hold again.
 const SETTLEMENT = `
-select coalesce(r.status, case when k.order_id = p.order_id then 'converted'::reservation_status end) as status,
+select coalesce(r.status, case when k.order_id = p.order_id then 'converted'::reservation_status
+    when p.checkout_id is not null then 'released'::reservation_status end) as status,
   r.expires_at as "expiresAt", k.order_id as "orderId", p.status as "paymentState",
   p.provider_reference as "reference", p.amount_minor::float8 as "amountMinor", p.captured_minor::float8 as "capturedMinor",
   p.capture_mode as "captureMode", p.currency, p.checkout_id as "checkoutId", p.updated_at as "updatedAt",
@@ -314,9 +317,11 @@ with cart as materialized (
   where r.payment_id = $1 and r.status = 'released' and k.status = 'open' and c.completed_at is null
   for update of c),
 reservation as materialized (
+  -- Locked: the worker deletes released reservations past their retention (released-reservations.ts).
   select stock, promotion_ids from checkout_reservations r
-  where r.payment_id = $1 and exists (select from cart)
-    and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')),
+  where r.payment_id = $1 and r.status = 'released' and exists (select from cart)
+    and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')
+  for update of r),
 ${LOCK_RESERVED},
 wanted as materialized (select id, location, sum(quantity)::int as quantity from taken group by id, location),
 fresh_levels as materialized (

@@ -1,0 +1,1 @@
+CREATE INDEX "checkout_reservations_released_idx" ON "checkout_reservations" USING btree ("updated_at") WHERE "checkout_reservations"."status" = 'released';
