@@ -323,6 +323,9 @@ describe('released reservations past CHECKOUT_RESERVATION_RETENTION', () => {
     expect(await settlePayment(handle.db, provider, old.ids.paymentId, old.paid, origin)).toEqual({ kind: 'returned', state: 'refunded' })
     expect(refunds).toEqual([{ reference: old.paid.reference, amountMinor: TOTAL_MINOR, currency: 'USD', idempotencyKey: `late-refund:${old.ids.paymentId}` }])
     expect(await stateOf(old.ids)).toMatchObject({ payment: 'refunded', paymentOrderId: null, checkout: 'open', cartClosed: false, stock: STOCK, couponUses: 0, orders: 0, events: ['payment.refunded'] })
+    // The success told again later (Stripe's payment_intent.succeeded delivered late): nothing more is asked of the provider.
+    expect(await settlePayment(handle.db, provider, old.ids.paymentId, old.paid, origin)).toMatchObject({ kind: 'earlier', settlement: { status: 'released', paymentState: 'refunded' } })
+    expect(refunds).toHaveLength(1)
 
     expect((await settlePayment(handle.db, provider, recent.ids.paymentId, recent.paid, origin)).kind).toBe('placed')
     expect(await stateOf(recent.ids)).toMatchObject(placed(recent.ids))

@@ -98,7 +98,8 @@ export async function settlePayment(db: Database, provider: PaymentProvider, pay
     )
     return released ? outcome : earlier()
   }
-  if (current.status === 'released' && SUCCEEDED.has(state)) return settleLateSuccess(db, provider, current, truth!, options)
+  // Once given back (refunded), a stale notification of the success (a webhook delivered late) changes nothing.
+  if (current.status === 'released' && SUCCEEDED.has(state) && current.paymentState !== 'refunded') return settleLateSuccess(db, provider, current, truth!, options)
   if (current.status === 'held') {
     const waiting = state === 'requires_action' ? 'requires_action' : 'pending'
     await notePaymentProgress(sql, { paymentId, state: waiting, reference: truth?.reference ?? null, failure: null })
