@@ -10,8 +10,7 @@ import { createNotificationStore, type NotificationSettings } from '../notificat
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
 import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
-import { createExpireCheckoutReservations } from './expire-checkout-reservations.js'
-import { createExpireIdempotencyKeys } from './expire-idempotency-keys.js'
+import { createExpireCheckoutReservations, createExpireIdempotencyKeys } from './expire-rows.js'
 import { createFanOutEvent } from './fanout-event.js'
 import { createSendNotification } from './send-notification.js'
 
