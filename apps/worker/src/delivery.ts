@@ -6,13 +6,14 @@
  * some off.
  */
 import { signedDelivery } from '@commerce/domain'
-import { disableFailingWebhooks, type AttemptOutcome, type Database, type DeliveryStep, type Target } from '@commerce/db'
+import { disableFailingWebhooks, type Database, type DeliveryStep, type Target } from '@commerce/db'
 import type { Tracing } from '@commerce/runtime/tracing'
 import { request, type Dispatcher } from 'undici'
+import { attemptOutcome, describeError, type NextStep, type Outcome } from './attempt-outcome.js'
 import type { EndpointLimits } from './endpoints.js'
 import type { Logger } from './logger.js'
-import { attemptOutcome, type WorkerMetrics } from './metrics.js'
-import { RefusedTarget, refusedLiteral } from './ssrf.js'
+import type { WorkerMetrics } from './metrics.js'
+import { refusedLiteral } from './ssrf.js'
 
 /** Kept of a response body in the attempt log. */
 const RESPONSE_LOG_BYTES = 1024
@@ -37,12 +38,6 @@ export interface DeliverySettings {
   /** A span per attempt, and the request id on the job's span; none when traces are off. */
   tracing?: Tracing | undefined
 }
-
-/** What an attempt came to (an attempt log row's columns). */
-export type Outcome = AttemptOutcome
-
-/** Where a delivery stands after an attempt: done, retried later, or failed. */
-export type NextStep = Pick<DeliveryStep, 'status' | 'nextAttemptAt'>
 
 /** After the outcome of retry number `retry` (0 for a first try): done, retry later, or failed. */
 export function nextStep(outcome: Outcome, retry: number, settings: DeliverySettings): NextStep {
@@ -219,34 +214,6 @@ async function readStart(body: Dispatcher.ResponseData['body']): Promise<string>
   }
   // Leaving the loop early destroys the stream: a large answer is not read to its end.
   return Buffer.concat(chunks).subarray(0, RESPONSE_LOG_BYTES).toString('utf8').replaceAll('\0', '')
-}
-
-const TIMED_OUT = 'timed out after'
-
-/** Whether the attempt ran out of its time limit (connecting, waiting, or reading the answer). */
-export function timedOut(outcome: Outcome): boolean {
-  return outcome.error?.startsWith(TIMED_OUT) ?? false
-}
-
-/**
- * undici's own limits (connecting, waiting for the headers, between body chunks) are the time
- * limit too: whichever of them and the request's signal fires first, it is a timeout, which slows
- * the endpoint down (endpoints.ts). A host that drops packets ends on a connect timeout.
- */
-const UNDICI_TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
-
-/** What an attempt's failure is recorded as. */
-export function describeError(error: unknown, timeoutMs: number): string {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof RefusedTarget) return cause.message
-    if (cause.name === 'TimeoutError' || cause.name === 'AbortError' || UNDICI_TIMEOUTS.has((cause as { code?: string }).code ?? '')) {
-      return `${TIMED_OUT} ${timeoutMs} ms`
-    }
-  }
-  if (!(error instanceof Error)) return String(error)
-  const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code
-  const message = error.message || (error.cause instanceof Error ? error.cause.message : '')
-  return code ? `${code}: ${message}` : message
 }
 
 /** post(), in a span of its own when traces are on: never the URL (it may carry a token), only its host. */

@@ -15,7 +15,7 @@
  *
  * In memory, per worker process: a new worker learns it again from its own attempts.
  */
-import { timedOut, type Outcome } from './delivery.js'
+import { timedOut, type Outcome } from './attempt-outcome.js'
 
 /** A deferred attempt waits at most this long. */
 export const MAX_DEFERRAL_MS = 5 * 60_000

@@ -8,16 +8,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'
 import type { Settled } from '@commerce/payments'
-import { timedOut, type NextStep, type Outcome } from './delivery.js'
+import { attemptOutcome, timedOut, type NextStep, type Outcome } from './attempt-outcome.js'
 
 const PREFIX = 'commerce_'
-
-/** What an attempt led to: delivered, another attempt scheduled, or given up. */
-export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed'
-
-export function attemptOutcome(next: NextStep): AttemptOutcome {
-  return next.status === 'pending' ? 'retrying' : next.status
-}
 
 /** Why an attempt failed, as a bounded label: the status class of an answer, or what kept one from coming. */
 export function failureReason(outcome: Outcome): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { errors } from 'undici'
-import { describeError, type Outcome } from '../src/delivery.js'
+import { describeError, type Outcome } from '../src/attempt-outcome.js'
 import { createEndpointLimits, type Permit } from '../src/endpoints.js'
 
 const TIMEOUT_MS = 1000

@@ -1,7 +1,7 @@
 /** The worker's GET /metrics text after one of each thing the worker records, for the metrics tests. */
 import type { AddressInfo } from 'node:net'
 import { expect } from 'vitest'
-import type { Outcome } from '../src/delivery.js'
+import type { Outcome } from '../src/attempt-outcome.js'
 import { startHealthServer } from '../src/health.js'
 import { createWorkerMetrics } from '../src/metrics.js'
 

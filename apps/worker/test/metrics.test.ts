@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Outcome } from '../src/delivery.js'
-import { attemptOutcome, failureReason } from '../src/metrics.js'
+import { attemptOutcome, type Outcome } from '../src/attempt-outcome.js'
+import { failureReason } from '../src/metrics.js'
 import { scrapeRecordedMetrics } from './metrics-exposition.js'
 
 const failed = (statusCode: number | null, error: string): Outcome => ({ succeeded: false, statusCode, durationMs: 1, error, responseBody: null })

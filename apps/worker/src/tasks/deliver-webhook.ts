@@ -10,7 +10,8 @@
 import type { Task } from 'graphile-worker'
 import { endUnsentDelivery, loadDeliveries, recordAttempts, sqlOf, type DeliveryJob, type LoadedDelivery, type NextAttempt, type Target } from '@commerce/db'
 import { batched } from '../batch.js'
-import { attemptAll, disableDue, disablePeriodSeconds, reportAttempt, reportGone, reportStarted, stepOf, type DeliverySettings, type Outcome } from '../delivery.js'
+import type { Outcome } from '../attempt-outcome.js'
+import { attemptAll, disableDue, disablePeriodSeconds, reportAttempt, reportGone, reportStarted, stepOf, type DeliverySettings } from '../delivery.js'
 
 export interface DeliveryStore {
   load(deliveryId: string): Promise<LoadedDelivery | undefined>
