@@ -1,7 +1,7 @@
 /**
  * What a webhook delivery attempt came to, as the attempt log records it and as the endpoints'
  * limits (endpoints.ts), the metrics (metrics.ts) and the delivery log lines (delivery.ts) read
- * it: answered or not, timed out or not, and what it led to.
+ * it: answered or not, timed out or not, what it led to, or why it was put off instead.
  */
 import type { AttemptOutcome as RecordedOutcome, DeliveryStep } from '@commerce/db'
 import { RefusedTarget } from './ssrf.js'
@@ -18,6 +18,13 @@ export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed'
 export function attemptOutcome(next: NextStep): AttemptOutcome {
   return next.status === 'pending' ? 'retrying' : next.status
 }
+
+/** Why an attempt was put off rather than made (no attempt against the receiver). */
+export type DeferralReason =
+  /** Its endpoint is slowed down and has an attempt in flight (endpoints.ts). */
+  | 'slowed_down'
+  /** Every connection to its receiver's origin stayed in use while the job waited (origin-connections.ts). */
+  | 'connections_busy'
 
 const TIMED_OUT = 'timed out after'
 

@@ -2,17 +2,18 @@
  * One delivery attempt: the signed POST of an event's envelope to a subscription, and what its
  * outcome means (done, retry when, or failed). The fan-out makes first attempts, the
  * deliver-webhook task retries and redeliveries; both start them with attemptAll, which waits
- * for them only as long as HAND_OFF allows and lets each endpoint's limits (endpoints.ts) put
- * some off.
+ * for them only as long as HAND_OFF allows and lets each endpoint's limits (endpoints.ts) and
+ * the connections to each origin (origin-connections.ts) put some off.
  */
 import { signedDelivery } from '@commerce/domain'
 import { disableFailingWebhooks, type Database, type DeliveryStep, type Target } from '@commerce/db'
 import type { Tracing } from '@commerce/runtime/tracing'
 import { request, type Dispatcher } from 'undici'
-import { attemptOutcome, describeError, type NextStep, type Outcome } from './attempt-outcome.js'
-import type { EndpointLimits } from './endpoints.js'
+import { attemptOutcome, describeError, type DeferralReason, type NextStep, type Outcome } from './attempt-outcome.js'
+import { putOffBy, type EndpointLimits, type Permit } from './endpoints.js'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
+import type { OriginConnections } from './origin-connections.js'
 import { refusedLiteral } from './ssrf.js'
 
 /** Kept of a response body in the attempt log. */
@@ -33,6 +34,8 @@ export interface DeliverySettings {
   metrics: WorkerMetrics
   /** Which endpoints are slowed down or lagging (per worker). */
   endpoints: EndpointLimits
+  /** The connections to each receiver's origin in use (per worker). */
+  connections: OriginConnections
   /** Attempts that outlived the job that started them, recorded when they end. */
   background: Background
   /** A span per attempt, and the request id on the job's span; none when traces are off. */
@@ -62,41 +65,61 @@ const LEASE_MARGIN_MS = 5_000
 export type Started =
   /** It ended while the job waited. */
   | { outcome: Outcome }
-  /** Not made: its endpoint is slowed down and busy (endpoints.ts); made at this time instead. */
-  | { deferredUntil: Date }
+  /** Not made (not an attempt against the receiver): made at this time instead. */
+  | { deferredUntil: Date; reason: DeferralReason }
   /** Still in flight when the job stopped waiting; recorded when it ends, else sent again at leaseUntil. */
   | { inFlight: Promise<Outcome>; leaseUntil: Date }
 
+/** An attempt its endpoint admitted: made once a connection to its origin is free. */
+interface Run {
+  permit: Permit
+  /** Settles once the attempt has a connection and started, or was given up for want of one. */
+  connected: Promise<void>
+  finished?: Promise<Outcome>
+  outcome?: Outcome
+}
+
 /**
- * Starts an attempt to each target as its endpoint allows, and waits for them, but not beyond
- * handOffAfterMs, and not at all for endpoints known to be lagging or slowed down: one slow
- * receiver never holds a job (and its worker slot) for its whole time limit.
+ * Starts an attempt to each target as its endpoint and the connections to its origin allow, and
+ * waits for them, but not beyond handOffAfterMs, and not at all for endpoints known to be lagging
+ * or slowed down: one slow receiver never holds a job (and its worker slot) for its whole time
+ * limit. An attempt's time limit starts once it has a connection: the wait for one is ours, and an
+ * attempt that gets none in that time is put off, as one of a slowed-down endpoint is.
  */
 export async function attemptAll(targets: readonly Target[], settings: DeliverySettings): Promise<Started[]> {
   // The job's span: the API request that wrote its events, when they all come from one.
   const requestIds = new Set(targets.map((target) => target.requestId))
   if (requestIds.size === 1) settings.tracing?.annotate({ request_id: targets[0]!.requestId })
-  const leaseUntil = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS)
-  const runs = targets.map((target) => {
+  const patienceMs = handOffAfterMs(settings.timeoutMs)
+  const runs = targets.map((target): Run | Started => {
     const permit = settings.endpoints.admit(target.webhookId)
-    if (permit instanceof Date) return { deferredUntil: permit }
-    const run: { permit: typeof permit; outcome?: Outcome; finished: Promise<Outcome> } = { permit, finished: undefined! }
-    run.finished = attempt(target, settings).then((outcome) => {
-      permit.done(outcome)
-      run.outcome = outcome
-      return outcome
+    if (permit instanceof Date) return { deferredUntil: permit, reason: 'slowed_down' }
+    const run: Run = { permit, connected: Promise.resolve() }
+    run.connected = settings.connections.take(new URL(target.url).origin, permit.handOffAtOnce ? 0 : patienceMs).then((release) => {
+      if (!release) return permit.withdrawn()
+      run.finished = attempt(target, settings)
+        .finally(release)
+        .then((outcome) => {
+          permit.done(outcome)
+          run.outcome = outcome
+          return outcome
+        })
     })
     return run
   })
-  const awaited = runs.flatMap((run) => ('permit' in run && !run.permit.handOffAtOnce ? [run.finished] : []))
+  await Promise.all(runs.map((run) => ('connected' in run ? run.connected : undefined)))
+  // Every attempt in flight from here on started by now.
+  const leaseUntil = new Date(Date.now() + settings.timeoutMs + LEASE_MARGIN_MS)
+  const awaited = runs.flatMap((run) => ('permit' in run && run.finished && !run.permit.handOffAtOnce ? [run.finished] : []))
   if (awaited.length > 0) {
     let timer: NodeJS.Timeout | undefined
-    const patience = new Promise((resolve) => (timer = setTimeout(resolve, handOffAfterMs(settings.timeoutMs))))
+    const patience = new Promise((resolve) => (timer = setTimeout(resolve, patienceMs)))
     await Promise.race([Promise.all(awaited), patience])
     clearTimeout(timer)
   }
   return runs.map((run): Started => {
-    if ('deferredUntil' in run) return run
+    if (!('permit' in run)) return run
+    if (!run.finished) return { deferredUntil: putOffBy(settings.timeoutMs), reason: 'connections_busy' }
     if (run.outcome) return { outcome: run.outcome }
     run.permit.handedOff()
     return { inFlight: run.finished, leaseUntil }
@@ -151,7 +174,7 @@ export function reportGone(settings: DeliverySettings, fields: { deliveryId: str
 
 /** Counts a step that was not an attempt's end: put off, or handed off. */
 export function reportStarted(settings: DeliverySettings, started: Started) {
-  if ('deferredUntil' in started) settings.metrics.deferred()
+  if ('deferredUntil' in started) settings.metrics.deferred(started.reason)
   else if ('inFlight' in started) settings.metrics.handedOff()
 }
 

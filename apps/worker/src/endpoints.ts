@@ -20,6 +20,11 @@ import { timedOut, type Outcome } from './attempt-outcome.js'
 /** A deferred attempt waits at most this long. */
 export const MAX_DEFERRAL_MS = 5 * 60_000
 
+/** When an attempt put off for `waitMs` is made: up to a quarter later, so that attempts put off together do not all come back together. */
+export function putOffBy(waitMs: number): Date {
+  return new Date(Date.now() + Math.round(waitMs * (1 + Math.random() / 4)))
+}
+
 interface Endpoint {
   inFlight: number
   /** Attempts in flight that a job stopped waiting for. */
@@ -38,6 +43,8 @@ export interface Permit {
   handedOff(): void
   /** The attempt ended with this outcome. */
   done(outcome: Outcome): void
+  /** The attempt was not made after all (no connection to its origin came free): nothing was learned of the endpoint. */
+  withdrawn(): void
 }
 
 export interface EndpointLimits {
@@ -54,10 +61,7 @@ export function createEndpointLimits(timeoutMs: number): EndpointLimits {
     admit(webhookId) {
       let endpoint = endpoints.get(webhookId)
       if (!endpoint) endpoints.set(webhookId, (endpoint = { inFlight: 0, lingering: 0, timeouts: 0 }))
-      if (endpoint.timeouts > 0 && endpoint.inFlight > 0) {
-        const wait = Math.min(timeoutMs * endpoint.timeouts, MAX_DEFERRAL_MS)
-        return new Date(Date.now() + Math.round(wait * (1 + Math.random() / 4)))
-      }
+      if (endpoint.timeouts > 0 && endpoint.inFlight > 0) return putOffBy(Math.min(timeoutMs * endpoint.timeouts, MAX_DEFERRAL_MS))
       const state = endpoint
       state.inFlight += 1
       const slowed = state.timeouts > 0
@@ -74,6 +78,10 @@ export function createEndpointLimits(timeoutMs: number): EndpointLimits {
           if (lingering) state.lingering -= 1
           if (!timedOut(outcome)) state.timeouts = 0
           else state.timeouts = slowed ? state.timeouts + 1 : Math.max(state.timeouts, 1)
+          forget(webhookId, state)
+        },
+        withdrawn() {
+          state.inFlight -= 1
           forget(webhookId, state)
         },
       }

@@ -8,7 +8,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type pg from 'pg'
 import type { Settled } from '@commerce/payments'
-import { attemptOutcome, timedOut, type NextStep, type Outcome } from './attempt-outcome.js'
+import { attemptOutcome, timedOut, type DeferralReason, type NextStep, type Outcome } from './attempt-outcome.js'
 
 const PREFIX = 'commerce_'
 
@@ -27,8 +27,8 @@ export interface WorkerMetrics {
   attempt(outcome: Outcome, next: NextStep): void
   /** Counts a delivery a job ended without recording an attempt (deleted: its subscription was deleted). */
   skipped(reason: 'deleted'): void
-  /** Counts an attempt put off because its endpoint is slowed down and busy. */
-  deferred(): void
+  /** Counts an attempt put off (not made), by why. */
+  deferred(reason: DeferralReason): void
   /** Counts an attempt its job stopped waiting for (recorded when it ends). */
   handedOff(): void
   /** Counts one notification attempt (recorded) by template and what it led to. */
@@ -79,7 +79,10 @@ export function createWorkerMetrics(): WorkerMetrics {
   })
   const deferred = new Counter({
     name: `${PREFIX}webhook_attempts_deferred_total`,
-    help: 'Webhook delivery attempts put off because their endpoint is slowed down (its latest attempt timed out) and has one in flight',
+    help:
+      "Webhook delivery attempts put off (not made, not failed), by reason: slowed_down (their endpoint's latest attempt timed out and it has one in flight), " +
+      "connections_busy (every connection to their receiver's origin stayed in use while the job waited)",
+    labelNames: ['reason'] as const,
     registers: [registry],
   })
   const handedOff = new Counter({
@@ -154,8 +157,8 @@ export function createWorkerMetrics(): WorkerMetrics {
     skipped(reason) {
       skipped.inc({ reason })
     },
-    deferred() {
-      deferred.inc()
+    deferred(reason) {
+      deferred.inc({ reason })
     },
     handedOff() {
       handedOff.inc()

@@ -35,6 +35,7 @@ export function refusedLiteral(url: URL): RefusedTarget | undefined {
 export interface DeliveryAgentOptions {
   allowPrivateTargets: boolean
   connectTimeoutMs: number
+  connectionsPerOrigin: number
 }
 
 /** The connection pool deliveries go through: guarded unless private targets are allowed. */
@@ -43,6 +44,6 @@ export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
     connect: { timeout: options.connectTimeoutMs, ...(options.allowPrivateTargets ? {} : { lookup: publicOnlyLookup }) },
     // Deliveries go to many hosts: keep few idle sockets and not for long.
     keepAliveTimeout: 4_000,
-    connections: 32,
+    connections: options.connectionsPerOrigin,
   })
 }

@@ -11,6 +11,7 @@ import { createEndpointLimits } from './endpoints.js'
 import { createJobPool } from './job-pool.js'
 import { graphileLogger, type Logger } from './logger.js'
 import { createMailer, type Mailer } from './mailer.js'
+import { createOriginConnections } from './origin-connections.js'
 import { createWorkerMetrics, type WorkerMetrics } from './metrics.js'
 import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
@@ -23,6 +24,8 @@ export interface WebhookSettings {
   timeoutMs: number
   retrySchedule: readonly number[]
   allowPrivateTargets: boolean
+  /** At most this many connections to one receiver's origin at once; CONNECTIONS_PER_ORIGIN unless set. */
+  connectionsPerOrigin?: number
   /** Disables a subscription failing, without a success, for longer than this; never when omitted or null. */
   disableAfterMs?: number | null
 }
@@ -77,6 +80,8 @@ const POLL_INTERVAL_MS = 500
 const RESERVATION_RETENTION_MS = 7 * 24 * 3600_000
 /** A delivery connects within this, out of its whole time limit. */
 const CONNECT_TIMEOUT_MS = 3_000
+/** Connections to one receiver's origin in use at once, per worker. */
+const CONNECTIONS_PER_ORIGIN = 32
 /**
  * How often a worker looks for jobs left locked by dead workers. Jobs of a worker that died
  * (SIGKILL, lost machine) stay locked for about four hours in Graphile Worker; no task of ours runs
@@ -131,9 +136,11 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     applicationName: 'commerce-worker',
     onAnnounceError: (error) => logger.warn('could not announce committed events', { error: error instanceof Error ? error.message : String(error) }),
   })
+  const connectionsPerOrigin = webhooks.connectionsPerOrigin ?? CONNECTIONS_PER_ORIGIN
   const dispatcher = createDeliveryAgent({
     allowPrivateTargets: webhooks.allowPrivateTargets,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, webhooks.timeoutMs),
+    connectionsPerOrigin,
   })
   const smtp = settings.notifications?.smtpUrl === undefined ? undefined : settings.notifications
   const staleAfter = staleAfterMs(webhooks.timeoutMs, smtp?.smtpTimeoutMs)
@@ -154,6 +161,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
     logger,
     metrics,
     endpoints: createEndpointLimits(webhooks.timeoutMs),
+    connections: createOriginConnections(connectionsPerOrigin),
     background,
     tracing: settings.tracing,
   }
