@@ -123,19 +123,24 @@ const TAGS: { name: string; description: string }[] = [
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'])
 
 const count = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647 } })
+/** Said of each rate-limit header: a request the limit could not count (plugins/rate-limit.ts) has none. */
+const UNCOUNTED =
+  '. Absent when the request was not counted: with REDIS_URL, while Redis cannot be reached the limit fails open and the ' +
+  'request is served without a limit (see docs/api-conventions.md in the repository)'
 /** Response headers, defined once in components.headers. */
 const HEADERS = {
-  'X-RateLimit-Limit': count('Requests allowed in the current window for this caller (API key, OAuth client or IP)'),
-  'X-RateLimit-Remaining': count('Requests left in the current window'),
-  'X-RateLimit-Reset': count('Seconds until the window resets'),
+  'X-RateLimit-Limit': count('Requests allowed in the current window for this caller (API key, OAuth client or IP)' + UNCOUNTED),
+  'X-RateLimit-Remaining': count('Requests left in the current window' + UNCOUNTED),
+  'X-RateLimit-Reset': count('Seconds until the window resets' + UNCOUNTED),
   RateLimit: {
     description:
       'The caller’s policy, requests remaining (r) and seconds until the window resets (t), as a Structured Field ' +
-      '(draft-ietf-httpapi-ratelimit-headers-10): `"ip";r=59;t=42`. The policy is "ip", "api_key" or "oauth_client"',
+      '(draft-ietf-httpapi-ratelimit-headers-10): `"ip";r=59;t=42`. The policy is "ip", "api_key" or "oauth_client"' +
+      UNCOUNTED,
     schema: { type: 'string', maxLength: 64, pattern: '^"[a-z_]+";r=\\d+;t=\\d+$' },
   },
   'RateLimit-Policy': {
-    description: 'The caller’s policy: its name, quota (q) and window in seconds (w): `"ip";q=60;w=60`',
+    description: 'The caller’s policy: its name, quota (q) and window in seconds (w): `"ip";q=60;w=60`' + UNCOUNTED,
     schema: { type: 'string', maxLength: 64, pattern: '^"[a-z_]+";q=\\d+;w=\\d+$' },
   },
   'Retry-After': count('Seconds to wait before retrying'),
