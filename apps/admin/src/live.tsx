@@ -65,7 +65,7 @@ export function LiveEventsProvider({ children }: { children: ReactNode }) {
     const stream = client.streamEvents({
       since: eventIdOf(openedAt - CATCH_UP_MS),
       onStatus(change: StreamStatus) {
-        if (change.type === 'resumed' || change.type === 'replay_limit_exceeded') catchingUp = false
+        if (change.type === 'resumed' || change.type === 'replay_limit_exceeded' || change.type === 'replay_expired') catchingUp = false
         if (change.type === 'open' || change.type === 'resumed') setStatus('live')
         if (change.type === 'dropped') setStatus('reconnecting')
       },

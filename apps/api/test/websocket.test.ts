@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, onTestFinished } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import WebSocket from 'ws'
 import { EVENT_KINDS, apiKeyLookupPrefix, generateApiKey, hashApiKey, type Product, type Role } from '@commerce/domain'
-import { createApiKey, newId, writeEvents, type NewEvent } from '@commerce/db'
+import { createApiKey, newId, sweepExpiredEvents, writeEvents, type NewEvent } from '@commerce/db'
 import { startDatabaseProxy, type DatabaseProxy } from '@commerce/db/testing'
 import { buildApp } from '../src/app.js'
 import { test as apiTest, testConfig, type ApiErrorBody, type TestContext } from './helpers.js'
@@ -79,6 +79,11 @@ const orderEvent = (customerId: string | null, kind: NewEvent['kind'] = 'order.c
   customerId,
 })
 const idsOf = (messages: Message[]) => messages.map((message) => message.id)
+/** The smallest event id (a UUIDv7) of a moment: a position in the log. */
+function idAt(ms: number): string {
+  const hex = ms.toString(16).padStart(12, '0')
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-000000000000`
+}
 
 /**
  * Commits a product event and waits for it on every client: events reach clients in commit
@@ -594,6 +599,29 @@ describe('resuming', () => {
     })
   })
 
+  test('a resume from a position the event retention swept past answers replay_expired: nothing replayed, live events go on, and a later point can be resumed from', async ({ ctx, admin, url }) => {
+    // Three events of January 1999, and a sweep whose retention reaches back to the 4th: it
+    // deletes them and notes how far it went (the worker's expire-events).
+    const old = [1, 2, 3].map((day) => idAt(Date.UTC(1999, 0, day)))
+    await ctx.handle.sql`insert into events (id, kind, data, resource_id, sequence) select id, 'product.updated', '{}', id, 1 from unnest(${old}::uuid[]) as id`
+    onTestFinished(async () => {
+      await ctx.handle.sql`delete from event_retention`
+    })
+    expect(await sweepExpiredEvents(ctx.handle.sql, Date.now() - Date.UTC(1999, 0, 4))).toEqual({ examined: 3, deleted: 3 })
+
+    const expired = await connect(`${url}?since=${idAt(Date.UTC(1998, 11, 31))}`, { token: admin })
+    expect(await expired.next()).toEqual({
+      type: 'error',
+      code: 'replay_expired',
+      message: expect.stringContaining("are past the event log's retention (EVENT_RETENTION) and some were deleted: nothing was replayed"),
+    })
+    const [live] = await commitEvents(ctx, productEvent())
+    expect(idsOf(await expired.eventsUntil(live!))).toEqual([live])
+    // From where the sweep stopped on, nothing is missing: the resume replays.
+    expired.send({ type: 'resume', after: old[2] })
+    expect((await expired.until((message) => message.type === 'resumed')).at(-1)).toMatchObject({ type: 'resumed', after: old[2] })
+  })
+
   test('a burst of events larger than the 4 MiB send limit reaches every client that reads; one that does not read is dropped when more events come, and any client by a burst past 16 MiB', async ({ ctx, admin }) => {
     const own = await buildApp(testConfig(ctx.database.url), { logger: false })
     try {
@@ -636,10 +664,6 @@ describe('resuming', () => {
       // 2,000 events of 8 KB (16 MB, more than the kernel's socket buffers hold), dated 2001 so no
       // feed sends them live and every other event of the log comes after them.
       const start = Date.UTC(2001, 0, 1)
-      const idAt = (ms: number) => {
-        const hex = ms.toString(16).padStart(12, '0')
-        return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-000000000000`
-      }
       const big = Array.from({ length: 2000 }, (_, index) => idAt(start + 1 + index))
       await ctx.handle.sql`
         insert into events (id, kind, data, resource_id, sequence)

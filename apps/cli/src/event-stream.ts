@@ -49,7 +49,7 @@ export interface EventStreamOptions {
   /**
    * After a reconnection the stream resumes after the newest event it had (or the moment it
    * first listened): the server replayed `count` missed events, or (`refused`) would not because
-   * too many were missed.
+   * too many were missed, or some were past the event log's retention and deleted.
    */
   onResumed?(resume: { after: string; count: number } | { after: string; refused: string }): void
 }
@@ -162,8 +162,8 @@ export class EventStream {
             listening(parsed.events)
           } else if (parsed.type === 'resumed') {
             this.options.onResumed?.({ after: after!, count: parsed.count })
-          } else if (parsed.type === 'error' && parsed.code === 'replay_limit_exceeded') {
-            // Live events go on; the missed ones are for the event log.
+          } else if (parsed.type === 'error' && (parsed.code === 'replay_limit_exceeded' || parsed.code === 'replay_expired')) {
+            // Live events go on; the missed ones are for the event log (or gone from it).
             this.options.onResumed?.({ after: after!, refused: parsed.message ?? 'too many events were missed' })
           } else if (parsed.type === 'error') {
             refused = new Errors.CLIError(parsed.message ?? 'The channel refused a message', { exit: 1 })

@@ -69,6 +69,10 @@ export interface Config {
   csvRetentionMs: number
   /** Released checkout reservations are deleted this long after their release. */
   reservationRetentionMs: number
+  /** Events are deleted this long after they were written, but an order's and those still referred to. */
+  eventRetentionMs: number
+  /** Webhook deliveries are deleted this long after their last attempt, unless one is still due. */
+  webhookDeliveryRetentionMs: number
   /** How long stopping may take on SIGTERM (running jobs finish) before the process exits anyway. */
   shutdownGraceMs: number
 }
@@ -149,6 +153,8 @@ export const WORKER_VARIABLES = {
   IMPORT_BATCH_ROWS: integer({ min: 1, max: 100_000, default: 500 }),
   CSV_RETENTION: duration({ default: '30d', example: '30d or 12h' }),
   CHECKOUT_RESERVATION_RETENTION: duration({ default: '7d', example: '7d or 12h' }),
+  EVENT_RETENTION: duration({ default: '90d', example: '90d or 720h' }),
+  WEBHOOK_DELIVERY_RETENTION: duration({ default: '90d', example: '90d or 720h' }),
   ...STORAGE_VARIABLES,
   ...LISTENING,
   ...PAYMENT_VARIABLES,
@@ -202,6 +208,8 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     importBatchRows: v.IMPORT_BATCH_ROWS,
     csvRetentionMs: v.CSV_RETENTION,
     reservationRetentionMs: v.CHECKOUT_RESERVATION_RETENTION,
+    eventRetentionMs: v.EVENT_RETENTION,
+    webhookDeliveryRetentionMs: v.WEBHOOK_DELIVERY_RETENTION,
     shutdownGraceMs: v.SHUTDOWN_GRACE_PERIOD,
   }
 }

@@ -42,7 +42,7 @@ try {
     },
     notifications: config.notifications,
     csv: { storage: config.storage, batchRows: config.importBatchRows, retentionMs: config.csvRetentionMs },
-    reservationRetentionMs: config.reservationRetentionMs,
+    retention: { reservationsMs: config.reservationRetentionMs, eventsMs: config.eventRetentionMs, deliveriesMs: config.webhookDeliveryRetentionMs },
     payments: {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,

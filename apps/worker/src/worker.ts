@@ -17,6 +17,7 @@ import { startOutboxRelay, type OutboxRelay } from './outbox-relay.js'
 import { startPaymentSweeps, type PaymentSweepSettings } from './payment-sweeps.js'
 import { createDeliveryAgent } from './ssrf.js'
 import type { CsvSettings } from './tasks/csv.js'
+import type { RowRetention } from './tasks/expire-rows.js'
 import { createTaskList, cronItems } from './tasks/index.js'
 import { loadTemplates } from './templates.js'
 
@@ -49,8 +50,8 @@ export interface WorkerSettings {
   csv?: CsvSettings | undefined
   /** The checkouts' payment sweeps (payment-sweeps.ts); none when omitted. */
   payments?: PaymentSweepSettings
-  /** Released checkout reservations are deleted this long after (CHECKOUT_RESERVATION_RETENTION); 7 days unless set. */
-  reservationRetentionMs?: number
+  /** How long rows past their use are kept (CHECKOUT_RESERVATION_RETENTION, EVENT_RETENTION, WEBHOOK_DELIVERY_RETENTION); ROW_RETENTION where not set. */
+  retention?: Partial<RowRetention>
   logger: Logger
   /** Where deliveries and jobs are counted; a registry of its own when omitted. */
   metrics?: WorkerMetrics
@@ -76,8 +77,13 @@ export interface StartedWorker {
  * time (Graphile's default, 2 s, could make it up to 2 s late). Two small queries a second.
  */
 const POLL_INTERVAL_MS = 500
-/** CHECKOUT_RESERVATION_RETENTION's default: a payment succeeding a week after its decline or expiry is given back rather than placed. */
-const RESERVATION_RETENTION_MS = 7 * 24 * 3600_000
+const DAY_MS = 24 * 3600_000
+/**
+ * The retentions' defaults. A payment succeeding a week after its decline or expiry is given back
+ * rather than placed. Events and deliveries for 90 days: a WebSocket resume, a replay and a
+ * delivery's log reach that far back.
+ */
+const ROW_RETENTION: RowRetention = { reservationsMs: 7 * DAY_MS, eventsMs: 90 * DAY_MS, deliveriesMs: 90 * DAY_MS }
 /** A delivery connects within this, out of its whole time limit. */
 const CONNECT_TIMEOUT_MS = 3_000
 /** Connections to one receiver's origin in use at once, per worker. */
@@ -197,7 +203,7 @@ export async function startWorker(settings: WorkerSettings): Promise<StartedWork
       concurrency: settings.concurrency,
       preset: runnerTuning(settings.concurrency),
       pollInterval: settings.pollIntervalMs ?? POLL_INTERVAL_MS,
-      taskList: createTaskList(delivery, settings.reservationRetentionMs ?? RESERVATION_RETENTION_MS, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
+      taskList: createTaskList(delivery, { ...ROW_RETENTION, ...settings.retention }, notifications, settings.csv && { ...settings.csv, db: database, logger, signal: stopping.signal }),
       // Given here, so Graphile does not read `./crontab` from whatever directory we run in.
       parsedCronItems: cronItems(settings.csv !== undefined),
       // main.ts owns the signals, so the embedded database is stopped after the runner.

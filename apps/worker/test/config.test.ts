@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       importBatchRows: 500,
       csvRetentionMs: 30 * 86_400_000,
       reservationRetentionMs: 7 * 86_400_000,
+      eventRetentionMs: 90 * 86_400_000,
+      webhookDeliveryRetentionMs: 90 * 86_400_000,
       shutdownGraceMs: 25_000,
     })
   })
@@ -76,6 +78,8 @@ describe('loadConfig', () => {
       IMPORT_BATCH_ROWS: '250',
       CSV_RETENTION: '7d',
       CHECKOUT_RESERVATION_RETENTION: '36h',
+      EVENT_RETENTION: '30d',
+      WEBHOOK_DELIVERY_RETENTION: '336h',
     })
     expect(config).toEqual({
       databaseUrl: 'postgresql://app:pw@db:5432/commerce',
@@ -108,6 +112,8 @@ describe('loadConfig', () => {
       importBatchRows: 250,
       csvRetentionMs: 7 * 86_400_000,
       reservationRetentionMs: 36 * 3_600_000,
+      eventRetentionMs: 30 * 86_400_000,
+      webhookDeliveryRetentionMs: 14 * 86_400_000,
       shutdownGraceMs: 40_000,
     })
     expect(loadConfig({ WORKER_CONCURRENCY: '', LOG_LEVEL: '' })).toMatchObject({ concurrency: 5, logLevel: 'info' })

@@ -31,6 +31,8 @@ export type StreamStatus =
   | { type: 'resumed'; after: string; count: number }
   /** More events were missed than the server replays: fetch them with listEvents, then go on. */
   | { type: 'replay_limit_exceeded'; after: string; message: string }
+  /** Events after `after` are past the event log's retention and some were deleted: read the resources' state again, then go on. */
+  | { type: 'replay_expired'; after: string; message: string }
 
 export interface EventStreamOptions {
   /** Kinds, families (`order.*`) or `*`; default every event the credential may see. */
@@ -182,8 +184,8 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
       case 'resumed':
         return this.options.onStatus?.({ type: 'resumed', after: message.after, count: message.count })
       case 'error':
-        if (message.code === 'replay_limit_exceeded') {
-          return this.options.onStatus?.({ type: 'replay_limit_exceeded', after: resumeAfter!, message: message.message })
+        if (message.code === 'replay_limit_exceeded' || message.code === 'replay_expired') {
+          return this.options.onStatus?.({ type: message.code, after: resumeAfter!, message: message.message })
         }
         // replay_failed comes with a close (1011): the reconnection resumes.
         if (message.code === 'replay_failed') return

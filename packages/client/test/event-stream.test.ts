@@ -107,6 +107,30 @@ describe('streamEvents', () => {
     await done
   })
 
+  it('goes on live with replay_expired when it starts further back than the event log keeps', async () => {
+    const idAt = (ms: number) => {
+      const hex = ms.toString(16).padStart(12, '0')
+      return `${hex.slice(0, 8)}-${hex.slice(8)}-7000-8000-000000000000`
+    }
+    // The worker's event retention swept the log up to 4 January 1999, as its expire-events notes.
+    await service.handle.sql`insert into event_retention (swept_through) values (${idAt(Date.UTC(1999, 0, 4))})`
+    try {
+      const since = idAt(Date.UTC(1999, 0, 1))
+      const statuses: StreamStatus[] = []
+      const stream = createClient({ baseUrl: service.baseUrl, auth: { token: service.token } }).streamEvents({ events: ['product.created'], since, WebSocket, onStatus: (status) => statuses.push(status) })
+      const { events, done } = collect(stream)
+      await expect
+        .poll(() => statuses.find((status) => status.type === 'replay_expired'))
+        .toEqual({ type: 'replay_expired', after: since, message: expect.stringContaining("past the event log's retention") })
+      const live = await newProduct('After the expired resume')
+      await expect.poll(() => events.map((event) => event.resource_id)).toEqual([live.id])
+      stream.close()
+      await done
+    } finally {
+      await service.handle.sql`delete from event_retention`
+    }
+  })
+
   it('ends the iteration with the API’s refusal of the credential (401), without retrying', async () => {
     const statuses: StreamStatus[] = []
     const stream = createClient({ baseUrl: service.baseUrl, auth: { token: 'not-a-token' } }).streamEvents({ WebSocket, onStatus: (status) => statuses.push(status) })

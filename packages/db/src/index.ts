@@ -204,3 +204,4 @@ export {
 export { readCustomerMatches, readCustomerSnapshots, writeCustomers, type CustomerMatches, type CustomerWrite } from './sql/customer-import.js'
 export { EXPIRED_UPLOADS_BATCH, deleteExpiredUploads } from './sql/upload-expiry.js'
 export { RELEASED_RESERVATIONS_BATCH, deleteReleasedReservations } from './sql/released-reservations.js'
+export { EXPIRED_EVENTS_BATCH, OLD_DELIVERIES_BATCH, deleteOldDeliveries, eventsSweptPast, sweepExpiredEvents } from './sql/event-retention.js'

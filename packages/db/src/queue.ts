@@ -16,6 +16,10 @@ export const TASKS = {
   expireIdempotencyKeys: 'expire-idempotency-keys',
   /** Hourly: deletes checkout reservations released longer than CHECKOUT_RESERVATION_RETENTION ago. */
   expireCheckoutReservations: 'expire-checkout-reservations',
+  /** Hourly: deletes the events older than EVENT_RETENTION that nothing keeps (sql/event-retention.ts). */
+  expireEvents: 'expire-events',
+  /** Hourly: deletes the webhook deliveries whose last attempt is older than WEBHOOK_DELIVERY_RETENTION and that wait for none. */
+  expireWebhookDeliveries: 'expire-webhook-deliveries',
   /** `{id}`: writes one CSV export's file (keyed `export-csv:<id>`). */
   exportCsv: 'export-csv',
   /** `{id}`: validates, and unless a dry run applies, one CSV import (keyed `import-csv:<id>`). */

@@ -10,7 +10,7 @@ import { createNotificationStore, type NotificationSettings } from '../notificat
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
 import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
-import { createExpireCheckoutReservations, createExpireIdempotencyKeys } from './expire-rows.js'
+import { createExpireCheckoutReservations, createExpireEvents, createExpireIdempotencyKeys, createExpireWebhookDeliveries, type RowRetention } from './expire-rows.js'
 import { createFanOutEvent } from './fanout-event.js'
 import { createSendNotification } from './send-notification.js'
 
@@ -19,7 +19,7 @@ import { createSendNotification } from './send-notification.js'
  * `notifications` (NOTIFICATIONS_ENABLED=false) no notification is made, and the jobs of those
  * made before wait in the queue; without `csv` (the file storage), exports and imports wait and no file is swept.
  */
-export function createTaskList(delivery: DeliverySettings, reservationRetentionMs: number, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
+export function createTaskList(delivery: DeliverySettings, retention: RowRetention, notifications?: NotificationSettings, csv?: CsvTaskSettings): TaskList {
   const counted = (task: string, run: Task) => traced(delivery.tracing, task, countRuns(delivery.metrics, task, run))
   const store = createDeliveryStore(delivery)
   return {
@@ -29,7 +29,9 @@ export function createTaskList(delivery: DeliverySettings, reservationRetentionM
       [TASKS.sendNotification]: counted(TASKS.sendNotification, createSendNotification(createNotificationStore(notifications.db), notifications)),
     }),
     [TASKS.expireIdempotencyKeys]: counted(TASKS.expireIdempotencyKeys, createExpireIdempotencyKeys(delivery.db)),
-    [TASKS.expireCheckoutReservations]: counted(TASKS.expireCheckoutReservations, createExpireCheckoutReservations(delivery.db, reservationRetentionMs)),
+    [TASKS.expireCheckoutReservations]: counted(TASKS.expireCheckoutReservations, createExpireCheckoutReservations(delivery.db, retention.reservationsMs)),
+    [TASKS.expireEvents]: counted(TASKS.expireEvents, createExpireEvents(delivery.db, retention.eventsMs)),
+    [TASKS.expireWebhookDeliveries]: counted(TASKS.expireWebhookDeliveries, createExpireWebhookDeliveries(delivery.db, retention.deliveriesMs)),
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
@@ -65,6 +67,8 @@ export function cronItems(csv: boolean): ParsedCronItem[] {
     // Missed runs are not made up: the next one deletes everything expired by then.
     { task: TASKS.expireIdempotencyKeys, match: '7 * * * *', identifier: TASKS.expireIdempotencyKeys },
     { task: TASKS.expireCheckoutReservations, match: '27 * * * *', identifier: TASKS.expireCheckoutReservations },
+    { task: TASKS.expireEvents, match: '37 * * * *', identifier: TASKS.expireEvents },
+    { task: TASKS.expireWebhookDeliveries, match: '47 * * * *', identifier: TASKS.expireWebhookDeliveries },
     ...(csv ? [{ task: TASKS.expireFiles, match: '17 * * * *', identifier: TASKS.expireFiles }] : []),
   ])
 }

@@ -1,4 +1,5 @@
-import { bigint, index, integer, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { bigint, boolean, check, index, integer, json, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import type { EventKind } from '@commerce/domain'
 import { createdAt, id } from './columns.js'
 
@@ -49,3 +50,18 @@ export const eventOutbox = pgTable('event_outbox', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   eventIds: uuid('event_ids').array().notNull(),
 })
+
+/**
+ * How far the worker's event retention (expire-events, sql/event-retention.ts) has swept the log,
+ * in id order: of the events with an id up to `sweptThrough`, only those kept are left (an
+ * order's, its history; one a webhook delivery or a notification still refers to). A WebSocket
+ * resume from before it would miss events and is refused. One row, made by the first sweep.
+ */
+export const eventRetention = pgTable(
+  'event_retention',
+  {
+    singleton: boolean('singleton').primaryKey().default(true),
+    sweptThrough: uuid('swept_through').notNull(),
+  },
+  (t) => [check('event_retention_one_row', sql`${t.singleton}`)],
+)

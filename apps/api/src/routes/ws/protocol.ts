@@ -28,7 +28,7 @@ export type ServerMessage =
   | { type: 'subscribed'; events: EventKind[] }
   /** The replay after `after` is over: `count` events came from it, what follows is live. */
   | { type: 'resumed'; after: string; count: number }
-  | { type: 'error'; message: string; code?: 'replay_limit_exceeded' | 'replay_failed' }
+  | { type: 'error'; message: string; code?: 'replay_limit_exceeded' | 'replay_expired' | 'replay_failed' }
 
 export type ClientMessage =
   | { type: 'ping' }

@@ -175,7 +175,8 @@ export const wsRoutes: FastifyPluginAsync<{ config: Config }> = async (app, { co
         'or the resume message sends the events with a larger id that the caller may see and its filter wants, in id ' +
         'order, then `{"type":"resumed","after","count"}`, then live events with a larger id, each event once. When more ' +
         'than WS_REPLAY_MAX_EVENTS (10000) events follow it, nothing is replayed: ' +
-        '`{"type":"error","code":"replay_limit_exceeded"}`, and live events go on. ' +
+        '`{"type":"error","code":"replay_limit_exceeded"}`, and live events go on; the same with `"code":"replay_expired"` ' +
+        'when the resume point is older than the event retention (EVENT_RETENTION, 90 days) and events after it were deleted. ' +
         `Messages up to ${MAX_MESSAGE_BYTES / 1024} KiB (else close 1009); ` +
         'ping frames every 30 s (WS_HEARTBEAT_INTERVAL); close 4001 when the token expires, 4003 at the heartbeat after ' +
         'the API key it connected with is revoked, or its user account is deleted, disabled or given another role. A plain GET answers 426. One caller may hold WS_MAX_CONNECTIONS_PER_CALLER (20) ' +

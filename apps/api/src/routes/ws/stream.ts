@@ -124,19 +124,22 @@ export class ClientStream {
     const end = this.replayEnd
     const replaying = end !== null && after < end
     try {
+      // A replay from a position the event retention swept past would leave out what it deleted.
+      if (await log.sweptPast(after)) {
+        return await this.refuseResume(
+          'replay_expired',
+          `Events after ${after} are past the event log's retention (EVENT_RETENTION) and some were deleted: nothing was replayed. ` +
+            'This connection goes on with live events; read the current state from the resources instead',
+        )
+      }
       // The events of every customer count: the limit bounds what the replay reads.
       if (replaying && (await log.countBetween(after, end, replayLimit + 1)) > replayLimit) {
-        this.send({
-          type: 'error',
-          code: 'replay_limit_exceeded',
-          message:
-            `More than ${replayLimit} events were written after ${after}: too many to replay. This connection goes on ` +
+        return await this.refuseResume(
+          'replay_limit_exceeded',
+          `More than ${replayLimit} events were written after ${after}: too many to replay. This connection goes on ` +
             'with live events; catch up on the others through the REST API (GET /api/v1/events, with events:read), ' +
             'then resume after the newest event read',
-        })
-        await this.release()
-        this.resumeState = 'none'
-        return
+        )
       }
       this.cursor = after
       const sentLive = this.liveBeforeEnd
@@ -166,6 +169,13 @@ export class ClientStream {
       this.send({ type: 'error', code: 'replay_failed', message: 'The replay failed; reconnect with ?since= the largest event id received' })
       socket.close(1011, 'Replay failed')
     }
+  }
+
+  /** Answers a resume that replays nothing with why, and goes on live; the connection may resume again. */
+  private async refuseResume(code: 'replay_limit_exceeded' | 'replay_expired', message: string): Promise<void> {
+    this.send({ type: 'error', code, message })
+    await this.release()
+    this.resumeState = 'none'
   }
 
   /**
