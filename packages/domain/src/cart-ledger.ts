@@ -10,7 +10,6 @@ import { MAX_PPM } from './percent.js'
 import { allocateByLargestRemainder, divideRounded } from './rounding.js'
 import type { TaxRounding } from './tax.js'
 import { compareText } from './text-order.js'
-import type { CartTotals, LineTotals, TotalsLine } from './totals.js'
 
 export interface CartLedger {
   /** in input order; every other per-line array is indexed the same way */
@@ -27,8 +26,36 @@ export interface CartLedger {
   shipping: bigint
 }
 
-/** The cart's figures after its discounts: CartTotals without the coupon list. */
-export type SettledTotals = Omit<CartTotals, 'coupons'>
+/** A cart line as priced: its unit price in minor units and its quantity. */
+export interface TotalsLine {
+  id: string
+  unitPriceMinor: number
+  quantity: number
+}
+
+/** total = subtotal - discount + tax */
+export interface LineTotals {
+  id: string
+  subtotal: number
+  discount: number
+  tax: number
+  total: number
+}
+
+/**
+ * The cart's figures after its discounts. `discount` is merchandise only: a waived shipping fee
+ * shows as shipping 0 (and in what its coupon or promotion took), not as a discount, so
+ * discount <= subtotal and total = subtotal - discount + tax + shipping holds with the shipping
+ * actually charged.
+ */
+export interface SettledTotals {
+  subtotal: number
+  discount: number
+  tax: number
+  shipping: number
+  total: number
+  lines: LineTotals[]
+}
 
 /** Validates the lines (distinct ids, whole minor units and quantities) and shipping, nothing taken off yet. */
 export function openCartLedger(lines: readonly TotalsLine[], shippingMinor: number | null): CartLedger {

@@ -91,7 +91,6 @@ export {
   Amount,
   Currency,
   CursorMeta,
-  CursorQuery,
   ErrorBody,
   IdParams,
   isUuid,
@@ -304,6 +303,7 @@ export {
   promotionRejectionMessage,
   type AppliedPromotion,
   type CampaignRule,
+  type CouponDiscount,
   type LineDiscount,
   type PromotionLine,
   type PromotionRejection,
@@ -321,15 +321,8 @@ export {
 } from './price-selection.js'
 export { selectTaxRate, TAX_ROUNDINGS, type TaxRateRule, type TaxRounding } from './tax.js'
 export { shippingRate, type ShippingMethodRule } from './shipping.js'
-export {
-  computeCartTotals,
-  priceWithinLimit,
-  type CartTotals,
-  type CouponDiscount,
-  type LineTotals,
-  type TotalsInput,
-  type TotalsLine,
-} from './totals.js'
+export { computeCartTotals, priceWithinLimit, type CartTotals, type TotalsInput } from './totals.js'
+export type { LineTotals, TotalsLine } from './cart-ledger.js'
 export { checkoutRefusal, type CheckoutLine, type CheckoutRefusalInput } from './checkout.js'
 export {
   balanceDue,
@@ -469,7 +462,10 @@ export {
   PAYMENT_MOVES,
   PAYMENT_STATES,
   PROVIDER_UNANSWERED,
+  ProviderRefusedError,
   ProviderUnavailableError,
+  REFUND_STATUSES,
+  refundedState,
   WebhookSignatureError,
   MANUAL_PAYMENT_PROVIDER,
   applyProviderPayment,
@@ -488,6 +484,7 @@ export {
   type ProviderPayment,
   type ProviderWebhook,
   type RefundRequest,
+  type RefundStatus,
   type RetrieveRequest,
 } from './payments.js'
 export {

@@ -1,9 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { LineTotals } from './cart-ledger.js'
 import { couponRule } from './coupon-rules.fixture.js'
 import { balanceDue, computeOrderEdit, settleReturnRefund, type EditableLine, type OrderEditInput } from './order-edits.js'
 import { computeReturnRefund } from './returns.js'
-import { computeCartTotals, type LineTotals } from './totals.js'
+import { computeCartTotals } from './totals.js'
 
 const line = (id: string, quantity: number, figures: { subtotal: number; discount?: number; tax?: number }, extra: Partial<EditableLine> = {}): EditableLine => {
   const discount = figures.discount ?? 0

@@ -16,11 +16,11 @@
  * new total by (never more than the shop still keeps), and the customer owes what the new total
  * exceeds it, the holds and the value of the exchanges still on their way back by (balanceDue).
  */
+import type { LineTotals } from './cart-ledger.js'
 import type { OrderStatus } from './constants.js'
 import { DomainError, type ErrorDetail } from './errors.js'
 import { amountOwed } from './order-state.js'
 import { unitsShare, type ReturnLineRefund } from './returns.js'
-import type { LineTotals } from './totals.js'
 
 export interface EditableLine {
   id: string

@@ -78,7 +78,6 @@ import { DomainError } from './errors.js'
 import { formatMinorUnits } from './money.js'
 import type { TaxRounding } from './tax.js'
 import { compareText } from './text-order.js'
-import type { CouponDiscount } from './totals.js'
 
 /** A budget shared by the promotions of one campaign (rule 4). */
 export interface CampaignRule {
@@ -182,6 +181,12 @@ export interface PromotionsInput {
 }
 
 export interface LineDiscount {
+  id: string
+  discount: number
+}
+
+/** What one coupon took off the merchandise; for free_shipping, the shipping it waived. */
+export interface CouponDiscount {
   id: string
   discount: number
 }

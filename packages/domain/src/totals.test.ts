@@ -1,12 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { TotalsLine } from './cart-ledger.js'
 import { MAX_CART_COUPONS, MAX_CART_LINES } from './constants.js'
 import { couponRule } from './coupon-rules.fixture.js'
 import type { CouponRule } from './coupons.js'
 import { MAX_MINOR_UNITS } from './money.js'
 import { divideRounded } from './rounding.js'
 import type { TaxRounding } from './tax.js'
-import { type CartTotals, type TotalsInput, type TotalsLine, computeCartTotals, priceWithinLimit } from './totals.js'
+import { type CartTotals, type TotalsInput, computeCartTotals, priceWithinLimit } from './totals.js'
 
 const coupon = (id: string, code: string, rule: Partial<CouponRule>): CouponRule => couponRule({ id, code, percentOffPpm: null, ...rule })
 const percentOff = (code: string, ppm: number) => coupon(`id-${code}`, code, { type: 'percentage', percentOffPpm: ppm })

@@ -4,17 +4,11 @@
  * Everything is integer minor units computed in bigint, and every cart-level figure is the exact
  * sum of its per-line figures, so what a shopper sees on the lines always adds up.
  */
-import { openCartLedger, ppmOf, settleCartTotals } from './cart-ledger.js'
+import { openCartLedger, ppmOf, settleCartTotals, type SettledTotals, type TotalsLine } from './cart-ledger.js'
 import type { CouponRule } from './coupons.js'
 import { AmountTooLargeError } from './errors.js'
-import { applyAcceptedCoupons } from './promotions.js'
+import { applyAcceptedCoupons, type CouponDiscount } from './promotions.js'
 import type { TaxRounding } from './tax.js'
-
-export interface TotalsLine {
-  id: string
-  unitPriceMinor: number
-  quantity: number
-}
 
 export interface TotalsInput {
   currency: string
@@ -29,33 +23,8 @@ export interface TotalsInput {
   shippingMinor: number | null
 }
 
-/** total = subtotal - discount + tax */
-export interface LineTotals {
-  id: string
-  subtotal: number
-  discount: number
-  tax: number
-  total: number
-}
-
-/** What one coupon took off the merchandise; for free_shipping, the shipping it waived. */
-export interface CouponDiscount {
-  id: string
-  discount: number
-}
-
-/**
- * `discount` is merchandise only: a waived shipping fee shows as shipping 0 (and in its
- * coupon's CouponDiscount), not as a discount, so discount <= subtotal and
- * total = subtotal - discount + tax + shipping holds with the shipping actually charged.
- */
-export interface CartTotals {
-  subtotal: number
-  discount: number
-  tax: number
-  shipping: number
-  total: number
-  lines: LineTotals[]
+/** The cart's figures (SettledTotals) and what each coupon took. */
+export interface CartTotals extends SettledTotals {
   coupons: CouponDiscount[]
 }
 
