@@ -91,6 +91,7 @@ export {
   Amount,
   Currency,
   CursorMeta,
+  CursorQuery,
   ErrorBody,
   IdParams,
   isUuid,
@@ -462,10 +463,7 @@ export {
   PAYMENT_MOVES,
   PAYMENT_STATES,
   PROVIDER_UNANSWERED,
-  ProviderRefusedError,
   ProviderUnavailableError,
-  REFUND_STATUSES,
-  refundedState,
   WebhookSignatureError,
   MANUAL_PAYMENT_PROVIDER,
   applyProviderPayment,
@@ -484,7 +482,6 @@ export {
   type ProviderPayment,
   type ProviderWebhook,
   type RefundRequest,
-  type RefundStatus,
   type RetrieveRequest,
 } from './payments.js'
 export {
