@@ -1,7 +1,8 @@
 /**
  * @commerce/client as another team gets it: packed with pnpm, installed with npm into an empty
  * project outside the workspace, then imported from plain JavaScript (both entries) against the
- * real API, and type-checked from TypeScript through its exports map.
+ * real API, and type-checked from TypeScript through its exports map (and, for moduleResolution node,
+ * its top-level `types` and `typesVersions`).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -78,16 +79,24 @@ describe('the packed @commerce/client', () => {
     expect(JSON.parse(run('node', ['use.mjs', service.baseUrl]))).toEqual({ health: 'ok', products: 0, error: [404, 'not_found'], event: 'order.paid' })
   })
 
-  it('type-checks from TypeScript through its exports map and .d.ts files', { timeout: 120_000 }, () => {
-    writeFileSync(join(project, 'use.ts'), `${USE.replace('process.argv[2]', "'http://localhost:3000'")}\nexport {}\n`)
-    writeFileSync(join(project, 'bad.ts'), `import { createClient } from '@commerce/client'\nawait createClient({ baseUrl: '' }).createCart({ currency: 1 })\nexport {}\n`)
-    let output = ''
-    try {
-      run('node', [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'use.ts', 'bad.ts'])
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout)
-    }
-    expect(output).toMatch(/^bad\.ts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/m)
-    expect(output).not.toContain('use.ts')
-  })
+  // nodenext and bundler read the exports map; node (node10), still many a project's setting, reads
+  // only `types` and `typesVersions` (it reported TS2307 without them).
+  for (const [module, moduleResolution] of [
+    ['nodenext', 'nodenext'],
+    ['esnext', 'bundler'],
+    ['esnext', 'node'],
+  ]) {
+    it(`type-checks from TypeScript with moduleResolution ${moduleResolution}, both entries`, { timeout: 120_000 }, () => {
+      writeFileSync(join(project, 'use.ts'), `${USE.replace('process.argv[2]', "'http://localhost:3000'")}\nexport {}\n`)
+      writeFileSync(join(project, 'bad.ts'), `import { createClient } from '@commerce/client'\nawait createClient({ baseUrl: '' }).createCart({ currency: 1 })\nexport {}\n`)
+      let output = ''
+      try {
+        run('node', [TSC, '--noEmit', '--strict', '--module', module!, '--moduleResolution', moduleResolution!, '--target', 'es2022', '--lib', 'es2022,dom', 'use.ts', 'bad.ts'])
+      } catch (error) {
+        output = String((error as { stdout?: string }).stdout)
+      }
+      expect(output).toMatch(/^bad\.ts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/m)
+      expect(output).not.toContain('use.ts')
+    })
+  }
 })
