@@ -28,6 +28,7 @@ const UNREACHABLE_API = 'http://127.0.0.1:1'
 
 let work: string
 let modules: string
+let tarball: string
 let npmInstall: { stdout: string; stderr: string }
 let database: TestDatabase
 let api: ChildProcess
@@ -55,10 +56,11 @@ beforeAll(async () => {
   execFileSync('npx', ['--yes', packageManager, '--filter', '@commerce/cli', 'pack', '--pack-destination', packs], { cwd: ROOT, stdio: 'pipe' })
   const tarballs = readdirSync(packs)
   expect(tarballs).toEqual(['commerce-cli-0.1.0.tgz'])
+  tarball = join(packs, tarballs[0]!)
   // The machine's environment (npm's cache, registry and certificates), without the npm_* and pnpm
   // settings of whatever runs this test.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|pnpm_)/i.test(name)))
-  const npm = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--no-audit', '--no-fund', join(packs, tarballs[0]!)], {
+  const npm = spawnSync('npm', ['install', '--global', '--prefix', join(work, 'prefix'), '--no-audit', '--no-fund', tarball], {
     cwd: work,
     env,
     encoding: 'utf8',
@@ -99,6 +101,30 @@ describe('the installed commerce', () => {
     expect(npmInstall.stderr).not.toMatch(/script/i)
     const bytes = files.reduce((total, file) => total + statSync(join(file.parentPath, file.name)).size, 0)
     expect(bytes).toBeLessThan(MAX_INSTALL_BYTES)
+  })
+
+  it('weighs what docs/cli.md says, within a tenth: the tarball, the install on disk and its files, its packages', () => {
+    const entries = readdirSync(modules, { recursive: true, withFileTypes: true })
+    const stats = entries.map((entry) => ({ entry, stat: statSync(join(entry.parentPath, entry.name)) }))
+    const measured = {
+      // What `du` counts: the blocks of the files and folders, as MiB.
+      disk: stats.reduce((total, { stat }) => total + stat.blocks * 512, statSync(modules).blocks * 512) / 2 ** 20,
+      files: stats.reduce((total, { entry, stat }) => total + (entry.isFile() ? stat.size : 0), 0) / 2 ** 20,
+      packages: entries.filter((entry) => entry.name === 'package.json' && /node_modules\/(@[^/]+\/)?[^/]+$/.test(entry.parentPath)).length,
+      tarball: statSync(tarball).size / 2 ** 10,
+    }
+    const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8').replace(/\s+/g, ' ')
+    const said = /The install is ([\d.]+) MiB on disk \(([\d.]+) MiB of files\) in (\d+) packages, .*? the tarball is (\d+) KiB/.exec(doc)
+    expect(said, 'the sentence giving the figures in docs/cli.md').not.toBeNull()
+    const [disk, files, packages, packed] = said!.slice(1).map(Number)
+    const near = (figure: number, actual: number) => Math.abs(figure - actual) <= actual / 10
+    const message = `docs/cli.md against what was measured: ${JSON.stringify(measured)}`
+    expect({ disk: near(disk!, measured.disk), files: near(files!, measured.files), tarball: near(packed!, measured.tarball) }, message).toEqual({
+      disk: true,
+      files: true,
+      tarball: true,
+    })
+    expect(packages).toBe(measured.packages)
   })
 
   it('prints its version', async () => {
