@@ -4,11 +4,13 @@
  * And it is a contract a generated client can use: every operation has a chosen, unique
  * operationId, every body a named schema, every answer a description; every event kind a webhook.
  */
+import Fastify from 'fastify'
 import type { TSchema } from 'typebox'
 import { describe, expect } from 'vitest'
 import { newId } from '@commerce/db'
 import { DELIVERY_HEADERS, EVENT_CATALOG, EVENT_KINDS, webhookEventName } from '@commerce/domain'
 import { ERROR_STATUS } from '../src/errors.js'
+import securityHeadersPlugin from '../src/plugins/security-headers.js'
 import { test as apiTest, type ApiErrorBody } from './helpers.js'
 
 interface Parameter {
@@ -16,6 +18,9 @@ interface Parameter {
   name: string
   required?: boolean
   schema?: Record<string, unknown>
+  example?: unknown
+  examples?: Record<string, { value?: unknown }>
+  content?: Record<string, { example?: unknown }>
 }
 interface Response {
   headers?: Record<string, { $ref: string }>
@@ -32,7 +37,7 @@ interface Document {
   paths: Record<string, Record<string, Operation>>
   webhooks: Record<string, Record<string, Operation>>
   servers: { url: string; variables?: Record<string, { default: string }> }[]
-  components: { headers: Record<string, unknown>; schemas: Record<string, Schema>; parameters: Record<string, Parameter> }
+  components: { headers: Record<string, { description?: string; schema?: unknown }>; schemas: Record<string, Schema>; parameters: Record<string, Parameter> }
 }
 
 /** The OpenAPI document the file's app serves. */
@@ -75,8 +80,9 @@ describe('what every operation may answer', () => {
     expect(document.components.headers['X-Request-Id']).toMatchObject({ schema: { type: 'string' } })
     for (const { name, operation } of operations(document)) {
       for (const [status, response] of Object.entries(operation.responses)) {
+        // A WebSocket handshake's 101 carries the upgrade's headers only (the ws library writes it).
         for (const header of ['X-Request-Id', 'Access-Control-Allow-Origin']) {
-          expect(response.headers?.[header], `${name} ${status} ${header}`).toEqual(headerRef(header))
+          expect(response.headers?.[header], `${name} ${status} ${header}`).toEqual(status === '101' ? undefined : headerRef(header))
         }
       }
     }
@@ -97,6 +103,39 @@ describe('what every operation may answer', () => {
       }
     }
     expect(replayable).toBe(12)
+  })
+})
+
+describe('security headers', () => {
+  /** The headers of an answer from a bare server, with the security plugin or without. */
+  const bareAnswerHeaders = async (withPlugin: boolean) => {
+    const app = Fastify()
+    if (withPlugin) await app.register(securityHeadersPlugin)
+    app.get('/', async () => 'ok')
+    const { headers } = await app.inject({ method: 'GET', url: '/' })
+    await app.close()
+    return headers
+  }
+
+  test('every header the security plugin sends is a header component with its value, declared on every answer of every operation (but a WebSocket 101)', async ({ ctx, document }) => {
+    const [withPlugin, without] = [await bareAnswerHeaders(true), await bareAnswerHeaders(false)]
+    const sent = Object.entries(withPlugin).filter(([name]) => !(name in without))
+    expect(sent.map(([name]) => name)).toEqual(expect.arrayContaining(['content-security-policy', 'strict-transport-security', 'x-frame-options']))
+    const components = new Map(Object.entries(document.components.headers).map(([name, header]) => [name.toLowerCase(), { name, header }]))
+    for (const [name, value] of sent) {
+      expect(components.get(name)?.header, name).toEqual({ description: expect.stringMatching(/\w/), schema: { type: 'string', const: value } })
+      for (const { name: operation, operation: { responses } } of operations(document)) {
+        for (const [status, response] of Object.entries(responses)) {
+          const declared = status === '101' ? undefined : headerRef(components.get(name)!.name)
+          expect(response.headers?.[components.get(name)!.name], `${operation} ${status} ${name}`).toEqual(declared)
+        }
+      }
+    }
+    // The app sends them so: on an answer, a refusal and a 404.
+    for (const url of ['/health', '/api/v1/orders', '/api/v1/nothing-here']) {
+      const { headers } = await ctx.request({ method: 'GET', url })
+      for (const [name, value] of sent) expect(headers[name], `${url} ${name}`).toBe(value)
+    }
   })
 })
 
@@ -262,6 +301,26 @@ describe('Idempotency-Key', () => {
         )
       }
     }
+  })
+})
+
+describe('"Try it out" on the reference page', () => {
+  test('fills no optional parameter with anything but its default: an example would change the request (locale=fr-CA answers in French)', ({ document }) => {
+    const parameters = [...operations(document), ...webhookOperations(document)]
+      .flatMap(({ name, operation }) => (operation.parameters ?? []).map((parameter) => ({ at: `${name} ${parameter.name}`, parameter })))
+      .concat(Object.entries(document.components.parameters).map(([name, parameter]) => ({ at: `components.parameters.${name}`, parameter })))
+      .filter(({ parameter }) => !parameter.required && !('$ref' in parameter))
+    expect(parameters.length).toBeGreaterThan(100)
+    /** What swagger-ui fills in, in its order: the first of `examples`, the content's example, `example`, the schema's `example`, its `default`. */
+    const filled = (parameter: Parameter) =>
+      [Object.values(parameter.examples ?? {})[0]?.value, ...Object.values(parameter.content ?? {}).map((media) => media.example), parameter.example, parameter.schema?.example, parameter.schema?.default].find(
+        (value) => value !== undefined,
+      )
+    const changed = parameters.filter(({ parameter }) => filled(parameter) !== undefined && filled(parameter) !== parameter.schema?.default)
+    expect(changed.map(({ at, parameter }) => `${at}: ${JSON.stringify(filled(parameter))}`)).toEqual([])
+    // The examples stay in the document, in the schema (JSON Schema's `examples`), which the page does not fill in.
+    const locale = operations(document).find(({ name }) => name === 'GET /api/v1/products')!.operation.parameters!.find((parameter) => parameter.name === 'locale')
+    expect(locale?.schema?.examples).toEqual(['fr-CA'])
   })
 })
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { createTestContext, type TestContext } from './helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -23,6 +23,7 @@ const CHROMIUM_FLAGS = [
 let ctx: TestContext
 let browser: Browser
 let page: Page
+let docsUrl: string
 /** What the browser reported as errors: console errors (a blocked inline style among them) and uncaught exceptions. */
 const errors: string[] = []
 
@@ -38,7 +39,8 @@ beforeAll(async () => {
     if (message.type() === 'error') errors.push(message.text())
   })
   page.on('pageerror', (error) => errors.push(error.message))
-  await page.goto(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/docs`, { waitUntil: 'networkidle' })
+  docsUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/docs`
+  await page.goto(docsUrl, { waitUntil: 'networkidle' })
   await page.locator('.opblock').first().waitFor()
 })
 afterAll(async () => {
@@ -81,5 +83,71 @@ describe('the reference page in a browser', () => {
       await expect.poll(() => padlockOf(method, path).getAttribute('aria-label'), { message: `${method} ${path}` }).toBe(`authorization button ${padlock}`)
       expect(await padlockOf(method, path).locator('svg').getAttribute('class'), `${method} ${path}`).toBe(padlock)
     }
+  })
+})
+
+// Each test loads the page (a document of some megabytes) again.
+describe('finding an operation among 200 in a window of ordinary size', { timeout: 120_000 }, () => {
+  const VIEWPORT = { width: 1280, height: 900 }
+  let small: Page
+  // A new page for each test: a filter typed or an operation opened stays on a page.
+  beforeEach(async () => {
+    small = await browser.newPage({ viewport: VIEWPORT })
+  })
+  afterEach(() => small?.close())
+
+  /** An operation's block, by its link's tag and operationId (`#/<tag>/<operationId>`). */
+  const block = (tag: string, operationId: string) => small.locator(`#operations-${tag}-${operationId}`)
+  /** Open (expanded) and at least partly inside the window, not only somewhere in the page. */
+  const openInView = async (tag: string, operationId: string) => {
+    const box = await block(tag, operationId).boundingBox()
+    const open = /\bis-open\b/.test((await block(tag, operationId).getAttribute('class')) ?? '')
+    return open && box !== null && box.y < VIEWPORT.height && box.y + box.height > 0
+  }
+  /** Method and path of the operations shown (not the webhooks section below them, which the filter leaves alone). */
+  const shownOperations = () =>
+    small
+      .locator('.opblock')
+      .evaluateAll((blocks) =>
+        blocks
+          .filter((block) => !block.closest('.webhooks'))
+          .map((block) => `${block.querySelector('.opblock-summary-method')?.textContent} ${block.querySelector('[data-path]')?.getAttribute('data-path')}`),
+      )
+
+  test('a link to an operation opens it, near the end of 200 operations, on arrival and when followed on the open page', async () => {
+    await small.goto(`${docsUrl}#/webhooks/rotateWebhookSecret`, { waitUntil: 'networkidle' })
+    await expect.poll(() => openInView('webhooks', 'rotateWebhookSecret'), { timeout: 30_000 }).toBe(true)
+    // The same page, another operation: only the fragment changes, the page is not loaded again.
+    await small.goto(`${docsUrl}#/system/getReadiness`)
+    await expect.poll(() => openInView('system', 'getReadiness'), { timeout: 30_000 }).toBe(true)
+    expect(await small.locator('.opblock-summary-path').filter({ hasText: /^\/ready$/ }).isVisible()).toBe(true)
+  })
+
+  test('the filter box keeps the operations whose tag, method, path, operation id or summary hold every word typed', async () => {
+    await small.goto(docsUrl, { waitUntil: 'networkidle' })
+    const filter = small.locator('input.operation-filter-input')
+    // "refund" is in the paths of the refund operations, and only in the summary of an order's cancel.
+    // (Unfiltered, the page renders the first operations only: those of auth.)
+    await filter.fill('refund')
+    await expect.poll(shownOperations).toEqual(expect.arrayContaining(['POST /api/v1/payments/{id}/refunds', 'POST /api/v1/orders/{id}/cancel']))
+    expect(await shownOperations()).not.toContain('POST /api/v1/auth/login')
+    expect((await shownOperations()).length).toBeLessThan(15)
+    // Words, not a phrase: the operation itself, and the deprecated one whose summary names it.
+    await filter.fill('post refunds')
+    await expect.poll(shownOperations).toEqual(['POST /api/v1/payments/{id}/refund', 'POST /api/v1/payments/{id}/refunds'])
+    await filter.fill('listProducts')
+    await expect.poll(shownOperations).toEqual(['GET /api/v1/products'])
+  })
+
+  test('"Try it out" on GET /products leaves locale empty: the first call a newcomer makes asks for no translation', async () => {
+    await small.goto(`${docsUrl}#/products/listProducts`, { waitUntil: 'networkidle' })
+    const operation = block('products', 'listProducts')
+    await operation.locator('button.try-out__btn').click()
+    await expect.poll(() => operation.locator('tr[data-param-name="per_page"] input').inputValue()).toBe('20')
+    expect(await operation.locator('tr[data-param-name="locale"] input').inputValue()).toBe('')
+    await operation.locator('button.execute').click()
+    const requestUrl = await operation.locator('.request-url pre').innerText()
+    expect(requestUrl).toContain('/api/v1/products?')
+    expect(requestUrl).not.toContain('locale')
   })
 })

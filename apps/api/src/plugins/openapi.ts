@@ -8,9 +8,10 @@ import { ErrorBody } from '@commerce/domain'
 import { SYSTEM_PATHS } from '../routes/system/routes.js'
 import { ERROR_STATUS, type ErrorCode } from '../errors.js'
 import { isStoredStatus } from '../idempotency.js'
-import { canonicalOrder, hoistNamedSchemas } from '../openapi/components.js'
+import { canonicalOrder, hoistNamedSchemas, operationsOf } from '../openapi/components.js'
 import { addWebhooks, WEBHOOK_SCHEMAS } from '../openapi/webhooks.js'
 import { shareFieldsParameter } from './field-selection.js'
+import { SECURITY_HEADER_PURPOSES, securityHeaders } from './security-headers.js'
 
 /**
  * The reference page's Content-Security-Policy: swagger-ui's own (`staticCSP: true`, which carries
@@ -51,6 +52,23 @@ interface OperationProps {
 }
 interface SwaggerUiSystem {
   React: { createElement(type: unknown, props: object | null, ...children: unknown[]): unknown }
+  layoutActions: { parseDeepLinkHash(hash: string): void }
+}
+/** Immutable.js values: the tagged operations (tag -> { operations }) and an operation's entry (method, path, operation). */
+interface ImmutableMap {
+  get(key: string): unknown
+  getIn(path: string[]): unknown
+  set(key: string, value: unknown): ImmutableMap
+}
+interface ImmutableCollection<V> {
+  map<W>(change: (value: V, key: string) => W): ImmutableCollection<W>
+  filter(keep: (value: V) => boolean): ImmutableCollection<V>
+  readonly size: number
+}
+/** The browser's window, as much of it as the plugin uses (the API's own code has no DOM types). */
+interface BrowserWindow {
+  location: { hash: string }
+  addEventListener(type: 'hashchange', listener: () => void): void
 }
 
 /**
@@ -62,10 +80,34 @@ interface SwaggerUiSystem {
  *   to anyone as authorized: the public ones showed a closed lock, the others an open one.
  * - The top bar names the API instead of showing swagger-ui's logo, an SVG with an inline
  *   `<style>` that the page's Content-Security-Policy (no 'unsafe-inline') refuses.
+ * - The filter box keeps the operations whose tag, method, path, operation id or summary hold
+ *   every word typed (swagger-ui's own matches a tag or a path only): past 150 operations the
+ *   page renders only what is scrolled into view, so the browser's find does not reach the rest.
+ * - A link to an operation (`#/checkout/completeCheckout`) opens it when followed on the open
+ *   page too: swagger-ui reads the fragment once, when the page loads.
  */
 export function referencePagePlugin(system: SwaggerUiSystem) {
   const { createElement } = system.React
   return {
+    afterLoad() {
+      const browser = globalThis as unknown as BrowserWindow
+      browser.addEventListener('hashchange', () => system.layoutActions.parseDeepLinkHash(decodeURIComponent(browser.location.hash)))
+    },
+    fn: {
+      opsFilter(taggedOperations: ImmutableCollection<ImmutableMap>, phrase: string) {
+        const words = phrase.toLowerCase().split(/\s+/).filter(Boolean)
+        const matches = (tag: string, entry: ImmutableMap) => {
+          const text = [tag, entry.get('method'), entry.get('path'), entry.getIn(['operation', 'operationId']), entry.getIn(['operation', 'summary'])].join(' ').toLowerCase()
+          return words.every((word) => text.includes(word))
+        }
+        return taggedOperations
+          .map((tagged, tag) => {
+            const operations = (tagged.get('operations') as ImmutableCollection<ImmutableMap>).filter((entry) => matches(tag, entry))
+            return operations.size ? tagged.set('operations', operations) : null
+          })
+          .filter((tagged) => tagged !== null)
+      },
+    },
     components: {
       Logo: () => createElement('span', { className: 'commerce-reference-title' }, 'Commerce Service API'),
     },
@@ -173,9 +215,13 @@ const HEADERS = {
     schema: { type: 'string', const: 'true' },
   },
 }
-const headerRef = (name: keyof typeof HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } })
-/** On every answer: set by the first onRequest hooks (app.ts, plugins/cors.ts), so refusals and 5xx carry them too. */
-const EVERY_ANSWER_HEADERS = { ...headerRef('X-Request-Id'), ...headerRef('Access-Control-Allow-Origin') }
+/** The security headers (plugins/security-headers.ts), each with the one value it is sent with. */
+const SECURITY_HEADERS = Object.fromEntries(
+  Object.entries(securityHeaders()).map(([name, value]) => [name, { description: SECURITY_HEADER_PURPOSES[name], schema: { type: 'string', const: value } }]),
+)
+const headerRef = (name: keyof typeof HEADERS | keyof typeof SECURITY_HEADERS) => ({ [name]: { $ref: `#/components/headers/${name}` } })
+/** On every answer: set by the first onRequest hooks (app.ts, plugins/cors.ts, plugins/security-headers.ts), so refusals and 5xx carry them too. */
+const EVERY_ANSWER_HEADERS = Object.assign({ ...headerRef('X-Request-Id'), ...headerRef('Access-Control-Allow-Origin') }, ...Object.keys(SECURITY_HEADERS).map(headerRef))
 const RATE_LIMIT_HEADERS = {
   ...headerRef('X-RateLimit-Limit'),
   ...headerRef('X-RateLimit-Remaining'),
@@ -196,10 +242,18 @@ interface ResponseObject {
   headers?: Record<string, unknown>
   content?: unknown
 }
+interface ParameterObject {
+  in: string
+  name: string
+  required?: boolean
+  schema?: { examples?: unknown[] }
+  example?: unknown
+  examples?: Record<string, { value?: unknown }>
+}
 interface OperationObject {
   operationId?: string
   deprecated?: boolean
-  parameters?: { in: string; name: string }[]
+  parameters?: ParameterObject[]
   requestBody?: unknown
   responses?: Record<string, ResponseObject>
   'x-idempotency-not-stored'?: number[]
@@ -211,7 +265,8 @@ interface OperationObject {
  * What every operation has in common and the routes do not repeat, written into the document:
  * a 500 (any operation may answer internal_error) and a 431 (nor is any safe from a URL over
  * 16 KiB); 413 and 415 on every operation that takes a
- * body; X-Request-Id (and, when CORS is on, Access-Control-Allow-Origin) on every answer;
+ * body; X-Request-Id, the security headers (and, when CORS is on, Access-Control-Allow-Origin)
+ * on every answer but a WebSocket's 101;
  * Idempotent-Replayed on the answers an Idempotency-Key stores (idempotency.ts); the
  * Deprecation, Sunset and Link headers of every answer of a deprecated operation, and on every
  * rate-limited operation the 429 with Retry-After and the X-RateLimit-*, RateLimit and
@@ -221,7 +276,7 @@ interface OperationObject {
 export function withCommonResponses(document: Record<string, unknown>): Record<string, unknown> {
   for (const server of (document.servers ?? []) as Record<string, unknown>[]) server['x-internal'] ??= false
   const components = (document.components ??= {}) as Record<string, unknown>
-  components.headers = { ...HEADERS, ...(components.headers as object | undefined) }
+  components.headers = { ...HEADERS, ...SECURITY_HEADERS, ...(components.headers as object | undefined) }
   const paths = (document.paths ?? {}) as Record<string, Record<string, OperationObject>>
   for (const [path, item] of Object.entries(paths)) {
     // The rate limiter never counts the system paths: no rate-limit headers, no 429.
@@ -252,7 +307,10 @@ export function withCommonResponses(document: Record<string, unknown>): Record<s
           response.headers = { ...RATE_LIMIT_HEADERS, ...(status === '429' ? headerRef('Retry-After') : {}), ...response.headers }
         }
       }
-      for (const response of Object.values(responses)) response.headers = { ...EVERY_ANSWER_HEADERS, ...response.headers }
+      // A WebSocket handshake's 101 is written by the ws library, with the upgrade's headers only.
+      for (const [status, response] of Object.entries(responses)) {
+        if (status !== '101') response.headers = { ...EVERY_ANSWER_HEADERS, ...response.headers }
+      }
     }
   }
   return document
@@ -285,6 +343,27 @@ function withFileBodies(document: Record<string, unknown>): Record<string, unkno
   return document
 }
 
+/**
+ * An optional parameter's examples move into its schema (JSON Schema's `examples`). "Try it out" on
+ * the reference page fills a parameter with its `example`, or with the first of its `examples`,
+ * and sends it: a newcomer's first GET /products asked for French (locale=fr-CA). A schema's
+ * `examples` it does not fill. A required parameter keeps its example: the request needs a value.
+ */
+function withOptionalParametersUnfilled(document: Record<string, unknown>): void {
+  const components = (document.components ?? {}) as { parameters?: Record<string, ParameterObject> }
+  const parameters = [...operationsOf(document).flatMap((operation) => (operation.parameters ?? []) as ParameterObject[]), ...Object.values(components.parameters ?? {})]
+  for (const parameter of parameters) {
+    if (parameter.required || !parameter.schema) continue
+    const examples = [
+      ...(parameter.example === undefined ? [] : [parameter.example]),
+      ...Object.values(parameter.examples ?? {}).map((example) => example.value),
+    ].filter((value) => value !== undefined)
+    if (examples.length) parameter.schema.examples = [...new Set([...(parameter.schema.examples ?? []), ...examples])]
+    delete parameter.example
+    delete parameter.examples
+  }
+}
+
 /** The Error schema, its `code` one of errors.ts's table, each with its status in the description. */
 function errorSchema() {
   const error = ErrorBody.properties.error
@@ -299,12 +378,13 @@ function errorSchema() {
   }
 }
 
-/** The document as served and committed (openapi.json): common answers, webhooks, the shared `fields`, named schemas, a stable order. */
+/** The document as served and committed (openapi.json): common answers, webhooks, the shared `fields`, examples the page does not fill in, named schemas, a stable order. */
 function finishDocument(built: Record<string, unknown>): Record<string, unknown> {
   // A copy: @fastify/swagger's document shares objects with the routes' schemas.
   const document = withCommonResponses(withFileBodies(JSON.parse(JSON.stringify(built)) as Record<string, unknown>))
   shareFieldsParameter(document)
   addWebhooks(document)
+  withOptionalParametersUnfilled(document)
   hoistNamedSchemas(document)
   return canonicalOrder(document)
 }
@@ -322,7 +402,9 @@ export default fp(
             'Online-store back end. Money is sent and returned as decimal numbers in major units (19.99) and ' +
             'kept exactly as integer minor units. Lists answer `{ <items>: [...], meta: { page, per_page, total, total_pages } }`. ' +
             'Errors answer `{ error: { code, message, details?, request_id } }`. On the reference page (/docs) a closed ' +
-            'padlock marks an operation that needs a credential, an open one an operation anyone may call.',
+            'padlock marks an operation that needs a credential, an open one an operation anyone may call; the filter box ' +
+            'keeps the operations whose tag, method, path, operation id or summary hold every word typed, and ' +
+            '`/docs#/<tag>/<operationId>` links to an operation.',
         },
         servers: [
           {
@@ -357,9 +439,10 @@ export default fp(
     })
     await app.register(swaggerUi, {
       routePrefix: '/docs',
-      // Otherwise the page sends the document's URL to validator.swagger.io for a badge.
+      // No validator: otherwise the page sends the document's URL to validator.swagger.io for a badge.
+      // A filter box, and a link per operation (`/docs#/<tag>/<operationId>`) that opens it.
       // Our plugin, and the page's default one (DownloadUrl) that a list of plugins replaces.
-      uiConfig: { validatorUrl: null, plugins: [downloadUrlPlugin, referencePagePlugin] },
+      uiConfig: { validatorUrl: null, filter: true, deepLinking: true, plugins: [downloadUrlPlugin, referencePagePlugin] },
       // No logo put over the top bar's (Fastify's by default), which then shows our plugin's title.
       // Its types allow only a logo object; the plugin itself takes null for none.
       logo: null as unknown as undefined,
