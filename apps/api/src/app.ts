@@ -20,6 +20,7 @@ import filesPlugin from './plugins/files.js'
 import adminPlugin from './plugins/admin.js'
 import errorsPlugin, { sendClientError, sendError, sendExpectationFailed, sendFrameworkError } from './plugins/errors.js'
 import fieldSelectionPlugin from './plugins/field-selection.js'
+import listCursorPlugin from './plugins/list-cursor.js'
 import metricsPlugin from './plugins/metrics.js'
 import openapiPlugin from './plugins/openapi.js'
 import rateLimitPlugin from './plugins/rate-limit.js'
@@ -161,6 +162,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(openapiPlugin)
   // Before any route: each read gets `fields` as it is registered.
   await app.register(fieldSelectionPlugin)
+  // Before any route: each list refuses `page` with `after`.
+  await app.register(listCursorPlugin)
   await app.register(authPlugin, { jwtSecret: config.jwtSecret, jwtExpiresInSeconds: config.jwtExpiresInSeconds })
   await app.register(rateLimitPlugin, {
     max: config.rateLimitMax,

@@ -5,82 +5,12 @@
  */
 import { describe, expect } from 'vitest'
 import type { Category, Product } from '@commerce/domain'
-import { type ApiErrorBody, test, type TestContext } from './helpers.js'
+import { test, type TestContext } from './helpers.js'
+import { CURSOR, cursorPage, encode, expectCursorRefused, expectWellFormed, get, pageListing, walk, withQuery } from './list-walks.js'
 import { insertOrder } from './order-fixtures.js'
 
-type ListKey = 'products' | 'orders' | 'events'
-interface ListBody {
-  meta: Record<string, unknown>
-  [list: string]: unknown
-}
-interface Walk {
-  ids: string[]
-  pages: { ids: string[]; meta: Record<string, unknown> }[]
-}
-
-const CURSOR = /^[A-Za-z0-9_-]+$/
 /** The smallest UUIDv7s there are: older than any id the app makes, so last in newest-first order. */
 const OLDEST_ID = '00000000-0000-7000-8000-000000000001'
-
-
-async function get(baseUrl: string, path: string, token?: string): Promise<{ status: number; body: ListBody & ApiErrorBody }> {
-  const response = await fetch(`${baseUrl}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
-  return { status: response.status, body: (await response.json()) as ListBody & ApiErrorBody }
-}
-
-const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`
-
-/** One page in cursor mode: the ids it holds and its meta. */
-async function cursorPage(baseUrl: string, path: string, key: ListKey, after: string, token?: string) {
-  const { status, body } = await get(baseUrl, withQuery(path, `after=${encodeURIComponent(after)}`), token)
-  expect(status, JSON.stringify(body)).toBe(200)
-  return { ids: (body[key] as { id: string }[]).map((row) => row.id), meta: body.meta }
-}
-
-/** Every page by cursor, from `after=` until `next_cursor` is null. */
-async function walk(baseUrl: string, path: string, key: ListKey, token?: string): Promise<Walk> {
-  const pages: Walk['pages'] = []
-  let after = ''
-  for (;;) {
-    const page = await cursorPage(baseUrl, path, key, after, token)
-    pages.push(page)
-    if (page.meta.next_cursor === null) return { ids: pages.flatMap((one) => one.ids), pages }
-    if (pages.length > 1000) throw new Error(`${path}: the walk does not end`)
-    after = page.meta.next_cursor as string
-  }
-}
-
-/** Every page of the page-number envelope at per_page 100, concatenated. */
-async function pageListing(baseUrl: string, path: string, key: ListKey, token?: string): Promise<string[]> {
-  const ids: string[] = []
-  for (let page = 1; ; page++) {
-    const { status, body } = await get(baseUrl, withQuery(path, `per_page=100&page=${page}`), token)
-    expect(status, JSON.stringify(body)).toBe(200)
-    ids.push(...(body[key] as { id: string }[]).map((row) => row.id))
-    if (page >= (body.meta.total_pages as number)) return ids
-  }
-}
-
-/** A walk's pages are full but the last, each meta is exactly {per_page, next_cursor}, and only the last has no cursor. */
-function expectWellFormed(result: Walk, perPage: number, rows: number) {
-  expect(result.pages).toHaveLength(Math.max(1, Math.ceil(rows / perPage)))
-  for (const [index, page] of result.pages.entries()) {
-    const last = index === result.pages.length - 1
-    expect(page.meta).toEqual({ per_page: perPage, next_cursor: last ? null : expect.stringMatching(CURSOR) })
-    if (!last) expect(page.ids).toHaveLength(perPage)
-  }
-  expect(new Set(result.ids).size).toBe(result.ids.length)
-}
-
-const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-async function expectCursorRefused(baseUrl: string, path: string, token?: string) {
-  const { status, body } = await get(baseUrl, path, token)
-  expect(status, `${path}: ${JSON.stringify(body)}`).toBe(400)
-  expect(body.error.code).toBe('validation_error')
-  expect(body.error.details, path).toEqual([{ field: 'after', message: expect.stringContaining("Field 'after'") }])
-  return body.error
-}
 
 describe('products by cursor', () => {
   /** The block's products, made before its first test: their titles by id. */

@@ -187,7 +187,7 @@ describe('GET /api/v1/customers', () => {
   test('search matches a case-insensitive substring of email, first name, last name or full name, and counts only matches', async () => {
     const emails = async (search: string) => {
       const body = await list(`?search=${encodeURIComponent(search)}`)
-      expect(body.meta.total).toBe(body.customers.length)
+      expect(body.meta).toMatchObject({ total: body.customers.length })
       return body.customers.map((customer) => customer.email).sort()
     }
     expect(await emails('LOVELACE')).toEqual(['ada.lovelace@example.com'])
@@ -218,10 +218,10 @@ describe('GET /api/v1/customers', () => {
 
   test('a deleted customer is not listed and not counted', async () => {
     const doomed = await createCustomer(own, token, { email: 'doomed@example.com' })
-    expect((await list()).meta.total).toBe(6)
+    expect((await list()).meta).toMatchObject({ total: 6 })
     await own.expectStatus(204, { method: 'DELETE', url: `${CUSTOMERS}/${doomed.id}`, token })
     const after = await list()
-    expect(after.meta.total).toBe(5)
+    expect(after.meta).toMatchObject({ total: 5 })
     expect(after.customers.map((customer) => customer.id)).not.toContain(doomed.id)
     expect((await list('?search=deleted-')).customers).toEqual([])
   })

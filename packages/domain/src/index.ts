@@ -91,7 +91,6 @@ export {
   Amount,
   Currency,
   CursorMeta,
-  CursorQuery,
   ErrorBody,
   IdParams,
   isUuid,

@@ -102,8 +102,14 @@ export function CursorPager({
 /** The cursor of the current page: the last one walked ('' asks the API for cursor mode's first page). */
 export const currentCursor = (cursors: readonly string[]) => cursors.at(-1) ?? ''
 
-/** Page-number paging, for the lists that have no cursor. */
-export function PagePager({ page, totalPages, onChange, label }: { page: number; totalPages: number; onChange(page: number): void; label: string }) {
+/**
+ * Page-number paging, for the short lists read by page (every list also takes a cursor: the long
+ * ones use CursorPager). `meta` is the answer's: its page figures, asked without `after`.
+ */
+export function PagePager({ meta, onChange, label }: { meta: object; onChange(page: number): void; label: string }) {
+  if (!('total_pages' in meta) || !('page' in meta)) return null
+  const page = meta.page as number
+  const totalPages = meta.total_pages as number
   if (totalPages <= 1) return null
   return (
     <nav className="pager" aria-label={`${label} pages`}>

@@ -22,13 +22,13 @@ function OrDash({ text }: { text: string | null | undefined }) {
 }
 
 export function Customers() {
-  // The search and the page live in the URL, so that coming back from a customer shows the same list.
+  // The search and the cursors walked live in the URL, so that coming back from a customer shows the same page.
   const [params, setParams] = useSearchParams()
   const search = params.get('search') ?? ''
-  const page = Math.max(1, Number(params.get('page')) || 1)
+  const cursors = params.getAll('after')
   const customers = useQuery({
-    queryKey: ['customers', 'list', search, page],
-    queryFn: () => client.listCustomers({ search: orUndefined(search), page }),
+    queryKey: ['customers', 'list', search, cursors],
+    queryFn: () => client.listCustomers({ search: orUndefined(search), after: currentCursor(cursors) }),
     placeholderData: keepPreviousData,
   })
 
@@ -84,11 +84,11 @@ export function Customers() {
                     </tbody>
                   </table>
                 </div>
-                <PagePager
+                <CursorPager
                   label="Customers"
-                  page={meta.page}
-                  totalPages={meta.total_pages}
-                  onChange={(next) => setParams({ ...(search ? { search } : {}), page: String(next) })}
+                  cursors={cursors}
+                  nextCursor={nextCursorOf(meta)}
+                  onChange={(next) => setParams({ ...(search ? { search } : {}), after: next })}
                 />
               </>
             )
@@ -285,7 +285,7 @@ function CustomerAddresses({ customerId }: { customerId: string }) {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Addresses" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Addresses" meta={meta} onChange={setPage} />
             </>
           )
         }

@@ -610,7 +610,7 @@ function PricesSection({ product }: { product: Product }) {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Prices" page={page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Prices" meta={meta} onChange={setPage} />
             </>
           )
         }
@@ -771,7 +771,7 @@ function StockSection({ product }: { product: Product }) {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Stock levels" page={page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Stock levels" meta={meta} onChange={setPage} />
             </>
           )
         }

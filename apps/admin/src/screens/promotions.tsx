@@ -116,7 +116,7 @@ function PromotionsSection() {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Promotions" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Promotions" meta={meta} onChange={setPage} />
             </>
           )
         }
@@ -203,7 +203,7 @@ function CouponsSection() {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Coupons" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Coupons" meta={meta} onChange={setPage} />
             </>
           )
         }

@@ -138,7 +138,7 @@ function ShippingMethods() {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Shipping methods" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Shipping methods" meta={meta} onChange={setPage} />
             </>
           )
         }
@@ -286,7 +286,7 @@ function TaxRates() {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Tax rates" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Tax rates" meta={meta} onChange={setPage} />
             </>
           )
         }
@@ -406,7 +406,7 @@ function StockLocations() {
                   </tbody>
                 </table>
               </div>
-              <PagePager label="Stock locations" page={meta.page} totalPages={meta.total_pages} onChange={setPage} />
+              <PagePager label="Stock locations" meta={meta} onChange={setPage} />
             </>
           )
         }

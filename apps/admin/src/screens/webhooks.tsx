@@ -7,7 +7,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { client, type Schemas } from '../api'
-import { Badge, DateTime, Facts, PagePager } from '../components/data'
+import { Badge, CursorPager, currentCursor, DateTime, Facts, nextCursorOf } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, QueryState, SuccessNotice } from '../components/feedback'
 import { CheckboxField, formText, SelectField, SubmitButton, TextField } from '../components/forms'
@@ -242,10 +242,10 @@ const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const
 
 function Deliveries({ webhookId, onDone }: { webhookId: string; onDone(message: string): void }) {
   const [status, setStatus] = useState<(typeof DELIVERY_STATES)[number] | ''>('')
-  const [page, setPage] = useState(1)
+  const [cursors, setCursors] = useState<string[]>([])
   const deliveries = useQuery({
-    queryKey: ['webhooks', webhookId, 'deliveries', status, page],
-    queryFn: () => client.listWebhookDeliveries(webhookId, { status: status || undefined, page, per_page: 25 }),
+    queryKey: ['webhooks', webhookId, 'deliveries', status, cursors],
+    queryFn: () => client.listWebhookDeliveries(webhookId, { status: status || undefined, after: currentCursor(cursors), per_page: 25 }),
     placeholderData: keepPreviousData,
     // Retries are scheduled by the worker: the log moves without an event of its own.
     refetchInterval: 5_000,
@@ -256,7 +256,7 @@ function Deliveries({ webhookId, onDone }: { webhookId: string; onDone(message: 
         <SelectField
           label="Deliveries"
           value={status}
-          onChange={(event) => (setStatus(event.target.value as typeof status), setPage(1))}
+          onChange={(event) => (setStatus(event.target.value as typeof status), setCursors([]))}
           options={[['', 'All'], ...DELIVERY_STATES.map((state) => [state, state] as const)]}
         />
       </div>
@@ -289,7 +289,7 @@ function Deliveries({ webhookId, onDone }: { webhookId: string; onDone(message: 
                 </table>
               </div>
             )}
-            <PagePager label="Deliveries" page={page} totalPages={meta.total_pages} onChange={setPage} />
+            <CursorPager label="Deliveries" cursors={cursors} nextCursor={nextCursorOf(meta)} onChange={setCursors} />
           </>
         )}
       </QueryState>

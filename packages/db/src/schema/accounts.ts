@@ -76,7 +76,7 @@ export const customerGroupMembers = pgTable(
     createdAt: createdAt(),
   },
   // (customer, group) answers "the groups of this cart's customer" on every cart read.
-  (t) => [primaryKey({ name: 'customer_group_members_pkey', columns: [t.customerId, t.groupId] }), index('customer_group_members_group_idx').on(t.groupId)],
+  (t) => [primaryKey({ name: 'customer_group_members_pkey', columns: [t.customerId, t.groupId] }), index('customer_group_members_group_idx').on(t.groupId, t.customerId)],
 )
 
 export const customerAddresses = pgTable(
@@ -103,7 +103,7 @@ export const customerAddresses = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('customer_addresses_customer_idx').on(t.customerId),
+    index('customer_addresses_customer_idx').on(t.customerId, t.createdAt, t.id),
     // At most one default of each kind per customer, whatever the concurrency.
     uniqueIndex('customer_addresses_default_shipping_key').on(t.customerId).where(sql`${t.isDefaultShipping}`),
     uniqueIndex('customer_addresses_default_billing_key').on(t.customerId).where(sql`${t.isDefaultBilling}`),

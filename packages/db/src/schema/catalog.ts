@@ -99,6 +99,13 @@ export const productCategories = pgTable(
   ],
 )
 
+/**
+ * A variant id column with null (the product itself) as the nil UUID, below every other: how an
+ * index and a list's keyset order items by variant, the product's own first (a row comparison
+ * cannot compare nulls).
+ */
+export const variantOrNil = (variantId: AnyPgColumn) => sql<string>`coalesce(${variantId}, '00000000-0000-0000-0000-000000000000'::uuid)`
+
 export const productVariants = pgTable(
   'product_variants',
   {
@@ -118,7 +125,7 @@ export const productVariants = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('product_variants_product_idx').on(t.productId),
+    index('product_variants_product_idx').on(t.productId, t.id),
     check('product_variants_inventory_nonnegative', sql`${t.inventoryQuantity} >= 0`),
     check('product_variants_price_nonnegative', sql`${t.priceMinor} >= 0`),
   ],
@@ -144,7 +151,7 @@ export const productImages = pgTable(
     thumbnails: jsonb('thumbnails').$type<ImageThumbnail[]>().notNull().default([]),
     createdAt: createdAt(),
   },
-  (t) => [index('product_images_product_idx').on(t.productId, t.position)],
+  (t) => [index('product_images_product_idx').on(t.productId, t.position, t.id)],
 )
 
 export interface ImageThumbnail {

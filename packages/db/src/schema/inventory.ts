@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { MOVEMENT_REASONS, type Address } from '@commerce/domain'
-import { productVariants, products } from './catalog.js'
+import { productVariants, products, variantOrNil } from './catalog.js'
 import { createdAt, id, updatedAt } from './columns.js'
 
 export const movementReason = pgEnum('movement_reason', MOVEMENT_REASONS)
@@ -32,6 +32,7 @@ export const stockLocations = pgTable(
   (t) => [
     uniqueIndex('stock_locations_default_key').on(t.isDefault).where(sql`${t.isDefault}`),
     uniqueIndex('stock_locations_name_key').on(sql`lower(${t.name})`),
+    index('stock_locations_priority_idx').on(t.priority, t.id),
   ],
 )
 
@@ -64,7 +65,7 @@ export const inventoryLevels = pgTable(
   (t) => [
     uniqueIndex('inventory_levels_item_location_key').on(t.itemId, t.locationId),
     index('inventory_levels_location_idx').on(t.locationId),
-    index('inventory_levels_product_idx').on(t.productId),
+    index('inventory_levels_product_idx').on(t.productId, variantOrNil(t.variantId)),
     check('inventory_levels_quantities_nonnegative', sql`${t.onHand} >= 0 and ${t.reserved} >= 0 and ${t.committed} >= 0 and ${t.safetyStock} >= 0`),
     check('inventory_levels_threshold_nonnegative', sql`${t.lowStockThreshold} >= 0`),
   ],

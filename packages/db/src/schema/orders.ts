@@ -196,7 +196,7 @@ export const payments = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('payments_order_idx').on(t.orderId),
+    index('payments_order_idx').on(t.orderId, t.id),
     index('payments_checkout_idx').on(t.checkoutId),
     index('payments_provider_reference_idx').on(t.provider, t.providerReference),
     // What the reconciliation sweep looks for: payments the provider has not settled.
@@ -281,6 +281,8 @@ export const promotionUsages = pgTable(
     index('promotion_usages_customer_idx').on(t.promotionId, t.customerKey).where(sql`${t.releasedAt} is null`),
     index('promotion_usages_payment_idx').on(t.paymentId),
     index('promotion_usages_order_idx').on(t.orderId),
+    // A promotion's uses, newest first (GET /promotions/:id/usages).
+    index('promotion_usages_promotion_idx').on(t.promotionId, t.createdAt, t.id),
   ],
 )
 
@@ -328,7 +330,7 @@ export const returns = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('returns_order_idx').on(t.orderId),
+    index('returns_order_idx').on(t.orderId, t.id),
     check('returns_refund_identity', sql`${t.totalMinor} = ${t.merchandiseMinor} + ${t.shippingMinor} - ${t.feeMinor} and ${t.totalMinor} >= 0`),
     check('returns_settled_within_refund', sql`${t.refundedMinor} >= 0 and ${t.creditMinor} >= 0 and ${t.refundedMinor} + ${t.creditMinor} <= ${t.totalMinor}`),
   ],
@@ -383,7 +385,7 @@ export const orderEdits = pgTable(
     owedMinor: money('owed_minor').notNull().default(0),
     createdAt: createdAt(),
   },
-  (t) => [index('order_edits_order_idx').on(t.orderId)],
+  (t) => [index('order_edits_order_idx').on(t.orderId, t.id)],
 )
 
 export interface OrderEditChanges {
@@ -437,7 +439,7 @@ export const fulfillments = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('fulfillments_order_idx').on(t.orderId), index('fulfillments_tracking_idx').on(t.trackingNumber)],
+  (t) => [index('fulfillments_order_idx').on(t.orderId, t.id), index('fulfillments_tracking_idx').on(t.trackingNumber)],
 )
 
 export const fulfillmentItems = pgTable(

@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, check, index, integer, numeric, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { CAMPAIGN_BUDGET_TYPES, PRICE_LIST_TYPES, PROMOTION_STACKING, PROMOTION_TYPES } from '@commerce/domain'
-import { products, productVariants } from './catalog.js'
+import { products, productVariants, variantOrNil } from './catalog.js'
 import { createdAt, id, updatedAt } from './columns.js'
 
 export const promotionType = pgEnum('promotion_type', PROMOTION_TYPES)
@@ -30,7 +30,10 @@ export const priceLists = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [check('price_lists_window', sql`${t.startsAt} is null or ${t.endsAt} is null or ${t.startsAt} < ${t.endsAt}`)],
+  (t) => [
+    check('price_lists_window', sql`${t.startsAt} is null or ${t.endsAt} is null or ${t.startsAt} < ${t.endsAt}`),
+    index('price_lists_created_idx').on(t.createdAt, t.id),
+  ],
 )
 
 /**
@@ -57,7 +60,8 @@ export const prices = pgTable(
   },
   (t) => [
     unique('prices_key').on(t.productId, t.variantId, t.priceListId, t.currency, t.minQuantity).nullsNotDistinct(),
-    index('prices_price_list_idx').on(t.priceListId),
+    // A price list's prices, or a product's base prices (no list), in the order they are listed.
+    index('prices_list_idx').on(t.priceListId, t.productId, variantOrNil(t.variantId), t.currency, t.minQuantity, t.id),
     check('prices_amount_nonnegative', sql`${t.amountMinor} >= 0`),
     check('prices_min_quantity_positive', sql`${t.minQuantity} >= 1`),
   ],
@@ -82,6 +86,7 @@ export const campaigns = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    index('campaigns_created_idx').on(t.createdAt, t.id),
     check('campaigns_budget_within_limit', sql`${t.budgetUsed} >= 0 and (${t.budgetLimit} is null or ${t.budgetUsed} <= ${t.budgetLimit})`),
     check('campaigns_spend_currency', sql`${t.budgetType} is distinct from 'spend' or ${t.currency} is not null`),
   ],
@@ -131,6 +136,8 @@ export const promotions = pgTable(
   },
   (t) => [
     uniqueIndex('promotions_code_key').on(t.code),
+    // The promotion and coupon lists, newest first.
+    index('promotions_created_idx').on(t.createdAt, t.id),
     // Every cart read looks the automatic promotions up.
     index('promotions_automatic_idx').on(t.id).where(sql`${t.code} is null and ${t.isActive}`),
     check('promotions_percent_range', sql`${t.percentOffPpm} between 0 and 1000000`),
@@ -158,6 +165,8 @@ export const taxRates = pgTable(
   },
   (t) => [
     uniqueIndex('tax_rates_country_region_key').on(t.country, sql`upper(coalesce(${t.region}, ''))`),
+    // The list's order: by country, the whole-country rate (no region) first, then regions case-insensitively.
+    index('tax_rates_list_idx').on(t.country, sql`coalesce(lower(${t.region}), '')`, sql`coalesce(${t.region}, '')`, t.id),
     check('tax_rates_rate_range', sql`${t.ratePpm} between 0 and 1000000`),
     check('tax_rates_rounding', sql`${t.rounding} in ('line', 'order')`),
   ],
@@ -186,6 +195,7 @@ export const shippingMethods = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    index('shipping_methods_name_idx').on(sql`lower(${t.name})`, t.name, t.id),
     check('shipping_methods_prices_nonnegative', sql`${t.basePriceMinor} >= 0 and ${t.pricePerKgMinor} >= 0 and ${t.freeOverMinor} >= 0`),
   ],
 )

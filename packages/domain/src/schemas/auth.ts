@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ROLES } from '../constants.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const Role = Type.Enum(ROLES)
 export type Role = Static<typeof Role>
@@ -32,14 +32,13 @@ export const User = Type.Object({
 export type User = Static<typeof User>
 
 export const ListUsersQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   role: Type.Optional(Role),
   email: Type.Optional(Type.String({ maxLength: 254, description: 'Exact email, case-insensitive' })),
 })
 export type ListUsersQuery = Static<typeof ListUsersQuery>
 
-export const UserList = Type.Object({ users: Type.Array(User), meta: ListMeta }, { title: 'UserList', description: 'A page of user accounts' })
+export const UserList = Type.Object({ users: Type.Array(User), meta: PageOrCursorMeta }, { title: 'UserList', description: 'A page of user accounts' })
 export type UserList = Static<typeof UserList>
 
 /** What an admin may change of an account: its role, and whether it is disabled. */

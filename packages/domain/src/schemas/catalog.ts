@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { WEIGHT_UNITS } from '../constants.js'
 import { LocaleQuery } from './translations.js'
-import { Amount, Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })
 const Title = Type.String({ minLength: 1, maxLength: 500 })
@@ -42,7 +42,7 @@ export type CreateCategory = Static<typeof CreateCategory>
 export const UpdateCategory = Type.Partial(CreateCategory, { additionalProperties: false, minProperties: 1, title: 'UpdateCategoryRequest' })
 export type UpdateCategory = Static<typeof UpdateCategory>
 export const CategoryList = Type.Object(
-  { categories: Type.Array(Category), meta: ListMeta },
+  { categories: Type.Array(Category), meta: PageOrCursorMeta },
   { title: 'CategoryList', description: 'A page of categories' },
 )
 /** A page of a list whose items have translated text (categories, a product's variants). */
@@ -81,7 +81,7 @@ export const UpdateVariant = Type.Partial(CreateVariant, { additionalProperties:
 export type UpdateVariant = Static<typeof UpdateVariant>
 export const VariantParams = Type.Object({ id: Uuid, variant_id: Uuid })
 export const VariantList = Type.Object(
-  { variants: Type.Array(Variant), meta: ListMeta },
+  { variants: Type.Array(Variant), meta: PageOrCursorMeta },
   { title: 'VariantList', description: "A page of a product's variants" },
 )
 
@@ -160,7 +160,7 @@ export const Upload = Type.Object(
 export type Upload = Static<typeof Upload>
 export const ImageParams = Type.Object({ id: Uuid, image_id: Uuid })
 export const ImageList = Type.Object(
-  { images: Type.Array(Image), meta: ListMeta },
+  { images: Type.Array(Image), meta: PageOrCursorMeta },
   { title: 'ImageList', description: "A page of a product's images, in display order" },
 )
 
@@ -214,15 +214,13 @@ export const UpdateProduct = Type.Partial(CreateProduct, { additionalProperties:
 export type UpdateProduct = Static<typeof UpdateProduct>
 
 export const ListProductsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug' })),
   search: Type.Optional(
     Type.String({ maxLength: 200, description: 'words matched against title and description, in the original text and in the locale shown' }),
   ),
   locale: LocaleQuery.properties.locale,
   include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
-  after: CursorQuery.properties.after,
 })
 export type ListProductsQuery = Static<typeof ListProductsQuery>
 export const ProductList = Type.Object(

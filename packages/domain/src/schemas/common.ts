@@ -21,10 +21,23 @@ export const Amount = Type.Number({ minimum: 0, description: 'Decimal amount in 
 
 export const IdParams = Type.Object({ id: Uuid })
 
+/**
+ * How every list is paged: by page number (`page`, counted: `meta` has the total), or by cursor
+ * (`after`, keyset: `meta` has `next_cursor`), one or the other.
+ */
 export const PaginationQuery = Type.Object({
   // Bounded so the row offset stays a safe integer PostgreSQL accepts (page=1e20 was a 500).
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
+  after: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description:
+        'Cursor mode, to walk a whole list: empty (`after=`) for the first page, then the previous page’s ' +
+        '`meta.next_cursor`, with the same filters. `meta` is then `{per_page, next_cursor}` (no total: nothing ' +
+        'is counted). Not with `page`.',
+    }),
+  ),
 })
 
 export const ListMeta = Type.Object(
@@ -37,22 +50,6 @@ export const ListMeta = Type.Object(
   { title: 'ListMeta', description: 'Where a page is in its list: the page, its size, and how many items and pages there are' },
 )
 
-/**
- * Cursor mode of the long lists (products, orders, events), for exports: keyset pages that stay
- * exact while rows are added and removed, and no count of the whole list on every page.
- */
-export const CursorQuery = Type.Object({
-  after: Type.Optional(
-    Type.String({
-      maxLength: 512,
-      description:
-        'Cursor mode, to walk a whole list: empty (`after=`) for the first page, then the previous page’s ' +
-        '`meta.next_cursor`, with the same filters. `meta` is then `{per_page, next_cursor}` (no total: nothing ' +
-        'is counted). Not with `page`.',
-    }),
-  ),
-})
-
 export const CursorMeta = Type.Object(
   {
     per_page: Type.Integer(),
@@ -63,7 +60,7 @@ export const CursorMeta = Type.Object(
   { title: 'CursorMeta', description: 'meta of cursor mode (`?after=`)' },
 )
 
-/** A list with cursor mode answers the page envelope's meta, or in cursor mode CursorMeta. */
+/** A list's meta: ListMeta by page number, CursorMeta in cursor mode (`after`). */
 export const PageOrCursorMeta = Type.Union([ListMeta, CursorMeta])
 
 export const ErrorBody = Type.Object(

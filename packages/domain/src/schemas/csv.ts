@@ -1,7 +1,7 @@
 /** CSV exports and imports (docs/csv.md): background jobs with a status, a file and a report. */
 import { Type, type Static } from 'typebox'
 import { EXPORT_STATUSES, IMPORT_RESOURCES, IMPORT_ROW_ACTIONS, IMPORT_STATUSES, ORDER_STATUSES, PAYMENT_STATUSES } from '../constants.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const ProductExportFilters = Type.Object(
   {
@@ -63,7 +63,7 @@ export const Export = Type.Object(
   { title: 'Export', description: 'A CSV export: made by the worker in the background, downloaded once completed' },
 )
 export type Export = Static<typeof Export>
-export const ExportList = Type.Object({ exports: Type.Array(Export), meta: ListMeta }, { title: 'ExportList', description: 'A page of exports, newest first' })
+export const ExportList = Type.Object({ exports: Type.Array(Export), meta: PageOrCursorMeta }, { title: 'ExportList', description: 'A page of exports, newest first' })
 export type ExportList = Static<typeof ExportList>
 
 export const ImportFileForm = Type.Object(
@@ -98,7 +98,7 @@ export const Import = Type.Object(
   { title: 'Import', description: 'A CSV import: validated and, unless a dry run, applied in batches by the worker' },
 )
 export type Import = Static<typeof Import>
-export const ImportList = Type.Object({ imports: Type.Array(Import), meta: ListMeta }, { title: 'ImportList', description: 'A page of imports, newest first' })
+export const ImportList = Type.Object({ imports: Type.Array(Import), meta: PageOrCursorMeta }, { title: 'ImportList', description: 'A page of imports, newest first' })
 export type ImportList = Static<typeof ImportList>
 
 export const ImportRow = Type.Object(
@@ -112,7 +112,7 @@ export const ImportRow = Type.Object(
   { title: 'ImportRow', description: 'What one row of an import did, or would do in a dry run' },
 )
 export type ImportRow = Static<typeof ImportRow>
-export const ImportRowList = Type.Object({ rows: Type.Array(ImportRow), meta: ListMeta }, { title: 'ImportRowList', description: 'A page of an import’s report, by row' })
+export const ImportRowList = Type.Object({ rows: Type.Array(ImportRow), meta: PageOrCursorMeta }, { title: 'ImportRowList', description: 'A page of an import’s report, by row' })
 export type ImportRowList = Static<typeof ImportRowList>
 export const ImportRowsQuery = Type.Object({
   ...PaginationQuery.properties,

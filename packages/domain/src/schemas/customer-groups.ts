@@ -1,6 +1,6 @@
 /** Customer groups (wholesale, VIP) and their members, which price lists and promotions are limited to (docs/pricing.md). */
 import { Type, type Static } from 'typebox'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 /** The most customers one request adds to a group. */
 export const MAX_GROUP_CUSTOMERS_PER_REQUEST = 100
@@ -30,14 +30,13 @@ export const UpdateCustomerGroup = Type.Partial(CreateCustomerGroup, { additiona
 export type UpdateCustomerGroup = Static<typeof UpdateCustomerGroup>
 
 export const ListCustomerGroupsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name (% and _ match themselves)' })),
 })
 export type ListCustomerGroupsQuery = Static<typeof ListCustomerGroupsQuery>
 
 export const CustomerGroupList = Type.Object(
-  { customer_groups: Type.Array(CustomerGroup), meta: ListMeta },
+  { customer_groups: Type.Array(CustomerGroup), meta: PageOrCursorMeta },
   { title: 'CustomerGroupList', description: 'A page of customer groups, by name' },
 )
 export type CustomerGroupList = Static<typeof CustomerGroupList>

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox'
 import { Address, AddressInput } from './addresses.js'
 import { Customer } from './auth.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
 const Name = Type.String({ maxLength: 100 })
@@ -27,8 +27,7 @@ export const UpdateCustomer = Type.Partial(CreateCustomer, { additionalPropertie
 export type UpdateCustomer = Static<typeof UpdateCustomer>
 
 export const ListCustomersQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   search: Type.Optional(
     Type.String({
       maxLength: 200,
@@ -40,7 +39,7 @@ export const ListCustomersQuery = Type.Object({
 export type ListCustomersQuery = Static<typeof ListCustomersQuery>
 
 export const CustomerList = Type.Object(
-  { customers: Type.Array(Customer), meta: ListMeta },
+  { customers: Type.Array(Customer), meta: PageOrCursorMeta },
   { title: 'CustomerList', description: 'A page of customers' },
 )
 export type CustomerList = Static<typeof CustomerList>
@@ -69,7 +68,7 @@ export const UpdateAddress = Type.Partial(CreateAddress, { additionalProperties:
 export type UpdateAddress = Static<typeof UpdateAddress>
 
 export const AddressList = Type.Object(
-  { addresses: Type.Array(CustomerAddress), meta: ListMeta },
+  { addresses: Type.Array(CustomerAddress), meta: PageOrCursorMeta },
   { title: 'AddressList', description: "A page of a customer's saved addresses" },
 )
 export type AddressList = Static<typeof AddressList>

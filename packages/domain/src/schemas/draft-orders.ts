@@ -4,7 +4,7 @@ import { ACCOUNT_TOKEN } from '../account-tokens.js'
 import { DRAFT_ORDER_STATUSES, MAX_CART_LINES, MAX_LINE_QUANTITY } from '../constants.js'
 import { Address, AddressInput } from './addresses.js'
 import { Totals } from './carts.js'
-import { Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { CreatePayment, Money } from './orders.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -147,14 +147,13 @@ export const DraftOrderInvoice = Type.Object(
 export type DraftOrderInvoice = Static<typeof DraftOrderInvoice>
 
 export const DraftOrderList = Type.Object(
-  { draft_orders: Type.Array(DraftOrder), meta: ListMeta },
+  { draft_orders: Type.Array(DraftOrder), meta: PageOrCursorMeta },
   { title: 'DraftOrderList', description: 'A page of draft orders, newest first' },
 )
 export type DraftOrderList = Static<typeof DraftOrderList>
 
 export const ListDraftOrdersQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   status: Type.Optional(DraftOrderStatusSchema),
 })
 export type ListDraftOrdersQuery = Static<typeof ListDraftOrdersQuery>

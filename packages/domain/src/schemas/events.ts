@@ -6,7 +6,7 @@ import { Type, type Static, type TSchema } from 'typebox'
 import { EVENT_KINDS, type EventKind } from '../constants.js'
 import { Customer } from './auth.js'
 import { Product } from './catalog.js'
-import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
 import { DraftOrderInvoice } from './draft-orders.js'
 import { InventoryChange, InventoryLevel } from './inventory.js'
@@ -190,12 +190,10 @@ export const Event = Type.Object(
 export type Event = Static<typeof Event>
 
 export const ListEventsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'A kind (`order.paid`) or a family (`order.*`)' })),
   from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
   to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
-  after: CursorQuery.properties.after,
 })
 export type ListEventsQuery = Static<typeof ListEventsQuery>
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox'
 import { ADJUSTMENT_REASONS, MAX_LINE_QUANTITY, MOVEMENT_REASONS } from '../constants.js'
 import { Address, AddressInput } from './addresses.js'
-import { CursorMeta, Nullable, PaginationQuery, ListMeta, Timestamp, Uuid } from './common.js'
+import { CursorMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Quantity = Type.Integer({ minimum: 0, maximum: 1_000_000_000 })
 const Note = Type.String({ minLength: 1, maxLength: 500, description: 'Kept with the movements: a purchase order, why the count differed' })
@@ -39,7 +39,7 @@ export const UpdateStockLocation = Type.Partial(CreateStockLocation, { additiona
 export type UpdateStockLocation = Static<typeof UpdateStockLocation>
 
 export const StockLocationList = Type.Object(
-  { stock_locations: Type.Array(StockLocation), meta: ListMeta },
+  { stock_locations: Type.Array(StockLocation), meta: PageOrCursorMeta },
   { title: 'StockLocationList', description: 'A page of stock locations, by priority' },
 )
 export type StockLocationList = Static<typeof StockLocationList>
@@ -64,8 +64,7 @@ export const InventoryLevel = Type.Object(
 export type InventoryLevel = Static<typeof InventoryLevel>
 
 export const ListInventoryLevelsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   location_id: Type.Optional(IdOf('Only levels at this location')),
   product_id: Type.Optional(IdOf('Only levels of this product (its variants’ too)')),
   variant_id: Type.Optional(IdOf('Only levels of this variant')),
@@ -76,7 +75,7 @@ export const ListInventoryLevelsQuery = Type.Object({
 export type ListInventoryLevelsQuery = Static<typeof ListInventoryLevelsQuery>
 
 export const InventoryLevelList = Type.Object(
-  { inventory_levels: Type.Array(InventoryLevel), meta: ListMeta },
+  { inventory_levels: Type.Array(InventoryLevel), meta: PageOrCursorMeta },
   { title: 'InventoryLevelList', description: 'A page of inventory levels, by product, variant and location priority' },
 )
 export type InventoryLevelList = Static<typeof InventoryLevelList>
@@ -149,7 +148,7 @@ export type InventoryMovement = Static<typeof InventoryMovement>
 
 export const ListInventoryMovementsQuery = Type.Object({
   per_page: PaginationQuery.properties.per_page,
-  after: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9]*$', description: 'Empty or absent for the newest; then the previous page’s `meta.next_cursor`' })),
+  after: PaginationQuery.properties.after,
   location_id: Type.Optional(IdOf('Only movements at this location')),
   product_id: Type.Optional(IdOf('Only movements of this product (its variants’ too)')),
   variant_id: Type.Optional(IdOf('Only movements of this variant')),

@@ -1,7 +1,7 @@
 /** Notifications (the emails the worker makes from events) as the admin API shows them, and their settings. */
 import { Type, type Static, type TBoolean, type TOptional } from 'typebox'
 import { NOTIFICATION_STATUSES, NOTIFICATION_TEMPLATES, NOTIFICATION_TRIGGERS, type NotificationTemplate } from '../constants.js'
-import { CursorQuery, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { EVENT_FILTERS, EventKindSchema } from './webhooks.js'
 
 export const NotificationTemplateSchema = Type.Enum(NOTIFICATION_TEMPLATES, {
@@ -47,9 +47,7 @@ export const NotificationList = Type.Object(
 export type NotificationList = Static<typeof NotificationList>
 
 export const ListNotificationsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
-  after: CursorQuery.properties.after,
+  ...PaginationQuery.properties,
   event_id: Type.Optional(Uuid),
   event: Type.Optional(Type.Enum(EVENT_FILTERS, { description: 'The kind (`order.paid`) or family (`order.*`) of the event it was made from' })),
   template: Type.Optional(Type.Enum(NOTIFICATION_TEMPLATES)),

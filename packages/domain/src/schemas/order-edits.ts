@@ -1,7 +1,7 @@
 /** Order edits: units not shipped cancelled and lines added, previewed, then committed. */
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from '../constants.js'
-import { Nullable, Timestamp, Uuid, ListMeta } from './common.js'
+import { Nullable, PageOrCursorMeta, Timestamp, Uuid } from './common.js'
 import { Money, Order } from './orders.js'
 
 /** Lines a change adds to an order (an edit, an exchange). */
@@ -70,7 +70,7 @@ export const OrderEditResult = Type.Object(
 export type OrderEditResult = Static<typeof OrderEditResult>
 
 export const OrderEditList = Type.Object(
-  { edits: Type.Array(OrderEdit), meta: ListMeta },
+  { edits: Type.Array(OrderEdit), meta: PageOrCursorMeta },
   { title: 'OrderEditList', description: "A page of an order's edits, oldest first" },
 )
 export type OrderEditList = Static<typeof OrderEditList>

@@ -1,7 +1,7 @@
 /** An order's history: every change, who made it, when, and the money it moved. */
 import { Type, type Static } from 'typebox'
 import { EventKindSchema } from './webhooks.js'
-import { ListMeta, Nullable, Timestamp } from './common.js'
+import { Nullable, PageOrCursorMeta, Timestamp } from './common.js'
 
 export const ACTOR_TYPES = ['user', 'api_key', 'oauth_client', 'provider'] as const
 
@@ -29,7 +29,7 @@ export const OrderHistoryEntry = Type.Object(
 export type OrderHistoryEntry = Static<typeof OrderHistoryEntry>
 
 export const OrderHistory = Type.Object(
-  { history: Type.Array(OrderHistoryEntry), meta: ListMeta },
+  { history: Type.Array(OrderHistoryEntry), meta: PageOrCursorMeta },
   { title: 'OrderHistory', description: "A page of an order's changes, oldest first" },
 )
 export type OrderHistory = Static<typeof OrderHistory>

@@ -10,7 +10,7 @@ import {
 import { PAYMENT_STATES } from '../payments.js'
 import { Address, AddressInput } from './addresses.js'
 import { CartCoupon, CartItem, Totals } from './carts.js'
-import { Currency, CursorQuery, ListMeta, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { ShippingRate } from './pricing.js'
 
 const Email = Type.String({ format: 'email', maxLength: 254 })
@@ -121,7 +121,7 @@ export const CheckoutPaymentPending = Type.Object({
 }, { title: 'CheckoutPaymentPending', description: 'The payment waits for the customer (next_action) or the provider; the order is not placed yet' })
 export type CheckoutPaymentPending = Static<typeof CheckoutPaymentPending>
 export const PaymentList = Type.Object(
-  { payments: Type.Array(Payment), meta: ListMeta },
+  { payments: Type.Array(Payment), meta: PageOrCursorMeta },
   { title: 'PaymentList', description: "A page of an order's payments, oldest first" },
 )
 export type PaymentList = Static<typeof PaymentList>
@@ -172,7 +172,7 @@ export const Fulfillment = Type.Object({
 }, { title: 'Fulfillment', description: 'A shipment of units of an order, with its carrier and tracking number' })
 export type Fulfillment = Static<typeof Fulfillment>
 export const FulfillmentList = Type.Object(
-  { fulfillments: Type.Array(Fulfillment), meta: ListMeta },
+  { fulfillments: Type.Array(Fulfillment), meta: PageOrCursorMeta },
   { title: 'FulfillmentList', description: "A page of an order's fulfillments" },
 )
 export type FulfillmentList = Static<typeof FulfillmentList>
@@ -318,13 +318,11 @@ export const OrderList = Type.Object(
 export type OrderList = Static<typeof OrderList>
 
 export const ListOrdersQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   status: Type.Optional(Type.Enum(ORDER_STATUSES)),
   customer_id: Type.Optional(Uuid),
   created_from: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'inclusive' })),
   created_to: Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description: 'exclusive' })),
-  after: CursorQuery.properties.after,
 })
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>
 

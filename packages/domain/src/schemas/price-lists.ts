@@ -5,7 +5,7 @@
 import { Type, type Static, type TProperties } from 'typebox'
 import { MAX_LINE_QUANTITY, PRICE_LIST_TYPES } from '../constants.js'
 import { PRICE_LIST_STATUSES } from '../price-list-status.js'
-import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 /** The most prices one request writes. */
 export const MAX_PRICES_PER_REQUEST = 1000
@@ -67,15 +67,14 @@ export const UpdatePriceList = Type.Partial(CreatePriceList, { additionalPropert
 export type UpdatePriceList = Static<typeof UpdatePriceList>
 
 export const ListPriceListsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   is_active: Type.Optional(Type.Boolean()),
   type: Type.Optional(PriceListTypeSchema),
 })
 export type ListPriceListsQuery = Static<typeof ListPriceListsQuery>
 
 export const PriceListList = Type.Object(
-  { price_lists: Type.Array(PriceList), meta: ListMeta },
+  { price_lists: Type.Array(PriceList), meta: PageOrCursorMeta },
   { title: 'PriceListList', description: 'A page of price lists, newest first' },
 )
 export type PriceListList = Static<typeof PriceListList>
@@ -135,22 +134,20 @@ export const UpsertProductPrices = Type.Object(
 export type UpsertProductPrices = Static<typeof UpsertProductPrices>
 
 export const ListPriceListPricesQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   product_id: Type.Optional(IdOf('Only the prices of this product')),
   currency: Type.Optional(Currency),
 })
 export type ListPriceListPricesQuery = Static<typeof ListPriceListPricesQuery>
 
 export const ListProductPricesQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   currency: Type.Optional(Currency),
 })
 export type ListProductPricesQuery = Static<typeof ListProductPricesQuery>
 
 export const PricePage = Type.Object(
-  { prices: Type.Array(Price), meta: ListMeta },
+  { prices: Type.Array(Price), meta: PageOrCursorMeta },
   { title: 'PricePage', description: 'A page of prices, by product, variant (the product-wide ones first), currency and min_quantity' },
 )
 export type PricePage = Static<typeof PricePage>

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox'
 import { COUPON_TYPES } from '../constants.js'
 import { TAX_ROUNDINGS } from '../tax.js'
 import { Country } from './addresses.js'
-import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 /** A percentage as a number (12.5 = 12.5 %), kept exactly to 4 decimals. */
 const Percent = Type.Number({ minimum: 0, maximum: 100, description: 'Percent (12.5 = 12.5 %), at most 4 decimals', examples: [12.5] })
@@ -65,13 +65,12 @@ export const UpdateCoupon = Type.Partial(CreateCoupon, { additionalProperties: f
 export type UpdateCoupon = Static<typeof UpdateCoupon>
 
 export const ListCouponsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'exact code, case-insensitive' })),
   is_active: Type.Optional(Type.Boolean()),
 })
 export type ListCouponsQuery = Static<typeof ListCouponsQuery>
-export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: ListMeta }, { title: 'CouponList', description: 'A page of coupons' })
+export const CouponList = Type.Object({ coupons: Type.Array(Coupon), meta: PageOrCursorMeta }, { title: 'CouponList', description: 'A page of coupons' })
 export type CouponList = Static<typeof CouponList>
 
 const TaxRoundingSchema = Type.Enum(TAX_ROUNDINGS, {
@@ -110,13 +109,12 @@ export const UpdateTaxRate = Type.Partial(CreateTaxRate, { additionalProperties:
 export type UpdateTaxRate = Static<typeof UpdateTaxRate>
 
 export const ListTaxRatesQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   country: Type.Optional(Country),
 })
 export type ListTaxRatesQuery = Static<typeof ListTaxRatesQuery>
 export const TaxRateList = Type.Object(
-  { tax_rates: Type.Array(TaxRate), meta: ListMeta },
+  { tax_rates: Type.Array(TaxRate), meta: PageOrCursorMeta },
   { title: 'TaxRateList', description: 'A page of tax rates' },
 )
 export type TaxRateList = Static<typeof TaxRateList>
@@ -162,13 +160,12 @@ export const UpdateShippingMethod = Type.Partial(CreateShippingMethod, {
 export type UpdateShippingMethod = Static<typeof UpdateShippingMethod>
 
 export const ListShippingMethodsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   is_active: Type.Optional(Type.Boolean()),
 })
 export type ListShippingMethodsQuery = Static<typeof ListShippingMethodsQuery>
 export const ShippingMethodList = Type.Object(
-  { shipping_methods: Type.Array(ShippingMethod), meta: ListMeta },
+  { shipping_methods: Type.Array(ShippingMethod), meta: PageOrCursorMeta },
   { title: 'ShippingMethodList', description: 'A page of shipping methods' },
 )
 export type ShippingMethodList = Static<typeof ShippingMethodList>

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox'
 import { CAMPAIGN_BUDGET_TYPES, PROMOTION_STACKING, PROMOTION_TYPES } from '../constants.js'
-import { Amount, Currency, ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { CouponCode } from './pricing.js'
 
 const INT4_MAX = 2_147_483_647
@@ -182,8 +182,7 @@ export const UpdatePromotion = Type.Object(
 export type UpdatePromotion = Static<typeof UpdatePromotion>
 
 export const ListPromotionsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'exact code, case-insensitive' })),
   is_active: Type.Optional(Type.Boolean()),
   automatic: Type.Optional(Type.Boolean({ description: 'true: only automatic promotions (no code); false: only those with a code' })),
@@ -192,7 +191,7 @@ export const ListPromotionsQuery = Type.Object({
 })
 export type ListPromotionsQuery = Static<typeof ListPromotionsQuery>
 export const PromotionList = Type.Object(
-  { promotions: Type.Array(Promotion), meta: ListMeta },
+  { promotions: Type.Array(Promotion), meta: PageOrCursorMeta },
   { title: 'PromotionList', description: 'A page of promotions' },
 )
 export type PromotionList = Static<typeof PromotionList>
@@ -212,7 +211,7 @@ export const PromotionUsage = Type.Object(
 )
 export type PromotionUsage = Static<typeof PromotionUsage>
 export const PromotionUsageList = Type.Object(
-  { usages: Type.Array(PromotionUsage), meta: ListMeta },
+  { usages: Type.Array(PromotionUsage), meta: PageOrCursorMeta },
   { title: 'PromotionUsageList', description: 'A page of a promotion’s uses, newest first' },
 )
 export type PromotionUsageList = Static<typeof PromotionUsageList>
@@ -290,12 +289,11 @@ export const UpdateCampaign = Type.Object(
 export type UpdateCampaign = Static<typeof UpdateCampaign>
 
 export const ListCampaignsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
 })
 export type ListCampaignsQuery = Static<typeof ListCampaignsQuery>
 export const CampaignList = Type.Object(
-  { campaigns: Type.Array(Campaign), meta: ListMeta },
+  { campaigns: Type.Array(Campaign), meta: PageOrCursorMeta },
   { title: 'CampaignList', description: 'A page of campaigns, newest first' },
 )
 export type CampaignList = Static<typeof CampaignList>

@@ -1,7 +1,7 @@
 /** Returns of an order's shipped units: the request, the answer, and what receiving them refunds. */
 import { Type, type Static } from 'typebox'
 import { MAX_CART_LINES, MAX_LINE_QUANTITY, RETURN_STATUSES } from '../constants.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { NewLines } from './order-edits.js'
 import { Money } from './orders.js'
 
@@ -155,14 +155,13 @@ export const Return = Type.Object(
 export type Return = Static<typeof Return>
 
 export const ReturnList = Type.Object(
-  { returns: Type.Array(Return), meta: ListMeta },
+  { returns: Type.Array(Return), meta: PageOrCursorMeta },
   { title: 'ReturnList', description: 'A page of returns, oldest first' },
 )
 export type ReturnList = Static<typeof ReturnList>
 
 export const ListReturnsQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   status: Type.Optional(ReturnStatusSchema),
 })
 export type ListReturnsQuery = Static<typeof ListReturnsQuery>

@@ -1,7 +1,7 @@
 /** Webhook subscriptions, their deliveries and attempt logs, as the API shows and takes them. */
 import { Type, type Static } from 'typebox'
 import { DELIVERY_STATUSES, EVENT_KINDS, MAX_REPLAY_DELIVERIES, MAX_SECRET_GRACE_SECONDS } from '../constants.js'
-import { ListMeta, Nullable, PaginationQuery, Timestamp, Uuid } from './common.js'
+import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048
 
@@ -123,7 +123,7 @@ export type RotateWebhookSecret = Static<typeof RotateWebhookSecret>
 export const RotatedWebhook = WebhookWithSecret
 
 export const WebhookList = Type.Object(
-  { webhooks: Type.Array(Webhook), meta: ListMeta },
+  { webhooks: Type.Array(Webhook), meta: PageOrCursorMeta },
   { title: 'WebhookList', description: 'A page of webhook subscriptions' },
 )
 export type WebhookList = Static<typeof WebhookList>
@@ -157,14 +157,13 @@ export const WebhookDelivery = Type.Object({
 export type WebhookDelivery = Static<typeof WebhookDelivery>
 
 export const WebhookDeliveryList = Type.Object(
-  { deliveries: Type.Array(WebhookDelivery), meta: ListMeta },
+  { deliveries: Type.Array(WebhookDelivery), meta: PageOrCursorMeta },
   { title: 'WebhookDeliveryList', description: "A page of a subscription's deliveries" },
 )
 export type WebhookDeliveryList = Static<typeof WebhookDeliveryList>
 
 export const ListWebhookDeliveriesQuery = Type.Object({
-  page: PaginationQuery.properties.page,
-  per_page: PaginationQuery.properties.per_page,
+  ...PaginationQuery.properties,
   status: Type.Optional(DeliveryStatus),
 })
 export type ListWebhookDeliveriesQuery = Static<typeof ListWebhookDeliveriesQuery>

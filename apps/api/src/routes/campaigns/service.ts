@@ -3,7 +3,7 @@
  * overspend (docs/promotions.md). A spend budget counts money in minor units of its currency, a
  * usage budget orders; once some of it is used, its kind and currency stay.
  */
-import { and, count, desc, eq, getTableColumns, isNotNull, ne } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, isNotNull, ne } from 'drizzle-orm'
 import {
   isCurrency,
   MAX_MINOR_UNITS,
@@ -18,7 +18,7 @@ import {
 import { campaigns, promotions, type Database, type Executor } from '@commerce/db'
 import { invalidField, notFound } from '../../errors.js'
 import { fieldValue, instant } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, selectList } from '../../list-cursor.js'
 
 type CampaignRow = typeof campaigns.$inferSelect
 type CampaignColumns = Pick<
@@ -168,26 +168,20 @@ async function promotionCountOf(executor: Executor, id: string): Promise<number>
   return counted!.total
 }
 
+/** Newest first: campaigns_created_idx (created_at, id). */
+const CAMPAIGNS_KEYSET = keyset('campaigns', 'desc', [key.time(campaigns.createdAt), key.uuid(campaigns.id)])
+
 export function createCampaignService(db: Database) {
   return {
     async list(query: ListCampaignsQuery) {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select({ ...getTableColumns(campaigns), promotionCount: count(promotions.id) })
-          .from(campaigns)
-          .leftJoin(promotions, eq(promotions.campaignId, campaigns.id))
-          .groupBy(campaigns.id)
-          .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(campaigns),
-      ])
-      return {
-        campaigns: rows.map(({ promotionCount, ...row }) => toCampaign(row, promotionCount)),
-        meta: pageMeta(page, perPage, counted!.total),
-      }
+      const select = db
+        .select({ ...getTableColumns(campaigns), promotionCount: count(promotions.id), cursorKey: CAMPAIGNS_KEYSET.cursorKey })
+        .from(campaigns)
+        .leftJoin(promotions, eq(promotions.campaignId, campaigns.id))
+        .groupBy(campaigns.id)
+        .$dynamic()
+      const { rows, meta } = await selectList(CAMPAIGNS_KEYSET, query, select, undefined, () => db.$count(campaigns))
+      return { campaigns: rows.map(({ promotionCount, ...row }) => toCampaign(row, promotionCount)), meta }
     },
 
     async get(id: string): Promise<Campaign> {

@@ -20,7 +20,7 @@ export const categoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { list, shownLocales } = await categoryService.list(request.query.page ?? 1, request.query.per_page ?? 20, requestedLocales(request))
+      const { list, shownLocales } = await categoryService.list(request.query, requestedLocales(request))
       describeLanguage(reply, shownLocales)
       return list
     },

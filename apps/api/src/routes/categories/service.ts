@@ -1,8 +1,8 @@
-import { asc, count, eq, getTableColumns, sql } from 'drizzle-orm'
+import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { type Category, type CreateCategory, type UpdateCategory } from '@commerce/domain'
 import { categories, categoryTranslationLocale, isUniqueViolation, translatedCategoryField, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { inWindow, key, keyset, readList, type PageQuery } from '../../list-cursor.js'
 import { generateUniqueSlug } from '../../slugs.js'
 
 type CategoryRow = typeof categories.$inferSelect
@@ -27,16 +27,14 @@ const localizedColumns = {
   translationLocale: categoryTranslationLocale(categories.id),
 }
 
+/**
+ * In the order the name shows, in the locale asked for: lower() for the same case-insensitive
+ * order whatever the server's collation (C sorts 'a' after 'Z'). A translated name has no index;
+ * the categories are few.
+ */
+const CATEGORIES_KEYSET = keyset('categories', 'asc', [key.text(sql`lower(${localizedColumns.name})`), key.text(localizedColumns.name), key.uuid(categories.id)])
+
 export function createCategoryService(db: Database) {
-  // In the order the name shows: lower() for the same case-insensitive order whatever the
-  // server's collation (C sorts 'a' after 'Z').
-  const pageStatement = db
-    .select(localizedColumns)
-    .from(categories)
-    .orderBy(asc(sql`lower(${localizedColumns.name})`), asc(localizedColumns.name), asc(categories.id))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare('categories_page')
   const detailStatement = db.select(localizedColumns).from(categories).where(eq(categories.id, sql.placeholder('id'))).prepare('category_detail')
 
   /** A parent must exist and must not be the category itself or one of its descendants. */
@@ -63,13 +61,16 @@ export function createCategoryService(db: Database) {
 
   return {
     /** A page by name, names and descriptions along the chain `locales`, with the locales of the translations shown. */
-    async list(page: number, perPage: number, locales: string[]) {
-      const [rows, [counted]] = await Promise.all([
-        pageStatement.execute({ limit: perPage, offset: (page - 1) * perPage, locales }),
-        db.select({ total: count() }).from(categories),
-      ])
+    async list(query: PageQuery, locales: string[]) {
+      const select = () => db.select({ ...localizedColumns, cursorKey: CATEGORIES_KEYSET.cursorKey }).from(categories).$dynamic()
+      const { rows, meta } = await readList(
+        CATEGORIES_KEYSET,
+        query,
+        (window) => inWindow(select(), CATEGORIES_KEYSET, window).execute({ locales }),
+        () => db.$count(categories),
+      )
       return {
-        list: { categories: rows.map(toCategory), meta: pageMeta(page, perPage, counted!.total) },
+        list: { categories: rows.map(toCategory), meta },
         shownLocales: rows.map((row) => row.translationLocale),
       }
     },

@@ -3,7 +3,7 @@
  * this API sees only those rows, and keeps them consistent with the promotions' own rules
  * (../promotions/validation.ts), the same for both APIs.
  */
-import { and, count, desc, eq, inArray, isNotNull, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, type SQL } from 'drizzle-orm'
 import {
   COUPON_TYPES,
   toMajorUnits,
@@ -15,7 +15,7 @@ import {
 } from '@commerce/domain'
 import { promotions, type Database } from '@commerce/db'
 import { notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable } from '../../list-cursor.js'
 import {
   checkCodeFree,
   newPromotionFields,
@@ -47,26 +47,17 @@ function toCoupon(row: PromotionRow): Coupon {
   }
 }
 
+/** Newest first: promotions_created_idx (created_at, id). */
+const COUPONS_KEYSET = keyset('coupons', 'desc', [key.time(promotions.createdAt), key.uuid(promotions.id)])
+
 export function createCouponService(db: Database) {
   return {
     async list(query: ListCouponsQuery) {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: SQL[] = [isCoupon]
       if (query.code !== undefined) conditions.push(eq(promotions.code, query.code.toUpperCase()))
       if (query.is_active !== undefined) conditions.push(eq(promotions.isActive, query.is_active))
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(promotions)
-          .where(where)
-          .orderBy(desc(promotions.createdAt), desc(promotions.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(promotions).where(where),
-      ])
-      return { coupons: rows.map(toCoupon), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, COUPONS_KEYSET, promotions, and(...conditions), query)
+      return { coupons: rows.map(toCoupon), meta }
     },
 
     async get(id: string): Promise<Coupon> {

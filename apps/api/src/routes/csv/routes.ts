@@ -91,7 +91,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
         response: { 200: ExportList, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => csv.listExports(readable(request), request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request) => csv.listExports(readable(request), request.query),
   )
 
   app.get(
@@ -219,7 +219,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
         response: { 200: ImportList, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => csv.listImports(writable(request), request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request) => csv.listImports(writable(request), request.query),
   )
 
   app.get(
@@ -242,7 +242,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async
       schema: {
         operationId: 'listImportRows',
         tags: ['imports'],
-        summary: "An import's report: what each row did (or would do, in a dry run), and why a refused row was refused",
+        summary: "An import's report by row number: what each row did (or would do, in a dry run), and why a refused row was refused",
         params: IdParams,
         querystring: ImportRowsQuery,
         response: { 200: ImportRowList, ...errorResponses(400, 401, 403, 404, 429) },

@@ -1,16 +1,22 @@
 /** CSV exports and imports (docs/csv.md): their rows and jobs; the worker writes and reads the files. */
 import type { Readable } from 'node:stream'
-import { and, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
 import type { CreateExport, Export, ExportList, ExportResource, Import, ImportList, ImportResource, ImportRowList, ImportRowsQuery } from '@commerce/domain'
 import { addCsvJob, applyValidatedImport, exports, importRows, imports, newId, TASKS, type Database } from '@commerce/db'
 import { byteCounter, FileTooLargeError, type FileStorage } from '@commerce/storage'
 import { ApiError, conflict, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 
 type ExportRow = typeof exports.$inferSelect
 type ImportRow = typeof imports.$inferSelect
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
+
+/** Newest first (UUIDv7 ids): the primary keys. */
+const EXPORTS_KEYSET = keyset('exports', 'desc', [key.uuid(exports.id)])
+const IMPORTS_KEYSET = keyset('imports', 'desc', [key.uuid(imports.id)])
+/** An import's report by row number: the primary key (import_id, row). */
+const IMPORT_ROWS_KEYSET = keyset('import_rows', 'asc', [key.integer(importRows.row)])
 
 export function createCsvService(db: Database, storage: FileStorage, publicUrl: string) {
   function toExport(row: ExportRow): Export {
@@ -71,13 +77,9 @@ export function createCsvService(db: Database, storage: FileStorage, publicUrl: 
       })
     },
 
-    async listExports(readable: readonly ExportResource[], page: number, perPage: number): Promise<ExportList> {
-      const where = inArray(exports.resource, [...readable])
-      const [rows, [counted]] = await Promise.all([
-        db.select().from(exports).where(where).orderBy(desc(exports.id)).limit(perPage).offset((page - 1) * perPage),
-        db.select({ total: count() }).from(exports).where(where),
-      ])
-      return { exports: rows.map(toExport), meta: pageMeta(page, perPage, counted!.total) }
+    async listExports(readable: readonly ExportResource[], query: PageQuery): Promise<ExportList> {
+      const { rows, meta } = await listTable(db, EXPORTS_KEYSET, exports, inArray(exports.resource, [...readable]), query)
+      return { exports: rows.map(toExport), meta }
     },
 
     getExport: async (id: string, readable: readonly ExportResource[]) => toExport(await findExport(id, readable)),
@@ -149,13 +151,9 @@ export function createCsvService(db: Database, storage: FileStorage, publicUrl: 
       }
     },
 
-    async listImports(writable: readonly ImportResource[], page: number, perPage: number): Promise<ImportList> {
-      const where = inArray(imports.resource, [...writable])
-      const [rows, [counted]] = await Promise.all([
-        db.select().from(imports).where(where).orderBy(desc(imports.id)).limit(perPage).offset((page - 1) * perPage),
-        db.select({ total: count() }).from(imports).where(where),
-      ])
-      return { imports: rows.map(toImport), meta: pageMeta(page, perPage, counted!.total) }
+    async listImports(writable: readonly ImportResource[], query: PageQuery): Promise<ImportList> {
+      const { rows, meta } = await listTable(db, IMPORTS_KEYSET, imports, inArray(imports.resource, [...writable]), query)
+      return { imports: rows.map(toImport), meta }
     },
 
     getImport: async (id: string, writable: readonly ImportResource[]) => toImport(await findImport(id, writable)),
@@ -163,18 +161,12 @@ export function createCsvService(db: Database, storage: FileStorage, publicUrl: 
     /** The import's report, by row; `action` keeps one kind of row (refuse: the refused rows and why). */
     async listImportRows(id: string, writable: readonly ImportResource[], query: ImportRowsQuery): Promise<ImportRowList> {
       await findImport(id, writable)
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: SQL[] = [eq(importRows.importId, id)]
       if (query.action) conditions.push(eq(importRows.action, query.action))
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db.select().from(importRows).where(where).orderBy(importRows.row).limit(perPage).offset((page - 1) * perPage),
-        db.select({ total: count() }).from(importRows).where(where),
-      ])
+      const { rows, meta } = await listTable(db, IMPORT_ROWS_KEYSET, importRows, and(...conditions), query)
       return {
         rows: rows.map((row) => ({ row: row.row, action: row.action, resource_id: row.resourceId, key: row.key, reason: row.reason })),
-        meta: pageMeta(page, perPage, counted!.total),
+        meta,
       }
     },
 

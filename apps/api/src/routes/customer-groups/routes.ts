@@ -112,7 +112,7 @@ export const customerGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: CustomerList, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => groups.listCustomers(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request) => groups.listCustomers(request.params.id, request.query),
   )
 
   app.post(

@@ -4,7 +4,7 @@
  * the same transaction, the group row locked first, so a list written at the same time either
  * sees the group gone or is cleaned up with the others.
  */
-import { and, arrayContains, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
+import { and, arrayContains, count, eq, getTableColumns, ilike, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type {
   AddCustomerGroupCustomers,
   CreateCustomerGroup,
@@ -26,10 +26,15 @@ import {
   type Executor,
 } from '@commerce/db'
 import { ApiError, conflict, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, selectList, type PageQuery } from '../../list-cursor.js'
 import { containsPattern } from '../customers/service.js'
 
 type CustomerGroupRow = typeof customerGroups.$inferSelect & { customerCount: number }
+
+/** By name, case-insensitively whatever the collation (customer_groups_name_key is on lower(name), unique). */
+const GROUPS_KEYSET = keyset('customer_groups', 'asc', [key.text(sql`lower(${customerGroups.name})`), key.uuid(customerGroups.id)])
+/** A group's members, newest customer first: customer_group_members_group_idx (group_id, customer_id). */
+const MEMBERS_KEYSET = keyset('customer_group_customers', 'desc', [key.uuid(customerGroupMembers.customerId)])
 
 /**
  * Groups with their live members counted (a deleted customer leaves its groups, customers/service.ts
@@ -37,7 +42,7 @@ type CustomerGroupRow = typeof customerGroups.$inferSelect & { customerCount: nu
  */
 function groupsWithCount(executor: Executor) {
   return executor
-    .select({ ...getTableColumns(customerGroups), customerCount: count(customers.id) })
+    .select({ ...getTableColumns(customerGroups), customerCount: count(customers.id), cursorKey: GROUPS_KEYSET.cursorKey })
     .from(customerGroups)
     .leftJoin(customerGroupMembers, eq(customerGroupMembers.groupId, customerGroups.id))
     .leftJoin(customers, and(eq(customers.id, customerGroupMembers.customerId), isNull(customers.deletedAt)))
@@ -92,18 +97,9 @@ export function createCustomerGroupService(db: Database) {
 
   return {
     async list(query: ListCustomerGroupsQuery): Promise<CustomerGroupList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const where = query.q ? ilike(customerGroups.name, containsPattern(query.q)) : undefined
-      const [rows, [counted]] = await Promise.all([
-        groupsWithCount(db)
-          .where(where)
-          .orderBy(sql`lower(${customerGroups.name})`, asc(customerGroups.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(customerGroups).where(where),
-      ])
-      return { customer_groups: rows.map(toCustomerGroup), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await selectList(GROUPS_KEYSET, query, groupsWithCount(db), where, () => db.$count(customerGroups, where))
+      return { customer_groups: rows.map(toCustomerGroup), meta }
     },
 
     get: (id: string) => read(db, id),
@@ -149,19 +145,19 @@ export function createCustomerGroupService(db: Database) {
     },
 
     /** The group's live members, newest customer first. */
-    async listCustomers(id: string, page: number, perPage: number): Promise<CustomerList> {
+    async listCustomers(id: string, query: PageQuery): Promise<CustomerList> {
       await read(db, id)
       const where: SQL = and(eq(customerGroupMembers.groupId, id), isNull(customers.deletedAt))!
-      const members = () => db.select().from(customerGroupMembers).innerJoin(customers, eq(customers.id, customerGroupMembers.customerId))
-      const [rows, [counted]] = await Promise.all([
-        members()
-          .where(where)
-          .orderBy(desc(customers.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(customerGroupMembers).innerJoin(customers, eq(customers.id, customerGroupMembers.customerId)).where(where),
-      ])
-      return { customers: rows.map((row) => customerSnapshot(row.customers)), meta: pageMeta(page, perPage, counted!.total) }
+      const select = db
+        .select({ customer: customers, cursorKey: MEMBERS_KEYSET.cursorKey })
+        .from(customerGroupMembers)
+        .innerJoin(customers, eq(customers.id, customerGroupMembers.customerId))
+        .$dynamic()
+      const { rows, meta } = await selectList(MEMBERS_KEYSET, query, select, where, async () => {
+        const [counted] = await db.select({ total: count() }).from(customerGroupMembers).innerJoin(customers, eq(customers.id, customerGroupMembers.customerId)).where(where)
+        return counted!.total
+      })
+      return { customers: rows.map((row) => customerSnapshot(row.customer)), meta }
     },
 
     /**

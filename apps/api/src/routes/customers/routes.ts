@@ -46,8 +46,6 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return id
   }
 
-  const page = (query: { page?: number; per_page?: number }) => [query.page ?? 1, query.per_page ?? 20] as const
-
   // --- admin ---------------------------------------------------------------------------------
 
   app.get(
@@ -140,7 +138,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: AddressList, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => customerService.listAddresses(await ownCustomerId(request), ...page(request.query)),
+    async (request) => customerService.listAddresses(await ownCustomerId(request), request.query),
   )
 
   app.post(
@@ -252,7 +250,7 @@ export const customerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      customerService.listAddresses(await customerIdFor(request, request.params.id, 'read'), ...page(request.query)),
+      customerService.listAddresses(await customerIdFor(request, request.params.id, 'read'), request.query),
   )
 
   app.post(

@@ -1,5 +1,5 @@
 /** Customers and their saved addresses: queries, writes, default-address rules and anonymising deletes. */
-import { and, asc, count, desc, eq, ilike, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, ilike, isNull, ne, or, sql, type SQL } from 'drizzle-orm'
 import {
   ANONYMIZED_EMAIL_DOMAIN,
   toAddress,
@@ -27,7 +27,7 @@ import {
   type Executor,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 
 type AddressRow = typeof customerAddresses.$inferSelect
 
@@ -96,6 +96,11 @@ function checkNotReserved(email: string) {
     throw invalidField('email', `Field 'email' may not use the reserved domain ${ANONYMIZED_EMAIL_DOMAIN}`)
   }
 }
+
+/** Newest first (UUIDv7 ids). */
+const CUSTOMERS_KEYSET = keyset('customers', 'desc', [key.uuid(customers.id)])
+/** A customer's addresses, oldest first: customer_addresses_customer_idx (customer_id, created_at, id). */
+const ADDRESSES_KEYSET = keyset('addresses', 'asc', [key.time(customerAddresses.createdAt), key.uuid(customerAddresses.id)])
 
 export function createCustomerService(db: Database) {
   /** Runs a write; a unique index that caught what the checks could not see becomes a 409. */
@@ -171,8 +176,6 @@ export function createCustomerService(db: Database) {
   return {
     /** Live customers, newest first; `search` is a case-insensitive substring of email or name. */
     async list(query: ListCustomersQuery): Promise<CustomerList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: (SQL | undefined)[] = [isNull(customers.deletedAt)]
       if (query.search) {
         const pattern = containsPattern(query.search)
@@ -188,17 +191,8 @@ export function createCustomerService(db: Database) {
       }
       if (query.email !== undefined) conditions.push(sameEmail(customers.email, query.email))
       const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(customers)
-          .where(where)
-          .orderBy(desc(customers.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(customers).where(where),
-      ])
-      return { customers: rows.map(customerSnapshot), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, CUSTOMERS_KEYSET, customers, where, query)
+      return { customers: rows.map(customerSnapshot), meta }
     },
 
     async get(id: string): Promise<Customer> {
@@ -284,20 +278,10 @@ export function createCustomerService(db: Database) {
       })
     },
 
-    async listAddresses(customerId: string, page: number, perPage: number): Promise<AddressList> {
+    async listAddresses(customerId: string, query: PageQuery): Promise<AddressList> {
       await requireCustomer(customerId)
-      const mine = eq(customerAddresses.customerId, customerId)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(customerAddresses)
-          .where(mine)
-          .orderBy(asc(customerAddresses.createdAt), asc(customerAddresses.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(customerAddresses).where(mine),
-      ])
-      return { addresses: rows.map(toCustomerAddress), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, ADDRESSES_KEYSET, customerAddresses, eq(customerAddresses.customerId, customerId), query)
+      return { addresses: rows.map(toCustomerAddress), meta }
     },
 
     async getAddress(customerId: string, addressId: string): Promise<CustomerAddress> {

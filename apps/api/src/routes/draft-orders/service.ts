@@ -3,7 +3,7 @@
  * completes it into a pending order (optionally recorded as paid outside the provider) or sends
  * the customer a payment link, whose payment converts it and pays that order.
  */
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import {
   generateAccountToken,
   hashAccountToken,
@@ -36,7 +36,7 @@ import {
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, knownCurrency, minorUnits } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable } from '../../list-cursor.js'
 import type { PaymentService } from '../payments/service.js'
 import { catalogLines } from '../orders/lines.js'
 import { placeOrder, priceOrder } from '../orders/place.js'
@@ -203,6 +203,9 @@ async function lockDraft(tx: Executor, id: string): Promise<DraftOrderRow> {
   return row
 }
 
+/** Newest first (UUIDv7 ids): the primary key, and draft_orders_status_idx (status, id desc) by status. */
+const DRAFT_ORDERS_KEYSET = keyset('draft_orders', 'desc', [key.uuid(draftOrders.id)])
+
 export function createDraftOrderService(db: Database, paymentService: PaymentService, shopUrl: string) {
   /**
    * Places the locked draft's order at the draft's prices and totals (stock taken, 409
@@ -269,21 +272,8 @@ export function createDraftOrderService(db: Database, paymentService: PaymentSer
 
   return {
     async list(query: ListDraftOrdersQuery): Promise<DraftOrderList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const conditions: (SQL | undefined)[] = [query.status ? eq(draftOrders.status, query.status) : undefined]
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(draftOrders)
-          .where(where)
-          .orderBy(desc(draftOrders.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(draftOrders).where(where),
-      ])
-      return { draft_orders: rows.map(toDraftOrder), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, DRAFT_ORDERS_KEYSET, draftOrders, query.status ? eq(draftOrders.status, query.status) : undefined, query)
+      return { draft_orders: rows.map(toDraftOrder), meta }
     },
 
     async get(id: string): Promise<DraftOrder> {

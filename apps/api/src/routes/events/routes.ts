@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Event, EventList, IdParams, ListEventsQuery } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { refusePageWithCursor } from '../../list-cursor.js'
 import { createEventService } from './service.js'
 
 
@@ -22,7 +21,6 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListEventsQuery,
         response: { 200: EventList, ...errorResponses(400, 401, 403, 429) },
       },
-      preValidation: refusePageWithCursor,
     },
     async (request) => eventService.list(request.query),
   )

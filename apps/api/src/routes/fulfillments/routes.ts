@@ -60,7 +60,7 @@ export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      fulfillmentService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, {
+      fulfillmentService.list(request.params.id, request.query, {
         customerId: app.customerIdOf(request),
         canSeeAll: hasScope(request.principal!.scopes, 'orders:read'),
       }),

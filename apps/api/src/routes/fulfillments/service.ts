@@ -2,7 +2,7 @@
  * Fulfillments (parcels sent for an order's units) and their tracking events. A fulfillment
  * locks its order like every other writer of it; the first one moves the order to shipped.
  */
-import { asc, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import { asc, desc, eq, sql, type SQL } from 'drizzle-orm'
 import {
   fulfillmentStatusOf,
   moveOrder,
@@ -14,13 +14,15 @@ import {
 } from '@commerce/domain'
 import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
 import { shippingLocationOf, shipFrom } from '../inventory/stock.js'
 import type { PaymentService } from '../payments/service.js'
 import { loadOrder, lockOrder, toFulfillment, writeOrderEvent } from '../orders/view.js'
 
 const fulfillmentSelection = { fulfillment: fulfillmentColumn }
+/** An order's fulfillments, oldest first (UUIDv7 ids): fulfillments_order_idx (order_id, id). */
+const FULFILLMENTS_KEYSET = keyset('order_fulfillments', 'asc', [key.uuid(fulfillments.id)])
 
 /** The units to send: the request's, checked against what is left on each line, or everything left. */
 function unitsToSend(lines: (typeof orderItems.$inferSelect)[], requested: CreateFulfillment['items']) {
@@ -98,20 +100,10 @@ export function createFulfillmentService(db: Database, payments: PaymentService)
       return view
     },
 
-    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<FulfillmentList> {
+    async list(orderId: string, query: PageQuery, viewer: OrderViewer): Promise<FulfillmentList> {
       await requireVisibleOrder(db, orderId, viewer)
-      const ofOrder = eq(fulfillments.orderId, orderId)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select(fulfillmentSelection)
-          .from(fulfillments)
-          .where(ofOrder)
-          .orderBy(asc(fulfillments.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(fulfillments).where(ofOrder),
-      ])
-      return { fulfillments: rows.map((row) => toFulfillment(row.fulfillment)), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, FULFILLMENTS_KEYSET, fulfillments, eq(fulfillments.orderId, orderId), query, fulfillmentSelection)
+      return { fulfillments: rows.map((row) => toFulfillment(row.fulfillment)), meta }
     },
 
     /** Adds a carrier's tracking event; the fulfillment's status becomes that of its latest event. */

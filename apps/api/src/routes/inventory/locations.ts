@@ -3,7 +3,7 @@
  * closing a location for sale, which moves its sellable units into or out of the items' totals.
  * Every write locks the location row first, then (activation) the items stocked there.
  */
-import { and, asc, count, eq, gt, ne, or, sql } from 'drizzle-orm'
+import { and, eq, gt, ne, or, sql } from 'drizzle-orm'
 import { toAddress, type CreateStockLocation, type StockLocation, type UpdateStockLocation } from '@commerce/domain'
 import {
   fulfillments,
@@ -20,7 +20,7 @@ import {
   type Executor,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 
 type StockLocationRow = typeof stockLocations.$inferSelect
 
@@ -56,6 +56,9 @@ async function setActive(tx: Executor, locationId: string, active: boolean): Pro
   })
   await setLocationActive(client, locationId, active)
 }
+
+/** In allocation order, lowest priority first: stock_locations_priority_idx (priority, id). */
+const LOCATIONS_KEYSET = keyset('stock_locations', 'asc', [key.integer(stockLocations.priority), key.uuid(stockLocations.id)])
 
 export function createStockLocationService(db: Database) {
   /** The unique index's own expression (lower(name)), so the check and the index agree on a clash. */
@@ -96,17 +99,9 @@ export function createStockLocationService(db: Database) {
   }
 
   return {
-    async list(page: number, perPage: number) {
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(stockLocations)
-          .orderBy(asc(stockLocations.priority), asc(stockLocations.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(stockLocations),
-      ])
-      return { stock_locations: rows.map(toStockLocation), meta: pageMeta(page, perPage, counted!.total) }
+    async list(query: PageQuery) {
+      const { rows, meta } = await listTable(db, LOCATIONS_KEYSET, stockLocations, undefined, query)
+      return { stock_locations: rows.map(toStockLocation), meta }
     },
 
     async get(id: string): Promise<StockLocation> {

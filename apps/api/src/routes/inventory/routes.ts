@@ -42,7 +42,7 @@ export const inventoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: StockLocationList, ...errorResponses(400, 401, 403, 429) },
       },
     },
-    async (request) => locations.list(request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request) => locations.list(request.query),
   )
 
   app.post(

@@ -5,9 +5,10 @@
  * first takes its locations FOR SHARE, so none is opened, closed or deleted meanwhile), changes
  * levels only through applyStockMoves, and writes its events in the same transaction.
  */
-import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import {
   availableOf,
+  DEFAULT_PER_PAGE,
   type CreateInventoryAdjustment,
   type CreateInventoryTransfer,
   type InventoryChange,
@@ -30,6 +31,7 @@ import {
   products,
   sqlOf,
   stockLocations,
+  variantOrNil,
   writeEvents,
   type Database,
   type EventOrigin,
@@ -39,7 +41,7 @@ import {
   type StockMove,
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { cursorPage, key, keyset, selectList } from '../../list-cursor.js'
 import { lowStockEvents, toInventoryLevel } from './stock.js'
 
 /** A level with its location's name, as the API shows it. */
@@ -56,6 +58,18 @@ const LEVEL_FIELDS = {
   lowStockThreshold: inventoryLevels.lowStockThreshold,
   updatedAt: inventoryLevels.updatedAt,
 }
+
+/**
+ * By product, its own level first (no variant), then its variants, each item's locations in
+ * allocation order: inventory_levels_product_idx (product_id, variant or nil) gives
+ * the items in order, and each item's few locations are sorted as they come.
+ */
+const LEVELS_KEYSET = keyset('inventory_levels', 'asc', [
+  key.uuid(inventoryLevels.productId),
+  key.uuid(variantOrNil(inventoryLevels.variantId)),
+  key.integer(stockLocations.priority),
+  key.uuid(inventoryLevels.locationId),
+])
 
 const MOVEMENT_FIELDS = {
   id: inventoryMovements.id,
@@ -106,8 +120,8 @@ const IS_LOW = sql`(${inventoryLevels.lowStockThreshold} is not null and ${inven
 /** The most units an item may hold on hand in all its locations together: PostgreSQL's integer, the columns' type. */
 const MAX_ITEM_UNITS = 2_147_483_647
 
-/** The largest movement id PostgreSQL's bigint holds: a larger `after` is no id of the log. */
-const MAX_MOVEMENT_ID = 9_223_372_036_854_775_807n
+/** The log, newest first: the identity id, which the (level_id, id) index also serves after a level's filter. */
+const MOVEMENTS_KEYSET = keyset('inventory_movements', 'desc', [key.integer(inventoryMovements.id)])
 
 /** The stock item a request names: the variant, or the product when it has none. */
 interface StockItem {
@@ -206,8 +220,6 @@ export function createInventoryService(db: Database) {
 
   return {
     async listLevels(query: ListInventoryLevelsQuery): Promise<InventoryLevelList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: (SQL | undefined)[] = [
         query.location_id === undefined ? undefined : eq(inventoryLevels.locationId, query.location_id),
         query.product_id === undefined ? undefined : eq(inventoryLevels.productId, query.product_id),
@@ -215,23 +227,13 @@ export function createInventoryService(db: Database) {
         query.low_stock === undefined ? undefined : query.low_stock ? IS_LOW : sql`not (${IS_LOW})`,
       ]
       const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select(LEVEL_FIELDS)
-          .from(inventoryLevels)
-          .innerJoin(stockLocations, eq(stockLocations.id, inventoryLevels.locationId))
-          .where(where)
-          .orderBy(
-            asc(inventoryLevels.productId),
-            sql`${inventoryLevels.variantId} asc nulls first`,
-            asc(stockLocations.priority),
-            asc(stockLocations.id),
-          )
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(inventoryLevels).where(where),
-      ])
-      return { inventory_levels: rows.map(toInventoryLevel), meta: pageMeta(page, perPage, counted!.total) }
+      const select = db
+        .select({ ...LEVEL_FIELDS, cursorKey: LEVELS_KEYSET.cursorKey })
+        .from(inventoryLevels)
+        .innerJoin(stockLocations, eq(stockLocations.id, inventoryLevels.locationId))
+        .$dynamic()
+      const { rows, meta } = await selectList(LEVELS_KEYSET, query, select, where, () => db.$count(inventoryLevels, where))
+      return { inventory_levels: rows.map(toInventoryLevel), meta }
     },
 
     /**
@@ -316,17 +318,13 @@ export function createInventoryService(db: Database) {
       return commitChange(tx, levels, [source!.id, destination.id], moves, referenceId, origin)
     },
 
-    /** The movement log, newest first, in keyset pages over the movement id. */
+    /** The movement log, newest first, by cursor only (no page numbers: a ledger is walked, not counted). */
     async listMovements(query: ListInventoryMovementsQuery): Promise<InventoryMovementList> {
-      const perPage = query.per_page ?? 20
-      const after = query.after ? BigInt(query.after) : undefined
-      if (after !== undefined && after > MAX_MOVEMENT_ID) {
-        throw invalidField('after', "Field 'after' is not a movement id: send the meta.next_cursor of the page before")
-      }
+      const perPage = query.per_page ?? DEFAULT_PER_PAGE
       const rows = await movementsFrom(db)
         .where(
           and(
-            after === undefined ? undefined : lt(inventoryMovements.id, sql`${after.toString()}::bigint`),
+            query.after ? MOVEMENTS_KEYSET.after(query.after) : undefined,
             query.location_id === undefined ? undefined : eq(inventoryLevels.locationId, query.location_id),
             query.product_id === undefined ? undefined : eq(inventoryLevels.productId, query.product_id),
             query.variant_id === undefined ? undefined : eq(inventoryLevels.variantId, query.variant_id),
@@ -334,13 +332,11 @@ export function createInventoryService(db: Database) {
             query.reason === undefined ? undefined : eq(inventoryMovements.reason, query.reason),
           ),
         )
-        .orderBy(desc(inventoryMovements.id))
+        .orderBy(...MOVEMENTS_KEYSET.orderBy)
         .limit(perPage + 1)
-      const page = rows.slice(0, perPage)
-      return {
-        inventory_movements: page.map(toInventoryMovement),
-        meta: { per_page: perPage, next_cursor: rows.length > perPage ? String(page.at(-1)!.id) : null },
-      }
+      const found = cursorPage(MOVEMENTS_KEYSET, rows, perPage, (row) => [row.id])
+      return { inventory_movements: found.rows.map(toInventoryMovement), meta: found.meta }
     },
+
   }
 }

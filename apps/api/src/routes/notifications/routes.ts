@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { IdParams, ListNotificationsQuery, Notification, NotificationList, NotificationSettings, UpdateNotificationSettings } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
-import { refusePageWithCursor } from '../../list-cursor.js'
 import { createNotificationService } from './service.js'
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -21,7 +20,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListNotificationsQuery,
         response: { 200: NotificationList, ...errorResponses(400, 401, 403, 429) },
       },
-      preValidation: refusePageWithCursor,
     },
     async (request) => service.list(request.query),
   )

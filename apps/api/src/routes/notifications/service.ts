@@ -1,5 +1,5 @@
 /** Notifications (admin): the emails' log with their attempts, a resend, and which emails are on. */
-import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import {
   eventKindsOf,
   NOTIFICATION_TEMPLATES,
@@ -12,8 +12,7 @@ import {
 } from '@commerce/domain'
 import { addNotificationJob, events, notificationAttempts, notifications, notificationSettings, type Database, type Executor } from '@commerce/db'
 import { notFound } from '../../errors.js'
-import { cursorPage, decodeCursor } from '../../list-cursor.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, readList } from '../../list-cursor.js'
 
 type NotificationRow = typeof notifications.$inferSelect
 type AttemptRow = typeof notificationAttempts.$inferSelect
@@ -47,15 +46,18 @@ function notificationView(row: NotificationRow, kind: Notification['event'], att
   }
 }
 
+/** Newest first (by id, a UUIDv7). */
+const NOTIFICATIONS_KEYSET = keyset('notifications', 'desc', [key.uuid(notifications.id)])
+
 export function createNotificationService(db: Database) {
-  /** Notifications newest first (by id, a UUIDv7), each with its event's kind and its attempts. */
+  /** Notifications in the list's order, each with its event's kind and its attempts. */
   async function load(executor: Executor, where: SQL | undefined, page?: { limit: number; offset: number }): Promise<Notification[]> {
     const query = executor
       .select({ notification: notifications, kind: events.kind })
       .from(notifications)
       .innerJoin(events, eq(events.id, notifications.eventId))
       .where(where)
-      .orderBy(desc(notifications.id))
+      .orderBy(...NOTIFICATIONS_KEYSET.orderBy)
     const rows = page ? await query.limit(page.limit).offset(page.offset) : await query
     const ids = rows.map((row) => row.notification.id)
     const attempts =
@@ -91,7 +93,6 @@ export function createNotificationService(db: Database) {
 
   return {
     async list(query: ListNotificationsQuery): Promise<NotificationList> {
-      const perPage = query.per_page ?? 20
       const kinds = query.event === undefined ? undefined : eventKindsOf(query.event)
       const conditions = [
         query.event_id === undefined ? undefined : eq(notifications.eventId, query.event_id),
@@ -100,20 +101,18 @@ export function createNotificationService(db: Database) {
         query.recipient === undefined ? undefined : sql`lower(${notifications.recipient}) = lower(${query.recipient})`,
         query.status === undefined ? undefined : eq(notifications.status, query.status),
       ]
-      if (query.after !== undefined) {
-        // Cursor mode: the same order from the cursor's id on, one row more than the page to tell whether another follows.
-        const [after] = query.after ? decodeCursor('notifications', query.after) : []
-        const rows = await load(db, and(...conditions, after === undefined ? undefined : lt(notifications.id, after)), { limit: perPage + 1, offset: 0 })
-        const found = cursorPage('notifications', rows, perPage, (row) => [row.id])
-        return { notifications: found.rows, meta: found.meta }
-      }
-      const page = query.page ?? 1
       const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        load(db, where, { limit: perPage, offset: (page - 1) * perPage }),
-        db.select({ total: count() }).from(notifications).innerJoin(events, eq(events.id, notifications.eventId)).where(where),
-      ])
-      return { notifications: rows, meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await readList(
+        NOTIFICATIONS_KEYSET,
+        query,
+        (window) => load(db, and(where, window.after), window),
+        async () => {
+          const [counted] = await db.select({ total: count() }).from(notifications).innerJoin(events, eq(events.id, notifications.eventId)).where(where)
+          return counted!.total
+        },
+        (row) => [row.id],
+      )
+      return { notifications: rows, meta }
     },
 
     get(id: string): Promise<Notification> {

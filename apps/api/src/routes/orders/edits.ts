@@ -4,7 +4,7 @@
  * price), in one transaction with the order locked. A preview runs the same edit and rolls it
  * back, without calling the provider: what it answers is what the commit would do now.
  */
-import { and, asc, count, eq, isNotNull, sql } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, sql } from 'drizzle-orm'
 import {
   computeCartTotals,
   computeOrderEdit,
@@ -19,7 +19,7 @@ import {
 } from '@commerce/domain'
 import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 import { unitsReceived } from '../returns/service.js'
 import { commitLines, releaseLines } from '../inventory/stock.js'
@@ -70,6 +70,9 @@ export interface EditOptions {
   field?: 'add' | 'exchange'
   exchangeCreditMinor?: number
 }
+
+/** An order's edits in the order they were made (UUIDv7 ids): order_edits_order_idx (order_id, id). */
+const EDITS_KEYSET = keyset('order_edits', 'asc', [key.uuid(orderEdits.id)])
 
 export function createOrderEditService(db: Database, payments: PaymentService) {
   /** Applies the edit inside `tx`. */
@@ -188,18 +191,10 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       throw new Error('unreachable: a preview always rolls back')
     },
 
-    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<OrderEditList> {
+    async list(orderId: string, query: PageQuery, viewer: OrderViewer): Promise<OrderEditList> {
       await requireVisibleOrder(db, orderId, viewer)
-      const ofOrder = eq(orderEdits.orderId, orderId)
-      const [rows, [counted], [order], made] = await Promise.all([
-        db
-          .select()
-          .from(orderEdits)
-          .where(ofOrder)
-          .orderBy(asc(orderEdits.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(orderEdits).where(ofOrder),
+      const [{ rows, meta }, [order], made] = await Promise.all([
+        listTable(db, EDITS_KEYSET, orderEdits, eq(orderEdits.orderId, orderId), query),
         db.select({ currency: orders.currency }).from(orders).where(eq(orders.id, orderId)),
         db
           .select({ id: refunds.id, editId: refunds.orderEditId })
@@ -208,7 +203,7 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
           .orderBy(asc(refunds.id)),
       ])
       const refundIdsOf = (editId: string) => made.filter((refund) => refund.editId === editId).map((refund) => refund.id)
-      return { edits: rows.map((row) => toOrderEdit(row, order!.currency, refundIdsOf(row.id))), meta: pageMeta(page, perPage, counted!.total) }
+      return { edits: rows.map((row) => toOrderEdit(row, order!.currency, refundIdsOf(row.id))), meta }
     },
   }
 }

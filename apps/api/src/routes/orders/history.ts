@@ -1,9 +1,9 @@
 /** An order's history: its events in sequence, each with who made the change and the money it moved. */
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import { ACTOR_TYPES, type OrderHistory, type OrderHistoryEntry } from '@commerce/domain'
 import { events, orders, type Database } from '@commerce/db'
 import { notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, selectList, type PageQuery } from '../../list-cursor.js'
 
 type ActorType = (typeof ACTOR_TYPES)[number]
 
@@ -20,32 +20,31 @@ const refunded = sql<string | null>`case ${events.kind}
   when 'order.refunded' then ${events.data}->'refund'->>'amount'
   when 'payment.refunded' then ${events.data}->>'amount_refunded' end`
 
-export async function orderHistory(db: Database, orderId: string, page: number, perPage: number): Promise<OrderHistory> {
+/** In sequence (one per event of the order; the id only makes the order total): events_resource_idx (resource_id, sequence). */
+const HISTORY_KEYSET = keyset('order_history', 'asc', [key.integer(events.sequence), key.uuid(events.id)])
+
+export async function orderHistory(db: Database, orderId: string, query: PageQuery): Promise<OrderHistory> {
   const [order] = await db
     .select({ id: orders.id })
     .from(orders)
     .where(and(eq(orders.id, orderId), isNull(orders.archivedAt)))
   if (!order) throw notFound('Order')
   const ofOrder = eq(events.resourceId, orderId)
-  const [rows, [counted]] = await Promise.all([
-    db
-      .select({
-        id: events.id,
-        kind: events.kind,
-        sequence: events.sequence,
-        createdAt: events.createdAt,
-        actor: events.actor,
-        requestId: events.requestId,
-        captured,
-        refunded,
-      })
-      .from(events)
-      .where(ofOrder)
-      .orderBy(asc(events.sequence))
-      .limit(perPage)
-      .offset((page - 1) * perPage),
-    db.select({ total: count() }).from(events).where(ofOrder),
-  ])
+  const select = db
+    .select({
+      id: events.id,
+      kind: events.kind,
+      sequence: events.sequence,
+      createdAt: events.createdAt,
+      actor: events.actor,
+      requestId: events.requestId,
+      captured,
+      refunded,
+      cursorKey: HISTORY_KEYSET.cursorKey,
+    })
+    .from(events)
+    .$dynamic()
+  const { rows, meta } = await selectList(HISTORY_KEYSET, query, select, ofOrder, () => db.$count(events, ofOrder))
   // The amounts as the events' data showed them: major units.
   const amount = (text: string | null) => (text === null ? 0 : Number(text))
   return {
@@ -59,6 +58,6 @@ export async function orderHistory(db: Database, orderId: string, page: number, 
       amount_captured: amount(row.captured),
       amount_refunded: amount(row.refunded),
     })),
-    meta: pageMeta(page, perPage, counted!.total),
+    meta,
   }
 }

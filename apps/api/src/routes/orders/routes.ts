@@ -18,7 +18,6 @@ import {
 import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
-import { refusePageWithCursor } from '../../list-cursor.js'
 import { createPaymentService } from '../payments/service.js'
 import { createOrderEditService } from './edits.js'
 import { allocationsOfOrder } from '../inventory/stock.js'
@@ -50,7 +49,6 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListOrdersQuery,
         response: { 200: OrderList, ...errorResponses(400, 401, 429) },
       },
-      preValidation: refusePageWithCursor,
     },
     async (request) => orderService.list(request.query, await viewerOf(request, 'orders:read')),
   )
@@ -220,7 +218,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      orderEditService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, await viewerOf(request, 'orders:read')),
+      orderEditService.list(request.params.id, request.query, await viewerOf(request, 'orders:read')),
   )
 
   app.get(
@@ -240,7 +238,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: OrderHistory, ...errorResponses(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => orderHistory(app.db, request.params.id, request.query.page ?? 1, request.query.per_page ?? 20),
+    async (request) => orderHistory(app.db, request.params.id, request.query),
   )
 
   app.get(

@@ -1,5 +1,5 @@
 /** Orders: reading them (admins all, customers their own), admin-made orders, edits, and the status moves. */
-import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gte, isNull, lt, sql, type SQL } from 'drizzle-orm'
 import {
   moveOrder,
   toAddress,
@@ -22,13 +22,15 @@ import {
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { instant, knownCurrency } from '../../fields.js'
-import { cursorPage, decodeCursor } from '../../list-cursor.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, selectList } from '../../list-cursor.js'
 import type { PaymentService } from '../payments/service.js'
 import { releaseLines } from '../inventory/stock.js'
 import { catalogLines } from './lines.js'
 import { placeOrder, priceOrder } from './place.js'
 import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
+
+/** Newest first (UUIDv7 ids), served by the primary key and by orders_customer_idx and orders_status_idx after their filter. */
+const ORDERS_KEYSET = keyset('orders', 'desc', [key.uuid(orders.id)])
 
 /** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
 export interface OrderViewer {
@@ -86,39 +88,16 @@ export function createOrderService(db: Database, paymentService: PaymentService)
 
   return {
     async list(query: ListOrdersQuery, viewer: OrderViewer): Promise<OrderList> {
-      const [after] = query.after ? decodeCursor('orders', query.after) : []
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: (SQL | undefined)[] = [isNull(orders.archivedAt)]
       if (!viewer.canSeeAll) conditions.push(eq(orders.customerId, viewer.customerId ?? '00000000-0000-0000-0000-000000000000'))
       if (query.customer_id) conditions.push(eq(orders.customerId, query.customer_id))
       if (query.status) conditions.push(eq(orders.status, query.status))
       if (query.created_from) conditions.push(gte(orders.createdAt, instant('created_from', query.created_from)!))
       if (query.created_to) conditions.push(lt(orders.createdAt, instant('created_to', query.created_to)!))
-      if (query.after !== undefined) {
-        // Cursor mode: newest first by id as in page mode, from the cursor's id on, one row more
-        // than the page to tell whether another follows; nothing counted.
-        const rows = await db
-          .select(orderSelection)
-          .from(orders)
-          .where(and(...conditions, after === undefined ? undefined : lt(orders.id, after)))
-          .orderBy(desc(orders.id))
-          .limit(perPage + 1)
-        const found = cursorPage('orders', rows, perPage, (read) => [read.row.id])
-        return { orders: found.rows.map(toOrder), meta: found.meta }
-      }
       const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select(orderSelection)
-          .from(orders)
-          .where(where)
-          .orderBy(desc(orders.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(orders).where(where),
-      ])
-      return { orders: rows.map(toOrder), meta: pageMeta(page, perPage, counted!.total) }
+      const select = db.select({ ...orderSelection, cursorKey: ORDERS_KEYSET.cursorKey }).from(orders).$dynamic()
+      const { rows, meta } = await selectList(ORDERS_KEYSET, query, select, where, () => db.$count(orders, where))
+      return { orders: rows.map(toOrder), meta }
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Order> {

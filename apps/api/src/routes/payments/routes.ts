@@ -72,12 +72,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       },
     },
     async (request) =>
-      paymentService.list(
-        request.params.id,
-        request.query.page ?? 1,
-        request.query.per_page ?? 20,
-        await viewerOf(request, 'payments:read'),
-      ),
+      paymentService.list(request.params.id, request.query, await viewerOf(request, 'payments:read')),
   )
 
   const refundSchema = {

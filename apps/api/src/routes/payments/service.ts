@@ -5,7 +5,7 @@
  * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
  * of a declined payment.
  */
-import { and, asc, count, eq, inArray } from 'drizzle-orm'
+import { and, asc, eq, inArray } from 'drizzle-orm'
 import {
   amountOwed,
   formatMinorUnits,
@@ -24,7 +24,7 @@ import { newId, orders, readOrderBalance, paymentColumn, payments, refunds, writ
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { callProvider } from '../../payments/provider.js'
 import type { PaymentProvider, PaymentState } from '@commerce/domain'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
@@ -43,6 +43,9 @@ const REFUNDABLE_TO_REFUNDED = new Set<OrderRow['status']>(['paid', 'shipped', '
 export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturnId?: string): Promise<OrderBalance & { refundedMinor: number }> {
   return { ...order, ...(await readOrderBalance(tx, order.id, exceptReturnId)) }
 }
+
+/** An order's payments, oldest first (UUIDv7 ids): payments_order_idx (order_id, id). */
+const PAYMENTS_KEYSET = keyset('order_payments', 'asc', [key.uuid(payments.id)])
 
 export function createPaymentService(db: Database, provider: PaymentProvider) {
   /**
@@ -271,20 +274,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       return recordCaptured(tx, order, attempt, origin)
     },
 
-    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<PaymentList> {
+    async list(orderId: string, query: PageQuery, viewer: OrderViewer): Promise<PaymentList> {
       await requireVisibleOrder(db, orderId, viewer)
-      const ofOrder = eq(payments.orderId, orderId)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select({ payment: paymentColumn })
-          .from(payments)
-          .where(ofOrder)
-          .orderBy(asc(payments.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(payments).where(ofOrder),
-      ])
-      return { payments: rows.map((row) => toPayment(row.payment)), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, PAYMENTS_KEYSET, payments, eq(payments.orderId, orderId), query, { payment: paymentColumn })
+      return { payments: rows.map((row) => toPayment(row.payment)), meta }
     },
 
     /**

@@ -3,12 +3,12 @@
  * reading them, writing a batch all or nothing (every entry is checked first, and the 400 names
  * each entry at fault), deleting one.
  */
-import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { toMajorUnits, type ErrorDetail, type ListProductPricesQuery, type Price, type PricePage, type UpsertProductPrices } from '@commerce/domain'
-import { prices, products, productVariants, type Database, type Executor } from '@commerce/db'
+import { prices, products, productVariants, variantOrNil, type Database, type Executor } from '@commerce/db'
 import { ApiError, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type Keyset, type PageQuery } from '../../list-cursor.js'
 
 type PriceRow = typeof prices.$inferSelect
 type NewPrice = Pick<typeof prices.$inferInsert, 'productId' | 'variantId' | 'priceListId' | 'currency' | 'amountMinor' | 'minQuantity'>
@@ -147,30 +147,37 @@ export async function upsertPrices(tx: Executor, entries: readonly PriceEntry[],
   return rows.map((row) => toPrice(byKey.get(keyOf(row))!))
 }
 
+/**
+ * A list of prices by product, variant (the product-wide price first), currency and quantity:
+ * prices_list_idx (price_list_id, product_id, variant or nil, currency, min_quantity, id) serves a price list's (`price_list_id = $1`) and a product's base prices (`price_list_id
+ * is null and product_id = $1`) alike.
+ */
+const pricesKeyset = (list: string) =>
+  keyset(list, 'asc', [
+    key.uuid(prices.productId),
+    key.uuid(variantOrNil(prices.variantId)),
+    key.text(prices.currency),
+    key.integer(prices.minQuantity),
+    key.uuid(prices.id),
+  ])
+export const PRICE_LIST_PRICES_KEYSET = pricesKeyset('price_list_prices')
+const PRODUCT_PRICES_KEYSET = pricesKeyset('product_prices')
+
 /** A page of prices: of a price list, or a product's base prices (`price_list_id` null). */
 export async function listPrices(
   db: Database,
+  keys: Keyset,
   owner: SQL,
   filters: { productId?: string | undefined; currency?: string | undefined },
-  page: number,
-  perPage: number,
+  query: PageQuery,
 ): Promise<PricePage> {
   const where = and(
     owner,
     filters.productId === undefined ? undefined : eq(prices.productId, filters.productId),
     filters.currency === undefined ? undefined : eq(prices.currency, filters.currency),
   )
-  const [rows, [counted]] = await Promise.all([
-    db
-      .select()
-      .from(prices)
-      .where(where)
-      .orderBy(asc(prices.productId), sql`${prices.variantId} asc nulls first`, asc(prices.currency), asc(prices.minQuantity), asc(prices.id))
-      .limit(perPage)
-      .offset((page - 1) * perPage),
-    db.select({ total: count() }).from(prices).where(where),
-  ])
-  return { prices: rows.map(toPrice), meta: pageMeta(page, perPage, counted!.total) }
+  const { rows, meta } = await listTable(db, keys, prices, where, query)
+  return { prices: rows.map(toPrice), meta }
 }
 
 /** Deletes one price of its owner (a price list, or a product's base prices); 404 when the owner has no such price. */
@@ -196,7 +203,7 @@ export function createProductPriceService(db: Database) {
   return {
     async list(productId: string, query: ListProductPricesQuery): Promise<PricePage> {
       await requireProduct(db, productId, false)
-      return listPrices(db, baseOf(productId), { currency: query.currency }, query.page ?? 1, query.per_page ?? 20)
+      return listPrices(db, PRODUCT_PRICES_KEYSET, baseOf(productId), { currency: query.currency }, query)
     },
 
     /** Key-share locks the product: a change of its currency waits for the batch, so the own-price check holds when it commits. */

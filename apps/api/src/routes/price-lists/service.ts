@@ -2,7 +2,7 @@
  * Price lists (docs/pricing.md): admin CRUD, and the batches of their prices (prices.ts). A list's
  * `status` is worked out at each request from `is_active` and its window (priceListStatus).
  */
-import { and, count, desc, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm'
 import {
   priceListStatus,
   type CreatePriceList,
@@ -18,15 +18,18 @@ import {
 import { customerGroups, priceLists, prices, type Database, type Executor } from '@commerce/db'
 import { ApiError, invalidField, notFound } from '../../errors.js'
 import { instant } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
-import { deletePrice, listPrices, ofPriceList, upsertPrices } from './prices.js'
+import { key, keyset, selectList } from '../../list-cursor.js'
+import { deletePrice, listPrices, ofPriceList, PRICE_LIST_PRICES_KEYSET, upsertPrices } from './prices.js'
 
 type PriceListRow = typeof priceLists.$inferSelect & { priceCount: number }
+
+/** Newest first: price_lists_created_idx (created_at, id). */
+const PRICE_LISTS_KEYSET = keyset('price_lists', 'desc', [key.time(priceLists.createdAt), key.uuid(priceLists.id)])
 
 /** Price lists with their prices counted: one statement, grouped by the list's key. */
 function listsWithCount(executor: Executor) {
   return executor
-    .select({ ...getTableColumns(priceLists), priceCount: count(prices.id) })
+    .select({ ...getTableColumns(priceLists), priceCount: count(prices.id), cursorKey: PRICE_LISTS_KEYSET.cursorKey })
     .from(priceLists)
     .leftJoin(prices, eq(prices.priceListId, priceLists.id))
     .groupBy(priceLists.id)
@@ -91,22 +94,13 @@ export function createPriceListService(db: Database) {
 
   return {
     async list(query: ListPriceListsQuery): Promise<PriceListList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: SQL[] = []
       if (query.is_active !== undefined) conditions.push(eq(priceLists.isActive, query.is_active))
       if (query.type !== undefined) conditions.push(eq(priceLists.type, query.type))
       const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        listsWithCount(db)
-          .where(where)
-          .orderBy(desc(priceLists.createdAt), desc(priceLists.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(priceLists).where(where),
-      ])
+      const { rows, meta } = await selectList(PRICE_LISTS_KEYSET, query, listsWithCount(db), where, () => db.$count(priceLists, where))
       const now = new Date()
-      return { price_lists: rows.map((row) => toPriceList(row, now)), meta: pageMeta(page, perPage, counted!.total) }
+      return { price_lists: rows.map((row) => toPriceList(row, now)), meta }
     },
 
     get: (id: string) => read(db, id),
@@ -168,7 +162,7 @@ export function createPriceListService(db: Database) {
 
     async listPrices(id: string, query: ListPriceListPricesQuery): Promise<PricePage> {
       await read(db, id)
-      return listPrices(db, ofPriceList(id), { productId: query.product_id, currency: query.currency }, query.page ?? 1, query.per_page ?? 20)
+      return listPrices(db, PRICE_LIST_PRICES_KEYSET, ofPriceList(id), { productId: query.product_id, currency: query.currency }, query)
     },
 
     upsertPrices(id: string, body: UpsertPriceListPrices): Promise<{ prices: Price[] }> {

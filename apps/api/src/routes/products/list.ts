@@ -5,10 +5,13 @@
  * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
-import { productCountStatement, productPageStatement, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
-import { cursorPage, decodeCursor } from '../../list-cursor.js'
+import { productCountStatement, productPageStatement, products, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
+import { cursorPage, key, keyset } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 import type { CatalogCache } from './catalog-cache.js'
+
+/** Newest first by id (UUIDv7); @commerce/db sql/product-list.ts writes the keyset's condition itself, per plan. */
+const PRODUCTS_KEYSET = keyset('products', 'desc', [key.uuid(products.id)])
 
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000
@@ -50,7 +53,7 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
   async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[]): Promise<ProductPage> {
     const byCursor = query.after !== undefined
     // Checked before any query: a bad cursor is a 400, never a statement that fails.
-    const [after] = query.after ? decodeCursor('products', query.after) : []
+    const [after] = query.after ? PRODUCTS_KEYSET.decode(query.after) : []
     const page = query.page ?? 1
     const perPage = query.per_page ?? 20
     // An empty `search=` is no search; text without letters or digits matches nothing.
@@ -90,7 +93,7 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     const shape: Shape = { ...base, search }
     const rows = await statement(pageStatements, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
     if (byCursor) {
-      const found = cursorPage('products', rows, perPage, (row) => [row.id])
+      const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])
       return { products: found.rows.map(toListItem), meta: found.meta, shownLocales: found.rows.map(shownLocale) }
     }
 

@@ -29,8 +29,6 @@ import {
 } from '@commerce/domain'
 import type { Config } from '../../config.js'
 import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from '../../errors.js'
-import { refusePageWithCursor } from '../../list-cursor.js'
-import { pageMeta } from '../../list-totals.js'
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
@@ -43,12 +41,6 @@ const FROM_MEMORY =
   "shows at once; a change made otherwise (a checkout's stock, another instance, the worker) shows within that time. " +
   'Carts and checkouts always read the current stock.'
 
-/** A short list (a product's variants or images) as one page of the list envelope. */
-function onePage<T>(items: T[], query: { page?: number; per_page?: number }) {
-  const page = query.page ?? 1
-  const perPage = query.per_page ?? 20
-  return { items: items.slice((page - 1) * perPage, page * perPage), meta: pageMeta(page, perPage, items.length) }
-}
 
 export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: ProductCaches }> = async (app, { config, caches }) => {
   const productService = createProductService(app.db, app.catalogDb, caches)
@@ -59,12 +51,11 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       schema: {
         operationId: 'listProducts',
         tags: ['products'],
-        summary: 'List products (active only unless an admin asks include_inactive)',
+        summary: 'List products, newest first (active only unless an admin asks include_inactive)',
         description: `Each API instance answers a page by number to anyone but an admin (not a walk by \`after\`) from memory ${FROM_MEMORY}`,
         querystring: ListProductsQuery,
         response: { 200: ProductList, ...errorResponses(400, 401, 403, 429) },
       },
-      preValidation: refusePageWithCursor,
     },
     async (request, reply) => {
       const includeInactive = request.query.include_inactive === true
@@ -150,16 +141,16 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       schema: {
         operationId: 'listProductVariants',
         tags: ['variants'],
-        summary: "A product's variants",
+        summary: "A product's variants, in the order they were added",
         params: IdParams,
         querystring: LocalizedPaginationQuery,
         response: { 200: VariantList, ...errorResponses(400, 404, 429) },
       },
     },
     async (request, reply) => {
-      const { items, meta } = onePage(await productService.listVariants(request.params.id, requestedLocales(request)), request.query)
+      const list = await productService.listVariants(request.params.id, request.query, requestedLocales(request))
       describeLanguage(reply, [])
-      return { variants: items, meta }
+      return list
     },
   )
 
@@ -224,10 +215,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
         response: { 200: ImageList, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => {
-      const { items, meta } = onePage(await productService.listImages(request.params.id), request.query)
-      return { images: items, meta }
-    },
+    async (request) => productService.listImages(request.params.id, request.query),
   )
 
   const images = createImageUploads({

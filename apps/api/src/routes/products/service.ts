@@ -5,12 +5,15 @@ import {
   type CreateProduct,
   type CreateVariant,
   type Image,
+  ImageList,
   type Product,
   type UpdateImage,
   type UpdateProduct,
   type UpdateVariant,
   type Variant,
+  VariantList,
 } from '@commerce/domain'
+import type { Static } from 'typebox'
 import {
   categories,
   isUniqueViolation,
@@ -34,6 +37,7 @@ import {
   type ProductRow,
 } from '@commerce/db'
 import { setSellableAtDefault } from '../inventory/stock.js'
+import { inWindow, key, keyset, listTable, readList, type PageQuery } from '../../list-cursor.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
@@ -68,16 +72,15 @@ export interface ProductCaches {
   pages: CatalogCache<ProductPage>
 }
 
+/** A product's variants in the order they were added (UUIDv7 ids), as its detail shows them. */
+const VARIANTS_KEYSET = keyset('product_variants', 'asc', [key.uuid(productVariants.id)])
+/** A product's images in display order: by position, then id. */
+const IMAGES_KEYSET = keyset('product_images', 'asc', [key.integer(productImages.position), key.uuid(productImages.id)])
+
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
 export function createProductService(db: Database, catalogDb: Database, { details, pages }: ProductCaches) {
   const detailStatement = prepareProductDetail(catalogDb)
   const localizedDetailStatement = prepareLocalizedProductDetail(catalogDb)
-  const variantsStatement = db
-    .select({ ...getTableColumns(productVariants), title: translatedVariantTitle(productVariants.id, productVariants.title) })
-    .from(productVariants)
-    .where(eq(productVariants.productId, sql.placeholder('productId')))
-    .orderBy(productVariants.id)
-    .prepare('product_variants_localized')
 
   async function lockProduct(tx: Executor, id: string): Promise<ProductRow> {
     const [row] = await tx.select(productColumns).from(products).where(eq(products.id, id)).for('update')
@@ -253,10 +256,21 @@ export function createProductService(db: Database, catalogDb: Database, { detail
     },
 
     /** A product's variants, their titles along the chain `locales` (none: the original). */
-    async listVariants(productId: string, locales: string[] = []): Promise<Variant[]> {
+    async listVariants(productId: string, query: PageQuery, locales: string[] = []): Promise<Static<typeof VariantList>> {
       const { currency } = await requireProduct(productId)
-      const rows = await variantsStatement.execute({ productId, locales })
-      return rows.map((row) => toVariant(row, currency))
+      const ofProduct = eq(productVariants.productId, productId)
+      const select = () =>
+        db
+          .select({ ...getTableColumns(productVariants), title: translatedVariantTitle(productVariants.id, productVariants.title), cursorKey: VARIANTS_KEYSET.cursorKey })
+          .from(productVariants)
+          .$dynamic()
+      const { rows, meta } = await readList(
+        VARIANTS_KEYSET,
+        query,
+        (window) => inWindow(select(), VARIANTS_KEYSET, window, ofProduct).execute({ locales }),
+        () => db.$count(productVariants, ofProduct),
+      )
+      return { variants: rows.map((row) => toVariant(row, currency)), meta }
     },
 
     createVariant(productId: string, body: CreateVariant, requestId: string): Promise<Variant> {
@@ -324,14 +338,10 @@ export function createProductService(db: Database, catalogDb: Database, { detail
       })
     },
 
-    async listImages(productId: string): Promise<Image[]> {
+    async listImages(productId: string, query: PageQuery): Promise<Static<typeof ImageList>> {
       await requireProduct(productId)
-      const rows = await db
-        .select()
-        .from(productImages)
-        .where(eq(productImages.productId, productId))
-        .orderBy(productImages.position, productImages.id)
-      return rows.map(toImage)
+      const { rows, meta } = await listTable(db, IMAGES_KEYSET, productImages, eq(productImages.productId, productId), query)
+      return { images: rows.map(toImage), meta }
     },
 
     /** Adds an image row (by URL, or the stored files of an upload); `uploadId` is used up in the same transaction. */

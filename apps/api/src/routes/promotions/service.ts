@@ -2,7 +2,7 @@
  * Promotions: admin CRUD of every promotion, automatic (no code) or by code, and the record of
  * their uses. The rules of their fields are validation.ts's, shared with the coupons API.
  */
-import { and, count, desc, eq, isNotNull, isNull, type SQL } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, type SQL } from 'drizzle-orm'
 import {
   toMajorUnits,
   type CreatePromotion,
@@ -14,7 +14,7 @@ import {
 } from '@commerce/domain'
 import { promotions, promotionUsages, type Database } from '@commerce/db'
 import { notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import {
   checkCodeFree,
   checkReferences,
@@ -51,6 +51,11 @@ function toUsage(row: typeof promotionUsages.$inferSelect): PromotionUsage {
   }
 }
 
+/** Newest first: promotions_created_idx (created_at, id), which the coupons list shares. */
+const PROMOTIONS_KEYSET = keyset('promotions', 'desc', [key.time(promotions.createdAt), key.uuid(promotions.id)])
+/** A promotion's uses, newest first: promotion_usages_promotion_idx (promotion_id, created_at, id). */
+const USAGES_KEYSET = keyset('promotion_usages', 'desc', [key.time(promotionUsages.createdAt), key.uuid(promotionUsages.id)])
+
 export function createPromotionService(db: Database) {
   async function exists(id: string): Promise<boolean> {
     const [row] = await db.select({ id: promotions.id }).from(promotions).where(eq(promotions.id, id))
@@ -59,26 +64,14 @@ export function createPromotionService(db: Database) {
 
   return {
     async list(query: ListPromotionsQuery) {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const conditions: SQL[] = []
       if (query.code !== undefined) conditions.push(eq(promotions.code, query.code.toUpperCase()))
       if (query.is_active !== undefined) conditions.push(eq(promotions.isActive, query.is_active))
       if (query.automatic !== undefined) conditions.push(query.automatic ? isNull(promotions.code) : isNotNull(promotions.code))
       if (query.campaign_id !== undefined) conditions.push(eq(promotions.campaignId, query.campaign_id))
       if (query.type !== undefined) conditions.push(eq(promotions.type, query.type))
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(promotions)
-          .where(where)
-          .orderBy(desc(promotions.createdAt), desc(promotions.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(promotions).where(where),
-      ])
-      return { promotions: rows.map(toPromotion), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, PROMOTIONS_KEYSET, promotions, and(...conditions), query)
+      return { promotions: rows.map(toPromotion), meta }
     },
 
     async get(id: string): Promise<Promotion> {
@@ -113,23 +106,10 @@ export function createPromotionService(db: Database) {
     },
 
     /** The promotion's uses, newest first; 404 for an unknown promotion. */
-    async usages(id: string, query: { page?: number; per_page?: number }): Promise<PromotionUsageList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const where = eq(promotionUsages.promotionId, id)
-      const [found, rows, [counted]] = await Promise.all([
-        exists(id),
-        db
-          .select()
-          .from(promotionUsages)
-          .where(where)
-          .orderBy(desc(promotionUsages.createdAt), desc(promotionUsages.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(promotionUsages).where(where),
-      ])
+    async usages(id: string, query: PageQuery): Promise<PromotionUsageList> {
+      const [found, { rows, meta }] = await Promise.all([exists(id), listTable(db, USAGES_KEYSET, promotionUsages, eq(promotionUsages.promotionId, id), query)])
       if (!found) throw notFound('Promotion')
-      return { usages: rows.map(toUsage), meta: pageMeta(page, perPage, counted!.total) }
+      return { usages: rows.map(toUsage), meta }
     },
   }
 }

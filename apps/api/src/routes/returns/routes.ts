@@ -61,7 +61,7 @@ export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ReturnList, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => returnService.list(request.params.id, request.query.page ?? 1, request.query.per_page ?? 20, viewerOf(request, 'orders:read')),
+    async (request) => returnService.list(request.params.id, request.query, viewerOf(request, 'orders:read')),
   )
 
   app.get(

@@ -6,7 +6,7 @@
  * refund pays for them first (settleReturnRefund), so only the difference is charged or refunded.
  * Every move locks the order first, like every other writer of it, then the return.
  */
-import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import {
   balanceDue,
   computeReturnRefund,
@@ -26,7 +26,7 @@ import {
 import { orderEdits, orderItems, orders, refunds, returnItems, returns, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, minorUnits } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, selectList, type Keyset, type PageQuery } from '../../list-cursor.js'
 import { createOrderEditService } from '../orders/edits.js'
 import { restockLocationOf, restockUnits } from '../inventory/stock.js'
 import { lockOrder } from '../orders/view.js'
@@ -130,6 +130,20 @@ const returnableLine = (line: OrderItemRow, returned: number): ReturnableLine =>
   taxMinor: line.taxMinor,
   totalMinor: line.totalMinor,
 })
+
+/** Oldest first (UUIDv7 ids): the primary key, and returns_order_idx (order_id, id) for an order's. */
+const RETURNS_KEYSET = keyset('returns', 'asc', [key.uuid(returns.id)])
+const ORDER_RETURNS_KEYSET = keyset('order_returns', 'asc', [key.uuid(returns.id)])
+
+/** A page of the returns `where` selects (on returns and their orders). */
+async function listReturns(db: Database, keys: Keyset, where: SQL | undefined, query: PageQuery): Promise<ReturnList> {
+  const select = db.select({ row: returns, ...ORDER_FIELDS, cursorKey: keys.cursorKey }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).$dynamic()
+  const { rows, meta } = await selectList(keys, query, select, where, async () => {
+    const [counted] = await db.select({ total: count() }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).where(where)
+    return counted!.total
+  })
+  return { returns: await readReturns(db, rows), meta }
+}
 
 export function createReturnService(db: Database, payments: PaymentService) {
   const edits = createOrderEditService(db, payments)
@@ -237,44 +251,19 @@ export function createReturnService(db: Database, payments: PaymentService) {
       return moved(tx, order, exchanged!, 'return.requested', origin)
     },
 
-    async list(orderId: string, page: number, perPage: number, viewer: OrderViewer): Promise<ReturnList> {
+    async list(orderId: string, query: PageQuery, viewer: OrderViewer): Promise<ReturnList> {
       await requireVisibleOrder(db, orderId, viewer)
-      const ofOrder = eq(returns.orderId, orderId)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select({ row: returns, ...ORDER_FIELDS })
-          .from(returns)
-          .innerJoin(orders, eq(orders.id, returns.orderId))
-          .where(ofOrder)
-          .orderBy(asc(returns.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(returns).where(ofOrder),
-      ])
-      return { returns: await readReturns(db, rows), meta: pageMeta(page, perPage, counted!.total) }
+      return listReturns(db, ORDER_RETURNS_KEYSET, eq(returns.orderId, orderId), query)
     },
 
     /** Every return the viewer may see (a customer: those of its orders), oldest first; by status. */
     async listAll(query: ListReturnsQuery, viewer: OrderViewer): Promise<ReturnList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const where = and(
         isNull(orders.archivedAt),
         query.status ? eq(returns.status, query.status) : undefined,
         viewer.canSeeAll ? undefined : viewer.customerId ? eq(orders.customerId, viewer.customerId) : sql`false`,
       )
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select({ row: returns, ...ORDER_FIELDS })
-          .from(returns)
-          .innerJoin(orders, eq(orders.id, returns.orderId))
-          .where(where)
-          .orderBy(asc(returns.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(returns).innerJoin(orders, eq(orders.id, returns.orderId)).where(where),
-      ])
-      return { returns: await readReturns(db, rows), meta: pageMeta(page, perPage, counted!.total) }
+      return listReturns(db, RETURNS_KEYSET, where, query)
     },
 
     async get(id: string, viewer: OrderViewer): Promise<Return> {

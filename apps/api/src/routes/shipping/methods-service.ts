@@ -1,5 +1,5 @@
 /** Shipping methods: admin CRUD of what the shipping rates are computed from. */
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import {
   massOfKilograms,
   toMajorUnits,
@@ -12,7 +12,7 @@ import {
 import { shippingMethods, type Database } from '@commerce/db'
 import { invalidField, notFound } from '../../errors.js'
 import { fieldValue, knownCurrency } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable } from '../../list-cursor.js'
 
 type ShippingMethodRow = typeof shippingMethods.$inferSelect
 type ShippingMethodColumns = Omit<typeof shippingMethods.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>
@@ -87,26 +87,14 @@ function mergeUpdate(current: ShippingMethod, body: UpdateShippingMethod): Shipp
   }
 }
 
+/** By name, case-insensitively whatever the server's collation: shipping_methods_name_idx (lower(name), name, id). */
+const SHIPPING_METHODS_KEYSET = keyset('shipping_methods', 'asc', [key.text(sql`lower(${shippingMethods.name})`), key.text(shippingMethods.name), key.uuid(shippingMethods.id)])
+
 export function createShippingMethodService(db: Database) {
   return {
     async list(query: ListShippingMethodsQuery) {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const conditions: SQL[] = []
-      if (query.is_active !== undefined) conditions.push(eq(shippingMethods.isActive, query.is_active))
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(shippingMethods)
-          .where(where)
-          // lower(): the same case-insensitive order whatever the server's collation.
-          .orderBy(asc(sql`lower(${shippingMethods.name})`), asc(shippingMethods.name), asc(shippingMethods.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(shippingMethods).where(where),
-      ])
-      return { shipping_methods: rows.map(toShippingMethod), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, SHIPPING_METHODS_KEYSET, shippingMethods, query.is_active === undefined ? undefined : eq(shippingMethods.isActive, query.is_active), query)
+      return { shipping_methods: rows.map(toShippingMethod), meta }
     },
 
     async get(id: string): Promise<ShippingMethod> {

@@ -1,5 +1,5 @@
 /** Tax rates: admin CRUD; one rate per country and region (case-insensitive), null region = the whole country. */
-import { and, asc, count, eq, ne, sql, type SQL } from 'drizzle-orm'
+import { and, eq, ne, sql } from 'drizzle-orm'
 import {
   DomainError,
   percentToPpm,
@@ -11,7 +11,7 @@ import {
 } from '@commerce/domain'
 import { isUniqueViolation, taxRates, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable } from '../../list-cursor.js'
 
 type TaxRateRow = typeof taxRates.$inferSelect
 
@@ -38,6 +38,17 @@ function ratePpm(rate: number): number {
 }
 
 const place = (country: string, region: string | null) => (region === null ? country : `${country} / ${region}`)
+
+/**
+ * By country, the whole-country rate first (no region: ''), then regions in a case-insensitive
+ * order whatever the collation: tax_rates_list_idx.
+ */
+const TAX_RATES_KEYSET = keyset('tax_rates', 'asc', [
+  key.text(taxRates.country),
+  key.text(sql`coalesce(lower(${taxRates.region}), '')`),
+  key.text(sql`coalesce(${taxRates.region}, '')`),
+  key.uuid(taxRates.id),
+])
 
 export function createTaxRateService(db: Database) {
   /** The unique index's own expression, so the check and the index agree on what a clash is. */
@@ -66,29 +77,8 @@ export function createTaxRateService(db: Database) {
 
   return {
     async list(query: ListTaxRatesQuery) {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const conditions: SQL[] = []
-      if (query.country !== undefined) conditions.push(eq(taxRates.country, query.country))
-      const where = and(...conditions)
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(taxRates)
-          .where(where)
-          // The whole-country rate first, then regions in a case-insensitive order whatever the collation.
-          .orderBy(
-            asc(taxRates.country),
-            asc(sql`${taxRates.region} is not null`),
-            asc(sql`lower(${taxRates.region})`),
-            asc(taxRates.region),
-            asc(taxRates.id),
-          )
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(taxRates).where(where),
-      ])
-      return { tax_rates: rows.map(toTaxRate), meta: pageMeta(page, perPage, counted!.total) }
+      const { rows, meta } = await listTable(db, TAX_RATES_KEYSET, taxRates, query.country === undefined ? undefined : eq(taxRates.country, query.country), query)
+      return { tax_rates: rows.map(toTaxRate), meta }
     },
 
     async get(id: string): Promise<TaxRate> {

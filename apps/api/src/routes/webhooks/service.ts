@@ -2,8 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
-import type { Static } from 'typebox'
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import {
   eventKindsOf,
   isPublicAddress,
@@ -11,7 +10,6 @@ import {
   WEBHOOK_URL_MAX_LENGTH,
   type CreateWebhook,
   type ListWebhookDeliveriesQuery,
-  type PaginationQuery,
   type ReplayWebhook,
   type RotateWebhookSecret,
   type UpdatedWebhook,
@@ -42,7 +40,7 @@ import {
 } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { instant } from '../../fields.js'
-import { pageMeta } from '../../list-totals.js'
+import { key, keyset, listTable, readList, type PageQuery } from '../../list-cursor.js'
 
 type AttemptRow = typeof webhookAttempts.$inferSelect
 
@@ -95,6 +93,11 @@ const activation = {
   disabledReason: sql`case when ${webhooks.isActive} then ${webhooks.disabledReason} end`,
 }
 
+/** Newest first: webhooks_created_idx (created_at, id). */
+const WEBHOOKS_KEYSET = keyset('webhooks', 'desc', [key.time(webhooks.createdAt), key.uuid(webhooks.id)])
+/** A webhook's deliveries, newest first: webhook_deliveries_webhook_created_idx (webhook_id, created_at, id). */
+const DELIVERIES_KEYSET = keyset('webhook_deliveries', 'desc', [key.time(webhookDeliveries.createdAt), key.uuid(webhookDeliveries.id)])
+
 export function createWebhookService(db: Database, options: WebhookServiceOptions) {
   /** The URL as stored: absolute http(s), no credentials, normalised; else a 400 on `url`. */
   async function targetUrl(text: string): Promise<string> {
@@ -120,14 +123,14 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
     if (!row) throw notFound('Webhook')
   }
 
-  /** Deliveries with their event kind and attempt logs (ordered by attempt), in the order of `where`'s rows. */
+  /** Deliveries with their event kind and attempt logs (ordered by attempt), in the list's order, each with its cursor key. */
   async function loadDeliveries(executor: Executor, where: SQL | undefined, page?: { limit: number; offset: number }) {
     const query = executor
-      .select({ delivery: webhookDeliveries, kind: events.kind })
+      .select({ delivery: webhookDeliveries, kind: events.kind, cursorKey: DELIVERIES_KEYSET.cursorKey })
       .from(webhookDeliveries)
       .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
       .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .orderBy(...DELIVERIES_KEYSET.orderBy)
     const rows = page ? await query.limit(page.limit).offset(page.offset) : await query
     const ids = rows.map((row) => row.delivery.id)
     const attempts =
@@ -144,7 +147,7 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
       if (log) log.push(attempt)
       else logs.set(attempt.deliveryId, [attempt])
     }
-    return rows.map(({ delivery, kind }) => deliveryView(delivery, kind, logs.get(delivery.id) ?? []))
+    return rows.map(({ delivery, kind, cursorKey }) => ({ view: deliveryView(delivery, kind, logs.get(delivery.id) ?? []), cursorKey }))
   }
 
   async function loadDelivery(executor: Executor, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
@@ -153,23 +156,13 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
       and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)),
     )
     if (!delivery) throw notFound('Delivery')
-    return delivery
+    return delivery.view
   }
 
   return {
-    async list(query: Static<typeof PaginationQuery>): Promise<WebhookList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
-      const [rows, [counted]] = await Promise.all([
-        db
-          .select()
-          .from(webhooks)
-          .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-        db.select({ total: count() }).from(webhooks),
-      ])
-      return { webhooks: rows.map(webhookView), meta: pageMeta(page, perPage, counted!.total) }
+    async list(query: PageQuery): Promise<WebhookList> {
+      const { rows, meta } = await listTable(db, WEBHOOKS_KEYSET, webhooks, undefined, query)
+      return { webhooks: rows.map(webhookView), meta }
     },
 
     async get(id: string): Promise<Webhook> {
@@ -292,18 +285,15 @@ export function createWebhookService(db: Database, options: WebhookServiceOption
     },
 
     async listDeliveries(id: string, query: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryList> {
-      const page = query.page ?? 1
-      const perPage = query.per_page ?? 20
       const where = and(
         eq(webhookDeliveries.webhookId, id),
         query.status === undefined ? undefined : eq(webhookDeliveries.status, query.status),
       )
-      const [, deliveries, [counted]] = await Promise.all([
+      const [, { rows, meta }] = await Promise.all([
         webhookExists(id),
-        loadDeliveries(db, where, { limit: perPage, offset: (page - 1) * perPage }),
-        db.select({ total: count() }).from(webhookDeliveries).where(where),
+        readList(DELIVERIES_KEYSET, query, (window) => loadDeliveries(db, and(where, window.after), window), () => db.$count(webhookDeliveries, where)),
       ])
-      return { deliveries, meta: pageMeta(page, perPage, counted!.total) }
+      return { deliveries: rows.map((row) => row.view), meta }
     },
 
     getDelivery(id: string, deliveryId: string): Promise<WebhookDelivery> {
