@@ -1,16 +1,20 @@
 /**
  * Catalog answers in memory (routes/products/catalog-cache.ts): a product detail and a public list
- * page are answered from memory for PRODUCT_CACHE_TTL after they were read; a write through the
- * catalog, inventory and order routes (products, variants, images, categories, translations,
- * stock, cancellations) empties both before answering; a change made behind the API (here: plain
- * SQL, as another instance, the worker or a checkout would) shows once the TTL has passed; a read
- * that began before a write never stores what it found.
+ * page are answered from memory for PRODUCT_CACHE_TTL after they were read; a catalog write
+ * (products, variants, images, categories, translations) empties both before answering; a stock
+ * move this instance commits (a checkout, the payment provider's webhook, a cancellation, a return,
+ * an order edit, an inventory change) drops, before answering, the answers that show the products
+ * it moved and only those; a change made behind the API (here: plain SQL, as another instance or
+ * the worker would) shows once the TTL has passed; a read that began before a write never stores
+ * what it found.
  */
+import { randomUUID } from 'node:crypto'
 import { describe, expect } from 'vitest'
-import type { Category, Product, ProductList } from '@commerce/domain'
+import type { Category, Checkout, CheckoutPaymentPending, Order, Product, ProductList, Return, StockLocation } from '@commerce/domain'
 import { CatalogCache } from '../src/routes/products/catalog-cache.js'
 import { createTestContext, test, type TestContext } from './helpers.js'
-import { insertOrder } from './order-fixtures.js'
+import { shipAll } from './order-fixtures.js'
+import { CARD, startStripeShop } from './stripe-shop.js'
 
 const TTL_MS = 60_000
 test.scoped({ contextOptions: { config: { productCacheTtlMs: TTL_MS } } })
@@ -32,9 +36,14 @@ async function listed(ctx: TestContext, query: string, token?: string): Promise<
 }
 
 /** A product of its own new category, and the query of that category's list. */
-async function createListedProduct(ctx: TestContext, admin: string, title: string): Promise<{ product: Product; category: Category; query: string }> {
+async function createListedProduct(
+  ctx: TestContext,
+  admin: string,
+  title: string,
+  payload: Record<string, unknown> = {},
+): Promise<{ product: Product; category: Category; query: string }> {
   const category = await ctx.expectStatus<Category>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Shelf ${++made}` } })
-  const product = await createProduct(ctx, admin, { title, category_ids: [category.id] })
+  const product = await createProduct(ctx, admin, { title, category_ids: [category.id], ...payload })
   return { product, category, query: `category=${category.slug}` }
 }
 
@@ -108,7 +117,7 @@ describe('a public list page answered from memory', () => {
   })
 })
 
-describe('a write through the catalog, inventory or order routes empties it before answering', () => {
+describe('a catalog write empties it before answering', () => {
   // Each case changes the product behind the API first, so the read after the write shows
   // whether the remembered detail was dropped (the SQL title) or kept (the old one).
   const writes: [string, (ctx: TestContext, admin: string, product: Product) => Promise<unknown>][] = [
@@ -116,14 +125,6 @@ describe('a write through the catalog, inventory or order routes empties it befo
     ['POST /products/:id/variants', (ctx, admin, product) => ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${product.id}/variants`, token: admin, payload: { title: 'Large', sku: `LARGE-${product.id}`, options: { size: 'L' } } })],
     ['POST /products/:id/images', (ctx, admin, product) => ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${product.id}/images`, token: admin, payload: { url: 'https://cdn.example.com/lamp.jpg' } })],
     ['PUT /products/:id/translations/:locale', (ctx, admin, product) => ctx.expectStatus(201, { method: 'PUT', url: `${PRODUCTS}/${product.id}/translations/de`, token: admin, payload: { title: 'Lampe' } })],
-    ['POST /inventory/adjustments', async (ctx, admin, product) => {
-      const [location] = await ctx.handle.sql<{ id: string }[]>`select id from stock_locations where is_default`
-      return ctx.expectStatus(201, { method: 'POST', url: '/api/v1/inventory/adjustments', token: admin, payload: { reason: 'received', product_id: product.id, location_id: location!.id, quantity: 3 } })
-    }],
-    ['POST /orders/:id/cancel', async (ctx, admin, product) => {
-      const { order } = await insertOrder(ctx, { status: 'paid', items: [{ unitPriceMinor: 1000, productId: product.id }] })
-      return ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, token: admin, payload: {} })
-    }],
     ['PATCH /categories/:id', async (ctx, admin) => {
       const category = await ctx.expectStatus<Category>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Lighting ${++made}` } })
       return ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, token: admin, payload: { name: `Lights ${made}` } })
@@ -150,6 +151,147 @@ describe('a write through the catalog, inventory or order routes empties it befo
     await ctx.expectStatus(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
     expect((await read(ctx, product.id)).title).toBe('Remembered')
     expect(await listed(ctx, query)).toEqual(['Remembered'])
+  })
+})
+
+const ADDRESS = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+
+/** A guest's checkout of `quantity` units of the product, paid with the `test` provider (placed at once). */
+async function buy(ctx: TestContext, product: Product, quantity: number): Promise<Order> {
+  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: product.currency } })
+  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: product.id, quantity } })
+  let checkout = await ctx.expectStatus<Checkout>(201, { method: 'POST', url: '/api/v1/checkouts', payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: ADDRESS } })
+  const [cheapest] = checkout.shipping_rates
+  if (cheapest) checkout = await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/checkouts/${checkout.id}/shipping`, payload: { rate_id: cheapest.id } })
+  return ctx.expectStatus(201, {
+    method: 'POST',
+    url: `/api/v1/checkouts/${checkout.id}/complete`,
+    payload: { payment: { method: 'card', token: 'tok_visa' } },
+    headers: { 'idempotency-key': randomUUID() },
+  })
+}
+
+/**
+ * A product with `stock` units, in a category of its own, and a bystander product. `remember` reads
+ * both (detail and category page), so that they are answered from memory, then changes the
+ * bystander behind the API, and answers the product's stock as its detail and its page show it.
+ * `shown` answers the same after a write, once it has found the bystander still answered from
+ * memory: a stock move drops only what shows the products it moved.
+ */
+async function watchedProduct(ctx: TestContext, admin: string, stock = 3) {
+  const watched = await createListedProduct(ctx, admin, 'Watched', { inventory_quantity: stock })
+  const bystander = await createListedProduct(ctx, admin, 'Bystander')
+  const shown = async () => {
+    expect((await read(ctx, bystander.product.id)).title).toBe('Bystander')
+    expect(await listed(ctx, bystander.query)).toEqual(['Bystander'])
+    const page = await ctx.expectStatus<ProductList>(200, { method: 'GET', url: `${PRODUCTS}?${watched.query}` })
+    return [(await read(ctx, watched.product.id)).inventory_quantity, ...page.products.map((product) => product.inventory_quantity)]
+  }
+  return {
+    product: watched.product,
+    async remember(): Promise<number[]> {
+      const stock = await shown()
+      await retitleBySql(ctx, bystander.product.id, 'Changed behind the API')
+      return stock
+    },
+    shown,
+  }
+}
+
+describe('a stock move committed through this instance drops the answers showing the products it moved (only those) before answering', () => {
+  test('POST /checkouts/:id/complete: the units bought', async ({ ctx, admin }) => {
+    const watched = await watchedProduct(ctx, admin)
+    expect(await watched.remember()).toEqual([3, 3])
+    await buy(ctx, watched.product, 2)
+    expect(await watched.shown()).toEqual([1, 1])
+  })
+
+  test('POST /orders/:id/cancel: the units given back', async ({ ctx, admin }) => {
+    const watched = await watchedProduct(ctx, admin)
+    const order = await buy(ctx, watched.product, 2)
+    expect(await watched.remember()).toEqual([1, 1])
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, token: admin, payload: {} })
+    expect(await watched.shown()).toEqual([3, 3])
+  })
+
+  test('POST /returns/:id/receive: the units put back on hand', async ({ ctx, admin }) => {
+    const watched = await watchedProduct(ctx, admin)
+    const order = await buy(ctx, watched.product, 2)
+    await shipAll(ctx, admin, order.id)
+    const asked = await ctx.expectStatus<Return>(201, {
+      method: 'POST',
+      url: `/api/v1/orders/${order.id}/returns`,
+      payload: { items: [{ line_id: order.items[0]!.id, quantity: 2 }] },
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/returns/${asked.id}/approve`, token: admin, payload: {} })
+    expect(await watched.remember()).toEqual([1, 1])
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/returns/${asked.id}/receive`, token: admin, payload: {}, headers: { 'idempotency-key': randomUUID() } })
+    expect(await watched.shown()).toEqual([3, 3])
+  })
+
+  test('POST /orders/:id/edits: a unit cancelled; its preview, rolled back, drops nothing', async ({ ctx, admin }) => {
+    const watched = await watchedProduct(ctx, admin)
+    const order = await buy(ctx, watched.product, 2)
+    expect(await watched.remember()).toEqual([1, 1])
+    const edit = { lines: [{ line_id: order.items[0]!.id, quantity: 1 }] }
+    await retitleBySql(ctx, watched.product.id, 'Changed behind the API')
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${order.id}/edits/preview`, payload: edit, token: admin })
+    expect((await read(ctx, watched.product.id)).title).toBe('Watched')
+    await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/edits`, payload: edit, headers: { 'idempotency-key': randomUUID() }, token: admin })
+    expect(await watched.shown()).toEqual([2, 2])
+  })
+
+  test('POST /inventory/adjustments, and PATCH /stock-locations/:id closing a location for sale', async ({ ctx, admin }) => {
+    const watched = await watchedProduct(ctx, admin)
+    const store = await ctx.expectStatus<StockLocation>(201, { method: 'POST', url: '/api/v1/stock-locations', payload: { name: `Store ${++made}` }, token: admin })
+    expect(await watched.remember()).toEqual([3, 3])
+    await ctx.expectStatus(201, {
+      method: 'POST',
+      url: '/api/v1/inventory/adjustments',
+      payload: { reason: 'received', product_id: watched.product.id, location_id: store.id, quantity: 4 },
+      token: admin,
+    })
+    expect(await watched.shown()).toEqual([7, 7])
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/stock-locations/${store.id}`, payload: { is_active: false }, token: admin })
+    expect(await watched.shown()).toEqual([3, 3])
+  })
+
+  test('Stripe: the 202 holding the units, a stale payment_intent.payment_failed giving them back, the late payment_intent.succeeded taking them again and placing the order', async () => {
+    const shop = await startStripeShop({ productCacheTtlMs: TTL_MS })
+    try {
+      const category = (await shop.call<Category>('POST', '/api/v1/categories', { body: { name: 'Kettles' }, token: shop.admin })).body
+      const product = await shop.createProduct({ title: 'Kettle', price: 30, inventory_quantity: 3, category_ids: [category.id] })
+      const shown = async () => [
+        (await shop.call<Product>('GET', `${PRODUCTS}/${product.id}`)).body.inventory_quantity,
+        ...(await shop.call<ProductList>('GET', `${PRODUCTS}?category=${category.slug}`)).body.products.map((listed) => listed.inventory_quantity),
+      ]
+      expect(await shown()).toEqual([3, 3])
+      const checkout = await shop.startCheckout(product, 2)
+      const pending = await shop.complete<CheckoutPaymentPending>(checkout.id, CARD.threeDSecure)
+      expect(pending.status, JSON.stringify(pending.body)).toBe(202)
+      expect(await shown()).toEqual([1, 1])
+
+      // A failure Stripe reported before the customer passed 3-D Secure, delivered now: the units go back.
+      const [intent] = shop.intentsOf(pending.body.payment.id)
+      const stale = structuredClone(shop.eventOf('payment_intent.requires_action', intent!.id))
+      stale.id = `evt_stale_${randomUUID()}`
+      stale.type = 'payment_intent.payment_failed'
+      Object.assign(stale.data.object, {
+        status: 'requires_payment_method',
+        next_action: null,
+        last_payment_error: { type: 'card_error', code: 'card_declined', message: 'Your card was declined.' },
+      })
+      expect((await shop.postWebhook(JSON.stringify(stale))).status).toBe(200)
+      expect(await shown()).toEqual([3, 3])
+
+      shop.fake.completeAction(intent!.id)
+      await shop.fake.sendEvent(shop.eventOf('payment_intent.succeeded', intent!.id))
+      expect(await shop.ordersOf(checkout.id)).toEqual([expect.objectContaining({ status: 'paid' })])
+      expect(await shown()).toEqual([1, 1])
+    } finally {
+      await shop.close()
+    }
   })
 })
 
@@ -197,6 +339,24 @@ describe('CatalogCache', () => {
     // Storing a key again replaces its weight rather than adding to it.
     for (let i = 0; i < 5; i++) cache.set('light', 4_000, cache.begin())
     expect([cache.get('light'), cache.get('more')]).toEqual([4_000, 2_000])
+  })
+
+  test('forget drops the answers that show one of the products, and no other; a read of one under way then is not kept', () => {
+    const cache = new CatalogCache<string[]>(TTL_MS, (ids) => ids.length, (ids) => ids)
+    cache.set('detail a', ['a'], cache.begin())
+    cache.set('page 1', ['a', 'b'], cache.begin())
+    cache.set('page 2', ['b', 'c'], cache.begin())
+    const before = cache.begin()
+    cache.forget(['a'])
+    expect([cache.get('detail a'), cache.get('page 1'), cache.get('page 2')]).toEqual([undefined, undefined, ['b', 'c']])
+    cache.set('detail a', ['a'], before)
+    cache.set('detail c', ['c'], before)
+    expect([cache.get('detail a'), cache.get('detail c')]).toEqual([undefined, ['c']])
+    cache.set('detail a', ['a'], cache.begin())
+    expect(cache.get('detail a')).toEqual(['a'])
+    // page 1 is gone from b's answers too: forgetting b drops page 2 and keeps the rest.
+    cache.forget(['b'])
+    expect([cache.get('detail a'), cache.get('page 2'), cache.get('detail c')]).toEqual([['a'], undefined, ['c']])
   })
 
   test('the TTL counts from the start of the read, not from when it was stored', () => {

@@ -1,5 +1,6 @@
 export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
 export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
+export { onStockMoved, type StockListener } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
   EmbeddedPostgresMissingError,

@@ -35,6 +35,8 @@ interface TransactionState {
   ended: boolean
   /** The events written, announced once COMMIT has succeeded. */
   events: string[]
+  /** Work that must wait for COMMIT (whenCommitted), run once it has succeeded. */
+  afterCommit: (() => Promise<void>)[]
   announcer: EventAnnouncer
   /** Remembers the connection (to learn of its loss) when it runs the first statement. */
   onexecute: (connection: Connection) => true
@@ -52,6 +54,45 @@ export function announceWhenCommitted(client: SqlClient, ids: readonly string[])
   const state = states.get(client)
   if (state) state.events.push(...ids)
   else announcers.get(client)?.announce(ids)
+}
+
+/**
+ * Has `work` run once what was written through `client` is committed: after the COMMIT of the
+ * transaction it belongs to (never, if it rolls back; the transaction's runner awaits it before it
+ * answers, with no lock held any more), or at once outside one. For calls to the outside world
+ * that a decision written in the transaction asks for (a refund at the payment provider): they
+ * must neither run for a decision rolled back nor hold the transaction's locks while they wait.
+ * The work handles its own failures: the transaction is committed whatever it does.
+ */
+export async function whenCommitted(client: SqlClient, work: () => Promise<void>): Promise<void> {
+  const state = states.get(client)
+  if (state) state.afterCommit.push(work)
+  else await work()
+}
+
+/** Told of the products whose sellable stock (inventory_quantity: theirs or a variant's) a committed statement changed. */
+export type StockListener = (productIds: readonly string[]) => void
+
+/** Each database's stock listeners, by its client and by the client of each of its transactions. */
+const stockListeners = new WeakMap<SqlClient, StockListener[]>()
+
+/**
+ * Has `listener` told, once committed, of every product whose sellable stock a statement of this
+ * database changes (the statements of stock-moves.ts report them through noteStockMoved): an API
+ * instance drops what its caches show of them. It runs as the change's request awaits it: it must
+ * not throw, nor take long.
+ */
+export function onStockMoved(client: SqlClient, listener: StockListener): void {
+  stockListeners.get(client)?.push(listener)
+}
+
+/** Has the stock listeners of the database behind `client` told of these products once what `client` wrote is committed (whenCommitted). */
+export async function noteStockMoved(client: SqlClient, productIds: readonly string[]): Promise<void> {
+  const listeners = stockListeners.get(client)
+  if (!listeners?.length || productIds.length === 0) return
+  await whenCommitted(client, async () => {
+    for (const listener of listeners) listener(productIds)
+  })
 }
 
 const ABORTED = '25P02'
@@ -138,6 +179,8 @@ type TransactionConfig = Parameters<Transaction['setTransaction']>[0]
  */
 export function pipelineTransactions(session: object, sql: postgres.Sql, announcer: EventAnnouncer): void {
   announcers.set(sql, announcer)
+  const listeners: StockListener[] = []
+  stockListeners.set(sql, listeners)
   const { dialect, options } = session as { dialect: SessionArguments[1]; options: SessionArguments[3] }
   const transaction = async <T>(work: (tx: Transaction) => Promise<T>, config?: TransactionConfig): Promise<T> => {
     const reserved = await sql.reserve()
@@ -149,6 +192,7 @@ export function pipelineTransactions(session: object, sql: postgres.Sql, announc
       commit: undefined,
       ended: false,
       events: [],
+      afterCommit: [],
       announcer,
       // The connection is remembered to learn of its loss (what postgres.js's begin() does too).
       onexecute: (connection: Connection) => {
@@ -163,15 +207,16 @@ export function pipelineTransactions(session: object, sql: postgres.Sql, announc
     sendBegin(state)
     const client = clientOf(state)
     states.set(client, state)
+    stockListeners.set(client, listeners)
     // Drizzle types a transaction's session over postgres.js's TransactionSql, which it does not
     // declare as a Sql; the session only ever calls unsafe() on its client. Without the schema:
     // Drizzle would build a relational query builder per table for every transaction (a few
     // percent of a checkout's CPU), and no transaction uses `tx.query`.
     const session = new PostgresJsSession(client as postgres.Sql, dialect, undefined, options)
     const tx: Transaction = new PostgresJsTransaction(dialect, session as never, undefined)
+    let result: T
     try {
       if (config) await tx.setTransaction(config)
-      let result: T
       try {
         result = await work(tx)
       } catch (error) {
@@ -184,7 +229,6 @@ export function pipelineTransactions(session: object, sql: postgres.Sql, announc
         throw isAborted(error) && state.failure !== undefined ? state.failure : error
       }
       await (state.commit ?? commit(state))
-      return result
     } finally {
       state.ended = true
       if (!state.lost) {
@@ -192,6 +236,9 @@ export function pipelineTransactions(session: object, sql: postgres.Sql, announc
         reserved.release()
       }
     }
+    // Committed, its connection back in the pool: whatever follows must not fail the transaction.
+    for (const after of state.afterCommit) await after().catch(() => {})
+    return result
   }
   ;(session as { transaction: unknown }).transaction = transaction
 }

@@ -1,13 +1,13 @@
 /**
  * The pipelined transactions every db.transaction() runs (BEGIN sent with the first statement,
  * COMMIT possibly with the last writes), on a real server: atomicity, sendCommit, failures
- * nobody awaited, and connections lost under a transaction.
+ * nobody awaited, connections lost under a transaction, and the stock listeners told once committed.
  */
 import { sql as drizzleSql } from 'drizzle-orm'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb, sqlOf, type DatabaseHandle } from '../src/client.js'
-import { sendCommit } from '../src/transaction.js'
+import { noteStockMoved, onStockMoved, sendCommit } from '../src/transaction.js'
 import { openTestDatabase, postgresError, rejection, type OpenTestDatabase } from './test-database.js'
 
 let database: OpenTestDatabase
@@ -113,6 +113,37 @@ describe('db.transaction (pipelined)', () => {
       ),
     )
     expect(await kept(list)).toEqual(list)
+  })
+})
+
+describe('stock listeners (onStockMoved)', () => {
+  it('are told of the products noted in a transaction once it committed (a COMMIT sent behind the statement too), never for one rolled back, and at once outside one', async () => {
+    const told: string[][] = []
+    onStockMoved(sqlOf(database.db), (productIds) => told.push([...productIds]))
+    await database.db.transaction(async (tx) => {
+      await noteStockMoved(sqlOf(tx), ['committed'])
+      expect(told).toEqual([])
+    })
+    expect(told).toEqual([['committed']])
+
+    await rejection(
+      database.db.transaction(async (tx) => {
+        await noteStockMoved(sqlOf(tx), ['rolled back'])
+        throw new Error('changed my mind')
+      }),
+    )
+    expect(told).toEqual([['committed']])
+
+    await database.db.transaction(async (tx) => {
+      const client = sqlOf(tx)
+      await Promise.all([client.unsafe('select 1'), sendCommit(client)])
+      // Noted once COMMIT was answered, as a statement's caller may: told before the transaction answers all the same.
+      await noteStockMoved(client, ['committed behind'])
+    })
+    expect(told).toEqual([['committed'], ['committed behind']])
+
+    await noteStockMoved(sqlOf(database.db), ['outside'])
+    expect(told).toEqual([['committed'], ['committed behind'], ['outside']])
   })
 })
 

@@ -1,6 +1,7 @@
 /** The route table: every area and the prefix it lives under. */
 import type { FastifyInstance } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { onStockMoved, sqlOf } from '@commerce/db'
 import type { Config } from '../config.js'
 import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
@@ -37,12 +38,27 @@ import { webhookRoutes } from './webhooks/routes.js'
 import { wsRoutes } from './ws/routes.js'
 
 export async function registerRoutes(app: FastifyInstance, config: Config): Promise<void> {
-  // Product details and list pages in memory, emptied by any write through the areas registered
-  // with `changingCatalog` (what they show); a checkout's stock shows within the TTL.
+  // Product details and list pages in memory (catalog-cache.ts). A catalog write (the areas
+  // registered with `changingCatalog`) empties them: it may change which products a page holds,
+  // their order and the totals. A stock move this instance commits, through whatever route (a
+  // checkout, its payment's webhook, an order, an edit, a return, the inventory), changes only what
+  // the answers showing its products say: those are dropped, the rest stays warm.
   const caches = {
-    details: new CatalogCache<ProductDetail>(config.productCacheTtlMs, ({ product }) => 1 + product.variants.length + product.images.length),
-    pages: new CatalogCache<ProductPage>(config.productCacheTtlMs, ({ products }) => 1 + products.length),
+    details: new CatalogCache<ProductDetail>(
+      config.productCacheTtlMs,
+      ({ product }) => 1 + product.variants.length + product.images.length,
+      ({ product }) => [product.id],
+    ),
+    pages: new CatalogCache<ProductPage>(
+      config.productCacheTtlMs,
+      ({ products }) => 1 + products.length,
+      ({ products }) => products.map((product) => product.id),
+    ),
   }
+  onStockMoved(sqlOf(app.db), (productIds) => {
+    caches.details.forget(productIds)
+    caches.pages.forget(productIds)
+  })
   const clearCaches = clearOnWrite(caches.details, caches.pages)
   const changingCatalog = <Options extends object>(plugin: FastifyPluginAsyncTypebox<Options>, options: Options & { prefix: string }) =>
     app.register(async (area) => {
@@ -63,16 +79,16 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await changingCatalog(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })
   await app.register(checkoutRoutes, { prefix: '/api/v1/checkouts', config })
-  await changingCatalog(orderRoutes, { prefix: '/api/v1/orders' })
+  await app.register(orderRoutes, { prefix: '/api/v1/orders' })
   // Payments, fulfillments and returns span two prefixes each (/orders/:id/payments, /payments/:id/refunds).
   await app.register(paymentRoutes, { prefix: '/api/v1', config })
-  await changingCatalog(fulfillmentRoutes, { prefix: '/api/v1' })
-  await changingCatalog(returnRoutes, { prefix: '/api/v1' })
+  await app.register(fulfillmentRoutes, { prefix: '/api/v1' })
+  await app.register(returnRoutes, { prefix: '/api/v1' })
   // Draft orders and their public payment links (/draft-orders, /invoices/…).
-  await changingCatalog(draftOrderRoutes, { prefix: '/api/v1', config })
+  await app.register(draftOrderRoutes, { prefix: '/api/v1', config })
   await app.register(shippingRateRoutes, { prefix: '/api/v1/shipping' })
   // Stock locations and inventory (/stock-locations, /inventory/…).
-  await changingCatalog(inventoryRoutes, { prefix: '/api/v1' })
+  await app.register(inventoryRoutes, { prefix: '/api/v1' })
   await app.register(couponRoutes, { prefix: '/api/v1/coupons' })
   await app.register(priceListRoutes, { prefix: '/api/v1/price-lists' })
   await app.register(promotionRoutes, { prefix: '/api/v1/promotions' })

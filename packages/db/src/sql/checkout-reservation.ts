@@ -8,11 +8,11 @@
 import { PROVIDER_UNANSWERED } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
 import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
-import { announceWhenCommitted, type SqlClient } from '../transaction.js'
+import { announceWhenCommitted, noteStockMoved, type SqlClient } from '../transaction.js'
 import { SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
 import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
 import type { JsonRow } from './json-rows.js'
-import { stockMovesCte } from './stock-moves.js'
+import { MOVED_PRODUCTS, stockMovesCte, type MovedProducts } from './stock-moves.js'
 
 // A level of a locked item at an active location, as checkouts allocate from it (CheckoutLevel).
 const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, 'variant_id', l.variant_id, 'location', l.location_id,
@@ -213,8 +213,9 @@ started as (
   values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
 reserved as (
   insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, promotion_ids, placement, created_at, updated_at)
-  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1))
-update carts set completed_at = $1, updated_at = $1 where id = $13`
+  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1)),
+cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $13)
+select ${MOVED_PRODUCTS}`
 
 /** One promotion's use by a checkout (a promotion_usages row to write). */
 export interface PromotionUse {
@@ -269,10 +270,10 @@ export function takenValues(r: Omit<Reservation, 'expiresAt' | 'events'>): (stri
  * fail the whole transaction if one ever went past its bound), the payment started (`pending`), the order to place kept, and the cart closed to changes
  * until the payment settles. The caller sends COMMIT behind it.
  */
-export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<unknown> {
+export async function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<void> {
   const r = reservation
   announceWhenCommitted(sql, r.events.ids)
-  return sql.unsafe(
+  const [row] = await sql.unsafe<MovedProducts[]>(
     RESERVE,
     [
       ...takenValues(r),
@@ -286,4 +287,5 @@ export function reserveCheckout(sql: SqlClient, reservation: Reservation): Promi
     ],
     { prepare: true },
   )
+  await noteStockMoved(sql, row!.movedProducts)
 }

@@ -14,10 +14,10 @@ import { getTableColumns, type Table } from 'drizzle-orm'
 import type { PaymentState } from '@commerce/domain'
 import { eventsCte } from '../outbox.js'
 import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
-import { announceWhenCommitted, type SqlClient } from '../transaction.js'
+import { announceWhenCommitted, noteStockMoved, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
 import { BOUNDED_CAMPAIGN, BOUNDED_PROMOTION, promotionUseCtes, takenValues, type Reservation } from './checkout-reservation.js'
-import { stockMovesCte } from './stock-moves.js'
+import { MOVED_PRODUCTS, stockMovesCte, type MovedProducts } from './stock-moves.js'
 import type { JsonOf, JsonRow } from './json-rows.js'
 
 /** What a reservation keeps to place its order without pricing anything again. */
@@ -134,7 +134,7 @@ paid as (
     failure_code = null, failure_message = null, updated_at = now()
   where id = $1 and exists (select from reservation)),
 ${storeCte(6, `(select answer from placement)`, 'exists (select from reservation)')}
-select answer::text as "answer", array(select id::text from written) as "eventIds"
+select answer::text as "answer", array(select id::text from written) as "eventIds", ${MOVED_PRODUCTS}
 from placement`
 
 /**
@@ -143,13 +143,14 @@ from placement`
  * or released already: see settlementOf).
  */
 export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment, stored: StoredAnswer | null = null): Promise<string | undefined> {
-  const [row] = await sql.unsafe<{ answer: string; eventIds: string[] }[]>(
+  const [row] = await sql.unsafe<({ answer: string; eventIds: string[] } & MovedProducts)[]>(
     PLACE,
     [payment.paymentId, payment.state, payment.amountMinor, payment.capturedMinor, payment.reference, ...storeValues(stored)],
     { prepare: true },
   )
   if (!row) return undefined
   announceWhenCommitted(sql, row.eventIds)
+  await noteStockMoved(sql, row.movedProducts)
   return row.answer
 }
 
@@ -177,7 +178,7 @@ paid as (
   values ($4, $5, (select id from placed), $6, $7, $11::payment_state, $8::capture_mode, $9, $12, $10, $13, $1, $1)),
 cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $15),
 ${storeCte(19, '(select answer from placement)')}
-select answer::text as "answer" from placement`
+select answer::text as "answer", ${MOVED_PRODUCTS} from placement`
 
 /** A checkout placed in its first transaction: the reservation's facts with the units committed, and the provider's answer. */
 export interface PlacementAtOnce extends Omit<Reservation, 'expiresAt' | 'events'> {
@@ -195,7 +196,7 @@ export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, st
   const r = placement
   // Noted before the statement is sent: COMMIT travels right behind it and announces what was noted.
   announceWhenCommitted(sql, r.eventIds)
-  const [row] = await sql.unsafe<{ answer: string }[]>(
+  const [row] = await sql.unsafe<({ answer: string } & MovedProducts)[]>(
     PLACE_AT_ONCE,
     [
       ...takenValues(r),
@@ -211,6 +212,7 @@ export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, st
     ],
     { prepare: true },
   )
+  await noteStockMoved(sql, row!.movedProducts)
   return row!.answer
 }
 
@@ -244,7 +246,7 @@ ended as (
   where id = $1 and exists (select from reservation)),
 ${eventsCte(`(select $6::json where exists (select from reservation))`)},
 ${storeCte(7, 'null::json', 'exists (select from reservation)')}
-select count(*)::int as "released" from reservation`
+select count(*)::int as "released", ${MOVED_PRODUCTS} from reservation`
 
 export interface Release {
   paymentId: string
@@ -257,13 +259,14 @@ export interface Release {
 
 /** Gives a held reservation back; answers whether this call released it. */
 export async function releaseReservation(sql: SqlClient, release: Release, stored: StoredAnswer | null = null): Promise<boolean> {
-  const [row] = await sql.unsafe<{ released: number }[]>(
+  const [row] = await sql.unsafe<({ released: number } & MovedProducts)[]>(
     RELEASE,
     [release.paymentId, release.state, release.failure?.code ?? null, release.failure?.message ?? null, release.reference, release.events.json, ...storeValues(stored)],
     { prepare: true },
   )
   const released = row!.released === 1
   if (released) announceWhenCommitted(sql, release.events.ids)
+  await noteStockMoved(sql, row!.movedProducts)
   return released
 }
 
@@ -351,11 +354,12 @@ closed as (update carts set completed_at = now(), updated_at = now() where id in
 held as (
   update checkout_reservations set status = 'held', updated_at = now()
   where payment_id = $1 and status = 'released' and (select ok from enough) returning 1)
-select exists (select from held) as "held"`
+select exists (select from held) as "held", ${MOVED_PRODUCTS}`
 
 /** Holds a released reservation again for a payment that succeeded late; false when the stock (or the checkout) is no longer there. */
 export async function reacquireReservation(sql: SqlClient, paymentId: string): Promise<boolean> {
-  const [row] = await sql.unsafe<{ held: boolean }[]>(REACQUIRE, [paymentId], { prepare: true })
+  const [row] = await sql.unsafe<({ held: boolean } & MovedProducts)[]>(REACQUIRE, [paymentId], { prepare: true })
+  await noteStockMoved(sql, row!.movedProducts)
   return row!.held
 }
 

@@ -8,7 +8,7 @@
  */
 import type { MovementReason } from '@commerce/domain'
 import type { inventoryLevels, stockLocations } from '../schema/index.js'
-import type { SqlClient } from '../transaction.js'
+import { noteStockMoved, type SqlClient } from '../transaction.js'
 import type { JsonRow } from './json-rows.js'
 
 /** One change of one level; absent deltas are 0. */
@@ -35,7 +35,9 @@ export interface StockMove {
  * item's total changed by what its levels' sellable units (sellableOf: max(0, available) at an
  * active location) changed. A move on a level that does not exist changes nothing: callers make
  * the level first (ensureLevels). Names: moves, move_sums, levels_locked, levels_moved,
- * movements_written, sellable_changes, products_sellable, variants_sellable.
+ * movements_written, sellable_changes, products_sellable, variants_sellable. Every statement
+ * built on it answers MOVED_PRODUCTS, and its caller passes them to noteStockMoved: what shows
+ * those products' stock (an API instance's catalog answers in memory) is dropped once committed.
  */
 export function stockMovesCte(source: string, after = 'true'): string {
   return `moves as (
@@ -53,7 +55,7 @@ levels_moved as (
     committed = l.committed + s.committed, safety_stock = l.safety_stock + s.safety, updated_at = now()
   from move_sums s join stock_locations loc on loc.id = s.location
   where l.id in (select id from levels_locked) and l.item_id = s.item and l.location_id = s.location
-  returning l.id, l.item_id, l.location_id, l.variant_id is not null as variant,
+  returning l.id, l.item_id, l.product_id, l.location_id, l.variant_id is not null as variant,
     case when loc.is_active then greatest(0, l.on_hand - l.reserved - l.committed - l.safety_stock)
       - greatest(0, l.on_hand - l.reserved - l.committed - l.safety_stock - (s.on_hand - s.reserved - s.committed - s.safety))
     else 0 end as sellable_change),
@@ -63,7 +65,8 @@ movements_written as (
     m.order_id, m.reference_id, m.actor
   from moves m join levels_moved lm on lm.item_id = m.item and lm.location_id = m.location),
 sellable_changes as (
-  select item_id, variant, sum(sellable_change)::int as change from levels_moved group by item_id, variant having sum(sellable_change) <> 0),
+  select item_id, product_id, variant, sum(sellable_change)::int as change from levels_moved
+  group by item_id, product_id, variant having sum(sellable_change) <> 0),
 products_sellable as (
   update products p set inventory_quantity = p.inventory_quantity + c.change, updated_at = now()
   from sellable_changes c where p.id = c.item_id and not c.variant),
@@ -72,12 +75,21 @@ variants_sellable as (
   from sellable_changes c where v.id = c.item_id and c.variant)`
 }
 
-const APPLY = `with ${stockMovesCte('$1::json')} select count(*)::int as "moved" from levels_moved`
+/** A result column of a statement built on stockMovesCte (or of its own `sellable_changes`): the products whose sellable stock it changed. */
+export const MOVED_PRODUCTS = `array(select distinct product_id::text from sellable_changes) as "movedProducts"`
+
+/** What a statement answering MOVED_PRODUCTS answers of them. */
+export interface MovedProducts {
+  movedProducts: string[]
+}
+
+const APPLY = `with ${stockMovesCte('$1::json')} select count(*)::int as "moved", ${MOVED_PRODUCTS} from levels_moved`
 
 /** Applies moves in the caller's transaction (their items locked); answers how many levels changed. */
 export async function applyStockMoves(sql: SqlClient, moves: readonly StockMove[]): Promise<number> {
   if (moves.length === 0) return 0
-  const [row] = await sql.unsafe<{ moved: number }[]>(APPLY, [JSON.stringify(moves)], { prepare: true })
+  const [row] = await sql.unsafe<({ moved: number } & MovedProducts)[]>(APPLY, [JSON.stringify(moves)], { prepare: true })
+  await noteStockMoved(sql, row!.movedProducts)
   return row!.moved
 }
 

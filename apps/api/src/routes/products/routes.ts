@@ -37,10 +37,10 @@ import { createProductService, type ProductCaches } from './service.js'
 
 /** What a read kept in memory shows (routes/products/catalog-cache.ts). */
 const FROM_MEMORY =
-  'for up to `PRODUCT_CACHE_TTL` (5 s) after reading it. A write through the catalog, inventory or order operations ' +
-  "shows at once; a change made otherwise (a checkout's stock, another instance, the worker) shows within that time. " +
-  'Carts and checkouts always read the current stock.'
-
+  'for up to `PRODUCT_CACHE_TTL` (5 s) after reading it. What the instance itself writes shows at once: a catalog write ' +
+  '(products, variants, images, translations, categories), and any stock it moves (a checkout, its payment provider’s ' +
+  'webhook, an order, an edit, a cancellation, a fulfillment, a return, the inventory). A change made otherwise (another ' +
+  'instance, the worker: a CSV import, an expired checkout) shows within that time. Carts and checkouts always read the current stock.'
 
 export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: ProductCaches }> = async (app, { config, caches }) => {
   const productService = createProductService(app.db, app.catalogDb, caches)
