@@ -15,7 +15,7 @@ import {
 import { fulfillmentColumn, fulfillmentItems, fulfillments, orderItems, orders, trackingEvents, type Database, type Executor, type EventOrigin } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
 import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
-import { requireVisibleOrder, type OrderViewer } from '../orders/service.js'
+import { requireVisibleOrder, type OrderViewer } from '../orders/visibility.js'
 import { shippingLocationOf, shipFrom } from '../inventory/stock.js'
 import type { PaymentService } from '../payments/service.js'
 import { loadOrder, lockOrder, toFulfillment, writeOrderEvent } from '../orders/view.js'

@@ -21,10 +21,10 @@ import { newId, orderEdits, orderItems, orders, refunds, taxRates, type Database
 import { conflict, notFound } from '../../errors.js'
 import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
-import { unitsReceived } from '../returns/service.js'
+import { unitsReceived } from '../returns/received.js'
 import { commitLines, releaseLines } from '../inventory/stock.js'
 import { catalogLines, orderItemRows } from './lines.js'
-import { requireVisibleOrder, type OrderViewer } from './service.js'
+import { requireVisibleOrder, type OrderViewer } from './visibility.js'
 import { loadOrder, lockOrder, writeOrderEvent } from './view.js'
 
 type OrderEditRow = typeof orderEdits.$inferSelect

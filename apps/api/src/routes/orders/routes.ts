@@ -22,7 +22,8 @@ import { createPaymentService } from '../payments/service.js'
 import { createOrderEditService } from './edits.js'
 import { allocationsOfOrder } from '../inventory/stock.js'
 import { orderHistory } from './history.js'
-import { createOrderService, type OrderViewer } from './service.js'
+import { createOrderService } from './service.js'
+import type { OrderViewer } from './visibility.js'
 
 const OWNERSHIP = 'Admins see every order; a customer sees only its own (another customer’s order is 404).'
 

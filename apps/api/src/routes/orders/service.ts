@@ -28,25 +28,10 @@ import { releaseLines } from '../inventory/stock.js'
 import { catalogLines } from './lines.js'
 import { placeOrder, priceOrder } from './place.js'
 import { loadOrder, lockOrder, toOrder, writeOrderEvent } from './view.js'
+import { visibleTo, type OrderViewer } from './visibility.js'
 
 /** Newest first (UUIDv7 ids), served by the primary key and by orders_customer_idx and orders_status_idx after their filter. */
 const ORDERS_KEYSET = keyset('orders', 'desc', [key.uuid(orders.id)])
-
-/** Who is asking: a customer sees its own orders; `canSeeAll` is an admin or a key with the orders scope. */
-export interface OrderViewer {
-  customerId: string | null
-  canSeeAll: boolean
-}
-
-export function visibleTo(order: { customerId: string | null }, viewer: OrderViewer): boolean {
-  return viewer.canSeeAll || (viewer.customerId !== null && order.customerId === viewer.customerId)
-}
-
-/** 404 unless the order exists, is not archived and the viewer may see it (for lists of its parts). */
-export async function requireVisibleOrder(db: Executor, id: string, viewer: OrderViewer): Promise<void> {
-  const [order] = await db.select({ customerId: orders.customerId }).from(orders).where(and(eq(orders.id, id), isNull(orders.archivedAt)))
-  if (!order || !visibleTo(order, viewer)) throw notFound('Order')
-}
 
 export function createOrderService(db: Database, paymentService: PaymentService) {
   /** The locked order, or 404 (also for another customer's order). */

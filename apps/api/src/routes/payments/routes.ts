@@ -11,7 +11,7 @@ import { deprecatedRoute } from '../../deprecation.js'
 import { ApiError, errorResponses, notFound } from '../../errors.js'
 import { originOf } from '../../origin.js'
 import { IdempotencyKeyRequired, idempotencyKeyOf } from '../../idempotency.js'
-import type { OrderViewer } from '../orders/service.js'
+import type { OrderViewer } from '../orders/visibility.js'
 import { handleProviderWebhook } from './provider-webhooks.js'
 import { createPaymentService } from './service.js'
 

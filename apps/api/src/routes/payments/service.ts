@@ -27,7 +27,7 @@ import { RefusalWithRecord } from '../../idempotency.js'
 import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { callProvider } from '../../payments/provider.js'
 import type { PaymentProvider, PaymentState } from '@commerce/domain'
-import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
+import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/visibility.js'
 import { toPayment, toRefund } from '@commerce/payments'
 import { loadOrder, lockOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 

@@ -5,7 +5,7 @@ import { CreateReturn, DeclineReturn, hasScope, IdParams, ListReturnsQuery, Pagi
 import { originOf } from '../../origin.js'
 import { errorResponses } from '../../errors.js'
 import { IdempotencyKeyOptional, IdempotencyKeyRequired } from '../../idempotency.js'
-import type { OrderViewer } from '../orders/service.js'
+import type { OrderViewer } from '../orders/visibility.js'
 import { createPaymentService } from '../payments/service.js'
 import { createReturnService } from './service.js'
 

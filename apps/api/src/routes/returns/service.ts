@@ -28,9 +28,10 @@ import { conflict, invalidField, notFound } from '../../errors.js'
 import { fieldValue, minorUnits } from '../../fields.js'
 import { key, keyset, selectList, type Keyset, type PageQuery } from '../../list-cursor.js'
 import { createOrderEditService } from '../orders/edits.js'
+import { unitsReceived } from './received.js'
 import { restockLocationOf, restockUnits } from '../inventory/stock.js'
 import { lockOrder } from '../orders/view.js'
-import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/service.js'
+import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/visibility.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 
 type ReturnRow = typeof returns.$inferSelect
@@ -368,17 +369,6 @@ export function createReturnService(db: Database, payments: PaymentService) {
       return moved(tx, order, received!, event, origin)
     },
   }
-}
-
-/** Units of each line received before, by returns already received. */
-export async function unitsReceived(tx: Executor, orderId: string): Promise<Map<string, number>> {
-  const rows = await tx
-    .select({ lineId: returnItems.orderItemId, units: sql<number>`sum(${returnItems.quantity})::int` })
-    .from(returnItems)
-    .innerJoin(returns, eq(returns.id, returnItems.returnId))
-    .where(and(eq(returns.orderId, orderId), eq(returns.status, 'received')))
-    .groupBy(returnItems.orderItemId)
-  return new Map(rows.map((row) => [row.lineId, row.units]))
 }
 
 /** The damaged units by line, checked against the return's items (400 naming `damaged[i]`). */
