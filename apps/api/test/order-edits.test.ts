@@ -268,3 +268,24 @@ describe('GET /orders/:id/history', () => {
     expect((await ctx.request({ method: 'GET', url: `/api/v1/orders/${randomUUID()}/history`, token: admin })).statusCode).toBe(404)
   })
 })
+
+describe('two edits crossing the same items', () => {
+  test('order A gives mugs back and takes plates while order B gives plates back and takes mugs, 8 pairs at once: every edit commits (no deadlock) and the stock adds up', async ({ ctx, admin }) => {
+    const mug = await product(ctx, admin, 'Mug', 10, 100)
+    const plate = await product(ctx, admin, 'Plate', 5, 100)
+    const items = [
+      { unitPriceMinor: 1000, quantity: 2, productId: mug.id, title: 'Mug' },
+      { unitPriceMinor: 500, quantity: 2, productId: plate.id, title: 'Plate' },
+    ]
+    const pairs = await Promise.all(Array.from({ length: 8 }, async () => [await insertOrder(ctx, { status: 'paid', items }), await insertOrder(ctx, { status: 'paid', items })] as const))
+    const answers = await Promise.all(
+      pairs.flatMap(([a, b]) => [
+        edit(ctx, admin, a.order.id, { lines: [{ line_id: a.items[0]!.id, quantity: 1 }], add: [{ product_id: plate.id, quantity: 1 }] }),
+        edit(ctx, admin, b.order.id, { lines: [{ line_id: b.items[1]!.id, quantity: 1 }], add: [{ product_id: mug.id, quantity: 1 }] }),
+      ]),
+    )
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(16).fill(201))
+    // Each product: 8 units given back and 8 taken.
+    expect([await stockOf(ctx, mug.id), await stockOf(ctx, plate.id)]).toEqual([100, 100])
+  })
+})

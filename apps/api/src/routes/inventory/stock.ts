@@ -171,6 +171,16 @@ function lockedItems(lines: readonly { productId: string | null; variantId: stri
   return { products: [...products], variants: [...variants] }
 }
 
+/**
+ * Locks the stock items of lines (in the caller's transaction), in the one order every writer of
+ * stock takes them (lockStockItems): a change that moves several items in steps (an order edit
+ * committing some and giving others back) takes them all at once first, so two such changes
+ * crossing the same items never deadlock.
+ */
+export async function lockLines(tx: Executor, lines: readonly { productId: string | null; variantId: string | null }[]): Promise<void> {
+  if (lines.length > 0) await lockStockItems(sqlOf(tx), lockedItems(lines))
+}
+
 const withAvailable = (levels: readonly LockedLevel[]) => levels.map((level) => ({ ...level, available: availableOf(level) }))
 
 /**

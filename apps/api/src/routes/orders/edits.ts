@@ -22,7 +22,7 @@ import { conflict, notFound } from '../../errors.js'
 import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { orderBalanceOf, type PaymentService } from '../payments/service.js'
 import { unitsReceived } from '../returns/received.js'
-import { commitLines, releaseLines } from '../inventory/stock.js'
+import { commitLines, lockLines, releaseLines } from '../inventory/stock.js'
 import { catalogLines, orderItemRows } from './lines.js'
 import { requireVisibleOrder, type OrderViewer } from './visibility.js'
 import { loadOrder, lockOrder, writeOrderEvent } from './view.js'
@@ -105,6 +105,11 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       order: { ...order, ...balance, pendingCreditMinor: balance.pendingCreditMinor + exchangeCreditMinor },
     })
 
+    // Every stock item the edit moves, locked at once: committing the added lines and giving the
+    // cancelled units back, in two steps, must not take the locks in two orders.
+    const byId = new Map(lines.map((line) => [line.id, line]))
+    await lockLines(tx, [...added, ...result.canceled.map((share) => byId.get(share.lineId)!)])
+
     // The lines: units cancelled are counted (their stock goes back at the end), lines added are written.
     for (const share of result.canceled) {
       await tx
@@ -158,8 +163,6 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
       commit && result.refund > 0
         ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, origin)).refundIds
         : []
-    // Restocked after the provider answered: those stock rows, which checkouts lock too, are not held while it thinks.
-    const byId = new Map(lines.map((line) => [line.id, line]))
     await releaseLines(
       tx,
       order.id,
