@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   invalid_state_transition: 409,
   idempotency_conflict: 409,
   payment_in_progress: 409,
+  payment_provider_refused: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   expectation_failed: 417,

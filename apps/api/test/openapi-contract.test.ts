@@ -196,7 +196,7 @@ describe('names a generated client takes', () => {
     }
     const conflict = operations(document).find(({ name }) => name === 'POST /api/v1/checkouts/{id}/complete')!.operation.responses['409']!
     expect(conflict.description).toBe(
-      "Conflict: the error's `code` is `conflict`, `insufficient_inventory`, `invalid_state_transition`, `idempotency_conflict` or `payment_in_progress`",
+      "Conflict: the error's `code` is `conflict`, `insufficient_inventory`, `invalid_state_transition`, `idempotency_conflict`, `payment_in_progress` or `payment_provider_refused`",
     )
     const code = (document.components.schemas.Error!.properties!.error as Schema).properties!.code!
     expect(code.enum).toEqual(Object.keys(ERROR_STATUS))

@@ -1,8 +1,10 @@
 /** Order edits: preview and commit, cancelling units not shipped and adding lines, the money and stock they move, every refusal. */
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect } from 'vitest'
-import type { OrderEditList, OrderEditResult, Product, Return } from '@commerce/domain'
-import { test, type TestContext } from './helpers.js'
+import { ProviderRefusedError, type Order, type OrderEditList, type OrderEditResult, type PaymentProvider, type Product, type Return } from '@commerce/domain'
+import { testProvider } from '@commerce/payments'
+import { createTestContext, test, type TestContext } from './helpers.js'
 import { insertOrder, orderRow } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `edit-${randomUUID()}` })
@@ -266,6 +268,84 @@ describe('GET /orders/:id/history', () => {
     expect(history.history.every((entry) => typeof entry.request_id === 'string')).toBe(true)
     expect((await ctx.request({ method: 'GET', url: `/api/v1/orders/${placed.id}/history`, token: buyer.token })).statusCode).toBe(403)
     expect((await ctx.request({ method: 'GET', url: `/api/v1/orders/${randomUUID()}/history`, token: admin })).statusCode).toBe(404)
+  })
+})
+
+/** A guest's checkout of one unit of the product, paid with the test provider (decided in-process). */
+async function buyOne(ctx: TestContext, productId: string): Promise<Order> {
+  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
+  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: productId, quantity: 1 } })
+  const address = { first_name: 'Ada', last_name: 'L', line1: '1 Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+  const checkout = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/checkouts', payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: address } })
+  return ctx.expectStatus<Order>(201, { method: 'POST', url: `/api/v1/checkouts/${checkout.id}/complete`, payload: { payment: { method: 'card', token: 'tok_visa' } }, headers: key() })
+}
+
+async function refundsOf(ctx: TestContext, orderId: string) {
+  return ctx.handle.sql<{ status: string; amount: number; failureCode: string | null }[]>`
+    select status, amount_minor::int as amount, failure_code as "failureCode" from refunds where order_id = ${orderId} order by id`
+}
+
+describe('an edit whose refund the provider makes slowly, or refuses', () => {
+  test('the provider taking 2 s to refund holds no stock lock: a checkout of the item the edit adds completes while the edit waits; the refund is pending until the provider answers, then succeeded', async () => {
+    let refundAsked!: () => void
+    const asked = new Promise<void>((resolve) => (refundAsked = resolve))
+    const slow: PaymentProvider = {
+      ...testProvider,
+      async refund(request) {
+        refundAsked()
+        await sleep(2000)
+        return testProvider.refund(request)
+      },
+    }
+    const ctx = await createTestContext({}, { paymentProvider: slow })
+    try {
+      const admin = (await ctx.signIn('admin')).token
+      const { order: placed, mugLine } = await order(ctx, admin)
+      const bowl = await product(ctx, admin, 'Bowl', 7.5, 5)
+      const finished: string[] = []
+      const editing = edit(ctx, admin, placed.id, { lines: [{ line_id: mugLine.id, quantity: 1 }], add: [{ product_id: bowl.id, quantity: 1 }] }).then((answer) => {
+        finished.push('edit')
+        return answer
+      })
+      await asked
+      // The edit committed before it asked: its refund is written, pending, and its bowl taken.
+      expect(await refundsOf(ctx, placed.id)).toEqual([{ status: 'pending', amount: 250, failureCode: null }])
+      await buyOne(ctx, bowl.id)
+      finished.push('checkout')
+      const edited = await editing
+      expect(edited.statusCode, edited.body).toBe(201)
+      expect(finished).toEqual(['checkout', 'edit'])
+      expect(await refundsOf(ctx, placed.id)).toEqual([{ status: 'succeeded', amount: 250, failureCode: null }])
+      expect(await stockOf(ctx, bowl.id)).toBe(3)
+    } finally {
+      await ctx.close()
+    }
+  })
+
+  test('a refund the provider refuses fails (refund.failed): its amount counts as kept again on the payment and the order, whose balance then shows it owed back', async () => {
+    const refusing: PaymentProvider = {
+      ...testProvider,
+      refund: () => Promise.reject(new ProviderRefusedError('charge_already_refunded', 'Charge ch_1 has already been refunded.')),
+    }
+    const ctx = await createTestContext({}, { paymentProvider: refusing })
+    try {
+      const admin = (await ctx.signIn('admin')).token
+      const { order: placed, mugLine, payment } = await order(ctx, admin)
+      const edited = await edit(ctx, admin, placed.id, { lines: [{ line_id: mugLine.id, quantity: 1 }] })
+      expect(edited.statusCode, edited.body).toBe(201)
+      expect(await refundsOf(ctx, placed.id)).toEqual([{ status: 'failed', amount: 1000, failureCode: 'charge_already_refunded' }])
+      const after = await ctx.expectStatus<Order>(200, { method: 'GET', url: `/api/v1/orders/${placed.id}`, token: admin })
+      expect(after).toMatchObject({ payment_status: 'paid', amount_refunded: 0 })
+      expect(after.payments[0]).toMatchObject({
+        id: payment!.id,
+        status: 'captured',
+        amount_refunded: 0,
+        refunds: [{ status: 'failed', amount: 10, failure_code: 'charge_already_refunded', failure_message: 'Charge ch_1 has already been refunded.' }],
+      })
+      expect(await ctx.orderEvents(placed.id)).toEqual(['order.refunded', 'order.edited', 'refund.failed'])
+    } finally {
+      await ctx.close()
+    }
   })
 })
 

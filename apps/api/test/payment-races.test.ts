@@ -6,8 +6,9 @@
  * Stripe decides.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import type { CheckoutPaymentPending, Order, PaymentProvider, Product } from '@commerce/domain'
-import type { EventType } from '@commerce/payments/fake-stripe'
+import type { CheckoutPaymentPending, Order, PaymentProvider, Product, Refund } from '@commerce/domain'
+import { settlePayment } from '@commerce/payments'
+import type { EventType, FakeCharge } from '@commerce/payments/fake-stripe'
 import { CARD, key, startStripeShop, stripeSignature, WEBHOOK_PATH, WEBHOOK_SECRET, type ErrorBody, type StripeShop } from './stripe-shop.js'
 
 let shop: StripeShop
@@ -331,5 +332,129 @@ describe('50 checkouts of the last 7 units, Stripe taking 200 ms', () => {
     const [started] = await shop.ctx.handle.sql<{ n: number }[]>`
       select count(*)::int as n from payments where checkout_id in ${shop.ctx.handle.sql(checkouts.map((checkout) => checkout.id))}`
     expect(started!.n).toBe(STOCK)
+  })
+})
+
+describe('a payment that failed, then succeeded (the customer paid again on the same PaymentIntent)', () => {
+  /** A 3-D Secure checkout whose customer failed the challenge, then paid with another card; the stale payment_failed handled first. */
+  async function failedThenPaid(product: Product) {
+    const started = await awaitingThreeDSecure(product)
+    shop.fake.completeAction(started.intent.id, { succeed: false })
+    shop.fake.confirmAgain(started.intent.id)
+    const failed = await shop.postWebhook(JSON.stringify(shop.eventOf('payment_intent.payment_failed', started.intent.id)))
+    expect(failed.status).toBe(200)
+    expect(await reservationOf(started.paymentId)).toBe('released')
+    return { ...started, succeeded: JSON.stringify(shop.eventOf('payment_intent.succeeded', started.intent.id)) }
+  }
+
+  const refundsAtStripe = (intentId: string) => shop.fake.requests.filter((request) => request.path === '/v1/refunds' && request.params.payment_intent === intentId)
+
+  test('payment_intent.succeeded delivered 20 times at once: one delivery handles it and 19 find it handled; the order is placed once, paid, and nothing is refunded, here or at Stripe', async () => {
+    const product = await shop.createProduct({ title: 'Twice-tried jug', price: 7.5, inventory_quantity: 3 })
+    const { checkout, paymentId, intent, succeeded } = await failedThenPaid(product)
+
+    const answers = await Promise.all(Array.from({ length: 20 }, () => shop.postWebhook<{ received: boolean; duplicate: boolean }>(succeeded)))
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200))
+    expect(answers.filter((answer) => !answer.body.duplicate)).toHaveLength(1)
+    const orders = await shop.ordersOf(checkout.id)
+    expect(orders).toEqual([expect.objectContaining({ status: 'paid', paymentStatus: 'paid' })])
+    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: paymentId, status: 'captured', refunded: 0, orderId: orders[0]!.id })])
+    expect(refundsAtStripe(intent.id)).toEqual([])
+    expect(shop.fake.charges.get(shop.fake.intents.get(intent.id)!.latest_charge as string)).toMatchObject({ amount_refunded: 0 })
+    expect(await shop.orderEvents(orders[0]!.id)).toEqual(PLACED_ONCE)
+    expect(await shop.stockOf(product.id)).toBe(2)
+  })
+
+  test('the stock sold meanwhile: 20 settlements at once (webhook copies, and the settlement the completion and the sweeps run) give the payment back once: one refund at Stripe, one payment.refunded, never an order', async () => {
+    const product = await shop.createProduct({ title: 'Last-unit kettle', price: 9, inventory_quantity: 1 })
+    const { checkout, paymentId, intent, succeeded } = await failedThenPaid(product)
+    // Someone else buys the unit the released checkout gave back.
+    const other = await shop.startCheckout(product)
+    expect((await shop.complete(other.id, CARD.visa)).status).toBe(201)
+
+    const truth = await stripe.retrieve({ paymentId, reference: intent.id })
+    const origin = { origin: { requestId: null, actor: null } }
+    const settled = await Promise.all([
+      ...Array.from({ length: 10 }, () => shop.postWebhook(succeeded)),
+      ...Array.from({ length: 10 }, () => settlePayment(shop.ctx.handle.db, stripe, paymentId, truth, origin)),
+    ])
+    expect(settled.slice(0, 10).map((answer) => (answer as { status: number }).status)).toEqual(Array(10).fill(200))
+    expect(await shop.ordersOf(checkout.id)).toEqual([])
+    const refunds = refundsAtStripe(intent.id)
+    expect(refunds).toHaveLength(1)
+    expect(refunds[0]!.idempotencyKey).toBe(`late-refund:${paymentId}`)
+    expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ status: 'refunded', refunded: 900, orderId: null })])
+    const recorded = await shop.ctx.handle.sql<{ status: string; amount: number }[]>`select status, amount_minor::int as amount from refunds where payment_id = ${paymentId}`
+    expect(recorded).toEqual([{ status: 'succeeded', amount: 900 }])
+    const kinds = await shop.ctx.handle.sql<{ kind: string }[]>`select kind from events where resource_id = ${paymentId} order by id`
+    expect(kinds.map((row) => row.kind)).toEqual(['payment.failed', 'payment.refunded'])
+    expect(await shop.stockOf(product.id)).toBe(0)
+  })
+})
+
+describe('refunds the provider reports (made in its dashboard, or ours)', () => {
+  async function paidOrder(title: string) {
+    const product = await shop.createProduct({ title, price: 10, inventory_quantity: 2 })
+    const checkout = await shop.startCheckout(product)
+    const placed = await shop.complete<Order>(checkout.id, CARD.visa)
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201)
+    const payment = placed.body.payments[0]!
+    return { order: placed.body, payment, intent: shop.intentsOf(payment.id)[0]! }
+  }
+  const orderOf = async (id: string) => (await shop.call<Order>('GET', `/api/v1/orders/${id}`, { token: shop.admin })).body
+  /** The latest charge.refunded of the PaymentIntent's charge, as Stripe sends it. */
+  function chargeRefunded(intentId: string): string {
+    const event = shop.fake.events.findLast((candidate) => candidate.type === 'charge.refunded' && (candidate.data.object as FakeCharge).payment_intent === intentId)
+    if (!event) throw new Error(`No charge.refunded event for ${intentId}`)
+    return JSON.stringify(event)
+  }
+
+  test('a refund made in Stripe’s dashboard is recorded on the order from charge.refunded (order.refunded, once for 20 copies at once); the rest refunded there too moves the order to refunded, and a refund through the API is then 409', async () => {
+    const { order, payment, intent } = await paidOrder('Dashboard-refunded lamp')
+    const total = order.totals.total
+    shop.fake.refundInDashboard(intent.id, 300)
+    const partial = chargeRefunded(intent.id)
+    const answers = await Promise.all(Array.from({ length: 20 }, () => shop.postWebhook(partial)))
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200))
+
+    const after = await orderOf(order.id)
+    expect(after).toMatchObject({ status: 'paid', payment_status: 'partially_refunded', amount_refunded: 3 })
+    expect(after.payments[0]).toMatchObject({
+      id: payment.id,
+      status: 'partially_refunded',
+      amount_refunded: 3,
+      refunds: [expect.objectContaining({ amount: 3, status: 'succeeded', reason: 'Refunded at the payment provider', order_id: order.id })],
+    })
+    expect(await shop.orderEvents(order.id)).toEqual([...PLACED_ONCE, 'order.refunded'])
+
+    shop.fake.refundInDashboard(intent.id)
+    expect((await shop.postWebhook(chargeRefunded(intent.id))).status).toBe(200)
+    expect(await orderOf(order.id)).toMatchObject({ status: 'refunded', payment_status: 'refunded', amount_refunded: total })
+    expect(await shop.orderEvents(order.id)).toEqual([...PLACED_ONCE, 'order.refunded', 'order.refunded'])
+    const more = await shop.call<ErrorBody>('POST', `/api/v1/payments/${payment.id}/refunds`, { body: { amount: 1 }, key: key(), token: shop.admin })
+    expect(more.status, JSON.stringify(more.body)).toBe(409)
+  })
+
+  test('our own refund, then its charge.refunded: recorded once (no second refund from the webhook)', async () => {
+    const { order, payment, intent } = await paidOrder('Self-refunded mat')
+    const made = await shop.call<Refund>('POST', `/api/v1/payments/${payment.id}/refunds`, { body: { amount: 4 }, key: key(), token: shop.admin })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    expect(made.body).toMatchObject({ amount: 4, status: 'succeeded' })
+    expect((await shop.postWebhook(chargeRefunded(intent.id))).status).toBe(200)
+    const after = await orderOf(order.id)
+    expect(after).toMatchObject({ amount_refunded: 4 })
+    expect(after.payments[0]!.refunds).toHaveLength(1)
+  })
+
+  test('a refund through the API after Stripe refunded everything in its dashboard (its webhook not arrived yet): 409 payment_provider_refused naming Stripe’s code, nothing recorded', async () => {
+    const { order, payment, intent } = await paidOrder('Raced refund tray')
+    shop.fake.refundInDashboard(intent.id)
+    const refused = await shop.call<ErrorBody>('POST', `/api/v1/payments/${payment.id}/refunds`, { body: {}, key: key(), token: shop.admin })
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409)
+    expect(refused.body.error).toMatchObject({ code: 'payment_provider_refused', details: [{ field: 'payment', message: 'charge_already_refunded' }] })
+    expect((await orderOf(order.id)).amount_refunded).toBe(0)
+    // The dashboard's refund, once its webhook arrives, is what the order shows.
+    expect((await shop.postWebhook(chargeRefunded(intent.id))).status).toBe(200)
+    expect(await orderOf(order.id)).toMatchObject({ status: 'refunded', amount_refunded: order.totals.total })
   })
 })

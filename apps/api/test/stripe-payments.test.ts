@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import type { CheckoutPaymentPending, Order, Payment, Product, Refund } from '@commerce/domain'
 import { promotions } from '@commerce/db'
 import { CARD, key, startStripeShop, type ErrorBody, type StripeShop } from './stripe-shop.js'
+import { insertOrder } from './order-fixtures.js'
 
 const minor = (amount: number) => Math.round(amount * 100)
 
@@ -229,6 +230,27 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
     expect((await shop.paymentsOf(checkout.id)).map((row) => row.status)).toEqual(['failed', 'captured'])
   })
 
+  test('an unknown payment method (Stripe answers 400 resource_missing): 402 payment_declined naming it, the stock given back at once, the payment failed; a good card then places the order', async () => {
+    const product = await shop.createProduct({ title: 'Unknown-card vase', price: 7.5, inventory_quantity: 1 })
+    const checkout = await shop.startCheckout(product)
+    const refused = await shop.complete<ErrorBody>(checkout.id, 'pm_does_not_exist')
+    expect(refused.status, JSON.stringify(refused.body)).toBe(402)
+    expect(refused.body.error).toMatchObject({
+      code: 'payment_declined',
+      message: "Stripe refused the request: No such PaymentMethod: 'pm_does_not_exist'",
+      details: [{ field: 'payment.token', message: 'resource_missing' }],
+    })
+    const [payment] = await shop.paymentsOf(checkout.id)
+    expect(payment).toMatchObject({ status: 'failed', failureCode: 'resource_missing', reference: null, orderId: null })
+    expect(await reservationStatus(payment!.id)).toBe('released')
+    expect(await shop.stockOf(product.id)).toBe(1)
+    expect(shop.intentsOf(payment!.id)).toEqual([])
+
+    const paid = await shop.complete<Order>(checkout.id, CARD.visa)
+    expect(paid.status, JSON.stringify(paid.body)).toBe(201)
+    expect(await shop.stockOf(product.id)).toBe(0)
+  })
+
   test('Stripe not answering (the create hangs past timeoutMs, then a 500): 502 each time and the stock held; once Stripe answers, the payment is created under the same idempotency key: one PaymentIntent, one order', async () => {
     const { product, checkout, payment } = await unansweredCheckout('Flaky radio', () => shop.fake.hangNext(1))
     expect(payment).toMatchObject({ reference: null })
@@ -269,6 +291,27 @@ describe('POST /checkouts/:id/complete with Stripe', () => {
     expect(await shop.paymentsOf(checkout.id)).toEqual([expect.objectContaining({ id: payment.id, status: 'captured', reference: intent!.id, orderId: placed.body.id })])
     expect(await shop.ordersOf(checkout.id)).toHaveLength(1)
     expect(await shop.stockOf(product.id)).toBe(0)
+  })
+})
+
+async function reservationStatus(paymentId: string) {
+  const [row] = await shop.ctx.handle.sql<{ status: string }[]>`select status from checkout_reservations where payment_id = ${paymentId}`
+  return row?.status
+}
+
+describe('POST /orders/:id/payments with a payment method Stripe does not know', () => {
+  test('402 payment_declined naming the refusal, and a failed payment kept; never a 500', async () => {
+    const order = await insertOrder(shop.ctx, { status: 'pending', currency: 'GBP', items: [{ unitPriceMinor: 1250 }] })
+    const refused = await shop.call<ErrorBody>('POST', `/api/v1/orders/${order.order.id}/payments`, {
+      body: { method: 'card', token: 'pm_does_not_exist' },
+      key: key(),
+      token: shop.admin,
+    })
+    expect(refused.status, JSON.stringify(refused.body)).toBe(402)
+    expect(refused.body.error).toMatchObject({ code: 'payment_declined', details: [{ field: 'token', message: 'resource_missing' }] })
+    const rows = await shop.ctx.handle.sql<{ status: string; failureCode: string }[]>`
+      select status, failure_code as "failureCode" from payments where order_id = ${order.order.id}`
+    expect(rows).toEqual([{ status: 'failed', failureCode: 'resource_missing' }])
   })
 })
 

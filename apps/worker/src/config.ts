@@ -57,6 +57,8 @@ export interface Config {
   paymentSweepIntervalMs: number
   /** A payment in progress unchanged for this long is looked up at the provider. */
   paymentReconcileAfterMs: number
+  /** The provider's "no such payment" for one we never learnt the reference of is believed only after this (its search lags). */
+  paymentUnrecordedGraceMs: number
   /** The emails made from events (notifications.ts); undefined when NOTIFICATIONS_ENABLED=false. */
   notifications: NotificationConfig | undefined
   /** Where traces go (OTEL_*); undefined: no traces, and nothing of OpenTelemetry is loaded. */
@@ -130,6 +132,8 @@ export const WORKER_VARIABLES = {
   WORKER_CONCURRENCY: integer({ min: 1, max: 1000, default: 5 }),
   PAYMENT_SWEEP_INTERVAL: duration({ default: '30s', example: '30s or 500ms' }),
   PAYMENT_RECONCILE_AFTER: duration({ default: '2m', example: '2m or 90s' }),
+  // Stripe: "under normal operating conditions, data is searchable in under 1 minute".
+  PAYMENT_UNRECORDED_GRACE: duration({ default: '90s', example: '90s or 5m' }),
   WEBHOOK_TIMEOUT_MS: integer({ min: 100, max: 120_000, default: 10_000 }),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule('1m,5m,30m'),
   /** A duration with its unit, or never (null). */
@@ -191,6 +195,7 @@ export function loadConfig(env: EnvironmentSource = process.env): Config {
     paymentProvider: payments.provider,
     paymentSweepIntervalMs: v.PAYMENT_SWEEP_INTERVAL,
     paymentReconcileAfterMs: v.PAYMENT_RECONCILE_AFTER,
+    paymentUnrecordedGraceMs: v.PAYMENT_UNRECORDED_GRACE,
     notifications: v.NOTIFICATIONS_ENABLED
       ? {
           smtpUrl: v.SMTP_URL,

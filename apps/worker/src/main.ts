@@ -47,6 +47,7 @@ try {
       provider: config.paymentProvider,
       intervalMs: config.paymentSweepIntervalMs,
       reconcileAfterMs: config.paymentReconcileAfterMs,
+      unrecordedGraceMs: config.paymentUnrecordedGraceMs,
     },
     logger,
     tracing,

@@ -6,14 +6,17 @@
  *   can never be taken after its stock was given back;
  * - reconciliation: a payment in progress unchanged for PAYMENT_RECONCILE_AFTER (the API died
  *   between the provider's answer and its last statement), or soon after the provider did not
- *   answer, is looked up at the provider and settled.
+ *   answer, is looked up at the provider and settled. A payment whose reference we never learnt is
+ *   searched for by our id, and "no such payment" believed only after PAYMENT_UNRECORDED_GRACE;
+ * - refunds: a refund left pending (the request that wrote it died, or the provider did not
+ *   answer it) is asked of the provider again under its own idempotency key.
  * settlePayment acts only on a reservation still held, so a sweep racing the API or the
  * provider's webhook changes nothing wrong. A provider that cannot answer leaves the reservation
  * held for the next sweep.
  */
 import { ProviderUnavailableError, type PaymentProvider, type ProviderPayment } from '@commerce/domain'
-import { createDb, expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type DatabaseHandle, type SweptPayment } from '@commerce/db'
-import { settlePayment } from '@commerce/payments'
+import { createDb, expiredReservations, refundsLeftPending, releaseSweepLock, stuckPayments, trySweepLock, type DatabaseHandle, type SweptPayment } from '@commerce/db'
+import { makeRefunds, settlePayment } from '@commerce/payments'
 import type { Logger } from './logger.js'
 import type { WorkerMetrics } from './metrics.js'
 
@@ -23,8 +26,8 @@ export const PAYMENT_SWEEP_LOCK = 'commerce:payment-sweeps'
 const BATCH = 100
 /** A payment whose provider call got no answer is asked about this soon, not after PAYMENT_RECONCILE_AFTER. */
 const UNANSWERED_AFTER_MS = 10_000
-/** Stripe's search by our id can miss a payment created within about a minute: "no such payment" is proof only after this. */
-const UNRECORDED_GRACE_MS = 5 * 60_000
+/** A refund still pending this long after it was written was not made by the request that wrote it. */
+const REFUND_LEFT_AFTER_MS = 30_000
 
 const IN_PROGRESS: ReadonlySet<ProviderPayment['status']> = new Set(['pending', 'requires_action'])
 
@@ -35,12 +38,14 @@ export interface PaymentSweepSettings {
   provider: PaymentProvider
   intervalMs: number
   reconcileAfterMs: number
+  unrecordedGraceMs: number
 }
 
 export interface PaymentSweeper {
   database: DatabaseHandle
   provider: PaymentProvider
   reconcileAfterMs: number
+  unrecordedGraceMs: number
   logger: Logger
   metrics: WorkerMetrics
   /** Asked between payments: a stopping worker ends its sweep early. */
@@ -55,9 +60,10 @@ export async function sweepPayments(sweeper: PaymentSweeper): Promise<boolean> {
   try {
     if (!(await trySweepLock(session, PAYMENT_SWEEP_LOCK))) return false
     try {
-      const query = { provider: sweeper.provider.name, limit: BATCH, unrecordedGraceMs: UNRECORDED_GRACE_MS }
+      const query = { provider: sweeper.provider.name, limit: BATCH, unrecordedGraceMs: sweeper.unrecordedGraceMs }
       await settleEach(sweeper, 'expiry', await expiredReservations(sql, query))
       await settleEach(sweeper, 'reconcile', await stuckPayments(sql, { ...query, reconcileAfterMs: sweeper.reconcileAfterMs, unansweredAfterMs: UNANSWERED_AFTER_MS }))
+      await makeLeftRefunds(sweeper, await refundsLeftPending(sql, { provider: sweeper.provider.name, olderThanMs: REFUND_LEFT_AFTER_MS, limit: BATCH }))
     } finally {
       await releaseSweepLock(session, PAYMENT_SWEEP_LOCK)
     }
@@ -92,6 +98,22 @@ async function settleOne(sweeper: PaymentSweeper, source: Source, { paymentId, r
     const fields = { payment_id: paymentId, source, error: error instanceof Error ? error.message : String(error) }
     if (error instanceof ProviderUnavailableError) logger.warn('the payment provider did not answer: the payment is swept again later', fields)
     else logger.error('could not settle a payment', fields)
+  }
+}
+
+/** Asks the provider again for each refund left pending; one it does not answer waits for the next sweep. */
+async function makeLeftRefunds(sweeper: PaymentSweeper, refundIds: string[]): Promise<void> {
+  const { logger } = sweeper
+  for (const refundId of refundIds) {
+    if (sweeper.stopping?.()) return
+    try {
+      for (const made of await makeRefunds(sweeper.database.db, sweeper.provider, [refundId], { requestId: null, actor: null })) {
+        if (made.outcome === 'pending') logger.warn('the refund was not made at the provider: asked again at the next sweep', { refund_id: refundId, error: made.error })
+        else logger.info('refund made at the provider', { refund_id: refundId, outcome: made.outcome })
+      }
+    } catch (error) {
+      logger.error('could not make a refund', { refund_id: refundId, error: error instanceof Error ? error.message : String(error) })
+    }
   }
 }
 

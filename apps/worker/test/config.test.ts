@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 30_000,
       paymentReconcileAfterMs: 120_000,
+      paymentUnrecordedGraceMs: 90_000,
       notifications: {
         smtpUrl: undefined,
         from: '"Our shop" <shop@localhost>',
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       WORKER_HEALTH_HOST: '10.0.0.5',
       PAYMENT_SWEEP_INTERVAL: '200ms',
       PAYMENT_RECONCILE_AFTER: '90s',
+      PAYMENT_UNRECORDED_GRACE: '5m',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       SHUTDOWN_GRACE_PERIOD: '40s',
       SMTP_URL: 'smtps://mailer:secret@smtp.example.com:465',
@@ -97,6 +99,7 @@ describe('loadConfig', () => {
       paymentProvider: testProvider,
       paymentSweepIntervalMs: 200,
       paymentReconcileAfterMs: 90_000,
+      paymentUnrecordedGraceMs: 300_000,
       notifications: {
         smtpUrl: 'smtps://mailer:secret@smtp.example.com:465',
         from: 'Shop <orders@shop.example.com>',

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { PROVIDER_UNANSWERED, ProviderUnavailableError, type AuthorizeRequest, type CancelRequest, type PaymentProvider, type RefundRequest } from '@commerce/domain'
+import { PROVIDER_UNANSWERED, ProviderRefusedError, ProviderUnavailableError, type AuthorizeRequest, type CancelRequest, type PaymentProvider, type RefundRequest } from '@commerce/domain'
 import { createDb, deleteReleasedReservations, eventRows, newId, reacquireReservation, releaseReservation, type DatabaseHandle } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { createStripeProvider, createTestProvider, settlePayment, testProvider } from '@commerce/payments'
@@ -43,10 +43,13 @@ function authorizeRequest(paymentId: string, token: string): AuthorizeRequest {
   return { paymentId, amountMinor: TOTAL_MINOR, currency: 'USD', method: 'card', token, capture: 'automatic', idempotencyKey: `checkout-payment:${paymentId}`, returnUrl: null }
 }
 
-function sweeperOf(provider: PaymentProvider, database = handle): { sweeper: PaymentSweeper; lines: Record<string, unknown>[] } {
+/** PAYMENT_UNRECORDED_GRACE's default. */
+const UNRECORDED_GRACE_MS = 90_000
+
+function sweeperOf(provider: PaymentProvider, database = handle, unrecordedGraceMs = UNRECORDED_GRACE_MS): { sweeper: PaymentSweeper; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = []
   const logger = createLogger('info', (line) => lines.push(JSON.parse(line) as Record<string, unknown>))
-  return { sweeper: { database, provider, reconcileAfterMs: 120_000, logger, metrics: createWorkerMetrics() }, lines }
+  return { sweeper: { database, provider, reconcileAfterMs: 120_000, unrecordedGraceMs, logger, metrics: createWorkerMetrics() }, lines }
 }
 
 /** commerce_worker_payment_settlements_total as `source:outcome` to count. */
@@ -192,7 +195,7 @@ describe('the reconciliation sweep', () => {
     expect(await settlements(sweeper.metrics)).toEqual({ 'reconcile:placed': 1 })
   })
 
-  it('releases a payment the provider has no trace of (its call unanswered, nothing recorded) as not_found, only once it is 5 minutes old', async () => {
+  it('releases a payment the provider has no trace of (its call unanswered, nothing recorded) as not_found, only once it is older than PAYMENT_UNRECORDED_GRACE (90 s)', async () => {
     const provider = providerOf(testProvider)
     const ids = await reserveCheckout(handle, { provider: provider.name, failureCode: PROVIDER_UNANSWERED, createdAgoMs: 60_000, updatedAgoMs: 20_000 })
     const { sweeper, lines } = sweeperOf(provider)
@@ -203,7 +206,7 @@ describe('the reconciliation sweep', () => {
     expect(await settlements(sweeper.metrics)).toEqual({ 'reconcile:waiting': 1 })
     expect(lines).toEqual([expect.objectContaining({ msg: 'payment not found at the provider yet: asked again at the next sweep', payment_id: ids.paymentId })])
 
-    await handle.sql`update payments set created_at = now() - interval '6 minutes' where id = ${ids.paymentId}`
+    await handle.sql`update payments set created_at = now() - interval '100 seconds' where id = ${ids.paymentId}`
     await sweepPayments(sweeper)
     expect(await stateOf(ids)).toMatchObject({
       reservation: 'released',
@@ -217,6 +220,17 @@ describe('the reconciliation sweep', () => {
       events: ['payment.failed'],
     })
     expect(await settlements(sweeper.metrics)).toEqual({ 'reconcile:waiting': 1, 'reconcile:declined': 1 })
+  })
+})
+
+describe('PAYMENT_UNRECORDED_GRACE', () => {
+  it('a shorter grace releases a payment the provider has no trace of sooner: 20 s old, with a grace of 10 s', async () => {
+    const provider = providerOf(testProvider)
+    const ids = await reserveCheckout(handle, { provider: provider.name, failureCode: PROVIDER_UNANSWERED, createdAgoMs: 20_000, updatedAgoMs: 15_000 })
+    await sweepPayments(sweeperOf(provider, handle, 30_000).sweeper)
+    expect(await stateOf(ids)).toMatchObject({ ...held, failureCode: PROVIDER_UNANSWERED })
+    await sweepPayments(sweeperOf(provider, handle, 10_000).sweeper)
+    expect(await stateOf(ids)).toMatchObject({ reservation: 'released', payment: 'failed', failureCode: 'not_found', stock: STOCK })
   })
 })
 
@@ -278,7 +292,7 @@ describe('sweeping workers', () => {
       concurrency: 1,
       databasePoolMax: 2,
       webhooks: { timeoutMs: 1000, retrySchedule: [1000], allowPrivateTargets: true },
-      payments: { provider, intervalMs: 200, reconcileAfterMs: 120_000 },
+      payments: { provider, intervalMs: 200, reconcileAfterMs: 120_000, unrecordedGraceMs: UNRECORDED_GRACE_MS },
       logger: createLogger('silent'),
     })
     try {
@@ -300,10 +314,10 @@ describe('released reservations past CHECKOUT_RESERVATION_RETENTION', () => {
     },
   })
   /** A payment that succeeded at the provider, released here as declined (its answer lost) `daysAgo` days ago. */
-  async function releasedLate(daysAgo: number) {
+  async function releasedLate(daysAgo: number, by: PaymentProvider = provider) {
     const paymentId = newId()
-    const paid = await provider.authorize(authorizeRequest(paymentId, 'tok_visa'))
-    const ids = await reserveCheckout(handle, { provider: provider.name, paymentId, reference: paid.reference })
+    const paid = await by.authorize(authorizeRequest(paymentId, 'tok_visa'))
+    const ids = await reserveCheckout(handle, { provider: by.name, paymentId, reference: paid.reference })
     const failure = { code: 'card_declined', message: 'Your card was declined.' }
     expect(await releaseReservation(handle.sql, { paymentId, state: 'failed', failure, reference: paid.reference, events: eventRows([]) })).toBe(true)
     await handle.sql`update checkout_reservations set updated_at = now() - make_interval(days => ${daysAgo}) where payment_id = ${paymentId}`
@@ -353,5 +367,57 @@ describe('released reservations past CHECKOUT_RESERVATION_RETENTION', () => {
     })
     expect(await reacquired).toBe(false)
     expect(await stateOf(second.ids)).toMatchObject({ reservation: null, stock: STOCK, couponUses: 0, cartClosed: false })
+  })
+})
+
+describe('refunds left pending', () => {
+  const week = 7 * 24 * 3600_000
+  /** A payment that succeeded after its released reservation was deleted: given back by settlePayment through `provider`. */
+  async function givenBack(provider: PaymentProvider) {
+    const paymentId = newId()
+    const paid = await testProvider.authorize(authorizeRequest(paymentId, 'tok_visa'))
+    const ids = await reserveCheckout(handle, { provider: provider.name, paymentId, reference: paid.reference })
+    const failure = { code: 'card_declined', message: 'Your card was declined.' }
+    expect(await releaseReservation(handle.sql, { paymentId, state: 'failed', failure, reference: paid.reference, events: eventRows([]) })).toBe(true)
+    await handle.sql`update checkout_reservations set updated_at = now() - interval '8 days' where payment_id = ${paymentId}`
+    await deleteReleasedReservations(handle.sql, week)
+    expect(await settlePayment(handle.db, provider, paymentId, paid, { origin: { requestId: null, actor: null } })).toEqual({ kind: 'returned', state: 'refunded' })
+    return ids
+  }
+  const refundOf = async (paymentId: string) =>
+    (await handle.sql<{ status: string; failureCode: string | null }[]>`select status, failure_code as "failureCode" from refunds where payment_id = ${paymentId}`)[0]
+
+  it('a refund the provider did not answer stays pending; the sweep asks again once it is 30 s old, under the same key, and records it made', async () => {
+    const asked: RefundRequest[] = []
+    let answering = false
+    const provider = providerOf(testProvider, {
+      refund: (request) => {
+        asked.push(request)
+        return answering ? testProvider.refund(request) : Promise.reject(new ProviderUnavailableError('timed out'))
+      },
+    })
+    const ids = await givenBack(provider)
+    expect(await refundOf(ids.paymentId)).toEqual({ status: 'pending', failureCode: null })
+    expect(await stateOf(ids)).toMatchObject({ payment: 'refunded', orders: 0, events: ['payment.refunded'] })
+
+    answering = true
+    const { sweeper } = sweeperOf(provider)
+    await sweepPayments(sweeper)
+    expect(asked).toHaveLength(1)
+    await handle.sql`update refunds set created_at = now() - interval '1 minute' where payment_id = ${ids.paymentId}`
+    await sweepPayments(sweeper)
+    expect(asked.map((request) => request.idempotencyKey)).toEqual([`late-refund:${ids.paymentId}`, `late-refund:${ids.paymentId}`])
+    expect(await refundOf(ids.paymentId)).toEqual({ status: 'succeeded', failureCode: null })
+    await sweepPayments(sweeper)
+    expect(asked).toHaveLength(2)
+  })
+
+  it('a refund the provider refuses fails (refund.failed): the payment counts as captured again', async () => {
+    const provider = providerOf(testProvider, { refund: () => Promise.reject(new ProviderRefusedError('charge_disputed', 'The charge is disputed.')) })
+    const ids = await givenBack(provider)
+    expect(await refundOf(ids.paymentId)).toEqual({ status: 'failed', failureCode: 'charge_disputed' })
+    expect(await stateOf(ids)).toMatchObject({ payment: 'captured', orders: 0, events: ['payment.refunded', 'refund.failed'] })
+    const [payment] = await handle.sql<{ refunded: number }[]>`select refunded_minor::int as refunded from payments where id = ${ids.paymentId}`
+    expect(payment!.refunded).toBe(0)
   })
 })

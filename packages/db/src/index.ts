@@ -1,6 +1,5 @@
 export { createDb, sqlOf, type Database, type DatabaseConfig, type DatabaseHandle, type Executor } from './client.js'
-export { announceWhenCommitted, sendCommit, type SqlClient } from './transaction.js'
-export { onStockMoved, type StockListener } from './transaction.js'
+export { announceWhenCommitted, onStockMoved, sendCommit, whenCommitted, type SqlClient, type StockListener } from './transaction.js'
 export {
   EMBEDDED_DEFAULT_PORT,
   EmbeddedPostgresMissingError,
@@ -103,6 +102,7 @@ export {
   type Placement,
   type PlacementAtOnce,
   type Release,
+  type ReturnedPayment,
   type SettledPayment,
   type Settlement,
 } from './sql/checkout-settlement.js'
@@ -149,7 +149,17 @@ export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, typ
 export { prepareLocalizedProductDetail, prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
 export { categoryTranslationLocale, translatedCategoryField, translatedLocalesSince, translatedVariantTitle } from './sql/translations.js'
 export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
-export { paymentIdByReference, providerEventSeen, recordProviderEvent, type ProviderEvent } from './sql/provider-events.js'
+export { claimProviderEvent, paymentIdByReference, type ProviderEvent } from './sql/provider-events.js'
+export {
+  lockPendingRefund,
+  pendingRefunds,
+  recordRefundFailed,
+  recordRefundMade,
+  refundsLeftPending,
+  type PendingRefund,
+  type RefundFailure,
+  type RefundParties,
+} from './sql/refunds.js'
 export { countReplay, missingEvents, replayDeliveries, type ReplaySelection } from './sql/webhook-replay.js'
 export { relayOutboxRows, splitFanOut, unlockStaleJobs } from './sql/worker-jobs.js'
 export { storeAccountToken, type NewAccountToken } from './sql/account-tokens.js'

@@ -39,6 +39,7 @@ export const EVENT_KINDS = [
   'payment.failed',
   'payment.canceled',
   'payment.refunded',
+  'refund.failed',
   'return.requested',
   'return.approved',
   'return.declined',

@@ -462,7 +462,10 @@ export {
   PAYMENT_MOVES,
   PAYMENT_STATES,
   PROVIDER_UNANSWERED,
+  ProviderRefusedError,
   ProviderUnavailableError,
+  REFUND_STATUSES,
+  refundedState,
   WebhookSignatureError,
   MANUAL_PAYMENT_PROVIDER,
   applyProviderPayment,
@@ -481,6 +484,7 @@ export {
   type ProviderPayment,
   type ProviderWebhook,
   type RefundRequest,
+  type RefundStatus,
   type RetrieveRequest,
 } from './payments.js'
 export {

@@ -40,6 +40,21 @@ export const PAYMENT_STATES = [
 ] as const
 export type PaymentState = (typeof PAYMENT_STATES)[number]
 
+/**
+ * A refund's states, as Stripe's: pending once recorded (its amount already counts as refunded,
+ * so nothing can refund it twice) until the provider has made it; succeeded; failed when the
+ * provider refused it (its amount then counts again as kept). A refund made at the provider
+ * itself (its dashboard) is recorded succeeded.
+ */
+export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const
+export type RefundStatus = (typeof REFUND_STATUSES)[number]
+
+/** A captured payment's state once `refundedMinor` of it counts as refunded (pending refunds included). */
+export function refundedState(payment: Pick<PaymentFacts, 'amountMinor' | 'capturedMinor' | 'refundedMinor'>): PaymentState {
+  if (payment.refundedMinor <= 0) return payment.capturedMinor < payment.amountMinor ? 'partially_captured' : 'captured'
+  return payment.refundedMinor >= payment.capturedMinor ? 'refunded' : 'partially_refunded'
+}
+
 /** A payment as the state machine sees it. */
 export interface PaymentFacts {
   state: PaymentState
@@ -373,6 +388,22 @@ export class ProviderUnavailableError extends Error {
   constructor(message = 'The payment provider did not answer') {
     super(message)
     this.name = 'ProviderUnavailableError'
+  }
+}
+
+/**
+ * The provider refused the request itself (Stripe's 4xx invalid_request_error: an unknown payment
+ * method, a refund of more than is left): nothing happened there, and asking again will not help.
+ * The client's error, never a 500: the API answers it in its own format.
+ */
+export class ProviderRefusedError extends Error {
+  constructor(
+    /** The provider's code for the refusal (Stripe's error code, e.g. resource_missing). */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'ProviderRefusedError'
   }
 }
 

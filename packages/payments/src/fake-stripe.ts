@@ -9,6 +9,9 @@
  * and pm_card_chargeDeclinedInsufficientFunds decline (402); pm_card_threeDSecure2Required requires
  * 3-D Secure until completeAction.
  *
+ * What happens without a request of ours, as it does at Stripe: the customer paying again on an
+ * intent whose attempt failed (confirmAgain), a refund made in the dashboard (refundInDashboard).
+ *
  * Unlike Stripe: one account, state in memory, search sees an intent at once, a webhook is sent
  * once (no retries) and events exist for the types listed in EventType only.
  */
@@ -219,6 +222,24 @@ export class FakeStripe {
       this.fail(intent, { type: 'invalid_request_error', code: 'payment_intent_authentication_failure', message }, null)
     }
     return structuredClone(intent)
+  }
+
+  /**
+   * The customer paying again on an intent whose attempt failed (Stripe.js confirming it with the
+   * client secret it already has): no request of ours, only its events.
+   */
+  confirmAgain(id: string, paymentMethod = 'pm_card_visa'): FakePaymentIntent {
+    const intent = this.intent(id)
+    this.confirm(intent, testCard({ payment_method: paymentMethod }), {}, null)
+    return structuredClone(intent)
+  }
+
+  /**
+   * A refund made by the merchant in Stripe's dashboard (of what is left when `amount` is not
+   * given): no request of ours, only its charge.refunded event.
+   */
+  refundInDashboard(id: string, amount?: number): FakeRefund {
+    return this.createRefund(amount === undefined ? { payment_intent: id } : { payment_intent: id, amount: String(amount) }, null)
   }
 
   /**

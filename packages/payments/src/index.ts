@@ -3,3 +3,4 @@ export { STRIPE_API_VERSION, createStripeProvider, type StripeProviderOptions } 
 export { toPayment, toRefund } from './view.js'
 export { settlePayment, type SettleOptions, type Settled } from './settle.js'
 export { PAYMENT_VARIABLES, choosePaymentProvider, paymentProviderFromEnv } from './config.js'
+export { makeRefunds, type RefundOutcome } from './refunds.js'

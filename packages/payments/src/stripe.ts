@@ -16,10 +16,13 @@
  *
  * Errors: a card decline (HTTP 402 carrying the intent) is an answer: status failed. No answer,
  * a timeout, 409 (the same key in flight), 429 and 5xx throw ProviderUnavailableError: what
- * happened is unknown until retrieve tells. Any other refusal is a bug in the request: it throws.
+ * happened is unknown until retrieve tells. A request refused as asked (400, 402 or 404: an
+ * unknown payment method, a refund of more than is left) throws ProviderRefusedError with
+ * Stripe's code: nothing happened there. Any other refusal (401, 403: our keys) throws.
  */
 import Stripe from 'stripe'
 import {
+  ProviderRefusedError,
   ProviderUnavailableError,
   WebhookSignatureError,
   type NextAction,
@@ -271,5 +274,7 @@ function providerError(error: unknown): Error {
   if (error instanceof Stripe.errors.StripeRateLimitError || status === undefined || status === 409 || status >= 500) {
     return new ProviderUnavailableError(`Stripe did not answer: ${error.message}`)
   }
+  // Refused as asked (an unknown payment method, more refunded than is left): the caller's to answer, not a failure of ours.
+  if (status === 400 || status === 402 || status === 404) return new ProviderRefusedError(error.code ?? error.type, `Stripe refused the request: ${error.message}`)
   return new Error(`Stripe refused the request: ${error.message}`, { cause: error })
 }

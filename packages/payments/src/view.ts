@@ -17,6 +17,9 @@ export function toRefund(refund: RefundJson): Refund {
     amount: toMajorUnits(refund.amountMinor, refund.currency),
     currency: refund.currency,
     reason: refund.reason,
+    status: refund.status,
+    failure_code: refund.failureCode,
+    failure_message: refund.failureMessage,
     created_at: iso(refund.createdAt),
   }
 }

@@ -21,7 +21,7 @@ type EventKind = Exclude<Schemas['CreateWebhookRequest']['events'][number], '*'>
 /** Every kind a subscription can name, by family (the compiler checks the list against the contract). */
 const KINDS_BY_FAMILY = {
   Orders: ['order.created', 'order.paid', 'order.shipped', 'order.completed', 'order.cancelled', 'order.refunded', 'order.edited'],
-  Payments: ['payment.authorized', 'payment.succeeded', 'payment.failed', 'payment.canceled', 'payment.refunded'],
+  Payments: ['payment.authorized', 'payment.succeeded', 'payment.failed', 'payment.canceled', 'payment.refunded', 'refund.failed'],
   Returns: ['return.requested', 'return.approved', 'return.declined', 'return.received', 'return.canceled'],
   'Draft orders': ['draft_order.invoice_sent'],
   Inventory: ['inventory.adjusted', 'inventory.low'],

@@ -3,7 +3,7 @@
  * the built-in `test` provider and the Stripe adapter are @commerce/payments), and how its
  * failures are answered.
  */
-import { ProviderUnavailableError, type PaymentProvider } from '@commerce/domain'
+import { ProviderRefusedError, ProviderUnavailableError, type PaymentProvider } from '@commerce/domain'
 import { ApiError } from '../errors.js'
 
 declare module 'fastify' {
@@ -13,7 +13,11 @@ declare module 'fastify' {
   }
 }
 
-/** Calls the provider; one that cannot answer is 502 payment_provider_error (the client may retry). */
+/**
+ * Calls the provider: one that cannot answer is 502 payment_provider_error (the client may retry);
+ * one that refuses the request as asked (its 4xx: more refunded than is left there, a payment it
+ * no longer holds) is 409 payment_provider_refused, naming the provider's code.
+ */
 export async function callProvider<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call()
@@ -21,6 +25,7 @@ export async function callProvider<T>(call: () => Promise<T>): Promise<T> {
     if (error instanceof ProviderUnavailableError) {
       throw new ApiError('payment_provider_error', 'The payment provider failed; nothing was charged. Retry later')
     }
+    if (error instanceof ProviderRefusedError) throw new ApiError('payment_provider_refused', error.message, [{ field: 'payment', message: error.code }])
     throw error
   }
 }

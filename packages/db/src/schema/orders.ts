@@ -27,6 +27,7 @@ import {
   ORDER_STATUSES,
   PAYMENT_STATES,
   PAYMENT_STATUSES,
+  REFUND_STATUSES,
   RESERVATION_STATUSES,
   RETURN_STATUSES,
   type Address,
@@ -41,6 +42,7 @@ export const orderStatus = pgEnum('order_status', ORDER_STATUSES)
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES)
 export const fulfillmentStatus = pgEnum('fulfillment_status', FULFILLMENT_STATUSES)
 export const paymentState = pgEnum('payment_state', PAYMENT_STATES)
+export const refundStatus = pgEnum('refund_status', REFUND_STATUSES)
 export const captureMode = pgEnum('capture_mode', ['automatic', 'manual'])
 export const reservationStatus = pgEnum('reservation_status', RESERVATION_STATUSES)
 export const checkoutStatus = pgEnum('checkout_status', CHECKOUT_STATUSES)
@@ -393,6 +395,15 @@ export interface OrderEditChanges {
   added: string[]
 }
 
+/**
+ * Money given back on a payment. A refund through the provider is written `pending` (its amount
+ * counted in the payment's and the order's refunded sums at once, so nothing can refund the same
+ * money twice) in the transaction that decides it; the provider is asked after that transaction
+ * commits (@commerce/payments refunds.ts), never while it holds locks, under `provider_key`, so
+ * asking again (the worker's sweep of refunds left pending) never refunds twice. The provider's
+ * refusal makes it `failed` and gives its amount back to the sums. A refund made at the provider
+ * itself (its dashboard), learnt from its webhook, is recorded `succeeded`.
+ */
 export const refunds = pgTable(
   'refunds',
   {
@@ -400,24 +411,33 @@ export const refunds = pgTable(
     paymentId: uuid('payment_id')
       .notNull()
       .references(() => payments.id, { onDelete: 'cascade' }),
-    orderId: uuid('order_id')
-      .notNull()
-      .references(() => orders.id, { onDelete: 'cascade' }),
+    /** Null only for a payment that succeeded after its checkout was released: it never had an order. */
+    orderId: uuid('order_id').references(() => orders.id, { onDelete: 'cascade' }),
     amountMinor: money('amount_minor').notNull(),
     currency: text('currency').notNull(),
     reason: text('reason'),
+    status: refundStatus('status').notNull().default('succeeded'),
+    /** The idempotency key the provider is asked with; null for a refund the provider made itself, or a manual payment's. */
+    providerKey: text('provider_key'),
     providerReference: text('provider_reference'),
+    failureCode: text('failure_code'),
+    failureMessage: text('failure_message'),
     /** The return whose receipt made this refund, if one did. */
     returnId: uuid('return_id').references(() => returns.id, { onDelete: 'set null' }),
     /** The order edit that made this refund, if one did: such refunds settle the total, the others give value back. */
     orderEditId: uuid('order_edit_id').references(() => orderEdits.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     index('refunds_payment_idx').on(t.paymentId),
     index('refunds_order_idx').on(t.orderId),
     index('refunds_return_idx').on(t.returnId).where(sql`${t.returnId} is not null`),
     index('refunds_order_edit_idx').on(t.orderEditId).where(sql`${t.orderEditId} is not null`),
+    // One refund per key: the same decision made twice (copies of a webhook) refunds once.
+    uniqueIndex('refunds_provider_key_idx').on(t.providerKey),
+    // What the worker's sweep looks for: refunds the provider has not made yet.
+    index('refunds_pending_idx').on(t.createdAt).where(sql`${t.status} = 'pending'`),
     check('refunds_amount_positive', sql`${t.amountMinor} > 0`),
   ],
 )

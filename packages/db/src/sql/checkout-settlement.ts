@@ -363,24 +363,58 @@ export async function reacquireReservation(sql: SqlClient, paymentId: string): P
   return row!.held
 }
 
-// A late payment with nowhere to go, given back (refunded or voided) by the caller at the provider, and its event.
+// A late payment with nowhere to go, given back (voided, or refunded by the pending refund
+// written here and made at the provider once this commits), and its event; decided once: the
+// released reservation is deleted under its lock (a REACQUIRE waiting for it then finds nothing
+// to hold, and one that held it first makes this change nothing), and the payment must be neither
+// placed (its order) nor given back already. A payment whose reservation the worker deleted after
+// its retention is decided on the payment row alone.
+// $1 payment, $2 its state, $3 captured, $4 refunded, $5 the provider's reference, $6 the event,
+// $7 the refund's id, $8 its amount (0: none), $9 its provider key.
 const RETURNED = `
-with ended as (
-  update payments set status = $2::payment_state, captured_minor = $3, refunded_minor = $4,
+with reservation as materialized (
+  delete from checkout_reservations where payment_id = $1 and status = 'released' returning 1),
+ended as (
+  update payments p set status = $2::payment_state, captured_minor = $3, refunded_minor = $4,
     provider_reference = coalesce($5, provider_reference), updated_at = now()
-  where id = $1 and status in ('pending', 'requires_action', 'failed', 'canceled') returning 1),
+  where p.id = $1 and p.order_id is null and p.status in ('pending', 'requires_action', 'failed')
+    and (exists (select from reservation) or not exists (select from checkout_reservations r where r.payment_id = $1))
+  returning p.currency),
+refund as (
+  insert into refunds (id, payment_id, amount_minor, currency, reason, status, provider_key)
+  select $7::uuid, $1, $8::bigint, currency, 'Paid after its checkout was released and its stock sold', 'pending', $9 from ended where $8::bigint > 0),
 ${eventsCte(`(select $6::json where exists (select from ended))`)}
 select count(*)::int as "returned" from ended`
 
-/** Records a late payment given back at the provider (refunded or voided) and its event; false when another settlement recorded it first. */
-export async function recordReturnedPayment(
-  sql: SqlClient,
-  payment: { paymentId: string; state: 'refunded' | 'canceled'; capturedMinor: number; refundedMinor: number; reference: string | null },
-  events: { ids: string[]; json: string },
-): Promise<boolean> {
+export interface ReturnedPayment {
+  paymentId: string
+  state: 'refunded' | 'canceled'
+  capturedMinor: number
+  refundedMinor: number
+  reference: string | null
+  /** The refund to make at the provider once committed (refunded with money left), or null (voided, or nothing left). */
+  refund: { id: string; amountMinor: number; providerKey: string } | null
+}
+
+/**
+ * Records a late payment given back (refunded or voided) and its event, with its pending refund;
+ * false when it was placed or given back by another settlement first (nothing written).
+ */
+export async function recordReturnedPayment(sql: SqlClient, payment: ReturnedPayment, events: { ids: string[]; json: string }): Promise<boolean> {
+  const { refund } = payment
   const [row] = await sql.unsafe<{ returned: number }[]>(
     RETURNED,
-    [payment.paymentId, payment.state, payment.capturedMinor, payment.refundedMinor, payment.reference, events.json],
+    [
+      payment.paymentId,
+      payment.state,
+      payment.capturedMinor,
+      payment.refundedMinor,
+      payment.reference,
+      events.json,
+      refund?.id ?? null,
+      refund?.amountMinor ?? 0,
+      refund?.providerKey ?? null,
+    ],
     { prepare: true },
   )
   const returned = row!.returned === 1

@@ -27,7 +27,7 @@ const ITEM_KEYS = [
 ] as const
 export type ItemJson = JsonOf<typeof orderItems, (typeof ITEM_KEYS)[number]>
 
-const REFUND_KEYS = ['id', 'paymentId', 'orderId', 'amountMinor', 'currency', 'reason', 'createdAt'] as const
+const REFUND_KEYS = ['id', 'paymentId', 'orderId', 'amountMinor', 'currency', 'reason', 'status', 'failureCode', 'failureMessage', 'createdAt'] as const
 export type RefundJson = JsonOf<typeof refunds, (typeof REFUND_KEYS)[number]>
 
 const PAYMENT_KEYS = [
@@ -91,7 +91,8 @@ const fulfillmentsOfOrder = sql<FulfillmentJson[]>`coalesce((
  */
 export const orderBalanceSql = (order: SQL, exceptReturn?: string) => sql<OrderBalanceJson>`(
   select json_build_object(
-    'editRefundedMinor', (select coalesce(sum(r.amount_minor), 0) from refunds r where r.order_id = ${order} and r.order_edit_id is not null),
+    'editRefundedMinor', (select coalesce(sum(r.amount_minor), 0) from refunds r
+      where r.order_id = ${order} and r.order_edit_id is not null and r.status <> 'failed'),
     'creditedMinor', coalesce(sum(t.credit_minor), 0),
     'pendingCreditMinor', coalesce(sum(t.total_minor) filter (where t.status in ('requested', 'approved') and t.exchange_edit_id is not null
       ${exceptReturn === undefined ? sql`` : sql`and t.id <> ${exceptReturn}`}), 0))

@@ -1,12 +1,13 @@
 /**
  * The payment provider's notifications (apps/api routes/payments/provider-webhooks.ts): each is
- * handled once (provider_events, recorded after its work, so a failure is retried by the
- * provider), and names its payment by our id or by the provider's reference.
+ * handled once, claimed by its event id in the transaction of its effect, and names its payment
+ * by our id or by the provider's reference.
  */
 import type { SqlClient } from '../transaction.js'
 
-const SEEN = 'select 1 from provider_events where provider = $1 and event_id = $2'
-const RECORD = 'insert into provider_events (provider, event_id) values ($1, $2) on conflict do nothing'
+// A copy of the event arriving while the first is handled waits on the row's unique index until
+// that transaction ends: then it finds the event claimed (committed), or claims it (rolled back).
+const CLAIM = 'insert into provider_events (provider, event_id) values ($1, $2) on conflict do nothing returning 1'
 const BY_REFERENCE = 'select id from payments where provider = $1 and provider_reference = $2'
 
 export interface ProviderEvent {
@@ -15,15 +16,10 @@ export interface ProviderEvent {
   eventId: string
 }
 
-/** Whether this notification was handled already. */
-export async function providerEventSeen(sql: SqlClient, event: ProviderEvent): Promise<boolean> {
-  const seen = await sql.unsafe(SEEN, [event.provider, event.eventId], { prepare: true })
-  return seen.length > 0
-}
-
-/** Records the notification as handled. */
-export async function recordProviderEvent(sql: SqlClient, event: ProviderEvent): Promise<void> {
-  await sql.unsafe(RECORD, [event.provider, event.eventId], { prepare: true })
+/** Claims the notification inside the transaction that handles it; false when it was handled already. */
+export async function claimProviderEvent(sql: SqlClient, event: ProviderEvent): Promise<boolean> {
+  const claimed = await sql.unsafe(CLAIM, [event.provider, event.eventId], { prepare: true })
+  return claimed.length > 0
 }
 
 /** Our id of the provider's payment, by its reference. */

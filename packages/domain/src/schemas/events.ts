@@ -97,6 +97,12 @@ export const EVENT_CATALOG = {
     data: Payment,
     description: 'A payment that succeeded after its checkout had been released was refunded at the provider',
   },
+  'refund.failed': {
+    data: Refund,
+    description:
+      'The payment provider refused a refund recorded as pending (e.g. the money was refunded in its dashboard meanwhile): ' +
+      'its amount counts as kept again on the payment and the order',
+  },
   'return.requested': { data: Return, description: 'A return of shipped units was asked for, by the customer or an admin' },
   'return.approved': { data: Return, description: 'A return was approved: the shop expects the units back' },
   'return.declined': { data: Return, description: 'A return was declined' },

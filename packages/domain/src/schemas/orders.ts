@@ -7,7 +7,7 @@ import {
   ORDER_STATUSES,
   PAYMENT_STATUSES,
 } from '../constants.js'
-import { PAYMENT_STATES } from '../payments.js'
+import { PAYMENT_STATES, REFUND_STATUSES } from '../payments.js'
 import { Address, AddressInput } from './addresses.js'
 import { CartCoupon, CartItem, Totals } from './carts.js'
 import { Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
@@ -73,10 +73,21 @@ export type Checkout = Static<typeof Checkout>
 export const Refund = Type.Object({
   id: Uuid,
   payment_id: Uuid,
-  order_id: Uuid,
+  order_id: Nullable(Type.String({
+    format: 'uuid',
+    maxLength: 36,
+    description: 'Null only for the refund of a payment that succeeded after its checkout had been released (it has no order)',
+  })),
   amount: Money,
   currency: Type.String(),
   reason: Nullable(Type.String()),
+  status: Type.Enum(REFUND_STATUSES, {
+    description:
+      'pending: recorded, the provider has not made it yet (its amount already counts as refunded); succeeded; failed: the ' +
+      'provider refused it, its amount counts as kept again (refund.failed)',
+  }),
+  failure_code: Nullable(Type.String({ description: "The provider's code, when the refund failed" })),
+  failure_message: Nullable(Type.String({ description: "The provider's reason, when the refund failed" })),
   created_at: Timestamp,
 }, { title: 'Refund', description: 'Money given back on a payment' })
 export type Refund = Static<typeof Refund>

@@ -28,6 +28,7 @@ import {
   checkoutRefusal,
   moveOrder,
   PROVIDER_UNANSWERED,
+  ProviderRefusedError,
   ProviderUnavailableError,
   type Address,
   type AuthorizeRequest,
@@ -147,6 +148,12 @@ interface Reserved {
   amountMinor: number
   currency: string
   capture: CaptureMode
+}
+
+/** The provider's truth about a payment; null with `refused` when it refused to create it. */
+interface Truth {
+  truth: ProviderPayment | null
+  refused?: { code: string; message: string } | undefined
 }
 
 type Started =
@@ -323,12 +330,15 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     }
   }
 
-  /** An in-process provider's answer; undefined when it says it cannot answer (then asked again, as any provider, after the reservation). */
+  /**
+   * An in-process provider's answer; undefined when it cannot answer or refuses the request (then
+   * asked again, as any provider, after the reservation, which settles a refusal as a decline).
+   */
   async function decideInProcess(request: AuthorizeRequest): Promise<ProviderPayment | undefined> {
     try {
       return await provider.authorize(request)
     } catch (error) {
-      if (error instanceof ProviderUnavailableError) return undefined
+      if (error instanceof ProviderUnavailableError || error instanceof ProviderRefusedError) return undefined
       throw error
     }
   }
@@ -339,19 +349,27 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
    * answered and has no such payment. The provider's idempotency key is made from our payment id,
    * so asking again never charges twice.
    */
-  async function ask(started: Extract<Started, { kind: 'reserved' | 'in_progress' }>, body: CompleteCheckout): Promise<ProviderPayment | null> {
+  async function ask(started: Extract<Started, { kind: 'reserved' | 'in_progress' }>, body: CompleteCheckout): Promise<Truth> {
     const payment =
       started.kind === 'reserved'
         ? { ...started.reserved, reference: null, unanswered: true }
         : started.payment
-    const authorize = () => provider.authorize(authorizeRequest(payment, body))
+    const authorize = async (): Promise<Truth> => {
+      try {
+        return { truth: await provider.authorize(authorizeRequest(payment, body)) }
+      } catch (error) {
+        // Refused as asked (an unknown payment method): nothing exists at the provider; settled as a decline.
+        if (error instanceof ProviderRefusedError) return { truth: null, refused: { code: error.code, message: error.message } }
+        throw error
+      }
+    }
     try {
       if (started.kind === 'reserved') return await authorize()
       const { state, unanswered, updatedAt } = started.payment
       const inFlight = state === 'pending' && !unanswered && Date.now() - Date.parse(updatedAt) < IN_FLIGHT_MS
       if (inFlight) throw new ApiError('payment_in_progress', 'The payment of this checkout is with the provider; retry in a few seconds')
       const truth = await provider.retrieve({ paymentId: payment.paymentId, reference: payment.reference })
-      return truth === null && unanswered ? await authorize() : truth
+      return truth === null && unanswered ? await authorize() : { truth }
     } catch (error) {
       if (!(error instanceof ProviderUnavailableError)) throw error
       await notePaymentProgress(sqlOf(db), { paymentId: payment.paymentId, state: 'pending', reference: null, failure: { code: PROVIDER_UNANSWERED, message: error.message } })
@@ -369,10 +387,11 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
       const started = await start(id, body, viewer, origin, key)
       if (started.kind === 'answer') return steps.send(reply, started.answer, started.replayed)
       if (started.kind === 'placed') return steps.send(reply, { status: 200, json: JSON.stringify(await loadOrder(db, started.orderId)) })
-      const truth = started.kind === 'reserved' && started.truth ? started.truth : await ask(started, body)
+      const { truth, refused } = started.kind === 'reserved' && started.truth ? { truth: started.truth, refused: undefined } : await ask(started, body)
       const paymentId = started.kind === 'reserved' ? started.reserved.paymentId : started.payment.paymentId
       const settled = await settlePayment(db, provider, paymentId, truth, {
         origin,
+        refused,
         justReserved: started.kind === 'reserved',
         stored: (outcome) =>
           steps.storedAnswer(key, outcome.kind === 'placed' ? { status: 201, json: null } : completionAnswerNow(outcome, requestId)),

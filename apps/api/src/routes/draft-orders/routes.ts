@@ -32,7 +32,7 @@ const PRICING =
   'is the method’s rate. No stock is taken until the draft is completed.'
 
 export const draftOrderRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const paymentService = createPaymentService(app.db, app.paymentProvider)
+  const paymentService = createPaymentService(app.db, app.paymentProvider, app.log)
   const draftOrderService = createDraftOrderService(app.db, paymentService, config.shopUrl)
 
   app.get(

@@ -19,7 +19,7 @@ import { createFulfillmentService } from './service.js'
 
 
 export const fulfillmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const fulfillmentService = createFulfillmentService(app.db, createPaymentService(app.db, app.paymentProvider))
+  const fulfillmentService = createFulfillmentService(app.db, createPaymentService(app.db, app.paymentProvider, app.log))
 
   app.post(
     '/orders/:id/fulfillments',

@@ -1,8 +1,9 @@
 /**
  * Order edits before shipping: units not shipped cancelled (restocked, their share of what was
- * paid refunded through the provider) and lines added (stock taken, the order then owes their
- * price), in one transaction with the order locked. A preview runs the same edit and rolls it
- * back, without calling the provider: what it answers is what the commit would do now.
+ * paid refunded through the provider once the edit commits) and lines added (stock taken, the
+ * order then owes their price), in one transaction with the order and the stock items locked. A
+ * preview runs the same edit and rolls it back, without calling the provider: what it answers is
+ * what the commit would do now.
  */
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm'
 import {
@@ -159,6 +160,7 @@ export function createOrderEditService(db: Database, payments: PaymentService) {
         owedMinor: result.owed,
       })
       .returning()
+    // Made at the provider once this commits (refundOrder): no stock lock is held while it answers.
     const refundIds =
       commit && result.refund > 0
         ? (await payments.refundOrder(tx, { ...order, ...totals, fulfillmentStatus, paymentStatus }, result.refund, { orderEditId: row!.id }, origin)).refundIds

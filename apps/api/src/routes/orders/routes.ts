@@ -28,7 +28,7 @@ import type { OrderViewer } from './visibility.js'
 const OWNERSHIP = 'Admins see every order; a customer sees only its own (another customer’s order is 404).'
 
 export const orderRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const paymentService = createPaymentService(app.db, app.paymentProvider)
+  const paymentService = createPaymentService(app.db, app.paymentProvider, app.log)
   const orderService = createOrderService(app.db, paymentService)
   const orderEditService = createOrderEditService(app.db, paymentService)
 

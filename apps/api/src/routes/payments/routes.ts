@@ -22,7 +22,7 @@ const ProviderWebhookReceipt = Type.Object(
 )
 
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app) => {
-  const paymentService = createPaymentService(app.db, app.paymentProvider)
+  const paymentService = createPaymentService(app.db, app.paymentProvider, app.log)
 
   /** The order's owner, or anyone with the payments scope; a signed-in caller without either gets 404. */
   async function viewerOf(request: FastifyRequest, scope: 'payments:read' | 'payments:write'): Promise<OrderViewer> {
@@ -178,7 +178,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asyn
       async (request) => {
         if ((request.params as { provider: string }).provider !== app.paymentProvider.name) throw notFound('Payment provider')
         try {
-          return await handleProviderWebhook(app.db, app.paymentProvider, request.body as Buffer, request.headers, String(request.id))
+          return await handleProviderWebhook(app.db, app.paymentProvider, paymentService, request.body as Buffer, request.headers, String(request.id))
         } catch (error) {
           if (error instanceof WebhookSignatureError) throw new ApiError('validation_error', `The notification is refused: ${error.message}`)
           throw error

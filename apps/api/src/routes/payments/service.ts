@@ -1,10 +1,12 @@
 /**
  * Payments on orders, their capture and cancellation, and refunds of them. Each runs in one
  * transaction with the order row locked, so payments, captures, refunds, fulfillments and status
- * moves of one order never interleave; the provider is called inside it (an admin's action on one
- * order, not the checkout's hot path), and a failed charge or refund leaves nothing but the record
- * of a declined payment.
+ * moves of one order never interleave. The provider is called inside it for an admin's action on
+ * one payment (nothing else is locked), and a failed charge or refund leaves nothing but the
+ * record of a declined payment; the refunds of returns, edits and cancellations, which lock stock
+ * too, are written pending and made once their transaction commits (RefundMaking).
  */
+import type { FastifyBaseLogger } from 'fastify'
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import {
   amountOwed,
@@ -13,6 +15,7 @@ import {
   moveOrder,
   owedBy,
   paymentStatusOf,
+  refundedState,
   type CreatePayment,
   type CreateRefund,
   type Payment,
@@ -20,15 +23,29 @@ import {
   type OrderBalance,
   type Refund,
 } from '@commerce/domain'
-import { newId, orders, readOrderBalance, paymentColumn, payments, refunds, writeEvent, type Database, type Executor, type OrderRow, type EventOrigin } from '@commerce/db'
+import {
+  newId,
+  orders,
+  readOrderBalance,
+  paymentColumn,
+  payments,
+  refunds,
+  sqlOf,
+  whenCommitted,
+  writeEvent,
+  type Database,
+  type Executor,
+  type OrderRow,
+  type EventOrigin,
+} from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { minorUnits } from '../../fields.js'
 import { RefusalWithRecord } from '../../idempotency.js'
 import { key, keyset, listTable, type PageQuery } from '../../list-cursor.js'
 import { callProvider } from '../../payments/provider.js'
-import type { PaymentProvider, PaymentState } from '@commerce/domain'
+import { ProviderRefusedError, type PaymentProvider, type PaymentState, type ProviderPayment } from '@commerce/domain'
 import { requireVisibleOrder, visibleTo, type OrderViewer } from '../orders/visibility.js'
-import { toPayment, toRefund } from '@commerce/payments'
+import { makeRefunds, toPayment, toRefund } from '@commerce/payments'
 import { loadOrder, lockOrder, paymentOfRow, writeOrderEvent } from '../orders/view.js'
 
 type PaymentRow = typeof payments.$inferSelect
@@ -44,34 +61,39 @@ export async function orderBalanceOf(tx: Executor, order: OrderRow, exceptReturn
   return { ...order, ...(await readOrderBalance(tx, order.id, exceptReturnId)) }
 }
 
+/**
+ * When a refund is made at the provider, under `providerKey`: `now`, inside the transaction (an
+ * admin's refund of one payment: its answer says how it went, and nothing but the order is
+ * locked); `after_commit`, once the transaction that decided it committed, never while it holds
+ * stock locks (returns, edits, exchanges, cancellations: @commerce/payments refunds.ts); `made`,
+ * already (by the provider itself, or a manual payment's, which the shop gives back itself).
+ */
+export type RefundMaking = { at: 'now' | 'after_commit'; providerKey: string } | { at: 'made' }
+
 /** An order's payments, oldest first (UUIDv7 ids): payments_order_idx (order_id, id). */
 const PAYMENTS_KEYSET = keyset('order_payments', 'asc', [key.uuid(payments.id)])
 
-export function createPaymentService(db: Database, provider: PaymentProvider) {
+export function createPaymentService(db: Database, provider: PaymentProvider, log: FastifyBaseLogger) {
   /**
-   * Refunds `amountMinor` of a succeeded payment through the provider, keeps the order's sums and
-   * payment_status, and writes `order.refunded` (as the move to `refunded` when `settle` is true
-   * and nothing is held any more). Answers the refund and the order row as it now is.
+   * Refunds `amountMinor` of a succeeded payment, keeps the order's sums and payment_status, and
+   * writes `order.refunded` (as the move to `refunded` when `settle` is true and nothing is held
+   * any more). A refund made after commit counts in the sums as soon as it is written (pending),
+   * so no other refund can take the same money. Answers the refund and the order row as it now is.
    */
   async function refundPayment(
     tx: Executor,
     order: OrderRow,
     payment: PaymentRow,
-    refund: { amountMinor: number; reason: string | null; providerKey: string; settle: boolean; returnId?: string; orderEditId?: string },
+    refund: { amountMinor: number; reason: string | null; settle: boolean; making: RefundMaking; returnId?: string; orderEditId?: string },
     origin: EventOrigin,
   ): Promise<{ refund: Refund; order: OrderRow }> {
-    // A manual payment was taken outside any provider: the shop gives the money back itself, and the refund is only recorded.
-    const { reference } =
-      payment.provider === MANUAL_PAYMENT_PROVIDER
-        ? { reference: null }
-        : await callProvider(() =>
-            provider.refund({
-              reference: payment.providerReference ?? payment.id,
-              amountMinor: refund.amountMinor,
-              currency: payment.currency,
-              idempotencyKey: refund.providerKey,
-            }),
+    const making: RefundMaking = payment.provider === MANUAL_PAYMENT_PROVIDER ? { at: 'made' } : refund.making
+    const made =
+      making.at === 'now'
+        ? await callProvider(() =>
+            provider.refund({ reference: payment.providerReference ?? payment.id, amountMinor: refund.amountMinor, currency: payment.currency, idempotencyKey: making.providerKey }),
           )
+        : null
     const [row] = await tx
       .insert(refunds)
       .values({
@@ -80,14 +102,26 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         amountMinor: refund.amountMinor,
         currency: payment.currency,
         reason: refund.reason,
-        providerReference: reference,
+        status: making.at === 'after_commit' ? 'pending' : 'succeeded',
+        providerKey: making.at === 'made' ? null : making.providerKey,
+        providerReference: made?.reference ?? null,
         returnId: refund.returnId ?? null,
         orderEditId: refund.orderEditId ?? null,
       })
       .returning()
+    if (making.at === 'after_commit') {
+      await whenCommitted(sqlOf(tx), async () => {
+        for (const outcome of await makeRefunds(db, provider, [row!.id], origin)) {
+          if (outcome.outcome === 'pending') log.warn({ refund_id: outcome.refundId, error: outcome.error }, 'refund left pending at the provider: the worker sweeps it')
+          if (outcome.outcome === 'failed') log.warn({ refund_id: outcome.refundId }, 'the payment provider refused a refund: refund.failed')
+        }
+      })
+    }
     const paymentRefunded = payment.refundedMinor + refund.amountMinor
-    const paymentState: PaymentState = paymentRefunded >= payment.capturedMinor ? 'refunded' : 'partially_refunded'
-    await tx.update(payments).set({ refundedMinor: paymentRefunded, status: paymentState, updatedAt: new Date() }).where(eq(payments.id, payment.id))
+    await tx
+      .update(payments)
+      .set({ refundedMinor: paymentRefunded, status: refundedState({ ...payment, refundedMinor: paymentRefunded }), updatedAt: new Date() })
+      .where(eq(payments.id, payment.id))
     const refundedMinor = order.refundedMinor + refund.amountMinor
     const paymentStatus = paymentStatusOf({ ...order, refundedMinor })
     const settled = refund.settle && paymentStatus === 'refunded' && REFUNDABLE_TO_REFUNDED.has(order.status)
@@ -214,17 +248,23 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         throw invalidField('amount', `Field 'amount' is more than the ${formatMinorUnits(owed, order.currency)} ${order.currency} owed`)
       }
       const paymentId = newId()
-      const truth = await callProvider(() =>
-        provider.authorize({
-          paymentId,
-          amountMinor,
-          currency: order.currency,
-          method: body.method,
-          token: body.token,
-          capture: 'automatic',
-          idempotencyKey: `order:${order.id}:${idempotencyKey}`,
-          returnUrl: null,
-        }),
+      // Refused as asked (an unknown payment method): nothing exists at the provider; a decline like any other.
+      const truth: Pick<ProviderPayment, 'status' | 'failure'> & { reference: string | null } = await callProvider(() =>
+        provider
+          .authorize({
+            paymentId,
+            amountMinor,
+            currency: order.currency,
+            method: body.method,
+            token: body.token,
+            capture: 'automatic',
+            idempotencyKey: `order:${order.id}:${idempotencyKey}`,
+            returnUrl: null,
+          })
+          .catch((error: unknown) => {
+            if (!(error instanceof ProviderRefusedError)) throw error
+            return { status: 'failed' as const, reference: null, failure: { code: error.code, message: error.message } }
+          }),
       )
       const attempt = {
         id: paymentId,
@@ -238,8 +278,9 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       if (truth.status !== 'captured') {
         // An order's own payment is taken at once: one that waits for the customer (3-D Secure) is
         // voided and refused, so nothing stays held for an order that did not get it.
-        if (truth.status === 'requires_action' || truth.status === 'pending' || truth.status === 'authorized') {
-          await callProvider(() => provider.cancel({ reference: truth.reference, idempotencyKey: `order-cancel:${paymentId}` }))
+        const { reference } = truth
+        if (reference !== null && (truth.status === 'requires_action' || truth.status === 'pending' || truth.status === 'authorized')) {
+          await callProvider(() => provider.cancel({ reference, idempotencyKey: `order-cancel:${paymentId}` }))
         }
         const failure = truth.failure ?? { code: 'requires_action', message: 'This payment needs the customer to confirm it; pay through a checkout instead' }
         const declined = new ApiError('payment_declined', failure.message, [{ field: 'token', message: failure.code }])
@@ -299,10 +340,27 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         tx,
         order,
         payment,
-        { amountMinor, reason: body.reason ?? null, providerKey: `refund:${payment.id}:${idempotencyKey}`, settle: true },
+        { amountMinor, reason: body.reason ?? null, settle: true, making: { at: 'now', providerKey: `refund:${payment.id}:${idempotencyKey}` } },
         origin,
       )
       return refund
+    },
+
+    /**
+     * Records what the provider reports refunded on an order's payment beyond what is recorded
+     * here (`truth`, from its webhook): a refund made in its dashboard, as one refund of the
+     * difference (order.refunded, and the order refunded once nothing is kept), so the order and
+     * the customer's emails follow it. Our own refunds count as soon as they are written, so they
+     * never show as a difference.
+     */
+    async recordProviderRefunds(tx: Executor, paymentId: string, truth: ProviderPayment, origin: EventOrigin): Promise<void> {
+      const [found] = await tx.select({ orderId: payments.orderId }).from(payments).where(eq(payments.id, paymentId))
+      if (!found?.orderId) return
+      const { order, payment } = await lockPayment(tx, paymentId)
+      if (!REFUNDABLE.has(payment.status)) return
+      const amountMinor = Math.min(truth.refundedMinor, payment.capturedMinor) - payment.refundedMinor
+      if (amountMinor <= 0) return
+      await refundPayment(tx, order, payment, { amountMinor, reason: 'Refunded at the payment provider', settle: true, making: { at: 'made' } }, origin)
     },
 
     /** POST /payments/:id/capture: captures an authorized payment, in full or in part (admin). */
@@ -348,9 +406,10 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
 
     /**
      * Refunds `amountMinor` of a locked order's captured payments, oldest payment first, for a
-     * return or an order edit: each refund is keyed by it and the payment, so a retry asks the
-     * provider for the same refunds, never new ones. The order moves to refunded when nothing is
-     * kept. Answers the refunds' ids, what was refunded and the order as it now is.
+     * return or an order edit: written pending and made at the provider once the caller's
+     * transaction commits, each keyed by it and the payment, so asking again never refunds twice.
+     * The order moves to refunded when nothing is kept. Answers the refunds' ids, what was
+     * refunded and the order as it now is.
      */
     async refundOrder(tx: Executor, order: OrderRow, amountMinor: number, cause: { returnId: string } | { orderEditId: string }, origin: EventOrigin) {
       const captured = await tx
@@ -370,7 +429,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
           tx,
           current,
           payment,
-          { amountMinor: part, reason, providerKey: `${key}:${payment.id}`, settle: true, ...cause },
+          { amountMinor: part, reason, settle: true, making: { at: 'after_commit', providerKey: `${key}:${payment.id}` }, ...cause },
           origin,
         )
         current = made.order
@@ -381,7 +440,7 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
       return { refundIds, refundedMinor: amountMinor - due, order: current }
     },
 
-    /** Refunds what is left on every captured payment of a locked order and voids its authorizations (cancelling it). */
+    /** Refunds what is left on every captured payment of a locked order (made once the caller commits) and voids its authorizations (cancelling it). */
     async refundAll(tx: Executor, order: OrderRow, reason: string, origin: EventOrigin): Promise<void> {
       const held = await tx
         .select()
@@ -397,8 +456,8 @@ export function createPaymentService(db: Database, provider: PaymentProvider) {
         }
         const left = payment.capturedMinor - payment.refundedMinor
         if (left === 0) continue
-        const providerKey = `cancel:${order.id}:${payment.id}`
-        ;({ order: current } = await refundPayment(tx, current, payment, { amountMinor: left, reason, providerKey, settle: false }, origin))
+        const making = { at: 'after_commit', providerKey: `cancel:${order.id}:${payment.id}` } as const
+        ;({ order: current } = await refundPayment(tx, current, payment, { amountMinor: left, reason, settle: false, making }, origin))
       }
     },
   }

@@ -12,7 +12,7 @@ import { createReturnService } from './service.js'
 const OWNERSHIP = 'The order’s customer or a caller with the orders scope; another customer’s order or return is 404.'
 
 export const returnRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const returnService = createReturnService(app.db, createPaymentService(app.db, app.paymentProvider))
+  const returnService = createReturnService(app.db, createPaymentService(app.db, app.paymentProvider, app.log))
 
   const viewerOf = (request: FastifyRequest, scope: 'orders:read' | 'orders:write'): OrderViewer => ({
     customerId: app.customerIdOf(request),

@@ -304,7 +304,7 @@ export function createReturnService(db: Database, payments: PaymentService) {
     /**
      * The units came back (inside `tx`): the ones not named damaged go back into stock, and the
      * refund (computed now, against the returns received before this one) goes back through the
-     * provider, never more than is left of what the order's payments captured.
+     * provider once `tx` commits, never more than is left of what the order's payments captured.
      */
     async receive(tx: Executor, id: string, body: ReceiveReturn, origin: EventOrigin): Promise<Return> {
       const { order, row } = await lockReturn(tx, id)
@@ -349,7 +349,6 @@ export function createReturnService(db: Database, payments: PaymentService) {
       const owed = balanceDue(await orderBalanceOf(tx, order, id))
       const settled = settleReturnRefund(refund.total, owed, order.paidMinor - order.refundedMinor)
       const made = settled.refund > 0 ? await payments.refundOrder(tx, order, settled.refund, { returnId: id }, origin) : { refundedMinor: 0 }
-      // Restocked after the provider answered: the stock rows, which checkouts lock too, are not held while it thinks.
       await restockUnits(tx, await restockLocationOf(tx, order.id, body.location_id), restock, { orderId: order.id, referenceId: id, reason: 'returned' }, origin)
       const [received] = await tx
         .update(returns)
