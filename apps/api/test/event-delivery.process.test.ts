@@ -224,6 +224,16 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
+    // refund.failed: a payment whose refund the provider refuses (the test provider's tok_refund_refused), its order cancelled
+    const disputed = (await checkout(product, undefined, 'tok_refund_refused')).json<Order>()
+    await ctx.expectStatus(200, {
+      method: 'POST',
+      url: `/api/v1/payments/${disputed.payments[0]!.id}/capture`,
+      payload: {},
+      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
+      token: admin,
+    })
+    await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${disputed.id}/cancel`, token: admin })
     // draft_order.invoice_sent: a draft order's payment link
     const draft = await ctx.expectStatus<{ id: string }>(201, {
       method: 'POST',

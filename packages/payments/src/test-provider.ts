@@ -5,7 +5,8 @@
  *
  * Tokens: `tok_visa` authorizes (captures with capture 'automatic'); `tok_declined` fails with
  * card_declined; `tok_error` throws ProviderUnavailableError; `tok_3ds` requires the customer's
- * action and stays so; any other token fails with invalid_token.
+ * action and stays so; `tok_refund_refused` is paid as `tok_visa`, but its refunds are refused
+ * (ProviderRefusedError charge_disputed); any other token fails with invalid_token.
  *
  * It remembers neither captures nor refunds: capture answers the amount asked; refund answers the
  * authorized amount as captured with only this refund as refunded, so after a partial capture its
@@ -15,6 +16,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
+  ProviderRefusedError,
   ProviderUnavailableError,
   WebhookSignatureError,
   type AuthorizeRequest,
@@ -37,6 +39,8 @@ interface EncodedPayment {
 }
 
 const PREFIX = 'pay_test_'
+/** A payment taken as tok_visa's, whose refunds the provider refuses. */
+const REFUND_REFUSED = 'tok_refund_refused'
 
 function encodeReference(payment: EncodedPayment): string {
   return `${PREFIX}${payment.paymentId}.${payment.amountMinor}.${payment.currency}.${payment.capture}.${payment.token}`
@@ -63,6 +67,7 @@ function outcomeOf(payment: EncodedPayment): ProviderPayment {
   }
   switch (payment.token) {
     case 'tok_visa':
+    case REFUND_REFUSED:
       return payment.capture === 'automatic'
         ? { ...base, status: 'captured', capturedMinor: payment.amountMinor }
         : { ...base, status: 'authorized' }
@@ -119,6 +124,7 @@ export function createTestProvider({ latencyMs = 0 }: TestProviderOptions = {}):
       await delay()
       // A manual payment's reference still says authorized after its capture: it cannot tell.
       const truth = truthFor(reference, 'refund', ['authorized', 'captured'])
+      if (decodeReference(reference)?.token === REFUND_REFUSED) throw new ProviderRefusedError('charge_disputed', 'The test provider refuses refunds of this payment (tok_refund_refused)')
       return {
         reference: `re_test_${randomUUID()}`,
         payment: { ...truth, status: 'captured', capturedMinor: truth.amountMinor, refundedMinor: amountMinor },

@@ -88,7 +88,7 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = asy
           '(409 payment_in_progress while another request is still waiting for it); on a checkout whose order was ' +
           'placed it answers **200** with that order. A reservation not settled within CHECKOUT_RESERVATION_TTL is ' +
           'released by the worker. The test provider takes tok_visa (succeeds), tok_declined (declined), tok_3ds ' +
-          '(requires action) and tok_error (502). The same Idempotency-Key replays a stored 201/402/404/409 answer ' +
+          '(requires action), tok_error (502) and tok_refund_refused (succeeds; its refunds refused). The same Idempotency-Key replays a stored 201/402/404/409 answer ' +
           'with Idempotent-Replayed: true; a 202 is not stored (calling again asks anew).',
         params: IdParams,
         headers: IdempotencyKeyRequired,
