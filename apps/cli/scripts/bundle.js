@@ -56,6 +56,17 @@ if (watch) {
     const unpatched = Object.keys(metafile.inputs).filter((input) => input.includes(`/node_modules/${name}/`) && !input.includes('_patch_hash='))
     if (unpatched.length > 0) throw new Error(`The bundle has ${name} without the workspace's patch: ${unpatched[0]}`)
   }
+  // Every command starts by loading index.js and what it imports statically: the heavy libraries
+  // wait for the commands that use them (a command's start went from 0.40 s to 0.27 s).
+  const startup = new Set()
+  const visit = (output) => {
+    if (startup.has(output)) return
+    startup.add(output)
+    for (const imported of metafile.outputs[output].imports) if (imported.kind === 'import-statement' && !imported.external) visit(imported.path)
+  }
+  visit('dist/index.js')
+  const heavy = [...startup].flatMap((output) => Object.keys(metafile.outputs[output].inputs)).filter((input) => /\/node_modules\/(undici|typebox)\/|packages\/domain\//.test(input))
+  if (heavy.length > 0) throw new Error(`Every command would load ${heavy[0]} at start-up: import it inside the command that needs it`)
   // @commerce/db finds its migrations beside the file its migrate() ended up in.
   const [migrateChunk] = Object.entries(metafile.outputs).filter(([, output]) =>
     Object.keys(output.inputs).some((input) => input.endsWith('packages/db/dist/migrate.js')),

@@ -1,10 +1,10 @@
 /**
  * The CLI's configuration from the environment: the database commands' here (the shared
  * variables of @commerce/runtime), the API commands' base URL and token through their flags' env
- * fallbacks. Only the database commands and `login` load this (TypeBox and @commerce/domain are
- * slow to load): every other command starts without them.
+ * fallbacks. loadConfig loads @commerce/runtime (TypeBox and @commerce/domain, slow to load) when a
+ * database command calls it: every other command starts without them.
  */
-import { DATABASE_LOCATION, PASSWORD_HASHING, readEnvironment, refuseProblems, type EnvironmentSource } from '@commerce/runtime/config'
+import type { EnvironmentSource } from '@commerce/runtime/config'
 
 export interface Config {
   /** Unset: the embedded PostgreSQL in `dataDir`, found running or started for the command. */
@@ -15,11 +15,11 @@ export interface Config {
   scryptCost: number | undefined
 }
 
-/** Every variable the CLI's database commands read. */
-export const CLI_VARIABLES = { ...DATABASE_LOCATION, ...PASSWORD_HASHING }
-
 /** Reads the configuration, naming every bad variable in one error. Empty values count as unset. */
-export function loadConfig(env: EnvironmentSource = process.env): Config {
+export async function loadConfig(env: EnvironmentSource = process.env): Promise<Config> {
+  const { DATABASE_LOCATION, PASSWORD_HASHING, readEnvironment, refuseProblems } = await import('@commerce/runtime/config')
+  // Every variable the CLI's database commands read.
+  const CLI_VARIABLES = { ...DATABASE_LOCATION, ...PASSWORD_HASHING }
   const { values, problems } = readEnvironment(CLI_VARIABLES, env)
   refuseProblems(problems)
   return { databaseUrl: values.DATABASE_URL, dataDir: values.COMMERCE_DATA_DIR, scryptCost: values.SCRYPT_COST }

@@ -4,8 +4,7 @@
  * close() or Ctrl-C, and (for listen) opens it again with backoff when it drops.
  */
 import { Errors } from '@oclif/core'
-import { eventKindsOf } from '@commerce/domain'
-import { WebSocket } from 'undici'
+import type { WebSocket } from 'undici'
 import { ApiRequestError, apiUrl, callApi, type Connection } from './api-client.js'
 
 /** An event as the channel sends it: the webhook body's envelope with `type: "event"`. */
@@ -103,7 +102,10 @@ export class EventStream {
    * normally. Rejects with a CLIError when the stream cannot be opened (the first time), the
    * server refuses a message, or the credential is refused, expired or revoked.
    */
-  run(): Promise<void> {
+  async run(): Promise<void> {
+    // Loaded here, not at start-up: every other command runs without them.
+    // undici is CommonJS: its exports come as the default export, bundled or not.
+    const [{ eventKindsOf }, { default: { WebSocket } }] = await Promise.all([import('@commerce/domain'), import('undici')])
     return new Promise<void>((resolve, reject) => {
       const stop = () => this.close()
       process.once('SIGINT', stop)

@@ -15,7 +15,7 @@ export async function changeUser(idOrEmail: string, change: AccountChange): Prom
   const { findUserByEmail, migrate, updateUser, userSnapshot } = await import('@commerce/db')
   const { DomainError, isUuid } = await import('@commerce/domain')
   const { withDatabase } = await import('./database.js')
-  const row = await withDatabase(loadConfig(), async ({ url, db }) => {
+  const row = await withDatabase(await loadConfig(), async ({ url, db }) => {
     await migrate(url)
     const id = isUuid(idOrEmail) ? idOrEmail : (await findUserByEmail(db, idOrEmail.trim()))?.id
     return id === undefined ? undefined : updateUser(db, id, change)

@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { freePort, startApi, startWorker, stopProcess } from '../../api/test/processes.js'
+import { BIN, userEnvironment } from './binary.js'
 
-const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const OPERATIONS = fileURLToPath(new URL('../dist/operations.json', import.meta.url))
 const ADMIN = { email: 'cli-admin@example.com', password: 'correct horse battery staple' }
 
@@ -45,13 +45,12 @@ function commerce(args: string[], options: { env?: Record<string, string>; stdin
       break
     }
   }
-  const { DATABASE_URL: _unset, COMMERCE_TOKEN: _token, ...inherited } = process.env
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
       {
-        env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl, SCRYPT_COST: '1024', ...options.env },
+        env: { ...userEnvironment('DATABASE_URL', 'COMMERCE_TOKEN'), XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl, SCRYPT_COST: '1024', ...options.env },
         timeout: 30_000,
       },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),

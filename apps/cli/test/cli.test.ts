@@ -11,8 +11,8 @@ import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { apiKeyLookupPrefix, hashApiKey, hashClientSecret, isWellFormedApiKey } from '@commerce/domain'
 import type { ApiKeySummary } from '../src/api-keys.js'
 import type { OAuthClientSummary } from '../src/oauth-clients.js'
+import { BIN, userEnvironment } from './binary.js'
 
-const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const MANIFEST = fileURLToPath(new URL('../oclif.manifest.json', import.meta.url))
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url))
 const OCLIF = join(PACKAGE_DIR, 'node_modules', '.bin', 'oclif')
@@ -24,12 +24,11 @@ interface Run {
 }
 
 function commerce(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const { DATABASE_URL: _unset, SCRYPT_COST: _default, ...inherited } = process.env
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...inherited, SCRYPT_COST: '1024', ...env }, timeout: 30_000 },
+      { env: { ...userEnvironment('DATABASE_URL'), SCRYPT_COST: '1024', ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
         resolve({ code, stdout, stderr })

@@ -9,10 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BIN, userEnvironment } from './binary.js'
 
-const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const CART_ID = '0190a6f1-7c3a-7000-8000-00000000beef'
 const CHECKOUT = ['checkout', 'create', '--cart-id', CART_ID, '--email', 'a@example.com', '--shipping-address-line1', '1 Main St', '--shipping-address-city', 'Springfield']
 
@@ -38,9 +37,8 @@ afterAll(async () => {
 
 /** The binary's exit code, standard output, and standard error on one line (oclif wraps and marks it with ›). */
 function commerce(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { COMMERCE_TOKEN: _token, ...inherited } = process.env
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl }, timeout: 30_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { env: { ...userEnvironment('COMMERCE_TOKEN'), XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl }, timeout: 30_000 }, (error, stdout, stderr) =>
       resolve({
         code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
         stdout,

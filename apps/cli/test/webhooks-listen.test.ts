@@ -16,8 +16,8 @@ import { createDb, newId, writeEvents } from '@commerce/db'
 import { createTestDatabase, type TestDatabase } from '@commerce/db/testing'
 import { verify } from '@commerce/domain'
 import { PROCESS_JWT_SECRET, freePort, processEnv, startWorker, stopProcess } from '../../api/test/processes.js'
+import { BIN, userEnvironment } from './binary.js'
 
-const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const API_MAIN = fileURLToPath(new URL('../../api/dist/main.js', import.meta.url))
 const ADMIN = { email: 'listen-admin@example.com', password: 'correct horse battery staple' }
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
@@ -105,8 +105,7 @@ interface Listening {
 }
 
 function cliEnv(): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _unset, COMMERCE_TOKEN: _token, COMMERCE_WEBHOOK_SECRET: _secret, ...inherited } = process.env
-  return { ...inherited, XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl, COMMERCE_TOKEN: token }
+  return { ...userEnvironment('DATABASE_URL', 'COMMERCE_TOKEN', 'COMMERCE_WEBHOOK_SECRET'), XDG_CONFIG_HOME: configHome, COMMERCE_BASE_URL: baseUrl, COMMERCE_TOKEN: token }
 }
 
 /** `commerce webhooks listen …`, running until interrupted; resolves once it says it is ready. */

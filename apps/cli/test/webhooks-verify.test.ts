@@ -1,12 +1,11 @@
 /** `commerce webhooks verify`, the real binary, on bodies and headers signed as the worker signs them. */
 import { execFile } from 'node:child_process'
 import { createHmac, randomBytes } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
 import { signedDelivery } from '@commerce/domain'
+import { BIN, userEnvironment } from './binary.js'
 
-const BIN = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 
 interface Run {
   code: number
@@ -16,12 +15,11 @@ interface Run {
 
 /** `commerce webhooks verify …` with `stdin` as its standard input, byte for byte. */
 function verifyCommand(args: string[], stdin: string | Buffer, env: Record<string, string> = {}): Promise<Run> {
-  const { COMMERCE_WEBHOOK_SECRET: _unset, ...inherited } = process.env
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, 'webhooks', 'verify', ...args],
-      { env: { ...inherited, ...env }, timeout: 30_000 },
+      { env: { ...userEnvironment('COMMERCE_WEBHOOK_SECRET'), ...env }, timeout: 30_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     )
     child.stdin!.end(stdin)

@@ -1,5 +1,4 @@
 import { BaseCommand } from '../base-command.js'
-import { loadConfig } from '../config.js'
 
 export default class Migrate extends BaseCommand {
   static override summary = 'Apply the database migrations.'
@@ -16,7 +15,8 @@ export default class Migrate extends BaseCommand {
     await this.parse(Migrate)
     const { migrate, redactUrl } = await import('@commerce/db')
     const { withDatabase } = await import('../database.js')
-    const config = loadConfig()
+    const { loadConfig } = await import('../config.js')
+    const config = await loadConfig()
     const url = await withDatabase(config, async ({ url }) => {
       await migrate(url)
       return url

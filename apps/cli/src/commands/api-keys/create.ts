@@ -42,7 +42,7 @@ export default class ApiKeysCreate extends BaseCommand {
     const scopes = parseScopes(flags.scopes)
     const lifetime = flags['expires-in'] === undefined ? undefined : parseLifetime(flags['expires-in'], 'expires-in')
 
-    const { key, row } = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const { key, row } = await withDatabase(await loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return storeNewKey((stored) =>
         createApiKey(db, {

@@ -17,7 +17,7 @@ export default class ApiKeysList extends BaseCommand {
     const { listApiKeys, migrate } = await import('@commerce/db')
     const { apiKeySummary } = await import('../../api-keys.js')
     const { withDatabase } = await import('../../database.js')
-    const rows = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const rows = await withDatabase(await loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return listApiKeys(db)
     })

@@ -22,7 +22,7 @@ export default class ApiKeysRevoke extends BaseCommand {
     const { apiKeySummary, isApiKeyId } = await import('../../api-keys.js')
     const { withDatabase } = await import('../../database.js')
     const row = isApiKeyId(args.id)
-      ? await withDatabase(loadConfig(), async ({ url, db }) => {
+      ? await withDatabase(await loadConfig(), async ({ url, db }) => {
           await migrate(url)
           return revokeApiKey(db, args.id)
         })

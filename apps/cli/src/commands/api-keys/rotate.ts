@@ -40,7 +40,7 @@ export default class ApiKeysRotate extends BaseCommand {
     // --expires-in from now, else the old key's lifetime from now, else never.
     const expiryOf = (old: { createdAt: Date; expiresAt: Date | null }) =>
       lifetime !== undefined ? new Date(now + lifetime) : old.expiresAt && new Date(now + old.expiresAt.getTime() - old.createdAt.getTime())
-    const { key, row: rotated } = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const { key, row: rotated } = await withDatabase(await loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return storeNewKey(async (stored) => {
         const rotated = await rotateApiKey(db, args.id, stored, new Date(now + grace), expiryOf)

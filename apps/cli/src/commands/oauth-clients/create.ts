@@ -40,7 +40,7 @@ export default class OAuthClientsCreate extends BaseCommand {
     const scopes = parseScopes(flags.scopes)
 
     const secret = generateClientSecret()
-    const row = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const row = await withDatabase(await loadConfig(), async ({ url, db }) => {
       await migrate(url)
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
         const row = await createOAuthClient(db, { name, clientId: generateClientId(), secretHash: hashClientSecret(secret), scopes })

@@ -16,7 +16,7 @@ export default class OAuthClientsList extends BaseCommand {
     const { listOAuthClients, migrate } = await import('@commerce/db')
     const { withDatabase } = await import('../../database.js')
     const { oauthClientSummary } = await import('../../oauth-clients.js')
-    const rows = await withDatabase(loadConfig(), async ({ url, db }) => {
+    const rows = await withDatabase(await loadConfig(), async ({ url, db }) => {
       await migrate(url)
       return listOAuthClients(db)
     })

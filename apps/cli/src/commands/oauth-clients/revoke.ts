@@ -24,7 +24,7 @@ export default class OAuthClientsRevoke extends BaseCommand {
     const { withDatabase } = await import('../../database.js')
     const { oauthClientSummary } = await import('../../oauth-clients.js')
     const row = UUID.test(args.id)
-      ? await withDatabase(loadConfig(), async ({ url, db }) => {
+      ? await withDatabase(await loadConfig(), async ({ url, db }) => {
           await migrate(url)
           return revokeOAuthClient(db, args.id)
         })

@@ -48,7 +48,7 @@ export default class UsersCreate extends BaseCommand {
         `The password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
       )
     }
-    const config = loadConfig()
+    const config = await loadConfig()
     const passwordHash = await hashPassword(flags.password, config.scryptCost)
 
     const created = await withDatabase(config, async ({ url, db }) => {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 import { Errors, Flags } from '@oclif/core'
-import { request } from 'undici'
 import { callApi } from '../../api-client.js'
 import { ApiCommand } from '../../base-command.js'
 import { EventStream, type StreamedEvent } from '../../event-stream.js'
@@ -100,7 +99,8 @@ export default class WebhooksListen extends ApiCommand {
       this.logToStderr(`Your webhook signing secret for this session is ${secret} (verify with it; pass --secret to sign with ${theirs}).`)
     }
     // Loaded here rather than at the top: index.ts imports every command to run any one.
-    const { signedDelivery } = await import('@commerce/domain')
+    // undici is CommonJS: its exports come as the default export, bundled or not.
+    const [{ signedDelivery }, { default: { request } }] = await Promise.all([import('@commerce/domain'), import('undici')])
 
     const stopping = new AbortController()
     const timeoutMs = flags.timeout * 1000
