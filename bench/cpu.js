@@ -13,6 +13,10 @@
  * (2,000, written straight into the database as run.js does), BENCH_NODE_ARGS (e.g. --cpu-prof).
  * `checkout` completes open checkouts of one unit, written straight into the database (one per
  * request, with the `test` provider).
+ *
+ * BENCH_API_MAIN_B: a second build, measured side by side with the first under the same load at
+ * the same time (half the connections each, its own half of the carts and checkouts), so that the
+ * machine's swings fall on both alike; the PostgreSQL figure is then the two builds' together.
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -40,29 +44,35 @@ const CHECKOUT_PRODUCTS = 200
 
 const reference = scenarios.includes('pk')
 if (reference && scenarios.length > 1) throw new Error('pk runs the reference app: measure it on its own')
-const port = 30_000 + Math.floor(Math.random() * 20_000)
-const script = reference ? join(ROOT, 'bench/reference-app.js') : (process.env.BENCH_API_MAIN ?? join(ROOT, 'apps/api/dist/main.js'))
-const server = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), script], {
-  cwd: ROOT,
-  env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_MAX: '100000000',
-    JWT_SECRET: 'cpu-bench-'.repeat(4),
-  },
-  stdio: ['ignore', 'inherit', 'inherit'],
+const scripts = reference
+  ? { reference: join(ROOT, 'bench/reference-app.js') }
+  : { api: process.env.BENCH_API_MAIN ?? join(ROOT, 'apps/api/dist/main.js'), ...(process.env.BENCH_API_MAIN_B ? { api_b: process.env.BENCH_API_MAIN_B } : {}) }
+const servers = Object.entries(scripts).map(([label, script], index) => {
+  const port = 30_000 + Math.floor(Math.random() * 10_000) + index * 10_000
+  const server = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), script], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      JWT_SECRET: 'cpu-bench-'.repeat(4),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  return { label, script, server, base: `http://127.0.0.1:${port}`, index }
 })
-const base = `http://127.0.0.1:${port}`
 const sql = postgres(url, { max: 1, onnotice: () => {} })
 try {
-  for (let attempt = 0; ; attempt++) {
-    if (attempt > 300) throw new Error(`${script} did not answer /health`)
-    const healthy = await fetch(`${base}/health`).then((response) => response.ok, () => false)
-    if (healthy) break
-    await new Promise((resolve) => setTimeout(resolve, 200))
+  for (const { script, base } of servers) {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 300) throw new Error(`${script} did not answer /health`)
+      const healthy = await fetch(`${base}/health`).then((response) => response.ok, () => false)
+      if (healthy) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
   }
   const ids = (await sql`select id from products where is_active order by md5(id::text) limit 2000`).map((row) => row.id)
   const [{ slug }] = await sql`
@@ -92,7 +102,7 @@ try {
       await sql`
         with made as (
           insert into carts (id, currency, email, shipping_address)
-          select gen_random_uuid(), 'USD', 'bench@example.com', ${sql.json(address)} from generate_series(1, ${Math.ceil((REQUESTS * REPEAT + 3_000) * 1.1)}) returning id),
+          select gen_random_uuid(), 'USD', 'bench@example.com', ${sql.json(address)} from generate_series(1, ${Math.ceil((REQUESTS * REPEAT + 3_000) * 1.1 * servers.length)}) returning id),
         numbered as (select id, row_number() over () as n from made),
         lines as (
           insert into cart_items (id, cart_id, product_id, quantity)
@@ -116,12 +126,14 @@ try {
       headers: () => ({ 'idempotency-key': `cpu-${randomUUID()}` }),
     },
   }
-  let cursor = 0
-  const load = (key, amount) => {
+  // Each build its own share of the ids (every other one with two builds): two never want one cart.
+  const cursors = servers.map((server) => server.index)
+  const load = ({ base, index }, key, amount) => {
     const scenario = paths[key]
     if (!scenario) throw new Error(`unknown scenario ${key}`)
     const setupRequest = (request) => {
-      const n = cursor++
+      const n = cursors[index]
+      cursors[index] += servers.length
       request.path = scenario.path(scenario.ids?.[n % scenario.ids.length])
       if (scenario.body) {
         request.method = 'POST'
@@ -130,23 +142,25 @@ try {
       }
       return request
     }
-    return autocannon({ url: base, connections: CONNECTIONS, amount, timeout: 10, requests: [{ setupRequest }] })
+    return autocannon({ url: base, connections: Math.ceil(CONNECTIONS / servers.length), amount, timeout: 10, requests: [{ setupRequest }] })
   }
   for (const key of scenarios) {
-    await load(key, Math.min(REQUESTS, 3_000)) // warm-up
+    await Promise.all(servers.map((server) => load(server, key, Math.min(REQUESTS, 3_000)))) // warm-up
     for (let round = 1; round <= REPEAT; round++) {
-      const [api, db] = [cpuMs(server.pid), databaseCpuMs(database)]
-      const result = await load(key, REQUESTS)
-      const n = result.requests.total
-      const perRequest = (ms) => ((1000 * ms) / n).toFixed(1)
+      const [before, db] = [servers.map(({ server }) => cpuMs(server.pid)), databaseCpuMs(database)]
+      const results = await Promise.all(servers.map((server) => load(server, key, REQUESTS)))
+      const total = results.reduce((sum, result) => sum + result.requests.total, 0)
+      const perRequest = (ms, n) => ((1000 * ms) / n).toFixed(1)
+      const processes = servers.map(({ label, server }, i) => `${label} ${perRequest(cpuMs(server.pid) - before[i], results[i].requests.total)} µs/req`).join('\t')
+      const [first] = results
       console.log(
-        `${key}\t${reference ? 'reference' : 'api'} ${perRequest(cpuMs(server.pid) - api)} µs/req\tpostgres ${perRequest(databaseCpuMs(database) - db)} µs/req` +
-          `\t${Math.round(result.requests.average)} req/s\tp99 ${result.latency.p99} ms\tnon-2xx ${result.non2xx}, errors ${result.errors}` +
+        `${key}\t${processes}\tpostgres ${perRequest(databaseCpuMs(database) - db, total)} µs/req` +
+          `\t${Math.round(first.requests.average)} req/s\tp99 ${first.latency.p99} ms\tnon-2xx ${results.reduce((sum, result) => sum + result.non2xx, 0)}, errors ${results.reduce((sum, result) => sum + result.errors, 0)}` +
           `\tload ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
       )
     }
   }
 } finally {
   await sql.end({ timeout: 5 })
-  server.kill('SIGTERM')
+  for (const { server } of servers) server.kill('SIGTERM')
 }
