@@ -1,29 +1,39 @@
 /**
- * Calls to the Commerce Service API over HTTP, with the API's errors as ApiRequestError. Node's own
- * fetch (undici inside Node) rather than the undici package: the package is a megabyte of
- * JavaScript to compile at every command's start, Node's copy comes compiled.
+ * Calls to the Commerce Service API over HTTP, with the API's errors as ApiRequestError. Node's
+ * own http module rather than the undici package, which is a megabyte of JavaScript to compile at
+ * every command's start, or Node 20's fetch, which never settles when a server drops the
+ * connection before answering.
  */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpsRequest } from 'node:https'
 
-/** How long a call waits for the answer's headers; its body may then take longer (a large export). */
-const HEADERS_TIMEOUT_MS = 60_000
+/** How long a call waits without receiving a byte before it gives up. */
+const IDLE_TIMEOUT_MS = 60_000
 
-/** fetch, given up when the headers take longer than HEADERS_TIMEOUT_MS. */
-async function fetchInTime(url: URL, init: RequestInit = {}): Promise<Response> {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), HEADERS_TIMEOUT_MS)
-  try {
-    return await fetch(url, { ...init, signal: controller.signal })
-  } finally {
-    clearTimeout(timer)
-  }
+interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  body: Buffer
 }
 
-/** Why a call failed, in a word where there is one: ECONNREFUSED, ENOTFOUND, a timeout. */
-function failureReason(error: unknown): string {
-  if (error instanceof Error && error.name === 'AbortError') return `no answer within ${HEADERS_TIMEOUT_MS / 1000} s`
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined
-  return (error as { code?: string }).code ?? cause?.code ?? cause?.message ?? (error as Error).message
+/** One HTTP exchange, the whole answer read. Rejects with Node's error (its code: ECONNREFUSED, …). */
+function exchange(url: URL, method: string, headers: Record<string, string>, body?: Buffer | string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+    const request = send(url, { method, headers, timeout: IDLE_TIMEOUT_MS }, (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
+      response.on('error', reject)
+    })
+    request.on('timeout', () => request.destroy(Object.assign(new Error(`nothing received for ${IDLE_TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })))
+    request.on('error', reject)
+    request.end(body)
+  })
 }
+
+/** Why a call failed, in a word where there is one: ECONNREFUSED, ENOTFOUND, ETIMEDOUT. */
+const failureReason = (error: unknown) => (error as { code?: string }).code ?? (error as Error).message
 
 /** The API answered with an error: its `{error: {code, message, details?}}` body, kept for --json. */
 export class ApiRequestError extends Error {
@@ -80,42 +90,40 @@ export async function callApi(connection: Connection, call: ApiRequest): Promise
   }
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'commerce-cli', ...call.headers }
   if (connection.token) headers.authorization = `Bearer ${connection.token}`
-  if (call.body !== undefined) headers['content-type'] = 'application/json'
-  let response: Response
+  let payload: Buffer | string | undefined
+  if (call.form) {
+    // The multipart encoding of a FormData, boundary and all, as fetch would send it.
+    const encoded = new Response(call.form)
+    headers['content-type'] = encoded.headers.get('content-type')!
+    payload = Buffer.from(await encoded.arrayBuffer())
+  } else if (call.body !== undefined) {
+    headers['content-type'] = 'application/json'
+    payload = JSON.stringify(call.body)
+  }
+  let response: Answer
   try {
-    response = await fetchInTime(url, {
-      method: call.method,
-      headers,
-      body: call.form ?? (call.body === undefined ? undefined : JSON.stringify(call.body)),
-      redirect: 'manual',
-    })
+    response = await exchange(url, call.method, headers, payload)
   } catch (error) {
     throw new ApiUnreachableError(`Could not reach the API at ${url.origin} (${failureReason(error)})`)
   }
   // A file kept elsewhere (an export in S3): fetched from there, without our credentials.
-  const location = response.headers.get('location')
-  if (response.status >= 300 && response.status < 400 && location !== null) {
-    await response.body?.cancel()
+  const location = response.headers.location
+  if (response.status >= 300 && response.status < 400 && location !== undefined) {
     const fileUrl = new URL(location, url)
+    let file: Answer
     try {
-      const file = await fetchInTime(fileUrl)
-      if (file.status !== 200) throw new ApiUnreachableError(`The file at ${fileUrl.origin} answered HTTP ${file.status}`)
-      return { status: 200, body: Buffer.from(await file.arrayBuffer()) }
+      file = await exchange(fileUrl, 'GET', { 'user-agent': 'commerce-cli' })
     } catch (error) {
-      if (error instanceof ApiUnreachableError) throw error
       throw new ApiUnreachableError(`Could not fetch the file at ${fileUrl.origin} (${failureReason(error)})`)
     }
+    if (file.status !== 200) throw new ApiUnreachableError(`The file at ${fileUrl.origin} answered HTTP ${file.status}`)
+    return { status: 200, body: file.body }
   }
-  let bytes: Buffer
-  try {
-    // Bytes, not text: a file's byte order mark is kept (text decoding drops it).
-    bytes = Buffer.from(await response.arrayBuffer())
-  } catch (error) {
-    throw new ApiUnreachableError(`The API at ${url.origin} broke off its answer (${failureReason(error)})`)
-  }
+  // Bytes, not text: a file's byte order mark is kept (text decoding drops it).
+  const bytes = response.body
   if (response.status === 204) return { status: 204, body: undefined }
   // A file (an export's CSV): its bytes as they are.
-  if (response.status < 300 && (response.headers.get('content-type') ?? '').startsWith('text/csv')) return { status: response.status, body: bytes }
+  if (response.status < 300 && String(response.headers['content-type'] ?? '').startsWith('text/csv')) return { status: response.status, body: bytes }
   const text = bytes.toString('utf8')
   let body: unknown
   try {
