@@ -1,9 +1,11 @@
 /** Exchanges: a return that sends other items instead, paying only the difference either way. */
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect } from 'vitest'
-import type { Order, Product, Return } from '@commerce/domain'
-import { test, type TestContext } from './helpers.js'
-import { orderRow, shippedOrder } from './order-fixtures.js'
+import type { Order, PaymentProvider, Product, Return } from '@commerce/domain'
+import { testProvider } from '@commerce/payments'
+import { createTestContext, test, type TestContext } from './helpers.js'
+import { buyOne, orderRow, shippedOrder } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `exchange-${randomUUID()}` })
 
@@ -129,6 +131,47 @@ describe('an exchange that does not happen', () => {
     expect(refunds).toHaveLength(1)
     expect(refunds[0]).toMatchObject({ amount_minor: '500', return_id: null, order_edit_id: expect.any(String) })
     expect(await orderRow(ctx, order.id)).toMatchObject({ paidMinor: 3400, refundedMinor: 500, fulfillmentStatus: 'fulfilled' })
+  })
+
+  test('declined with the provider taking 2 s to refund the difference: no stock lock is held meanwhile (a checkout of the unit given back completes first); the refund is pending until the provider answers, then succeeded', async () => {
+    let refundAsked!: () => void
+    const asked = new Promise<void>((resolve) => (refundAsked = resolve))
+    const slow: PaymentProvider = {
+      ...testProvider,
+      async refund(request) {
+        refundAsked()
+        await sleep(2000)
+        return testProvider.refund(request)
+      },
+    }
+    const ctx = await createTestContext({}, { paymentProvider: slow })
+    const refunds = (orderId: string) => ctx.handle.sql`select status, amount_minor::int as amount from refunds where order_id = ${orderId}`
+    try {
+      const admin = (await ctx.signIn('admin')).token
+      const { order, mugLine } = await shippedOrder(ctx, admin)
+      const large = await product(ctx, admin, 'Mug XL', 15, 1)
+      const requested = (await exchange(ctx, admin, order.id, [{ line_id: mugLine.id, quantity: 1 }], [{ product_id: large.id, quantity: 1 }])).json<Return>()
+      await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/orders/${order.id}/payments`, payload: { method: 'card', token: 'tok_visa' }, headers: key(), token: admin })
+      expect(await stockOf(ctx, large.id)).toBe(0)
+
+      const finished: string[] = []
+      const declining = ctx.request({ method: 'POST', url: `/api/v1/returns/${requested.id}/decline`, payload: { reason: 'Worn' }, token: admin }).then((answer) => {
+        finished.push('decline')
+        return answer
+      })
+      await asked
+      // The decline committed before it asked: the unit is back for sale and the refund written, pending.
+      expect(await refunds(order.id)).toEqual([{ status: 'pending', amount: 500 }])
+      await buyOne(ctx, large.id)
+      finished.push('checkout')
+      const declined = await declining
+      expect(declined.statusCode, declined.body).toBe(200)
+      expect(finished).toEqual(['checkout', 'decline'])
+      expect(await refunds(order.id)).toEqual([{ status: 'succeeded', amount: 500 }])
+      expect(await stockOf(ctx, large.id)).toBe(0)
+    } finally {
+      await ctx.close()
+    }
   })
 
   test('the customer canceling it puts the new items back with nothing owed', async ({ ctx, admin }) => {

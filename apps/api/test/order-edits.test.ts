@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest'
 import { ProviderRefusedError, type Order, type OrderEditList, type OrderEditResult, type PaymentProvider, type Product, type Return } from '@commerce/domain'
 import { testProvider } from '@commerce/payments'
 import { createTestContext, test, type TestContext } from './helpers.js'
-import { insertOrder, orderRow } from './order-fixtures.js'
+import { buyOne, insertOrder, orderRow } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `edit-${randomUUID()}` })
 
@@ -272,14 +272,6 @@ describe('GET /orders/:id/history', () => {
 })
 
 /** A guest's checkout of one unit of the product, paid with the test provider (decided in-process). */
-async function buyOne(ctx: TestContext, productId: string): Promise<Order> {
-  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
-  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: productId, quantity: 1 } })
-  const address = { first_name: 'Ada', last_name: 'L', line1: '1 Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
-  const checkout = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/checkouts', payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: address } })
-  return ctx.expectStatus<Order>(201, { method: 'POST', url: `/api/v1/checkouts/${checkout.id}/complete`, payload: { payment: { method: 'card', token: 'tok_visa' } }, headers: key() })
-}
-
 async function refundsOf(ctx: TestContext, orderId: string) {
   return ctx.handle.sql<{ status: string; amount: number; failureCode: string | null }[]>`
     select status, amount_minor::int as amount, failure_code as "failureCode" from refunds where order_id = ${orderId} order by id`

@@ -1,6 +1,7 @@
 /** Orders straight into the database, for tests of what happens to an order after it exists. */
+import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
-import type { OrderStatus, PaymentStatus, Product } from '@commerce/domain'
+import type { Order, OrderStatus, PaymentStatus, Product } from '@commerce/domain'
 import { applyStockMoves, newId, orderItemAllocations, orderItems, orders, payments, stockLocations } from '@commerce/db'
 import type { TestContext } from './helpers.js'
 
@@ -130,4 +131,13 @@ export async function shippedOrder(ctx: TestContext, admin: string, customerId: 
   })
   await shipAll(ctx, admin, order.id)
   return { order, mugLine: items[0]!, plateLine: items[1]!, mug, plate, payment: payment! }
+}
+
+/** A guest buys one unit of a product through a cart and a checkout (the `test` provider, tok_visa). */
+export async function buyOne(ctx: TestContext, productId: string): Promise<Order> {
+  const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
+  await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: productId, quantity: 1 } })
+  const address = { first_name: 'Ada', last_name: 'L', line1: '1 Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+  const checkout = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/checkouts', payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: address } })
+  return ctx.expectStatus<Order>(201, { method: 'POST', url: `/api/v1/checkouts/${checkout.id}/complete`, payload: { payment: { method: 'card', token: 'tok_visa' } }, headers: { 'idempotency-key': `buy-${randomUUID()}` } })
 }
