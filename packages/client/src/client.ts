@@ -28,6 +28,12 @@ export interface ClientOptions {
   auth?: Auth
   /** Retries of idempotent calls (GET, or with an Idempotency-Key); false: none. */
   retry?: RetryOptions | false
+  /**
+   * How long one try may take, its answer's body included, before it fails with a TimeoutError
+   * (and is retried like a network failure); 0: no limit. Default 60 s. Without one a call could
+   * wait forever: Node 20's fetch never settles when a server drops the connection unanswered.
+   */
+  timeoutMs?: number
   /** Headers sent with every call. */
   headers?: Record<string, string>
   /** Another fetch (a test double, a proxy agent); default globalThis.fetch. */
@@ -53,6 +59,16 @@ export interface CommerceClient extends OperationMethods {
 }
 
 const DEFAULT_RETRY: Required<RetryOptions> = { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 30_000 }
+const DEFAULT_TIMEOUT_MS = 60_000
+
+/** The caller's signal and a try's time limit, whichever comes first. */
+function trySignal(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal | undefined {
+  if (timeoutMs <= 0) return signal
+  const timeout = AbortSignal.timeout(timeoutMs)
+  if (!signal) return timeout
+  // AbortSignal.any: Node 20.3, and browsers since 2024; before it, the caller's signal alone.
+  return typeof AbortSignal.any === 'function' ? AbortSignal.any([signal, timeout]) : signal
+}
 
 type QueryValue = string | number | boolean | readonly string[] | null | undefined
 
@@ -83,12 +99,12 @@ export function createClient(options: ClientOptions): CommerceClient {
     return body?.error?.code === 'idempotency_conflict'
   }
 
-  async function send(url: URL, init: RequestInit, retry: Required<RetryOptions> | undefined, idempotencyKey?: string): Promise<Response> {
+  async function send(url: URL, init: RequestInit, timeoutMs: number, retry: Required<RetryOptions> | undefined, idempotencyKey?: string): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       const last = !retry || attempt >= retry.maxRetries
       let response: Response
       try {
-        response = await fetchImpl(url, init)
+        response = await fetchImpl(url, { ...init, signal: trySignal(init.signal ?? undefined, timeoutMs) })
       } catch (error) {
         if (last || init.signal?.aborted) throw error
         await sleep(backoff(retry, attempt))
@@ -126,6 +142,7 @@ export function createClient(options: ClientOptions): CommerceClient {
     const response = await send(
       url,
       { method: spec.method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: callOptions.signal },
+      callOptions.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       retryable ? { ...DEFAULT_RETRY, ...retryOption } : undefined,
       idempotencyKey,
     )

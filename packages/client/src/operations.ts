@@ -60,6 +60,8 @@ export interface RetryOptions {
 export interface RequestOptions {
   headers?: Record<string, string>
   signal?: AbortSignal
+  /** This call's time limit per try, over the client's; 0: none. */
+  timeoutMs?: number
   /** This call's retries, over the client's; false: none. */
   retry?: RetryOptions | false
 }

@@ -3,9 +3,11 @@
  * typed errors, a checkout whose lost answer is retried with the same automatic Idempotency-Key,
  * retries after 429, pagination in both modes, and a webhook delivery verified on a receiver.
  */
+import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKey } from '@commerce/db'
 import { apiKeyLookupPrefix, generateApiKey, hashApiKey } from '@commerce/domain'
@@ -162,6 +164,42 @@ describe('retries', () => {
     })())
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' })
     expect(calls.filter((call) => call.status === 429)).toHaveLength(1)
+  })
+})
+
+describe('a server that drops the connection unanswered', () => {
+  it('fails each try after timeoutMs with a TimeoutError, retries a GET as for any network failure, and never hangs', async () => {
+    let connections = 0
+    const dropping = createNetServer((socket) => {
+      connections++
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve))
+    try {
+      // The built client in a process of its own, as an application calls it: there Node 20's
+      // fetch never settles on such a connection (inside vitest's worker it fails at once), and
+      // without a time limit the call waited forever.
+      const script = `
+        import { createClient } from ${JSON.stringify(pathToFileURL(fileURLToPath(new URL('../dist/index.js', import.meta.url))).href)}
+        const client = createClient({ baseUrl: process.argv[1], timeoutMs: 300, retry: { maxRetries: 1, initialDelayMs: 10 } })
+        const alive = setInterval(() => {}, 1000) // as a server's open sockets keep an application running
+        await client.listProducts().then(() => console.log('answered'), (error) => console.log(error.name))
+        clearInterval(alive)`
+      const started = Date.now()
+      const outcome = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = execFile(process.execPath, ['--input-type=module', '-e', script, `http://127.0.0.1:${(dropping.address() as AddressInfo).port}`], { timeout: 10_000 }, (error, stdout) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout }),
+        )
+        child.stdin?.end()
+      })
+      expect(outcome, 'the call settled').toMatchObject({ code: 0 })
+      expect(Date.now() - started).toBeLessThan(8_000)
+      // A TimeoutError where fetch hangs (Node 20), fetch's own TypeError where it does not.
+      expect(['TimeoutError\n', 'TypeError\n']).toContain(outcome.stdout)
+      expect(connections).toBe(2)
+    } finally {
+      await new Promise((resolve) => dropping.close(resolve))
+    }
   })
 })
 
