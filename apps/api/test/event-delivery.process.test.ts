@@ -198,15 +198,11 @@ describe('webhook delivery of every event kind', () => {
     const kept = await askReturn()
     await returnAction(kept.id, 'approve')
     await returnAction(kept.id, 'receive')
+    const capture = (order: Order) =>
+      ctx.expectStatus(200, { method: 'POST', url: `/api/v1/payments/${order.payments[0]!.id}/capture`, payload: {}, headers: { 'idempotency-key': `e2e-${randomUUID()}` }, token: admin })
     // order.refunded (a refund of a second order, captured first), order.cancelled and payment.canceled (a third, its authorization voided)
     const refunded = (await checkout(product, undefined, 'tok_visa')).json<Order>()
-    await ctx.expectStatus(200, {
-      method: 'POST',
-      url: `/api/v1/payments/${refunded.payments[0]!.id}/capture`,
-      payload: {},
-      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
-      token: admin,
-    })
+    await capture(refunded)
     await ctx.expectStatus(201, {
       method: 'POST',
       url: `/api/v1/payments/${refunded.payments[0]!.id}/refunds`,
@@ -226,13 +222,7 @@ describe('webhook delivery of every event kind', () => {
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${cancelled.id}/cancel`, token: admin })
     // refund.failed: a payment whose refund the provider refuses (the test provider's tok_refund_refused), its order cancelled
     const disputed = (await checkout(product, undefined, 'tok_refund_refused')).json<Order>()
-    await ctx.expectStatus(200, {
-      method: 'POST',
-      url: `/api/v1/payments/${disputed.payments[0]!.id}/capture`,
-      payload: {},
-      headers: { 'idempotency-key': `e2e-${randomUUID()}` },
-      token: admin,
-    })
+    await capture(disputed)
     await ctx.expectStatus(200, { method: 'POST', url: `/api/v1/orders/${disputed.id}/cancel`, token: admin })
     // draft_order.invoice_sent: a draft order's payment link
     const draft = await ctx.expectStatus<{ id: string }>(201, {

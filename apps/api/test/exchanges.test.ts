@@ -1,11 +1,9 @@
 /** Exchanges: a return that sends other items instead, paying only the difference either way. */
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect } from 'vitest'
-import type { Order, PaymentProvider, Product, Return } from '@commerce/domain'
-import { testProvider } from '@commerce/payments'
+import type { Order, Product, Return } from '@commerce/domain'
 import { createTestContext, test, type TestContext } from './helpers.js'
-import { buyOne, orderRow, shippedOrder } from './order-fixtures.js'
+import { buyOne, refundingSlowly, orderRow, shippedOrder } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `exchange-${randomUUID()}` })
 
@@ -134,17 +132,8 @@ describe('an exchange that does not happen', () => {
   })
 
   test('declined with the provider taking 2 s to refund the difference: no stock lock is held meanwhile (a checkout of the unit given back completes first); the refund is pending until the provider answers, then succeeded', async () => {
-    let refundAsked!: () => void
-    const asked = new Promise<void>((resolve) => (refundAsked = resolve))
-    const slow: PaymentProvider = {
-      ...testProvider,
-      async refund(request) {
-        refundAsked()
-        await sleep(2000)
-        return testProvider.refund(request)
-      },
-    }
-    const ctx = await createTestContext({}, { paymentProvider: slow })
+    const { provider, refundAsked: asked } = refundingSlowly(2000)
+    const ctx = await createTestContext({}, { paymentProvider: provider })
     const refunds = (orderId: string) => ctx.handle.sql`select status, amount_minor::int as amount from refunds where order_id = ${orderId}`
     try {
       const admin = (await ctx.signIn('admin')).token

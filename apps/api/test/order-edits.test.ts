@@ -1,11 +1,10 @@
 /** Order edits: preview and commit, cancelling units not shipped and adding lines, the money and stock they move, every refusal. */
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect } from 'vitest'
 import { ProviderRefusedError, type Order, type OrderEditList, type OrderEditResult, type PaymentProvider, type Product, type Return } from '@commerce/domain'
 import { testProvider } from '@commerce/payments'
 import { createTestContext, test, type TestContext } from './helpers.js'
-import { buyOne, insertOrder, orderRow } from './order-fixtures.js'
+import { buyOne, refundingSlowly, insertOrder, orderRow } from './order-fixtures.js'
 
 const key = () => ({ 'idempotency-key': `edit-${randomUUID()}` })
 
@@ -279,17 +278,8 @@ async function refundsOf(ctx: TestContext, orderId: string) {
 
 describe('an edit whose refund the provider makes slowly, or refuses', () => {
   test('the provider taking 2 s to refund holds no stock lock: a checkout of the item the edit adds completes while the edit waits; the refund is pending until the provider answers, then succeeded', async () => {
-    let refundAsked!: () => void
-    const asked = new Promise<void>((resolve) => (refundAsked = resolve))
-    const slow: PaymentProvider = {
-      ...testProvider,
-      async refund(request) {
-        refundAsked()
-        await sleep(2000)
-        return testProvider.refund(request)
-      },
-    }
-    const ctx = await createTestContext({}, { paymentProvider: slow })
+    const { provider, refundAsked: asked } = refundingSlowly(2000)
+    const ctx = await createTestContext({}, { paymentProvider: provider })
     try {
       const admin = (await ctx.signIn('admin')).token
       const { order: placed, mugLine } = await order(ctx, admin)

@@ -1,8 +1,10 @@
 /** Orders straight into the database, for tests of what happens to an order after it exists. */
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { eq } from 'drizzle-orm'
-import type { Order, OrderStatus, PaymentStatus, Product } from '@commerce/domain'
+import type { Order, OrderStatus, PaymentProvider, PaymentStatus, Product } from '@commerce/domain'
 import { applyStockMoves, newId, orderItemAllocations, orderItems, orders, payments, stockLocations } from '@commerce/db'
+import { testProvider } from '@commerce/payments'
 import type { TestContext } from './helpers.js'
 
 export interface OrderFixture {
@@ -140,4 +142,19 @@ export async function buyOne(ctx: TestContext, productId: string): Promise<Order
   const address = { first_name: 'Ada', last_name: 'L', line1: '1 Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
   const checkout = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/checkouts', payload: { cart_id: cart.id, email: 'ada@example.com', shipping_address: address } })
   return ctx.expectStatus<Order>(201, { method: 'POST', url: `/api/v1/checkouts/${checkout.id}/complete`, payload: { payment: { method: 'card', token: 'tok_visa' } }, headers: { 'idempotency-key': `buy-${randomUUID()}` } })
+}
+
+/** The `test` provider taking `ms` to make each refund; `refundAsked` settles when the first is asked. */
+export function refundingSlowly(ms: number): { provider: PaymentProvider; refundAsked: Promise<void> } {
+  let asked!: () => void
+  const refundAsked = new Promise<void>((resolve) => (asked = resolve))
+  const provider: PaymentProvider = {
+    ...testProvider,
+    async refund(request) {
+      asked()
+      await sleep(ms)
+      return testProvider.refund(request)
+    },
+  }
+  return { provider, refundAsked }
 }
