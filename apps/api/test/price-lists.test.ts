@@ -340,6 +340,7 @@ describe('prices of a price list', () => {
       { product_id: product.id, variant_id: null, currency: 'USD', amount: 0, min_quantity: 1 },
     ].map((price) => ({
       id: expect.stringMatching(UUID),
+      compare_at_amount: null,
       price_list_id: list.id,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),

@@ -195,6 +195,12 @@ describe('catalog: categories, products, variants, images', () => {
     const variant = await json<{ id: string }>(['products', 'variants', 'create', product.id, '--title', 'UK 9', '--options', '{"size":"9"}'])
     await json(['products', 'variants', 'update', product.id, variant.id, '--inventory-quantity', '3'])
     expect((await json<{ variants: { inventory_quantity: number }[] }>(['products', 'variants', 'list', product.id])).variants[0]!.inventory_quantity).toBe(3)
+    // Options: the free-form variant takes its value of the new option; generating makes the rest.
+    const withOptions = await json<{ options: { name: string }[]; slug: string }>(['products', 'update', product.id, '--options', '[{"name":"Size","values":[{"value":"9"},{"value":"10"}]}]'])
+    expect(withOptions.options.map((option) => option.name)).toEqual(['Size'])
+    const generated = await json<{ variants: { title: string; price: number }[] }>(['products', 'variants', 'generate', product.id, '--price', '80'])
+    expect(generated.variants).toEqual([expect.objectContaining({ title: '10', price: 80 })])
+    expect((await json<{ id: string }>(['products', 'by-slug', 'get', withOptions.slug])).id).toBe(product.id)
 
     // Translations: set (the tag put in canonical form), read, list, delete; reads take --locale.
     expect(await json(['products', 'translations', 'set', product.id, 'fr-ca', '--title', 'Coureur des crêtes'])).toMatchObject({ locale: 'fr-CA', title: 'Coureur des crêtes', description: null })

@@ -55,7 +55,7 @@ export {
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
-export { productSnapshot, toImage, toListItem, toVariant } from './product-rows.js'
+export { productSnapshot, toImage, toListItem, toOption, toVariant, type VariantProduct } from './product-rows.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
@@ -189,6 +189,7 @@ export {
   type CsvTask,
   type ImportReportRow,
 } from './sql/csv-jobs.js'
+export { publishDueProducts } from './sql/product-publishing.js'
 export {
   customerExportRows,
   orderExportRows,

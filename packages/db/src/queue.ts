@@ -26,6 +26,8 @@ export const TASKS = {
   importCsv: 'import-csv',
   /** Hourly: deletes expired uploads, and exports and imports finished longer than CSV_RETENTION ago, with their files. */
   expireFiles: 'expire-files',
+  /** `{id}`, at a scheduled product's `published_at`: publishes every product whose moment has come (sql/product-publishing.ts). Added by the products_keep_status trigger. */
+  publishProduct: 'publish-product',
 } as const
 
 export interface DeliveryJob {

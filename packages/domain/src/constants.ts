@@ -4,6 +4,17 @@ export const ROLES = ['customer', 'admin'] as const
 export const WEIGHT_UNITS = ['g', 'kg', 'lb', 'oz'] as const
 export type WeightUnitCode = (typeof WEIGHT_UNITS)[number]
 
+/** Lengths of a product's package (length, width, height). */
+export const DIMENSION_UNITS = ['mm', 'cm', 'm', 'in', 'ft'] as const
+export type DimensionUnitCode = (typeof DIMENSION_UNITS)[number]
+
+/**
+ * A product's place in its life (docs/catalog.md, "Status"): a `draft` is the staff's only, an
+ * `active` one is public from its `published_at` on, an `archived` one is no longer sold.
+ */
+export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const
+export type ProductStatusCode = (typeof PRODUCT_STATUSES)[number]
+
 export const COUPON_TYPES = ['percentage', 'fixed_amount', 'free_shipping'] as const
 export type CouponType = (typeof COUPON_TYPES)[number]
 

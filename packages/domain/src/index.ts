@@ -68,6 +68,10 @@ export {
   type MovementReason,
   ROLES,
   WEIGHT_UNITS,
+  DIMENSION_UNITS,
+  PRODUCT_STATUSES,
+  type DimensionUnitCode,
+  type ProductStatusCode,
   type AccountTokenPurpose,
   type CartLineProblem,
   type CheckoutStatus,
@@ -114,6 +118,14 @@ export {
   ImageThumbnail,
   Upload,
   CreateVariant,
+  DimensionUnit,
+  GeneratedVariants,
+  GenerateVariants,
+  ProductOption,
+  ProductOptionInput,
+  ProductOptionValue,
+  ProductStatus,
+  SlugParams,
   Image,
   ImageList,
   ImageParams,
@@ -188,6 +200,7 @@ export { SLUG_MAX_LENGTH, slugify } from './slug.js'
 export { toPrefixTsQuery } from './search.js'
 export { LOCALE_MAX_LENGTH, MAX_LOCALE_CHAIN, acceptedLanguages, canonicalLocale, localeChain } from './locales.js'
 export { COUNTRY_CODES } from './countries.js'
+export { isValidGtin, normalizeHsCode, normalizeTags, withGtinCheckDigit } from './product-identifiers.js'
 export { Address, AddressInput, Country, toAddress } from './schemas/addresses.js'
 export {
   AddCartItem,
@@ -530,3 +543,15 @@ export {
   OrderExportFilters,
   ProductExportFilters,
 } from './schemas/csv.js'
+export {
+  MAX_COMBINATIONS,
+  chooseValues,
+  firstClash,
+  optionCombinations,
+  reconcileOptions,
+  type Choice,
+  type OptionInput,
+  type OptionRecord,
+  type OptionValueRecord,
+  type VariantChoice,
+} from './product-options.js'

@@ -12,6 +12,7 @@ import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireCheckoutReservations, createExpireEvents, createExpireIdempotencyKeys, createExpireWebhookDeliveries, type RowRetention } from './expire-rows.js'
 import { createFanOutEvent } from './fanout-event.js'
+import { createPublishProduct } from './publish-product.js'
 import { createSendNotification } from './send-notification.js'
 
 /**
@@ -32,6 +33,7 @@ export function createTaskList(delivery: DeliverySettings, retention: RowRetenti
     [TASKS.expireCheckoutReservations]: counted(TASKS.expireCheckoutReservations, createExpireCheckoutReservations(delivery.db, retention.reservationsMs)),
     [TASKS.expireEvents]: counted(TASKS.expireEvents, createExpireEvents(delivery.db, retention.eventsMs)),
     [TASKS.expireWebhookDeliveries]: counted(TASKS.expireWebhookDeliveries, createExpireWebhookDeliveries(delivery.db, retention.deliveriesMs)),
+    [TASKS.publishProduct]: counted(TASKS.publishProduct, createPublishProduct(delivery.db)),
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),

@@ -17,14 +17,21 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import { WEIGHT_UNITS } from '@commerce/domain'
+import { DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS, type OptionRecord } from '@commerce/domain'
 import { createdAt, id, updatedAt } from './columns.js'
 
 export const weightUnit = pgEnum('weight_unit', WEIGHT_UNITS)
+export const dimensionUnit = pgEnum('dimension_unit', DIMENSION_UNITS)
+export const productStatus = pgEnum('product_status', PRODUCT_STATUSES)
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 /** Weights are decimals (0.25 kg); numeric keeps them exact. */
 const weight = (name: string) => numeric(name, { precision: 14, scale: 4, mode: 'number' })
+/** Lengths too (12.5 cm). */
+const length = weight
+
+/** A product's option as stored in `products.options`, in display order (docs/catalog.md, "Options"). */
+export type ProductOptionJson = OptionRecord
 
 export const categories = pgTable(
   'categories',
@@ -54,7 +61,35 @@ export const products = pgTable(
     inventoryQuantity: integer('inventory_quantity').notNull().default(0),
     weight: weight('weight'),
     weightUnit: weightUnit('weight_unit').notNull().default('kg'),
+    /**
+     * Public now: `status` active and `published_at` reached. Kept by a trigger from `status` and
+     * `published_at` (and, written alone, it sets `status`), so every read and index of the
+     * public catalog tests one column (migration 0036).
+     */
     isActive: boolean('is_active').notNull().default(true),
+    status: productStatus('status').notNull().default('active'),
+    /** When an active product went or goes public; a later moment schedules it (the worker's publish-product job). */
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    /** Integer minor units of `currency`: the price it was, shown crossed out; never priced. */
+    compareAtPriceMinor: bigint('compare_at_price_minor', { mode: 'number' }),
+    /** As first written, at most one per spelling whatever its case (normalizeTags). */
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    productType: text('product_type'),
+    vendor: text('vendor'),
+    /** A GTIN (8, 12, 13 or 14 digits) with a valid check digit. */
+    barcode: text('barcode'),
+    length: length('length'),
+    width: length('width'),
+    height: length('height'),
+    dimensionUnit: dimensionUnit('dimension_unit').notNull().default('cm'),
+    /** Digits only (6 to 10). */
+    hsCode: text('hs_code'),
+    /** ISO 3166-1 alpha-2. */
+    countryOfOrigin: text('country_of_origin'),
+    seoTitle: text('seo_title'),
+    seoDescription: text('seo_description'),
+    /** The options its variants choose from, in display order, with their values in order. */
+    options: jsonb('options').$type<ProductOptionJson[]>().notNull().default([]),
     imageUrl: text('image_url'),
     /** `image_url` was set through the API; otherwise it follows the first image by position. */
     imageUrlExplicit: boolean('image_url_explicit').notNull().default(false),
@@ -77,10 +112,23 @@ export const products = pgTable(
     // The public list is "active products, newest first": UUIDv7 ids sort by creation time.
     index('products_active_id_idx').on(t.id.desc()).where(sql`${t.isActive}`),
     index('products_search_idx').using('gin', t.searchVector),
+    // The products waiting for their published_at (the publish-product job's read).
+    index('products_scheduled_idx').on(t.publishedAt).where(sql`${t.status} = 'active' and not ${t.isActive}`),
     check('products_inventory_nonnegative', sql`${t.inventoryQuantity} >= 0`),
     check('products_price_nonnegative', sql`${t.priceMinor} >= 0`),
+    check('products_compare_at_nonnegative', sql`${t.compareAtPriceMinor} >= 0`),
+    check('products_active_when_public', sql`not ${t.isActive} or ${t.status} = 'active'`),
   ],
 )
+
+/** Slugs a product answered at before it was renamed: `GET /products/by-slug/{old}` still finds it. */
+export const productSlugRedirects = pgTable('product_slug_redirects', {
+  slug: text('slug').primaryKey(),
+  productId: uuid('product_id')
+    .notNull()
+    .references(() => products.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+}, (t) => [index('product_slug_redirects_product_idx').on(t.productId)])
 
 export const productCategories = pgTable(
   'product_categories',
@@ -118,7 +166,13 @@ export const productVariants = pgTable(
     /** Integer minor units in the product's currency; null means the product price applies. */
     priceMinor: bigint('price_minor', { mode: 'number' }),
     inventoryQuantity: integer('inventory_quantity').notNull().default(0),
+    /** Integer minor units; null: the product's compare-at price applies. */
+    compareAtPriceMinor: bigint('compare_at_price_minor', { mode: 'number' }),
+    barcode: text('barcode'),
+    /** Option name → value, as shown: kept from `option_value_ids` when the product has options, free-form otherwise. */
     options: jsonb('options').$type<Record<string, string>>().notNull().default({}),
+    /** The value chosen for each of the product's options, sorted (so that a combination has one spelling); empty without options. */
+    optionValueIds: uuid('option_value_ids').array().notNull().default(sql`'{}'::uuid[]`),
     weight: weight('weight'),
     weightUnit: weightUnit('weight_unit').notNull().default('kg'),
     createdAt: createdAt(),
@@ -126,6 +180,9 @@ export const productVariants = pgTable(
   },
   (t) => [
     index('product_variants_product_idx').on(t.productId, t.id),
+    // Two variants of a product never pick the same values.
+    uniqueIndex('product_variants_combination_key').on(t.productId, t.optionValueIds).where(sql`${t.optionValueIds} <> '{}'::uuid[]`),
+    check('product_variants_compare_at_nonnegative', sql`${t.compareAtPriceMinor} >= 0`),
     check('product_variants_inventory_nonnegative', sql`${t.inventoryQuantity} >= 0`),
     check('product_variants_price_nonnegative', sql`${t.priceMinor} >= 0`),
   ],

@@ -53,6 +53,8 @@ export const prices = pgTable(
     currency: text('currency').notNull(),
     /** Integer minor units of `currency`, per unit. */
     amountMinor: bigint('amount_minor', { mode: 'number' }).notNull(),
+    /** Integer minor units: the price it was, shown crossed out; never priced. */
+    compareAtAmountMinor: bigint('compare_at_amount_minor', { mode: 'number' }),
     /** The price applies from this many units of the line (quantity tiers). */
     minQuantity: integer('min_quantity').notNull().default(1),
     createdAt: createdAt(),
@@ -63,6 +65,7 @@ export const prices = pgTable(
     // A price list's prices, or a product's base prices (no list), in the order they are listed.
     index('prices_list_idx').on(t.priceListId, t.productId, variantOrNil(t.variantId), t.currency, t.minQuantity, t.id),
     check('prices_amount_nonnegative', sql`${t.amountMinor} >= 0`),
+    check('prices_compare_at_nonnegative', sql`${t.compareAtAmountMinor} >= 0`),
     check('prices_min_quantity_positive', sql`${t.minQuantity} >= 1`),
   ],
 )

@@ -17,11 +17,27 @@ export const productColumns = {
   description: products.description,
   sku: products.sku,
   priceMinor: products.priceMinor,
+  compareAtPriceMinor: products.compareAtPriceMinor,
   currency: products.currency,
   inventoryQuantity: products.inventoryQuantity,
   weight: products.weight,
   weightUnit: products.weightUnit,
+  status: products.status,
+  publishedAt: products.publishedAt,
   isActive: products.isActive,
+  tags: products.tags,
+  productType: products.productType,
+  vendor: products.vendor,
+  barcode: products.barcode,
+  length: products.length,
+  width: products.width,
+  height: products.height,
+  dimensionUnit: products.dimensionUnit,
+  hsCode: products.hsCode,
+  countryOfOrigin: products.countryOfOrigin,
+  seoTitle: products.seoTitle,
+  seoDescription: products.seoDescription,
+  options: products.options,
   imageUrl: products.imageUrl,
   categories: products.categories,
   createdAt: products.createdAt,
@@ -30,7 +46,7 @@ export const productColumns = {
 
 export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector' | 'imageUrlExplicit'>
 
-const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'inventoryQuantity', 'options', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
+const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'compareAtPriceMinor', 'barcode', 'inventoryQuantity', 'options', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
 export type VariantJson = JsonOf<typeof productVariants, (typeof VARIANT_KEYS)[number]>
 
 const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'contentType', 'sizeBytes', 'width', 'height', 'thumbnails', 'createdAt'] as const

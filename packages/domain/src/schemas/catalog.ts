@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { WEIGHT_UNITS } from '../constants.js'
+import { DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS } from '../constants.js'
 import { LocaleQuery } from './translations.js'
 import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
@@ -12,6 +12,63 @@ const Weight = Type.Number({ minimum: 0, maximum: 1_000_000_000 })
 export const WeightUnit = Type.Enum(WEIGHT_UNITS)
 export type WeightUnit = Static<typeof WeightUnit>
 const Url = Type.String({ format: 'uri', maxLength: 2048 })
+export const DimensionUnit = Type.Enum(DIMENSION_UNITS)
+export type DimensionUnit = Static<typeof DimensionUnit>
+export const ProductStatus = Type.Enum(PRODUCT_STATUSES, {
+  description: '`draft`: seen by staff only; `active`: public from `published_at` on; `archived`: no longer sold (the soft delete)',
+})
+export type ProductStatus = Static<typeof ProductStatus>
+const Length = Type.Number({ minimum: 0, maximum: 1_000_000 })
+const Barcode = Type.String({ pattern: '^[0-9]{8,14}$', maxLength: 14, description: 'A GTIN-8, -12, -13 or -14 with a valid check digit' })
+const CompareAtPrice = Nullable(Type.Number({ description: 'The price it was, shown crossed out beside `price`; never charged' }))
+const OnSale = Type.Boolean({ description: 'True when `compare_at_price` is above the price' })
+const OptionName = Type.String({ minLength: 1, maxLength: 100 })
+const OptionValueText = Type.String({ minLength: 1, maxLength: 200 })
+const SwatchColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', maxLength: 7, description: 'A colour swatch, #rrggbb' })
+
+export const ProductOptionValue = Type.Object(
+  {
+    id: Uuid,
+    value: Type.String(),
+    swatch_color: Nullable(Type.String({ description: 'A colour swatch, #rrggbb' })),
+    swatch_image_url: Nullable(Type.String({ description: 'An image swatch' })),
+  },
+  { title: 'ProductOptionValue', description: "One of an option's values, in display order" },
+)
+export const ProductOption = Type.Object(
+  { id: Uuid, name: Type.String(), values: Type.Array(ProductOptionValue) },
+  { title: 'ProductOption', description: 'An option its variants choose a value of (Size, Colour), in display order' },
+)
+export type ProductOption = Static<typeof ProductOption>
+export const ProductOptionValueInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'An existing value to keep (its text may change: a rename); else matched by its text' })),
+    value: OptionValueText,
+    swatch_color: Type.Optional(Nullable(SwatchColor)),
+    swatch_image_url: Type.Optional(Nullable(Url)),
+  },
+  { additionalProperties: false, title: 'ProductOptionValueInput' },
+)
+export const ProductOptionInput = Type.Object(
+  {
+    id: Type.Optional(Type.String({ format: 'uuid', maxLength: 36, description: 'An existing option to keep (its name may change: a rename); else matched by its name' })),
+    name: OptionName,
+    values: Type.Array(ProductOptionValueInput, { minItems: 1, maxItems: 100 }),
+    default_value: Type.Optional(
+      Type.String({ maxLength: 200, description: 'A new option on a product that has variants: the value they take (one of `values`)' }),
+    ),
+  },
+  { additionalProperties: false, title: 'ProductOptionInput' },
+)
+export type ProductOptionInput = Static<typeof ProductOptionInput>
+const ProductOptionsInput = Type.Array(ProductOptionInput, {
+  maxItems: 10,
+  description:
+    "The product's options in display order, each with its values in order: the whole list. An option or value is kept when named by " +
+    '`id` (renamed if its text differs) or, without one, by the same text; the others are added. One left out is removed: a value ' +
+    'still chosen by a variant is 409 naming them, an option whose removal would give two variants the same values is 409 naming them ' +
+    '(docs/catalog.md, "Options").',
+})
 
 export const Category = Type.Object({
   id: Uuid,
@@ -54,8 +111,11 @@ export const Variant = Type.Object({
   title: Type.String(),
   sku: Nullable(Type.String()),
   price: Nullable(Type.Number({ description: 'null: the product price applies' })),
+  compare_at_price: Nullable(Type.Number({ description: "The price it was, shown crossed out; null: the product's applies" })),
+  on_sale: Type.Boolean({ description: 'True when the compare-at price that applies is above the price that applies' }),
+  barcode: Nullable(Type.String()),
   inventory_quantity: Type.Integer(),
-  options: Type.Record(Type.String(), Type.String()),
+  options: Type.Record(Type.String(), Type.String(), { description: "Option name → the value this variant chose (free-form on a product without options)" }),
   weight: Nullable(Type.Number()),
   weight_unit: WeightUnit,
   created_at: Timestamp,
@@ -67,9 +127,14 @@ export const CreateVariant = Type.Object(
     title: Title,
     sku: Type.Optional(Nullable(Sku)),
     price: Type.Optional(Nullable(Amount)),
+    compare_at_price: Type.Optional(Nullable(Amount)),
+    barcode: Type.Optional(Nullable(Barcode)),
     inventory_quantity: Type.Optional(Quantity),
     options: Type.Optional(
-      Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 200 }), { maxProperties: 20 }),
+      Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 200 }), {
+        maxProperties: 20,
+        description: "Option name → value. On a product with options: one of each option's values, for every option; otherwise free-form",
+      }),
     ),
     weight: Type.Optional(Nullable(Weight)),
     weight_unit: Type.Optional(WeightUnit),
@@ -171,11 +236,28 @@ const productFields = {
   description: Nullable(Type.String()),
   sku: Nullable(Type.String()),
   price: Type.Number(),
+  compare_at_price: CompareAtPrice,
+  on_sale: OnSale,
   currency: Type.String(),
   inventory_quantity: Type.Integer(),
   weight: Nullable(Type.Number()),
   weight_unit: WeightUnit,
-  is_active: Type.Boolean(),
+  status: ProductStatus,
+  published_at: Nullable({ ...Timestamp, description: 'When it went or goes public (an active product); a later moment schedules it' }),
+  is_active: Type.Boolean({ description: 'Public now: status active and published_at reached' }),
+  tags: Type.Array(Type.String()),
+  product_type: Nullable(Type.String()),
+  vendor: Nullable(Type.String()),
+  barcode: Nullable(Type.String()),
+  length: Nullable(Type.Number()),
+  width: Nullable(Type.Number()),
+  height: Nullable(Type.Number()),
+  dimension_unit: DimensionUnit,
+  hs_code: Nullable(Type.String({ description: 'Harmonized System code, digits only' })),
+  country_of_origin: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
+  seo_title: Nullable(Type.String()),
+  seo_description: Nullable(Type.String()),
+  options: Type.Array(ProductOption),
   image_url: Nullable(Type.String()),
   categories: Type.Array(CategoryRef),
   created_at: Timestamp,
@@ -199,11 +281,27 @@ export const CreateProduct = Type.Object(
     description: Type.Optional(Nullable(Description)),
     sku: Type.Optional(Nullable(Sku)),
     price: Type.Optional(Amount),
+    compare_at_price: Type.Optional(Nullable(Amount)),
     currency: Type.Optional(Currency),
     inventory_quantity: Type.Optional(Quantity),
     weight: Type.Optional(Nullable(Weight)),
     weight_unit: Type.Optional(WeightUnit),
-    is_active: Type.Optional(Type.Boolean()),
+    status: Type.Optional(ProductStatus),
+    published_at: Type.Optional(Nullable({ ...Timestamp, description: 'For an active product: when it goes public (a later moment schedules it; null: now)' })),
+    is_active: Type.Optional(Type.Boolean({ description: 'The field before `status`: true sets status active (public now), false archived. Not with `status`' })),
+    tags: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 250, description: 'Kept trimmed, one per spelling whatever its case' })),
+    product_type: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    vendor: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+    barcode: Type.Optional(Nullable(Barcode)),
+    length: Type.Optional(Nullable(Length)),
+    width: Type.Optional(Nullable(Length)),
+    height: Type.Optional(Nullable(Length)),
+    dimension_unit: Type.Optional(DimensionUnit),
+    hs_code: Type.Optional(Nullable(Type.String({ maxLength: 20, description: 'Harmonized System code: 6 to 10 digits, dots and spaces allowed between them' }))),
+    country_of_origin: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2, description: 'ISO 3166-1 alpha-2' }))),
+    seo_title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+    seo_description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    options: Type.Optional(ProductOptionsInput),
     image_url: Type.Optional(Nullable(Url)),
     category_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, uniqueItems: true })),
   },
@@ -223,6 +321,42 @@ export const ListProductsQuery = Type.Object({
   include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
 })
 export type ListProductsQuery = Static<typeof ListProductsQuery>
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })
+
+export const GenerateVariants = Type.Object(
+  {
+    price: Type.Optional(Nullable(Amount)),
+    compare_at_price: Type.Optional(Nullable(Amount)),
+    inventory_quantity: Type.Optional(Quantity),
+    variants: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            options: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 200 }), { maxProperties: 20 }),
+            sku: Type.Optional(Nullable(Sku)),
+            price: Type.Optional(Nullable(Amount)),
+            compare_at_price: Type.Optional(Nullable(Amount)),
+            inventory_quantity: Type.Optional(Quantity),
+            barcode: Type.Optional(Nullable(Barcode)),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 1000, description: "What differs for some combinations (by their options): the rest take the defaults above" },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'GenerateVariantsRequest',
+    description: 'Makes a variant for every combination of the option values that no variant has yet (at most 1000 in all)',
+  },
+)
+export type GenerateVariants = Static<typeof GenerateVariants>
+export const GeneratedVariants = Type.Object(
+  { variants: Type.Array(Variant, { description: 'The variants made, in the order of the options and their values' }) },
+  { title: 'GeneratedVariants', description: 'The variants a generation made (none when every combination had one)' },
+)
+
 export const ProductList = Type.Object(
   { products: Type.Array(ProductListItem), meta: PageOrCursorMeta },
   { title: 'ProductList', description: 'A page of products' },

@@ -87,6 +87,7 @@ export const Price = Type.Object(
     price_list_id: Nullable(Uuid),
     currency: Type.String(),
     amount: Type.Number({ description: 'Per unit, decimal amount in major units of `currency`' }),
+    compare_at_amount: Nullable(Type.Number({ description: 'The price it was, shown crossed out beside `amount`; never charged' })),
     min_quantity: Type.Integer({ description: 'The price applies to a line of at least this many units (a quantity tier)' }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -104,6 +105,7 @@ const priceFields = {
   variant_id: Type.Optional(Nullable(IdOf('A variant of the product; absent or null: the price is for every variant without its own'))),
   currency: Currency,
   amount: Amount,
+  compare_at_amount: Type.Optional(Nullable({ ...Amount, description: 'The price it was, shown crossed out beside `amount`; never charged' })),
   min_quantity: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY, description: 'From this many units of a line (a quantity tier); default 1' }),
   ),

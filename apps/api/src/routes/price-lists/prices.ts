@@ -11,7 +11,7 @@ import { knownCurrency, minorUnits } from '../../fields.js'
 import { key, keyset, listTable, type Keyset, type PageQuery } from '../../list-cursor.js'
 
 type PriceRow = typeof prices.$inferSelect
-type NewPrice = Pick<typeof prices.$inferInsert, 'productId' | 'variantId' | 'priceListId' | 'currency' | 'amountMinor' | 'minQuantity'>
+type NewPrice = Pick<typeof prices.$inferInsert, 'productId' | 'variantId' | 'priceListId' | 'currency' | 'amountMinor' | 'compareAtAmountMinor' | 'minQuantity'>
 
 export function toPrice(row: PriceRow): Price {
   return {
@@ -21,6 +21,7 @@ export function toPrice(row: PriceRow): Price {
     price_list_id: row.priceListId,
     currency: row.currency,
     amount: toMajorUnits(row.amountMinor, row.currency),
+    compare_at_amount: row.compareAtAmountMinor === null ? null : toMajorUnits(row.compareAtAmountMinor, row.currency),
     min_quantity: row.minQuantity,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -33,6 +34,7 @@ export interface PriceEntry {
   variant_id?: string | null | undefined
   currency: string
   amount: number
+  compare_at_amount?: number | null | undefined
   min_quantity?: number | undefined
 }
 
@@ -94,9 +96,11 @@ async function rowsOf(tx: Executor, entries: readonly PriceEntry[], target: Pric
     const variantId = entry.variant_id ?? null
     const minQuantity = entry.min_quantity ?? 1
     let amountMinor: number | undefined
+    let compareAtAmountMinor: number | null = null
     try {
       knownCurrency(entry.currency, field(index, 'currency'))
       amountMinor = minorUnits(field(index, 'amount'), entry.amount, entry.currency)
+      if (entry.compare_at_amount != null) compareAtAmountMinor = minorUnits(field(index, 'compare_at_amount'), entry.compare_at_amount, entry.currency)
     } catch (error) {
       details.push(...detailsOf(error))
     }
@@ -125,14 +129,14 @@ async function rowsOf(tx: Executor, entries: readonly PriceEntry[], target: Pric
       seen.set(keyOf(row), index)
     }
     if (amountMinor !== undefined) {
-      rows.push({ ...row, priceListId: target.kind === 'price_list' ? target.priceListId : null, amountMinor })
+      rows.push({ ...row, priceListId: target.kind === 'price_list' ? target.priceListId : null, amountMinor, compareAtAmountMinor })
     }
   })
   if (details.length > 0) throw refusal(details)
   return rows
 }
 
-/** Writes a checked batch in one statement: an entry with the key of an existing price replaces its amount. */
+/** Writes a checked batch in one statement: an entry with the key of an existing price replaces its amount (and compare-at amount). */
 export async function upsertPrices(tx: Executor, entries: readonly PriceEntry[], target: PriceTarget): Promise<Price[]> {
   const rows = await rowsOf(tx, entries, target)
   const written = await tx
@@ -140,7 +144,7 @@ export async function upsertPrices(tx: Executor, entries: readonly PriceEntry[],
     .values(rows)
     .onConflictDoUpdate({
       target: [prices.productId, prices.variantId, prices.priceListId, prices.currency, prices.minQuantity],
-      set: { amountMinor: sql`excluded.amount_minor`, updatedAt: new Date() },
+      set: { amountMinor: sql`excluded.amount_minor`, compareAtAmountMinor: sql`excluded.compare_at_amount_minor`, updatedAt: new Date() },
     })
     .returning()
   const byKey = new Map(written.map((row) => [keyOf(row), row]))

@@ -10,6 +10,9 @@ import {
   ImageFileForm,
   Upload,
   CreateVariant,
+  GeneratedVariants,
+  GenerateVariants,
+  SlugParams,
   IdParams,
   Image,
   ImageList,
@@ -75,7 +78,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       schema: {
         operationId: 'getProduct',
         tags: ['products'],
-        summary: 'A product with its variants, images and categories',
+        summary: 'A product with its options, variants, images and categories (drafts and scheduled products: admins only)',
         description: `Each API instance answers a detail from memory ${FROM_MEMORY}`,
         params: IdParams,
         querystring: LocaleQuery,
@@ -83,7 +86,31 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       },
     },
     async (request, reply) => {
-      const { product, shownLocale } = await productService.get(request.params.id, requestedLocales(request))
+      const { product, shownLocale } = await productService.get(request.params.id, requestedLocales(request), isAdmin(request))
+      describeLanguage(reply, [shownLocale])
+      return product
+    },
+  )
+
+  app.get(
+    '/by-slug/:slug',
+    {
+      schema: {
+        operationId: 'getProductBySlug',
+        tags: ['products'],
+        summary: 'A product by its slug, or by a slug it had before a rename',
+        description:
+          'A product renamed to a new slug keeps answering at its old ones (as Shopify\'s URL redirects do): the answer is the ' +
+          'product, whose `slug` is its canonical one; a storefront that asked by an old slug redirects to it. ' +
+          `Drafts and scheduled products answer 404 but to admins. Answered from memory like the detail, ${FROM_MEMORY}`,
+        params: SlugParams,
+        querystring: LocaleQuery,
+        response: { 200: Product, ...errorResponses(400, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const id = await productService.idBySlug(request.params.slug)
+      const { product, shownLocale } = await productService.get(id, requestedLocales(request), isAdmin(request))
       describeLanguage(reply, [shownLocale])
       return product
     },
@@ -148,7 +175,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       },
     },
     async (request, reply) => {
-      const list = await productService.listVariants(request.params.id, request.query, requestedLocales(request))
+      const list = await productService.listVariants(request.params.id, request.query, requestedLocales(request), isAdmin(request))
       describeLanguage(reply, [])
       return list
     },
@@ -161,13 +188,34 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
         operationId: 'createProductVariant',
         tags: ['variants'],
         summary: 'Add a variant',
+        description: "On a product with options, `options` names one value of each (400 otherwise); values another variant has already are 409 naming it.",
         params: IdParams,
         body: CreateVariant,
-        response: { 201: Variant, ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 201: Variant, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request, reply) =>
       reply.code(201).send(await productService.createVariant(request.params.id, request.body, String(request.id))),
+  )
+
+  app.post(
+    '/:id/variants/generate',
+    {
+      schema: {
+        operationId: 'generateProductVariants',
+        tags: ['variants'],
+        summary: 'Make a variant for every combination of the option values that none has yet',
+        description:
+          'Titles are the values joined ("M / Blue"), in the order of the options and their values. `price`, `compare_at_price` and ' +
+          '`inventory_quantity` apply to every variant made unless an entry of `variants` names its combination. At most 1000 ' +
+          'combinations in all; the product needs options (400 otherwise).',
+        params: IdParams,
+        body: GenerateVariants,
+        response: { 201: GeneratedVariants, ...errorResponses(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ variants: await productService.generateVariants(request.params.id, request.body, String(request.id)) }),
   )
 
   app.patch(
@@ -179,7 +227,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
         summary: 'Update a variant',
         params: VariantParams,
         body: UpdateVariant,
-        response: { 200: Variant, ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: Variant, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) =>
@@ -215,7 +263,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
         response: { 200: ImageList, ...errorResponses(400, 404, 429) },
       },
     },
-    async (request) => productService.listImages(request.params.id, request.query),
+    async (request) => productService.listImages(request.params.id, request.query, isAdmin(request)),
   )
 
   const images = createImageUploads({

@@ -1,7 +1,15 @@
 /** Products, their variants and images: queries, writes and the product.* events. */
 import { and, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm'
 import {
+  COUNTRY_CODES,
+  chooseValues,
+  isValidGtin,
+  normalizeHsCode,
+  normalizeTags,
+  optionCombinations,
+  reconcileOptions,
   toMajorUnits,
+  type GenerateVariants,
   type CreateProduct,
   type CreateVariant,
   type Image,
@@ -17,6 +25,9 @@ import type { Static } from 'typebox'
 import {
   categories,
   isUniqueViolation,
+  newId,
+  pgConstraintOf,
+  productSlugRedirects,
   prepareLocalizedProductDetail,
   prepareProductDetail,
   translatedVariantTitle,
@@ -35,11 +46,12 @@ import {
   type Database,
   type Executor,
   type ProductRow,
+  type VariantProduct,
 } from '@commerce/db'
 import { setSellableAtDefault } from '../inventory/stock.js'
 import { inWindow, key, keyset, listTable, readList, type PageQuery } from '../../list-cursor.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
-import { knownCurrency, minorUnits } from '../../fields.js'
+import { instant, knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import type { CatalogCache } from './catalog-cache.js'
 import { createProductLister, type ProductPage } from './list.js'
@@ -52,6 +64,53 @@ export interface NewImage {
   file?: Pick<typeof productImages.$inferInsert, 'storageKey' | 'contentType' | 'sizeBytes' | 'width' | 'height' | 'thumbnails'>
   uploadId?: string
 }
+
+/** The fields of a product write beyond its title, price and stock, checked: column values, undefined where not sent. */
+function productDetails(body: UpdateProduct) {
+  if (body.barcode != null && !isValidGtin(body.barcode)) {
+    throw invalidField('barcode', `Field 'barcode' is not a GTIN-8, -12, -13 or -14 with a valid check digit: ${body.barcode}`)
+  }
+  let hsCode: string | null | undefined = body.hs_code
+  if (typeof hsCode === 'string') {
+    hsCode = normalizeHsCode(hsCode)
+    if (hsCode === null) throw invalidField('hs_code', `Field 'hs_code' is not an HS code of 6 to 10 digits: ${body.hs_code}`)
+  }
+  if (body.country_of_origin != null && !COUNTRY_CODES.includes(body.country_of_origin)) {
+    throw invalidField('country_of_origin', `Field 'country_of_origin' is not an ISO 3166-1 alpha-2 country: ${body.country_of_origin}`)
+  }
+  if (body.status !== undefined && body.is_active !== undefined) {
+    throw invalidField('is_active', "Send 'status' or 'is_active' (its older form), not both")
+  }
+  return {
+    status: body.status,
+    publishedAt: body.published_at === undefined ? undefined : instant('published_at', body.published_at),
+    isActive: body.is_active,
+    tags: body.tags === undefined ? undefined : normalizeTags(body.tags),
+    productType: body.product_type,
+    vendor: body.vendor,
+    barcode: body.barcode,
+    length: body.length,
+    width: body.width,
+    height: body.height,
+    dimensionUnit: body.dimension_unit,
+    hsCode,
+    countryOfOrigin: body.country_of_origin,
+    seoTitle: body.seo_title,
+    seoDescription: body.seo_description,
+  }
+}
+
+/** A draft, or an active product whose published_at is still to come: not for the public. */
+const isHidden = (product: Pick<Product, 'status' | 'is_active'>) => product.status === 'draft' || (product.status === 'active' && !product.is_active)
+
+/** A variant's barcode as sent, checked (GTIN with its check digit); undefined when not sent. */
+function variantBarcode(barcode: string | null | undefined, field = 'barcode'): string | null | undefined {
+  if (barcode != null && !isValidGtin(barcode)) throw invalidField(field, `Field '${field}' is not a GTIN-8, -12, -13 or -14 with a valid check digit: ${barcode}`)
+  return barcode
+}
+
+/** A variant as its options go, for reconcileOptions. */
+const variantChoice = { id: productVariants.id, valueIds: productVariants.optionValueIds, record: productVariants.options }
 
 /** Re-reads the product inside `tx` (so it sees the transaction's writes) and records product.created / product.updated. */
 export async function emitProductEvent(tx: Executor, id: string, kind: 'product.created' | 'product.updated', requestId: string): Promise<Product> {
@@ -116,20 +175,96 @@ export function createProductService(db: Database, catalogDb: Database, { detail
     }
   }
 
+  /** The slug is free for a product (another one's old slug is not in the way: the product takes it over). */
+  async function claimSlug(tx: Executor, slug: string, productId?: string) {
+    const [clash] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, slug))
+    if (clash && clash.id !== productId) throw conflict(`A product with slug '${slug}' already exists`)
+    await tx.delete(productSlugRedirects).where(eq(productSlugRedirects.slug, slug))
+  }
+
+  /** Variant picks that clash with another variant of the product, as a 409 naming it. */
+  async function refuseTakenCombination(tx: Executor, productId: string, valueIds: string[], record: Record<string, string>, variantId?: string) {
+    const [taken] = await tx
+      .select({ id: productVariants.id })
+      .from(productVariants)
+      .where(and(eq(productVariants.productId, productId), eq(productVariants.optionValueIds, valueIds), variantId ? sql`${productVariants.id} <> ${variantId}` : undefined))
+    if (taken) {
+      const named = Object.entries(record).map(([name, value]) => `${name}: ${value}`).join(', ')
+      throw conflict(`Variant ${taken.id} of this product has the same option values (${named})`)
+    }
+  }
+
+  /**
+   * A variant's options as sent: one value of each of the product's options (chooseValues), or
+   * free-form on a product without options.
+   */
+  function variantOptions(product: ProductRow, sent: Record<string, string>, field = 'options') {
+    if (product.options.length === 0) return { options: sent, optionValueIds: [] as string[] }
+    const choice = chooseValues(product.options, sent, field)
+    return { options: choice.record, optionValueIds: choice.valueIds }
+  }
+
+  /** Replaces the product's options (reconcileOptions) and moves its variants' choices with them. */
+  async function setOptions(tx: Executor, product: ProductRow, input: NonNullable<UpdateProduct['options']>) {
+    const variants = await tx.select(variantChoice).from(productVariants).where(eq(productVariants.productId, product.id)).orderBy(productVariants.id)
+    const next = reconcileOptions(product.options, input, variants, newId)
+    await tx.update(products).set({ options: next.options }).where(eq(products.id, product.id))
+    const changed = next.variants.filter((variant, i) => variant.valueIds.join() !== variants[i]!.valueIds.join() || JSON.stringify(variant.record) !== JSON.stringify(variants[i]!.record))
+    if (changed.length === 0) return
+    // Two steps, so that no row passes through another's combination on the way (the unique index checks each row as it is written).
+    await tx.update(productVariants).set({ optionValueIds: [] }).where(inArray(productVariants.id, changed.map((variant) => variant.id)))
+    for (const variant of changed) {
+      await tx.update(productVariants).set({ optionValueIds: variant.valueIds, options: variant.record, updatedAt: new Date() }).where(eq(productVariants.id, variant.id))
+    }
+  }
+
   /** Runs a write; a unique-slug clash that slipped past the checks becomes a 409. */
   async function write<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     try {
       return await db.transaction(work)
     } catch (error) {
+      if (isUniqueViolation(error) && pgConstraintOf(error) === 'product_variants_combination_key') {
+        throw conflict('Another variant of this product has the same option values (it was added meanwhile)')
+      }
       if (isUniqueViolation(error)) throw conflict('A product with this slug already exists')
       throw error
     }
   }
 
-  async function requireProduct(id: string): Promise<{ currency: string }> {
-    const [row] = await db.select({ currency: products.currency }).from(products).where(eq(products.id, id))
-    if (!row) throw notFound('Product')
+  /** The product's prices' fallbacks; 404 when missing, or hidden from the public and not `staff`. */
+  async function requireProduct(id: string, staff = true): Promise<VariantProduct> {
+    const [row] = await db
+      .select({
+        currency: products.currency,
+        priceMinor: products.priceMinor,
+        compareAtPriceMinor: products.compareAtPriceMinor,
+        status: products.status,
+        is_active: products.isActive,
+      })
+      .from(products)
+      .where(eq(products.id, id))
+    if (!row || (!staff && isHidden(row))) throw notFound('Product')
     return row
+  }
+
+  /** The detail as read (or kept in memory), whoever asks. */
+  async function detail(id: string, locales: string[]): Promise<ProductDetail> {
+    const key = locales.length === 0 ? id : `${id} ${locales.join(' ')}`
+    const cached = details.get(key)
+    if (cached !== undefined) return cached
+    const start = details.begin()
+    let found: ProductDetail
+    if (locales.length > 0) {
+      const [row] = await localizedDetailStatement.execute({ id, locales })
+      if (!row) throw notFound('Product')
+      found = { product: productSnapshot(row), shownLocale: row.translationLocale }
+    } else {
+      const [row] = await detailStatement.execute({ id })
+      if (!row) throw notFound('Product')
+      found = { product: productSnapshot(row), shownLocale: null }
+    }
+    details.set(key, found, start)
+    return found
   }
 
   return {
@@ -137,24 +272,26 @@ export function createProductService(db: Database, catalogDb: Database, { detail
 
     requireProduct,
 
-    /** The product, its text along the chain `locales` (none: the original), with the locale of its own translation shown. */
-    async get(id: string, locales: string[] = []): Promise<ProductDetail> {
-      const key = locales.length === 0 ? id : `${id} ${locales.join(' ')}`
-      const cached = details.get(key)
-      if (cached !== undefined) return cached
-      const start = details.begin()
-      let found: ProductDetail
-      if (locales.length > 0) {
-        const [row] = await localizedDetailStatement.execute({ id, locales })
-        if (!row) throw notFound('Product')
-        found = { product: productSnapshot(row), shownLocale: row.translationLocale }
-      } else {
-        const [row] = await detailStatement.execute({ id })
-        if (!row) throw notFound('Product')
-        found = { product: productSnapshot(row), shownLocale: null }
-      }
-      details.set(key, found, start)
+    /**
+     * The product, its text along the chain `locales` (none: the original), with the locale of its
+     * own translation shown. A draft or a product not yet published is the staff's only (`staff`).
+     */
+    async get(id: string, locales: string[] = [], staff = false): Promise<ProductDetail> {
+      const found = await detail(id, locales)
+      if (!staff && isHidden(found.product)) throw notFound('Product')
       return found
+    },
+
+    /** The id of the product with this slug now, or the one that had it before a rename. */
+    async idBySlug(slug: string): Promise<string> {
+      const [row] = await catalogDb
+        .select({ id: products.id })
+        .from(products)
+        .where(eq(products.slug, slug))
+        .union(catalogDb.select({ id: productSlugRedirects.productId }).from(productSlugRedirects).where(eq(productSlugRedirects.slug, slug)))
+        .limit(1)
+      if (!row) throw notFound('Product')
+      return row.id
     },
 
     create(body: CreateProduct, requestId: string): Promise<Product> {
@@ -162,21 +299,25 @@ export function createProductService(db: Database, catalogDb: Database, { detail
       const priceMinor = minorUnits('price', body.price ?? 0, currency)
       return write(async (tx) => {
         const slug = body.slug ?? (await generateUniqueSlug(tx, products.slug, body.title, 'product'))
-        const [existing] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, slug))
-        if (existing) throw conflict(`A product with slug '${slug}' already exists`)
+        await claimSlug(tx, slug)
+        const details = productDetails(body)
+        const options = body.options ? reconcileOptions([], body.options, [], newId).options : []
         const [row] = await tx
           .insert(products)
           .values({
+            ...details,
+            isActive: details.isActive ?? true,
+            options,
             title: body.title,
             slug,
             description: body.description ?? null,
             sku: body.sku ?? null,
             priceMinor,
+            compareAtPriceMinor: body.compare_at_price == null ? null : minorUnits('compare_at_price', body.compare_at_price, currency),
             currency,
             inventoryQuantity: body.inventory_quantity ?? 0,
             weight: body.weight ?? null,
             weightUnit: body.weight_unit ?? 'kg',
-            isActive: body.is_active ?? true,
             imageUrl: body.image_url ?? null,
             imageUrlExplicit: body.image_url != null,
           })
@@ -191,9 +332,14 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         const current = await lockProduct(tx, id)
         const currency = knownCurrency(body.currency ?? current.currency)
         if (body.slug !== undefined && body.slug !== current.slug) {
-          const [clash] = await tx.select({ id: products.id }).from(products).where(eq(products.slug, body.slug))
-          if (clash) throw conflict(`A product with slug '${body.slug}' already exists`)
+          await claimSlug(tx, body.slug, id)
+          // The old slug keeps answering (GET /products/by-slug/{slug}), as Shopify's URL redirects do.
+          await tx
+            .insert(productSlugRedirects)
+            .values({ slug: current.slug, productId: id })
+            .onConflictDoUpdate({ target: productSlugRedirects.slug, set: { productId: id, createdAt: new Date() } })
         }
+        const details = productDetails(body)
         // A new currency keeps the amounts shown (19.99 USD -> 19.99 EUR), refused if it cannot hold them.
         const priceField = body.price === undefined ? 'currency' : 'price'
         const priceMinor = minorUnits(priceField, body.price ?? toMajorUnits(current.priceMinor, current.currency), currency)
@@ -211,27 +357,35 @@ export function createProductService(db: Database, catalogDb: Database, { detail
             )
           }
           const variants = await tx
-            .select({ id: productVariants.id, priceMinor: productVariants.priceMinor })
+            .select({ id: productVariants.id, priceMinor: productVariants.priceMinor, compareAtPriceMinor: productVariants.compareAtPriceMinor })
             .from(productVariants)
             .where(eq(productVariants.productId, id))
+          const converted = (amount: number | null) => (amount === null ? null : minorUnits('currency', toMajorUnits(amount, current.currency), currency))
           for (const variant of variants) {
-            if (variant.priceMinor === null) continue
-            const converted = minorUnits('currency', toMajorUnits(variant.priceMinor, current.currency), currency)
-            await tx.update(productVariants).set({ priceMinor: converted }).where(eq(productVariants.id, variant.id))
+            if (variant.priceMinor === null && variant.compareAtPriceMinor === null) continue
+            await tx
+              .update(productVariants)
+              .set({ priceMinor: converted(variant.priceMinor), compareAtPriceMinor: converted(variant.compareAtPriceMinor) })
+              .where(eq(productVariants.id, variant.id))
           }
         }
+        const compareAtField = body.compare_at_price === undefined ? 'currency' : 'compare_at_price'
+        const compareAt = body.compare_at_price === undefined ? current.compareAtPriceMinor : body.compare_at_price
+        const compareAtPriceMinor =
+          compareAt === null ? null : minorUnits(compareAtField, body.compare_at_price === undefined ? toMajorUnits(compareAt, current.currency) : compareAt, currency)
         await tx
           .update(products)
           .set({
+            ...details,
             title: body.title,
             slug: body.slug,
             description: body.description,
             sku: body.sku,
             priceMinor,
+            compareAtPriceMinor,
             currency,
             weight: body.weight,
             weightUnit: body.weight_unit,
-            isActive: body.is_active,
             imageUrl: body.image_url,
             imageUrlExplicit: body.image_url === undefined ? undefined : body.image_url !== null,
             updatedAt: new Date(),
@@ -241,23 +395,24 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         if (body.image_url === null) await followFirstImage(tx, id)
         if (body.inventory_quantity !== undefined) await setSellableAtDefault(tx, { productId: id, variantId: null }, body.inventory_quantity, { requestId, actor: null })
         if (body.category_ids) await setCategories(tx, id, body.category_ids)
+        if (body.options) await setOptions(tx, current, body.options)
         return emitProductEvent(tx, id, 'product.updated', requestId)
       })
     },
 
-    /** Soft delete: the record stays with is_active = false. */
+    /** Soft delete: the record stays, archived (is_active false). */
     deactivate(id: string, requestId: string): Promise<void> {
       return write(async (tx) => {
         const current = await lockProduct(tx, id)
-        if (!current.isActive) return
-        await tx.update(products).set({ isActive: false, updatedAt: new Date() }).where(eq(products.id, id))
+        if (current.status === 'archived') return
+        await tx.update(products).set({ status: 'archived', updatedAt: new Date() }).where(eq(products.id, id))
         await emitProductEvent(tx, id, 'product.updated', requestId)
       })
     },
 
     /** A product's variants, their titles along the chain `locales` (none: the original). */
-    async listVariants(productId: string, query: PageQuery, locales: string[] = []): Promise<Static<typeof VariantList>> {
-      const { currency } = await requireProduct(productId)
+    async listVariants(productId: string, query: PageQuery, locales: string[] = [], staff = false): Promise<Static<typeof VariantList>> {
+      const product = await requireProduct(productId, staff)
       const ofProduct = eq(productVariants.productId, productId)
       const select = () =>
         db
@@ -270,12 +425,14 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         (window) => inWindow(select(), VARIANTS_KEYSET, window, ofProduct).execute({ locales }),
         () => db.$count(productVariants, ofProduct),
       )
-      return { variants: rows.map((row) => toVariant(row, currency)), meta }
+      return { variants: rows.map((row) => toVariant(row, product)), meta }
     },
 
     createVariant(productId: string, body: CreateVariant, requestId: string): Promise<Variant> {
       return write(async (tx) => {
         const product = await lockProduct(tx, productId)
+        const chosen = variantOptions(product, body.options ?? {})
+        if (chosen.optionValueIds.length > 0) await refuseTakenCombination(tx, productId, chosen.optionValueIds, chosen.options)
         const [row] = await tx
           .insert(productVariants)
           .values({
@@ -283,21 +440,25 @@ export function createProductService(db: Database, catalogDb: Database, { detail
             title: body.title,
             sku: body.sku ?? null,
             priceMinor: body.price == null ? null : minorUnits('price', body.price, product.currency),
+            compareAtPriceMinor: body.compare_at_price == null ? null : minorUnits('compare_at_price', body.compare_at_price, product.currency),
+            barcode: variantBarcode(body.barcode) ?? null,
             inventoryQuantity: body.inventory_quantity ?? 0,
-            options: body.options ?? {},
+            ...chosen,
             weight: body.weight ?? null,
             weightUnit: body.weight_unit ?? product.weightUnit,
           })
           .returning()
         await touchProduct(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
-        return toVariant(row!, product.currency)
+        return toVariant(row!, product)
       })
     },
 
     updateVariant(productId: string, variantId: string, body: UpdateVariant, requestId: string): Promise<Variant> {
       return write(async (tx) => {
         const product = await lockProduct(tx, productId)
+        const chosen = body.options === undefined ? undefined : variantOptions(product, body.options)
+        if (chosen && chosen.optionValueIds.length > 0) await refuseTakenCombination(tx, productId, chosen.optionValueIds, chosen.options, variantId)
         const [row] = await tx
           .update(productVariants)
           .set({
@@ -305,7 +466,10 @@ export function createProductService(db: Database, catalogDb: Database, { detail
             sku: body.sku,
             priceMinor:
               body.price === undefined ? undefined : body.price === null ? null : minorUnits('price', body.price, product.currency),
-            options: body.options,
+            compareAtPriceMinor:
+              body.compare_at_price == null ? body.compare_at_price : minorUnits('compare_at_price', body.compare_at_price, product.currency),
+            barcode: variantBarcode(body.barcode),
+            ...chosen,
             weight: body.weight,
             weightUnit: body.weight_unit,
             updatedAt: new Date(),
@@ -321,7 +485,58 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         }
         await touchProduct(tx, productId)
         await emitProductEvent(tx, productId, 'product.updated', requestId)
-        return toVariant(variant!, product.currency)
+        return toVariant(variant!, product)
+      })
+    },
+
+    /**
+     * Makes a variant for every combination of the product's option values that none has yet,
+     * in option order, with the defaults and per-combination fields sent (docs/catalog.md, "Options").
+     */
+    generateVariants(productId: string, body: GenerateVariants, requestId: string): Promise<Variant[]> {
+      return write(async (tx) => {
+        const product = await lockProduct(tx, productId)
+        if (product.options.length === 0) throw invalidField('options', "Field 'options': the product has none to combine; set its options first")
+        const combinations = optionCombinations(product.options)
+        const overrides = new Map<string, NonNullable<GenerateVariants['variants']>[number]>()
+        for (const [i, entry] of (body.variants ?? []).entries()) {
+          const choice = chooseValues(product.options, entry.options, `variants[${i}].options`)
+          const key = choice.valueIds.join()
+          if (overrides.has(key)) throw invalidField(`variants[${i}].options`, `variants[${i}] names the same combination as an earlier entry`)
+          overrides.set(key, { ...entry, barcode: variantBarcode(entry.barcode, `variants[${i}].barcode`) })
+        }
+        const existing = await tx.select(variantChoice).from(productVariants).where(eq(productVariants.productId, productId))
+        const taken = new Set(existing.map((variant) => variant.valueIds.join()))
+        const amount = (field: string, value: number | null | undefined) => (value == null ? null : minorUnits(field, value, product.currency))
+        const rows = combinations
+          .filter((choice) => !taken.has(choice.valueIds.join()))
+          .map((choice) => {
+            const override = overrides.get(choice.valueIds.join())
+            return {
+              productId,
+              title: choice.title,
+              sku: override?.sku ?? null,
+              priceMinor: amount('price', override?.price !== undefined ? override.price : body.price),
+              compareAtPriceMinor: amount('compare_at_price', override?.compare_at_price !== undefined ? override.compare_at_price : body.compare_at_price),
+              barcode: override?.barcode ?? null,
+              options: choice.record,
+              optionValueIds: choice.valueIds,
+              weightUnit: product.weightUnit,
+            }
+          })
+        if (rows.length === 0) return []
+        const created = await tx.insert(productVariants).values(rows).returning()
+        const byKey = new Map(created.map((row) => [row.optionValueIds.join(), row]))
+        const ordered = rows.map((row) => byKey.get(row.optionValueIds.join())!)
+        for (const row of ordered) {
+          const stock = overrides.get(row.optionValueIds.join())?.inventory_quantity ?? body.inventory_quantity
+          if (stock) await setSellableAtDefault(tx, { productId, variantId: row.id }, stock, { requestId, actor: null })
+        }
+        const fresh = await tx.select().from(productVariants).where(inArray(productVariants.id, ordered.map((row) => row.id)))
+        const byId = new Map(fresh.map((row) => [row.id, row]))
+        await touchProduct(tx, productId)
+        await emitProductEvent(tx, productId, 'product.updated', requestId)
+        return ordered.map((row) => toVariant(byId.get(row.id)!, product))
       })
     },
 
@@ -338,8 +553,8 @@ export function createProductService(db: Database, catalogDb: Database, { detail
       })
     },
 
-    async listImages(productId: string, query: PageQuery): Promise<Static<typeof ImageList>> {
-      await requireProduct(productId)
+    async listImages(productId: string, query: PageQuery, staff = false): Promise<Static<typeof ImageList>> {
+      await requireProduct(productId, staff)
       const { rows, meta } = await listTable(db, IMAGES_KEYSET, productImages, eq(productImages.productId, productId), query)
       return { images: rows.map(toImage), meta }
     },
