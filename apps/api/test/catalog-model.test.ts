@@ -318,3 +318,110 @@ describe('slugs', () => {
     await ctx.expectError(404, 'not_found', { method: 'GET', url: `${PRODUCTS}/by-slug/no-such-${suffix}` })
   })
 })
+
+describe('attributes', () => {
+  interface Definition {
+    id: string
+    key: string
+  }
+  const define = (ctx: TestContext, admin: string, payload: Record<string, unknown>) =>
+    ctx.expectStatus<Definition>(201, { method: 'POST', url: '/api/v1/attributes', payload, token: admin })
+
+  test('values are checked against their definitions, naming the field; staff-only values show to staff only', async ({ ctx, admin, customer }) => {
+    const suffix = Math.random().toString(36).slice(2, 8)
+    const key = (name: string) => `${name}_${suffix}`
+    await define(ctx, admin, { key: key('material'), name: 'Material', type: 'select', choices: ['cotton', 'wool'], filterable: true })
+    await define(ctx, admin, { key: key('weight'), name: 'Weight', type: 'integer', unit: 'g', validation: { min: 1, max: 10000 } })
+    await define(ctx, admin, { key: key('launch'), name: 'Launch', type: 'date', validation: { min: '2020-01-01' } })
+    await define(ctx, admin, { key: key('code'), name: 'Code', type: 'text', validation: { pattern: '[A-Z]{3}' } })
+    await define(ctx, admin, { key: key('features'), name: 'Features', type: 'multi_select', choices: ['warm', 'light', 'soft'] })
+    const cost = await define(ctx, admin, { key: key('cost'), name: 'Cost', type: 'decimal', public: false })
+    await define(ctx, admin, { key: key('related'), name: 'Related', type: 'product_reference' })
+    await define(ctx, admin, { key: key('lining'), owner: 'variant', name: 'Lining', type: 'boolean' })
+    const other = await createProduct(ctx, admin, { title: `Other ${suffix}` })
+    const product = await createProduct(ctx, admin, {
+      title: `Jumper ${suffix}`,
+      attributes: { [key('material')]: 'wool', [key('weight')]: 350, [key('launch')]: '2024-02-29', [key('code')]: 'ABC', [key('features')]: ['soft', 'warm'], [key('cost')]: 12.5, [key('related')]: other.id },
+    })
+    expect(product.attributes).toEqual({ [key('material')]: 'wool', [key('weight')]: 350, [key('launch')]: '2024-02-29', [key('code')]: 'ABC', [key('features')]: ['warm', 'soft'], [key('cost')]: 12.5, [key('related')]: other.id })
+    const publicView = await detail(ctx, product.id, customer)
+    expect(publicView.attributes[key('cost')]).toBeUndefined()
+    expect(publicView.attributes[key('material')]).toBe('wool')
+    expect((await detail(ctx, product.id, admin)).attributes[key('cost')]).toBe(12.5)
+
+    const url = `${PRODUCTS}/${product.id}`
+    const bad: [string, unknown][] = [
+      [key('material'), 'silk'],
+      [key('weight'), 0],
+      [key('weight'), 2.5],
+      [key('launch'), '2023-02-30'],
+      [key('launch'), '2019-12-31'],
+      [key('code'), 'abcd'],
+      [key('features'), ['warm', 'shiny']],
+      [key('related'), '0190a6f1-7c3a-7000-8000-00000000dead'],
+      [`nothing_${suffix}`, 'x'],
+    ]
+    for (const [name, value] of bad) {
+      await ctx.expectInvalidField({ method: 'PATCH', url, token: admin, payload: { attributes: { [name]: value } } }, `attributes.${name}`, 'products')
+    }
+    // null removes a value; keys not sent stay.
+    expect((await patchProduct(ctx, admin, product.id, { attributes: { [key('code')]: null } })).attributes[key('code')]).toBeUndefined()
+    expect((await detail(ctx, product.id)).attributes[key('material')]).toBe('wool')
+    // Variants hold the variant attributes.
+    const variant = await ctx.expectStatus<Variant>(201, { method: 'POST', url: `${url}/variants`, token: admin, payload: { title: 'Lined', attributes: { [key('lining')]: true } } })
+    expect(variant.attributes).toEqual({ [key('lining')]: true })
+    await ctx.expectInvalidField({ method: 'POST', url: `${url}/variants`, token: admin, payload: { title: 'x', attributes: { [key('material')]: 'wool' } } }, `attributes.${key('material')}`, 'product_variants')
+
+    // A definition made public moves its values: now everyone sees them.
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/attributes/${cost.id}`, token: admin, payload: { public: true } })
+    expect((await detail(ctx, product.id, customer)).attributes[key('cost')]).toBe(12.5)
+  })
+
+  test('a change that values already written would break is 409; deleting a definition deletes its values', async ({ ctx, admin }) => {
+    const suffix = Math.random().toString(36).slice(2, 8)
+    const material = await define(ctx, admin, { key: `fabric_${suffix}`, name: 'Fabric', type: 'select', choices: ['cotton', 'wool'] })
+    const product = await createProduct(ctx, admin, { title: `Scarf ${suffix}`, attributes: { [material.key]: 'wool' } })
+    const refused = await ctx.expectError(409, 'conflict', { method: 'PATCH', url: `/api/v1/attributes/${material.id}`, token: admin, payload: { choices: ['cotton'] } })
+    expect(refused.message).toContain('1 product(s)')
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/attributes/${material.id}`, token: admin, payload: { choices: ['cotton', 'wool', 'linen'] } })
+    await ctx.expectError(409, 'conflict', { method: 'POST', url: '/api/v1/attributes', token: admin, payload: { key: material.key, name: 'Again', type: 'text' } })
+    await ctx.expectInvalidField({ method: 'POST', url: '/api/v1/attributes', token: admin, payload: { key: `x_${suffix}`, name: 'X', type: 'select' } }, 'choices', 'attribute_definitions')
+    await ctx.expectInvalidField({ method: 'POST', url: '/api/v1/attributes', token: admin, payload: { key: `y_${suffix}`, name: 'Y', type: 'text', validation: { min: 1 } } }, 'validation.min', 'attribute_definitions')
+    await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/attributes/${material.id}`, token: admin })
+    expect((await detail(ctx, product.id)).attributes).toEqual({})
+  })
+
+  test('text attributes and option names and values read in the locale asked for', async ({ ctx, admin }) => {
+    const suffix = Math.random().toString(36).slice(2, 8)
+    const care = await define(ctx, admin, { key: `care_${suffix}`, name: 'Care', type: 'rich_text' })
+    const weight = await define(ctx, admin, { key: `grams_${suffix}`, name: 'Grams', type: 'integer' })
+    const product = await tee(ctx, admin, { title: `Tee ${suffix}`, attributes: { [care.key]: '<p>Wash at 30°</p>', [weight.key]: 200 } })
+    await generate(ctx, admin, product.id)
+    const [size, colour] = product.options
+    await ctx.expectStatus(201, {
+      method: 'PUT',
+      url: `${PRODUCTS}/${product.id}/translations/fr`,
+      token: admin,
+      payload: { attributes: { [care.key]: '<p>Laver à 30°</p>' }, options: { [colour!.id]: 'Couleur', [colour!.values[0]!.id]: 'Bleu', [size!.id]: 'Taille' } },
+    })
+    const french = await ctx.expectStatus<Product>(200, { method: 'GET', url: `${PRODUCTS}/${product.id}?locale=fr-CA` })
+    expect(french.attributes).toEqual({ [care.key]: '<p>Laver à 30°</p>', [weight.key]: 200 })
+    expect(french.options.map((option) => [option.name, option.values.map((value) => value.value)])).toEqual([
+      ['Taille', ['S', 'M']],
+      ['Couleur', ['Bleu', 'Red']],
+    ])
+    expect(french.variants[0]!.options).toEqual({ Taille: 'S', Couleur: 'Bleu' })
+    const list = await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: `${PRODUCTS}?search=${suffix}&locale=fr` })
+    expect(list.products[0]?.attributes[care.key]).toBe('<p>Laver à 30°</p>')
+    await ctx.expectInvalidField(
+      { method: 'PUT', url: `${PRODUCTS}/${product.id}/translations/de`, token: admin, payload: { attributes: { [weight.key]: 'zweihundert' } } },
+      `attributes.${weight.key}`,
+      'product_translations',
+    )
+    await ctx.expectInvalidField(
+      { method: 'PUT', url: `${PRODUCTS}/${product.id}/translations/de`, token: admin, payload: { options: { [product.id]: 'Nein' } } },
+      `options.${product.id}`,
+      'product_translations',
+    )
+  })
+})

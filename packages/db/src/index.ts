@@ -55,7 +55,7 @@ export {
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
-export { productSnapshot, toImage, toListItem, toOption, toVariant, type VariantProduct } from './product-rows.js'
+export { hasStaffAttributes, productSnapshot, toImage, toListItem, toOption, toVariant, type VariantProduct } from './product-rows.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'

@@ -1,11 +1,17 @@
 /** Product rows (sql/product-detail.ts) as the API and the product.* events show them. */
-import { toMajorUnits, type Image, type Product, type ProductListItem, type ProductOption, type Variant } from '@commerce/domain'
+import { recordOf, toMajorUnits, type Image, type Product, type ProductListItem, type ProductOption, type Variant } from '@commerce/domain'
 import type { ProductOptionJson, productImages, productVariants } from './schema/index.js'
 import type { ImageJson, ProductDetailRow, ProductRow, VariantJson } from './sql/product-detail.js'
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
-export function toListItem(row: ProductRow): ProductListItem {
+/**
+ * A product row as the API shows it. `staff`: with the values of attributes that are not public
+ * (admins, API keys, the events); the public sees only the others.
+ */
+export function toListItem(row: ProductRow & Translated, staff = true): ProductListItem {
+  const texts = row.attributeTexts
+  const attributes = texts ? Object.fromEntries(Object.entries(row.attributes).map(([key, value]) => [key, typeof value === 'string' ? (texts[key] ?? value) : value])) : row.attributes
   return {
     id: row.id,
     title: row.title,
@@ -34,7 +40,8 @@ export function toListItem(row: ProductRow): ProductListItem {
     country_of_origin: row.countryOfOrigin,
     seo_title: row.seoTitle,
     seo_description: row.seoDescription,
-    options: row.options.map(toOption),
+    options: translatedOptions(row).map(toOption),
+    attributes: staff ? { ...attributes, ...row.staffAttributes } : attributes,
     image_url: row.imageUrl,
     categories: row.categories,
     created_at: row.createdAt.toISOString(),
@@ -42,10 +49,27 @@ export function toListItem(row: ProductRow): ProductListItem {
   }
 }
 
-/** What a variant's prices fall back to: its product's. */
-export type VariantProduct = Pick<ProductRow, 'currency' | 'priceMinor' | 'compareAtPriceMinor'>
+/** What a localized read adds to a product row: its attribute texts and option names and values in the locale shown. */
+interface Translated {
+  attributeTexts?: Record<string, string> | null
+  optionTexts?: Record<string, string> | null
+}
 
-export function toVariant(row: typeof productVariants.$inferSelect | VariantJson, product: VariantProduct): Variant {
+/** The product's options with their names and values in the locale shown. */
+function translatedOptions(row: Pick<ProductRow, 'options'> & Translated): ProductRow['options'] {
+  const texts = row.optionTexts
+  if (!texts) return row.options
+  return row.options.map((option) => ({
+    ...option,
+    name: texts[option.id] ?? option.name,
+    values: option.values.map((value) => ({ ...value, value: texts[value.id] ?? value.value })),
+  }))
+}
+
+/** What a variant's prices fall back to: its product's (and, on a localized read, its option texts). */
+export type VariantProduct = Pick<ProductRow, 'currency' | 'priceMinor' | 'compareAtPriceMinor'> & Partial<Pick<ProductRow, 'options'>> & Translated
+
+export function toVariant(row: typeof productVariants.$inferSelect | VariantJson, product: VariantProduct, staff = true): Variant {
   const price = row.priceMinor ?? product.priceMinor
   const compareAt = row.compareAtPriceMinor ?? product.compareAtPriceMinor
   return {
@@ -58,7 +82,8 @@ export function toVariant(row: typeof productVariants.$inferSelect | VariantJson
     on_sale: compareAt !== null && compareAt > price,
     barcode: row.barcode,
     inventory_quantity: row.inventoryQuantity,
-    options: row.options,
+    options: product.optionTexts && product.options && row.optionValueIds.length > 0 ? recordOf(translatedOptions({ options: product.options, optionTexts: product.optionTexts }), row.optionValueIds) : row.options,
+    attributes: staff ? { ...row.attributes, ...row.staffAttributes } : row.attributes,
     weight: row.weight,
     weight_unit: row.weightUnit,
     created_at: iso(row.createdAt),
@@ -91,10 +116,15 @@ export function toImage(row: typeof productImages.$inferSelect | ImageJson): Ima
 }
 
 
-export function productSnapshot(row: ProductDetailRow): Product {
+/** The product with its variants and images; `staff` as for toListItem (the events' snapshot is the staff's). */
+export function productSnapshot(row: ProductDetailRow & Translated, staff = true): Product {
   return {
-    ...toListItem(row),
-    variants: row.variants.map((variant) => toVariant(variant, row)),
+    ...toListItem(row, staff),
+    variants: row.variants.map((variant) => toVariant(variant, row, staff)),
     images: row.images.map(toImage),
   }
 }
+
+/** Whether the product or a variant holds values only staff may see (else both views are the same). */
+export const hasStaffAttributes = (row: ProductDetailRow) =>
+  Object.keys(row.staffAttributes).length > 0 || row.variants.some((variant) => Object.keys(variant.staffAttributes).length > 0)

@@ -12,6 +12,13 @@ export type DimensionUnitCode = (typeof DIMENSION_UNITS)[number]
  * A product's place in its life (docs/catalog.md, "Status"): a `draft` is the staff's only, an
  * `active` one is public from its `published_at` on, an `archived` one is no longer sold.
  */
+/** The kinds of value a custom attribute holds (docs/catalog.md, "Attributes"). */
+export const ATTRIBUTE_TYPES = ['text', 'rich_text', 'integer', 'decimal', 'boolean', 'date', 'select', 'multi_select', 'product_reference'] as const
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number]
+/** What an attribute definition applies to. */
+export const ATTRIBUTE_OWNERS = ['product', 'variant'] as const
+export type AttributeOwner = (typeof ATTRIBUTE_OWNERS)[number]
+
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const
 export type ProductStatusCode = (typeof PRODUCT_STATUSES)[number]
 

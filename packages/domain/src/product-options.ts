@@ -212,6 +212,11 @@ export function chooseValues(options: readonly OptionRecord[], sent: Readonly<Re
   return choiceOf(options, valueIds)
 }
 
+/** The record (option name → value, in option order) a stored choice shows with these options' texts. */
+export function recordOf(options: readonly OptionRecord[], valueIds: readonly string[]): Record<string, string> {
+  return choiceOf(options, valueIds).record
+}
+
 /**
  * Every combination of the options' values, in the order of the options and their values (the
  * first option's values vary slowest), each with its title ("M / Blue"). 400 past MAX_COMBINATIONS.

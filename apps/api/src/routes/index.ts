@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { onStockMoved, sqlOf } from '@commerce/db'
 import type { Config } from '../config.js'
+import { attributeRoutes } from './attributes/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
@@ -75,6 +76,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   // A product's base prices (/products/:id/prices) live with the price lists.
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
   await changingCatalog(categoryRoutes, { prefix: '/api/v1/categories' })
+  await changingCatalog(attributeRoutes, { prefix: '/api/v1/attributes' })
   // Translations of products, variants and categories (/products/:id/translations, …).
   await changingCatalog(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })

@@ -17,12 +17,17 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core'
-import { DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS, type OptionRecord } from '@commerce/domain'
+import { ATTRIBUTE_OWNERS, ATTRIBUTE_TYPES, DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS, type AttributeRules, type AttributeValue, type OptionRecord } from '@commerce/domain'
 import { createdAt, id, updatedAt } from './columns.js'
 
 export const weightUnit = pgEnum('weight_unit', WEIGHT_UNITS)
 export const dimensionUnit = pgEnum('dimension_unit', DIMENSION_UNITS)
 export const productStatus = pgEnum('product_status', PRODUCT_STATUSES)
+export const attributeType = pgEnum('attribute_type', ATTRIBUTE_TYPES)
+export const attributeOwner = pgEnum('attribute_owner', ATTRIBUTE_OWNERS)
+
+/** Attribute values by key: `attributes` the public ones, `staff_attributes` those of definitions that are not public. */
+const attributeValues = (name: string) => jsonb(name).$type<Record<string, AttributeValue>>().notNull().default({})
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 /** Weights are decimals (0.25 kg); numeric keeps them exact. */
@@ -90,6 +95,8 @@ export const products = pgTable(
     seoDescription: text('seo_description'),
     /** The options its variants choose from, in display order, with their values in order. */
     options: jsonb('options').$type<ProductOptionJson[]>().notNull().default([]),
+    attributes: attributeValues('attributes'),
+    staffAttributes: attributeValues('staff_attributes'),
     imageUrl: text('image_url'),
     /** `image_url` was set through the API; otherwise it follows the first image by position. */
     imageUrlExplicit: boolean('image_url_explicit').notNull().default(false),
@@ -119,6 +126,28 @@ export const products = pgTable(
     check('products_compare_at_nonnegative', sql`${t.compareAtPriceMinor} >= 0`),
     check('products_active_when_public', sql`not ${t.isActive} or ${t.status} = 'active'`),
   ],
+)
+
+/** What a key of products' or variants' `attributes` holds (docs/catalog.md, "Attributes"). */
+export const attributeDefinitions = pgTable(
+  'attribute_definitions',
+  {
+    id: id(),
+    key: text('key').notNull(),
+    owner: attributeOwner('owner').notNull().default('product'),
+    name: text('name').notNull(),
+    description: text('description'),
+    type: attributeType('type').notNull(),
+    unit: text('unit'),
+    choices: text('choices').array().notNull().default(sql`'{}'::text[]`),
+    rules: jsonb('rules').$type<AttributeRules>().notNull().default({}),
+    filterable: boolean('filterable').notNull().default(false),
+    public: boolean('public').notNull().default(true),
+    position: integer('position').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('attribute_definitions_key').on(t.owner, t.key), index('attribute_definitions_order_idx').on(t.owner, t.position, t.id)],
 )
 
 /** Slugs a product answered at before it was renamed: `GET /products/by-slug/{old}` still finds it. */
@@ -173,6 +202,8 @@ export const productVariants = pgTable(
     options: jsonb('options').$type<Record<string, string>>().notNull().default({}),
     /** The value chosen for each of the product's options, sorted (so that a combination has one spelling); empty without options. */
     optionValueIds: uuid('option_value_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    attributes: attributeValues('attributes'),
+    staffAttributes: attributeValues('staff_attributes'),
     weight: weight('weight'),
     weightUnit: weightUnit('weight_unit').notNull().default('kg'),
     createdAt: createdAt(),
@@ -231,6 +262,10 @@ export const productTranslations = pgTable(
     locale: text('locale').notNull(),
     title: text('title'),
     description: text('description'),
+    /** Text attributes (text, rich_text) by key. */
+    attributes: jsonb('attributes').$type<Record<string, string>>(),
+    /** Option names and values by their id. */
+    options: jsonb('options').$type<Record<string, string>>(),
     /** The translation's words, for `?search=` in its locale (GIN index below). */
     searchVector: tsvector('search_vector')
       .notNull()
@@ -241,7 +276,7 @@ export const productTranslations = pgTable(
   (t) => [
     primaryKey({ name: 'product_translations_pkey', columns: [t.productId, t.locale] }),
     index('product_translations_search_idx').using('gin', t.searchVector),
-    check('product_translations_not_empty', sql`${t.title} is not null or ${t.description} is not null`),
+    check('product_translations_not_empty', sql`${t.title} is not null or ${t.description} is not null or ${t.attributes} is not null or ${t.options} is not null`),
   ],
 )
 

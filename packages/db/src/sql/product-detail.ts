@@ -38,6 +38,8 @@ export const productColumns = {
   seoTitle: products.seoTitle,
   seoDescription: products.seoDescription,
   options: products.options,
+  attributes: products.attributes,
+  staffAttributes: products.staffAttributes,
   imageUrl: products.imageUrl,
   categories: products.categories,
   createdAt: products.createdAt,
@@ -46,7 +48,7 @@ export const productColumns = {
 
 export type ProductRow = Omit<typeof products.$inferSelect, 'searchVector' | 'imageUrlExplicit'>
 
-const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'compareAtPriceMinor', 'barcode', 'inventoryQuantity', 'options', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
+const VARIANT_KEYS = ['id', 'productId', 'title', 'sku', 'priceMinor', 'compareAtPriceMinor', 'barcode', 'inventoryQuantity', 'options', 'optionValueIds', 'attributes', 'staffAttributes', 'weight', 'weightUnit', 'createdAt', 'updatedAt'] as const
 export type VariantJson = JsonOf<typeof productVariants, (typeof VARIANT_KEYS)[number]>
 
 const IMAGE_KEYS = ['id', 'productId', 'url', 'alt', 'position', 'contentType', 'sizeBytes', 'width', 'height', 'thumbnails', 'createdAt'] as const
@@ -82,6 +84,8 @@ export function localizedProductColumns(translation: ReturnType<typeof productTr
     description: sql<string | null>`coalesce(${translation.description}, ${products.description})`,
     categories: translatedProductCategories,
     translationLocale: translation.locale,
+    attributeTexts: translation.attributes,
+    optionTexts: translation.options,
   }
 }
 

@@ -20,6 +20,17 @@ const firstTranslated = (column: AnyColumn, locale: AnyColumn) =>
   sql`(array_agg(${column} order by ${chainOrder(locale)}) filter (where ${column} is not null))[1]`
 
 /**
+ * A product's translated texts by key (its attributes, its option names and values), each in the
+ * earliest locale of the chain that has it; null: none. The chain's translations are aggregated
+ * latest locale first, so that the earlier ones' keys win (the last of a key in a jsonb object does).
+ */
+function translatedKeys(column: typeof productTranslations.attributes | typeof productTranslations.options) {
+  return sql<Record<string, string> | null>`(select jsonb_object_agg(e.key, e.value order by a.ordinality) from jsonb_array_elements(
+    jsonb_agg(${column} order by ${chainOrder(productTranslations.locale)} desc) filter (where ${column} is not null)) with ordinality a,
+    jsonb_each(a.value) e)`
+}
+
+/**
  * The translation along the chain of the product whose id is `productId` (by default the row of
  * `products`), as one row to join laterally (`leftJoinLateral(join, sql\`true\`)`): title,
  * description and the earliest locale found.
@@ -30,6 +41,8 @@ export function productTranslationJoin(db: Database, productId: SQL | AnyColumn 
       title: sql<string | null>`${firstTranslated(productTranslations.title, productTranslations.locale)}`.as('translated_title'),
       description: sql<string | null>`${firstTranslated(productTranslations.description, productTranslations.locale)}`.as('translated_description'),
       locale: sql<string | null>`(array_agg(${productTranslations.locale} order by ${chainOrder(productTranslations.locale)}))[1]`.as('translated_locale'),
+      attributes: translatedKeys(productTranslations.attributes).as('translated_attributes'),
+      options: translatedKeys(productTranslations.options).as('translated_options'),
     })
     .from(productTranslations)
     .where(and(eq(productTranslations.productId, productId), inChain(productTranslations.locale)))

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS } from '../constants.js'
 import { LocaleQuery } from './translations.js'
+import { AttributesInput, AttributesOutput } from './attributes.js'
 import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 
 const Slug = Type.String({ minLength: 1, maxLength: 200, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })
@@ -116,6 +117,7 @@ export const Variant = Type.Object({
   barcode: Nullable(Type.String()),
   inventory_quantity: Type.Integer(),
   options: Type.Record(Type.String(), Type.String(), { description: "Option name → the value this variant chose (free-form on a product without options)" }),
+  attributes: AttributesOutput,
   weight: Nullable(Type.Number()),
   weight_unit: WeightUnit,
   created_at: Timestamp,
@@ -136,6 +138,7 @@ export const CreateVariant = Type.Object(
         description: "Option name → value. On a product with options: one of each option's values, for every option; otherwise free-form",
       }),
     ),
+    attributes: Type.Optional(AttributesInput),
     weight: Type.Optional(Nullable(Weight)),
     weight_unit: Type.Optional(WeightUnit),
   },
@@ -258,6 +261,7 @@ const productFields = {
   seo_title: Nullable(Type.String()),
   seo_description: Nullable(Type.String()),
   options: Type.Array(ProductOption),
+  attributes: AttributesOutput,
   image_url: Nullable(Type.String()),
   categories: Type.Array(CategoryRef),
   created_at: Timestamp,
@@ -302,6 +306,7 @@ export const CreateProduct = Type.Object(
     seo_title: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
     seo_description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     options: Type.Optional(ProductOptionsInput),
+    attributes: Type.Optional(AttributesInput),
     image_url: Type.Optional(Nullable(Url)),
     category_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, uniqueItems: true })),
   },

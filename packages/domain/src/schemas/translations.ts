@@ -26,13 +26,28 @@ export const ProductTranslationParams = Type.Object({ id: Uuid, locale: LocaleTa
 export const VariantTranslationParams = Type.Object({ id: Uuid, variant_id: Uuid, locale: LocaleTag })
 export const CategoryTranslationParams = ProductTranslationParams
 
+const TranslatedTexts = (description: string) => Nullable(Type.Record(Type.String({ maxLength: 64 }), Type.String({ minLength: 1, maxLength: 20000 }), { maxProperties: 500, description }))
+const ATTRIBUTE_TEXTS = 'Values of text and rich_text attributes by key (the others are not text to translate)'
+const OPTION_TEXTS = "Option names and values by their id (the product's `options[].id` and `options[].values[].id`)"
 export const ProductTranslation = Type.Object(
-  { locale: Type.String(), title: Nullable(Type.String()), description: Nullable(Type.String()), ...translationTimes },
-  { title: 'ProductTranslation', description: "A product's title and description in one locale; null fields show the original" },
+  {
+    locale: Type.String(),
+    title: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    attributes: TranslatedTexts(ATTRIBUTE_TEXTS),
+    options: TranslatedTexts(OPTION_TEXTS),
+    ...translationTimes,
+  },
+  { title: 'ProductTranslation', description: "A product's title, description, text attributes and option names and values in one locale; what is null or left out shows the original" },
 )
 export type ProductTranslation = Static<typeof ProductTranslation>
 export const PutProductTranslation = Type.Object(
-  { title: Type.Optional(Nullable(Title)), description: Type.Optional(Nullable(Description)) },
+  {
+    title: Type.Optional(Nullable(Title)),
+    description: Type.Optional(Nullable(Description)),
+    attributes: Type.Optional(TranslatedTexts(ATTRIBUTE_TEXTS)),
+    options: Type.Optional(TranslatedTexts(OPTION_TEXTS)),
+  },
   { additionalProperties: false, minProperties: 1, title: 'PutProductTranslationRequest', description: 'The whole translation: a field left out or null is not translated' },
 )
 export type PutProductTranslation = Static<typeof PutProductTranslation>

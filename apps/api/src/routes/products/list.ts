@@ -40,17 +40,18 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
    * cursor (an export, a sync) would only push the hot pages out, so both read the database.
    */
   return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean): Promise<ProductPage> {
-    if (!remember || includeInactive || query.after !== undefined) return readPage(query, includeInactive, locales)
+    if (!remember || includeInactive || query.after !== undefined) return readPage(query, includeInactive, locales, !remember)
     const key = JSON.stringify([query.page ?? 1, query.per_page ?? 20, query.category ?? null, query.search ?? null, locales])
     const cached = pages.get(key)
     if (cached !== undefined) return cached
     const start = pages.begin()
-    const page = await readPage(query, false, locales)
+    const page = await readPage(query, false, locales, false)
     pages.set(key, page, start)
     return page
   }
 
-  async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[]): Promise<ProductPage> {
+  /** `staff`: items with the values of attributes that are not public. */
+  async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[], staff: boolean): Promise<ProductPage> {
     const byCursor = query.after !== undefined
     // Checked before any query: a bad cursor is a 400, never a statement that fails.
     const [after] = query.after ? PRODUCTS_KEYSET.decode(query.after) : []
@@ -94,11 +95,11 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     const rows = await statement(pageStatements, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
     if (byCursor) {
       const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])
-      return { products: found.rows.map(toListItem), meta: found.meta, shownLocales: found.rows.map(shownLocale) }
+      return { products: found.rows.map((row) => toListItem(row, staff)), meta: found.meta, shownLocales: found.rows.map(shownLocale) }
     }
 
     // Totals are exact: used only while the catalog revision they were counted at is current.
     const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
-    return { products: rows.map(toListItem), meta: pageMeta(page, perPage, total), shownLocales: rows.map(shownLocale) }
+    return { products: rows.map((row) => toListItem(row, staff)), meta: pageMeta(page, perPage, total), shownLocales: rows.map(shownLocale) }
   }
 }

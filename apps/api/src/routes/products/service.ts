@@ -45,9 +45,12 @@ import {
   writeEvent,
   type Database,
   type Executor,
+  hasStaffAttributes,
+  type ProductDetailRow,
   type ProductRow,
   type VariantProduct,
 } from '@commerce/db'
+import { writeAttributes } from '../attributes/service.js'
 import { setSellableAtDefault } from '../inventory/stock.js'
 import { inWindow, key, keyset, listTable, readList, type PageQuery } from '../../list-cursor.js'
 import { conflict, invalidField, notFound } from '../../errors.js'
@@ -100,6 +103,12 @@ function productDetails(body: UpdateProduct) {
   }
 }
 
+/** The staff's and the public's view of a detail row. */
+function views(row: ProductDetailRow): Pick<ProductDetail, 'product' | 'publicProduct'> {
+  const product = productSnapshot(row)
+  return { product, publicProduct: hasStaffAttributes(row) ? productSnapshot(row, false) : product }
+}
+
 /** A draft, or an active product whose published_at is still to come: not for the public. */
 const isHidden = (product: Pick<Product, 'status' | 'is_active'>) => product.status === 'draft' || (product.status === 'active' && !product.is_active)
 
@@ -121,7 +130,10 @@ export async function emitProductEvent(tx: Executor, id: string, kind: 'product.
 
 /** A product's detail and the locale of the translation it shows. */
 export interface ProductDetail {
+  /** As staff see it: with the values of attributes that are not public. */
   product: Product
+  /** As the public sees it (the same object when nothing is staff-only). */
+  publicProduct: Product
   shownLocale: string | null
 }
 
@@ -257,11 +269,11 @@ export function createProductService(db: Database, catalogDb: Database, { detail
     if (locales.length > 0) {
       const [row] = await localizedDetailStatement.execute({ id, locales })
       if (!row) throw notFound('Product')
-      found = { product: productSnapshot(row), shownLocale: row.translationLocale }
+      found = { ...views(row), shownLocale: row.translationLocale }
     } else {
       const [row] = await detailStatement.execute({ id })
       if (!row) throw notFound('Product')
-      found = { product: productSnapshot(row), shownLocale: null }
+      found = { ...views(row), shownLocale: null }
     }
     details.set(key, found, start)
     return found
@@ -276,10 +288,10 @@ export function createProductService(db: Database, catalogDb: Database, { detail
      * The product, its text along the chain `locales` (none: the original), with the locale of its
      * own translation shown. A draft or a product not yet published is the staff's only (`staff`).
      */
-    async get(id: string, locales: string[] = [], staff = false): Promise<ProductDetail> {
+    async get(id: string, locales: string[] = [], staff = false): Promise<{ product: Product; shownLocale: string | null }> {
       const found = await detail(id, locales)
       if (!staff && isHidden(found.product)) throw notFound('Product')
-      return found
+      return { product: staff ? found.product : found.publicProduct, shownLocale: found.shownLocale }
     },
 
     /** The id of the product with this slug now, or the one that had it before a rename. */
@@ -302,10 +314,12 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         await claimSlug(tx, slug)
         const details = productDetails(body)
         const options = body.options ? reconcileOptions([], body.options, [], newId).options : []
+        const attributes = await writeAttributes(tx, 'product', { attributes: {}, staffAttributes: {} }, body.attributes)
         const [row] = await tx
           .insert(products)
           .values({
             ...details,
+            ...attributes,
             isActive: details.isActive ?? true,
             options,
             title: body.title,
@@ -377,6 +391,7 @@ export function createProductService(db: Database, catalogDb: Database, { detail
           .update(products)
           .set({
             ...details,
+            ...(await writeAttributes(tx, 'product', current, body.attributes)),
             title: body.title,
             slug: body.slug,
             description: body.description,
@@ -425,7 +440,7 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         (window) => inWindow(select(), VARIANTS_KEYSET, window, ofProduct).execute({ locales }),
         () => db.$count(productVariants, ofProduct),
       )
-      return { variants: rows.map((row) => toVariant(row, product)), meta }
+      return { variants: rows.map((row) => toVariant(row, product, staff)), meta }
     },
 
     createVariant(productId: string, body: CreateVariant, requestId: string): Promise<Variant> {
@@ -433,9 +448,11 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         const product = await lockProduct(tx, productId)
         const chosen = variantOptions(product, body.options ?? {})
         if (chosen.optionValueIds.length > 0) await refuseTakenCombination(tx, productId, chosen.optionValueIds, chosen.options)
+        const attributes = await writeAttributes(tx, 'variant', { attributes: {}, staffAttributes: {} }, body.attributes)
         const [row] = await tx
           .insert(productVariants)
           .values({
+            ...attributes,
             productId,
             title: body.title,
             sku: body.sku ?? null,
@@ -459,9 +476,19 @@ export function createProductService(db: Database, catalogDb: Database, { detail
         const product = await lockProduct(tx, productId)
         const chosen = body.options === undefined ? undefined : variantOptions(product, body.options)
         if (chosen && chosen.optionValueIds.length > 0) await refuseTakenCombination(tx, productId, chosen.optionValueIds, chosen.options, variantId)
+        let attributes
+        if (body.attributes !== undefined) {
+          const [held] = await tx
+            .select({ attributes: productVariants.attributes, staffAttributes: productVariants.staffAttributes })
+            .from(productVariants)
+            .where(and(eq(productVariants.id, variantId), eq(productVariants.productId, productId)))
+          if (!held) throw notFound('Variant')
+          attributes = await writeAttributes(tx, 'variant', held, body.attributes)
+        }
         const [row] = await tx
           .update(productVariants)
           .set({
+            ...attributes,
             title: body.title,
             sku: body.sku,
             priceMinor:

@@ -4,9 +4,9 @@
  * product shows in that locale, so it touches the product and records product.updated
  * (categories have no events).
  */
-import { and, asc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
-import type { CategoryTranslation, ProductTranslation, PutCategoryTranslation, PutProductTranslation, PutVariantTranslation, VariantTranslation } from '@commerce/domain'
-import { categories, categoryTranslations, products, productTranslations, productVariants, variantTranslations, type Database, type Executor } from '@commerce/db'
+import { and, asc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
+import { TRANSLATABLE_ATTRIBUTE_TYPES, type CategoryTranslation, type ProductTranslation, type PutCategoryTranslation, type PutProductTranslation, type PutVariantTranslation, type VariantTranslation } from '@commerce/domain'
+import { attributeDefinitions, categories, categoryTranslations, products, productTranslations, productVariants, variantTranslations, type Database, type Executor } from '@commerce/db'
 import { invalidField, notFound } from '../../errors.js'
 import { emitProductEvent } from '../products/service.js'
 
@@ -85,6 +85,32 @@ async function requireProduct(tx: Executor, id: string, forWrite: boolean): Prom
   if (!row) throw notFound('Product')
 }
 
+/** Translated attribute values, each of a text or rich_text product attribute (400 naming `attributes.<key>` otherwise); null when none. */
+async function translatableAttributes(tx: Executor, sent: Record<string, string> | null | undefined): Promise<Record<string, string> | null> {
+  if (!sent || Object.keys(sent).length === 0) return null
+  const definitions = await tx
+    .select({ key: attributeDefinitions.key, type: attributeDefinitions.type })
+    .from(attributeDefinitions)
+    .where(and(eq(attributeDefinitions.owner, 'product'), inArray(attributeDefinitions.key, Object.keys(sent))))
+  for (const key of Object.keys(sent)) {
+    const definition = definitions.find((candidate) => candidate.key === key)
+    if (!definition || !TRANSLATABLE_ATTRIBUTE_TYPES.includes(definition.type)) {
+      throw invalidField(`attributes.${key}`, `Field 'attributes.${key}' is not a text or rich_text product attribute: only text is translated`)
+    }
+  }
+  return sent
+}
+
+/** Translated option names and values, each keyed by one of the product's option or value ids (400 naming `options.<id>` otherwise); null when none. */
+async function translatableOptions(tx: Executor, productId: string, sent: Record<string, string> | null | undefined): Promise<Record<string, string> | null> {
+  if (!sent || Object.keys(sent).length === 0) return null
+  const [row] = await tx.select({ options: products.options }).from(products).where(eq(products.id, productId))
+  const ids = new Set(row!.options.flatMap((option) => [option.id, ...option.values.map((value) => value.id)]))
+  const unknown = Object.keys(sent).find((id) => !ids.has(id))
+  if (unknown) throw invalidField(`options.${unknown}`, `Field 'options.${unknown}' is not an id of this product's options or their values`)
+  return sent
+}
+
 /** The product shows other text in a locale: touched, and product.updated recorded. */
 async function productChanged(tx: Executor, ids: OwnerIds, requestId: string): Promise<void> {
   await tx.update(products).set({ updatedAt: new Date() }).where(eq(products.id, ids.id))
@@ -101,8 +127,13 @@ export function createTranslationService(db: Database) {
         .where(oneOrAll(eq(productTranslations.productId, ids.id), locale === undefined ? undefined : eq(productTranslations.locale, locale)))
         .orderBy(asc(productTranslations.locale)),
     async upsert(tx, ids, locale, body) {
-      const fields = { title: body.title ?? null, description: body.description ?? null }
-      if (fields.title === null && fields.description === null) throw nothingTranslated('title')
+      const fields = {
+        title: body.title ?? null,
+        description: body.description ?? null,
+        attributes: await translatableAttributes(tx, body.attributes),
+        options: await translatableOptions(tx, ids.id, body.options),
+      }
+      if (Object.values(fields).every((value) => value === null)) throw nothingTranslated('title')
       const [written] = await tx
         .insert(productTranslations)
         .values({ productId: ids.id, locale, ...fields })
@@ -113,7 +144,7 @@ export function createTranslationService(db: Database) {
     },
     delete: async (tx, ids, locale) =>
       (await tx.delete(productTranslations).where(and(eq(productTranslations.productId, ids.id), eq(productTranslations.locale, locale))).returning({ locale: productTranslations.locale })).length,
-    show: (row) => ({ locale: row.locale, title: row.title, description: row.description, ...times(row) }),
+    show: (row) => ({ locale: row.locale, title: row.title, description: row.description, attributes: row.attributes, options: row.options, ...times(row) }),
     changed: productChanged,
   })
 
