@@ -94,15 +94,18 @@ function pick(value: unknown, selection: Selection): unknown {
   return picked
 }
 
+/** What a list answers beside its items, kept whole by a selection. */
+const ENVELOPE = new Set(['meta', 'facets'])
+
 /**
  * What `fields` can do on an answer of this schema: a resource (an object with properties) or a
- * list (one array of objects beside its `meta`), whose items are selected in; undefined when the
- * answer is neither.
+ * list (one array of objects beside its `meta`, and the product list's `facets`), whose items are
+ * selected in; undefined when the answer is neither.
  */
 export function selectableOf(answer: Schema): Selectable | undefined {
   if (!isObject(answer.properties)) return undefined
   const properties = answer.properties as Record<string, Schema>
-  const [listKey, ...others] = Object.keys(properties).filter((name) => name !== 'meta')
+  const [listKey, ...others] = Object.keys(properties).filter((name) => !ENVELOPE.has(name))
   const list = others.length === 0 && listKey !== undefined && properties[listKey]!.type === 'array' ? listKey : undefined
   const resource = partial(list === undefined ? answer : properties[list]!)
   if (!resource) return undefined

@@ -39,7 +39,9 @@ interface ListCase {
 
 /** Every list of the API. A list route missing here fails the first test below. */
 const LISTS: Record<string, ListCase> = {
+  listAttributeDefinitions: { filters: () => ['owner=variant'] },
   listCampaigns: {},
+  listCollections: {},
   listCategories: {},
   listCoupons: { filters: () => ['is_active=true'] },
   listCustomerGroups: { filters: () => ['q=o'] },
@@ -66,7 +68,8 @@ const LISTS: Record<string, ListCase> = {
   listOrderReturns: { of: (s) => s.orderId },
   listPriceLists: { filters: () => ['is_active=true'] },
   listPriceListPrices: { of: (s) => s.priceListId, filters: (s) => ['currency=USD', `product_id=${s.otherProductId}`] },
-  listProducts: { filters: () => ['search=listed'] },
+  // A tag, a price or a facet request goes through the listing read model, with cursors of its own (its sorts: catalog-listing.test.ts).
+  listProducts: { filters: () => ['search=listed', 'tag=listed', 'price_max=100&tag=listed', 'sort=newest&available=false&search=listed'] },
   listProductImages: { of: (s) => s.productId },
   listProductPrices: { of: (s) => s.productId, filters: () => ['currency=EUR'] },
   listProductVariants: { of: (s) => s.productId },
@@ -111,6 +114,11 @@ async function seed(ctx: TestContext): Promise<Seeded> {
     insert into prices (id, product_id, price_list_id, currency, amount_minor, min_quantity)
     select gen_random_uuid(), ${otherProductId}, ${priceListId}, 'USD', 400, n from ${rows}`
   await sql`insert into categories (id, name, slug) select gen_random_uuid(), (array['Boots', 'boots', 'Boots', 'Alpha', 'alpha'])[n], 'listed-' || n from ${rows}`
+  await sql`update products set tags = '{Listed}', title = (array['Listed boots', 'listed Boots', 'Listed alpha'])[1 + right(slug, 1)::int % 3] where slug like 'listed-%' and slug <> 'listed-7'`
+  await sql`
+    insert into attribute_definitions (id, key, owner, name, type, position)
+    select gen_random_uuid(), 'listed_' || n, (case when n % 2 = 0 then 'variant' else 'product' end)::attribute_owner, 'Listed ' || n, 'text', n % 2 from ${rows}`
+  await sql`insert into collections (id, title, slug, kind, created_at) select gen_random_uuid(), 'Listed ' || n, 'listed-' || n, 'manual', ${tied} from ${rows}`
 
   // Stock: locations of equal priority, the product's own level and two variants' at each, movements.
   await sql`insert into stock_locations (id, name, priority) select gen_random_uuid(), 'Shelf ' || n, n % 2 from ${rows}`

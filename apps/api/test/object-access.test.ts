@@ -17,6 +17,8 @@ const NOT_OWNED: Record<string, string> = {
   'GET /api/v1/products/:id/variants': 'the public catalog',
   'GET /api/v1/products/:id/images': 'the public catalog',
   'GET /api/v1/products/by-slug/:slug': 'the public catalog',
+  'GET /api/v1/collections/:id': 'the public catalog',
+  'GET /api/v1/collections/by-slug/:slug': 'the public catalog',
   'PUT /api/v1/uploads/:id': "a presigned upload: its own secret (Upload-Token) is the credential, and it holds only the file sent",
   'GET /api/v1/categories/:id': 'the public catalog',
   'GET /api/v1/shipping/tracking/:tracking_number': 'a carrier tracking page: the number is the secret, the answer holds no order data',

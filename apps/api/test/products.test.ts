@@ -92,6 +92,7 @@ describe('POST /api/v1/products', () => {
       seo_title: null,
       seo_description: null,
       options: [],
+      attributes: {},
       image_url: 'https://cdn.example.com/cup.jpg',
       categories: [{ id: category.id, name: 'Kitchen', slug: 'kitchen' }],
       variants: [],

@@ -202,6 +202,32 @@ describe('catalog: categories, products, variants, images', () => {
     expect(generated.variants).toEqual([expect.objectContaining({ title: '10', price: 80 })])
     expect((await json<{ id: string }>(['products', 'by-slug', 'get', withOptions.slug])).id).toBe(product.id)
 
+    // Attributes and collections: definitions, values, an automatic collection, its preview and translation.
+    const attribute = await json<{ id: string; key: string }>(['attributes', 'create', '--key', 'sole', '--name', 'Sole', '--type', 'select', '--choices', 'rubber,leather', '--filterable'])
+    await json(['attributes', 'update', attribute.id, '--name', 'Sole material'])
+    expect((await json<{ name: string }>(['attributes', 'get', attribute.id])).name).toBe('Sole material')
+    expect((await json<{ attributes: unknown[] }>(['attributes', 'list'])).attributes).toHaveLength(1)
+    await json(['products', 'update', product.id, '--data', '{"attributes":{"sole":"rubber"},"tags":["trail"]}'])
+    const rules = '[{"field":"attribute","operator":"equals","name":"sole","value":"rubber"}]'
+    expect((await json<{ count: number }>(['collections', 'preview', '--rules', rules])).count).toBe(1)
+    const collection = await json<{ id: string; slug: string; product_count: number }>(['collections', 'create', '--title', 'Rubber soles', '--kind', 'automatic', '--rules', rules])
+    expect(collection.product_count).toBe(1)
+    await json(['collections', 'update', collection.id, '--sort', 'newest'])
+    expect((await json<{ sort: string }>(['collections', 'get', collection.id])).sort).toBe('newest')
+    expect((await json<{ id: string }>(['collections', 'by-slug', 'get', collection.slug])).id).toBe(collection.id)
+    expect((await json<{ collections: unknown[] }>(['collections', 'list'])).collections).toHaveLength(1)
+    await json(['collections', 'translations', 'set', collection.id, 'fr', '--title', 'Semelles caoutchouc'])
+    expect((await json<{ translations: unknown[] }>(['collections', 'translations', 'list', collection.id])).translations).toHaveLength(1)
+    expect((await commerce(['collections', 'translations', 'delete', collection.id, 'fr'])).stdout.trim()).toBe('Done.')
+    // The filtered list: tags, attribute values, a sort and the facets.
+    const filtered = await json<{ products: { id: string }[]; facets: { tags: { value: string; count: number }[] } }>([
+      'products', 'list', '--tag', 'trail', '--attr', 'sole:rubber', '--sort', 'title', '--facets', '--collection', collection.slug,
+    ])
+    expect(filtered.products.map((found) => found.id)).toEqual([product.id])
+    expect(filtered.facets.tags).toEqual([expect.objectContaining({ value: 'trail', count: 1 })])
+    expect((await commerce(['collections', 'delete', collection.id])).stdout.trim()).toBe('Done.')
+    expect((await commerce(['attributes', 'delete', attribute.id])).stdout.trim()).toBe('Done.')
+
     // Translations: set (the tag put in canonical form), read, list, delete; reads take --locale.
     expect(await json(['products', 'translations', 'set', product.id, 'fr-ca', '--title', 'Coureur des crêtes'])).toMatchObject({ locale: 'fr-CA', title: 'Coureur des crêtes', description: null })
     expect((await json<{ title: string }>(['products', 'translations', 'get', product.id, 'fr-CA'])).title).toBe('Coureur des crêtes')

@@ -148,7 +148,7 @@ export {
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
 export { prepareLocalizedProductDetail, prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
 export { categoryTranslationLocale, translatedCategoryField, translatedLocalesSince, translatedVariantTitle } from './sql/translations.js'
-export { productCountStatement, productPageStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
+export { categoryHasChildrenStatement, productCountStatement, productPageStatement, productRowsStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
 export { claimProviderEvent, paymentIdByReference, type ProviderEvent } from './sql/provider-events.js'
 export {
   lockPendingRefund,
@@ -217,3 +217,19 @@ export { readCustomerMatches, readCustomerSnapshots, writeCustomers, type Custom
 export { EXPIRED_UPLOADS_BATCH, deleteExpiredUploads } from './sql/upload-expiry.js'
 export { RELEASED_RESERVATIONS_BATCH, deleteReleasedReservations } from './sql/released-reservations.js'
 export { EXPIRED_EVENTS_BATCH, OLD_DELIVERIES_BATCH, deleteOldDeliveries, eventsSweptPast, sweepExpiredEvents } from './sql/event-retention.js'
+export {
+  LISTING_SORTS,
+  facetLabelsOf,
+  listingFacets,
+  listingPage,
+  type ListingFacets,
+  type ListingFilter,
+  type ListingKey,
+  type ListingPage,
+  type ListingSort,
+  type ListingWindow,
+  type RangeFilter,
+  type TermFilter,
+} from './sql/product-listing.js'
+export { previewCollectionRules, refreshCollection, type StoredCollectionRule } from './sql/collection-membership.js'
+export { BEST_SELLING_DAYS, refreshBestSellers, uuidv7Floor } from './sql/best-sellers.js'

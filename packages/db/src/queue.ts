@@ -28,6 +28,8 @@ export const TASKS = {
   expireFiles: 'expire-files',
   /** `{id}`, at a scheduled product's `published_at`: publishes every product whose moment has come (sql/product-publishing.ts). Added by the products_keep_status trigger. */
   publishProduct: 'publish-product',
+  /** Every ten minutes: each product's units sold over the last 30 days, for sort=best_selling (sql/best-sellers.ts). */
+  refreshBestSellers: 'refresh-best-sellers',
 } as const
 
 export interface DeliveryJob {

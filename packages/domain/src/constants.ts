@@ -19,6 +19,22 @@ export type AttributeType = (typeof ATTRIBUTE_TYPES)[number]
 export const ATTRIBUTE_OWNERS = ['product', 'variant'] as const
 export type AttributeOwner = (typeof ATTRIBUTE_OWNERS)[number]
 
+/** A collection is a hand-ordered list, or what its rules match (docs/catalog.md, "Collections"). */
+export const COLLECTION_KINDS = ['manual', 'automatic'] as const
+export type CollectionKind = (typeof COLLECTION_KINDS)[number]
+export const COLLECTION_MATCHES = ['all', 'any'] as const
+export type CollectionMatch = (typeof COLLECTION_MATCHES)[number]
+/** The orders a list of products can be sorted in; `manual` only within a collection, `relevance` only with a search. */
+export const PRODUCT_SORTS = ['relevance', 'newest', 'title', 'price_asc', 'price_desc', 'best_selling', 'manual'] as const
+export type ProductSort = (typeof PRODUCT_SORTS)[number]
+export const COLLECTION_SORTS = ['manual', 'best_selling', 'price_asc', 'price_desc', 'newest', 'title'] as const
+export type CollectionSort = (typeof COLLECTION_SORTS)[number]
+/** What an automatic collection's rule reads. */
+export const COLLECTION_RULE_FIELDS = ['tag', 'type', 'vendor', 'title', 'price', 'attribute', 'option', 'stock', 'on_sale'] as const
+export type CollectionRuleField = (typeof COLLECTION_RULE_FIELDS)[number]
+export const COLLECTION_RULE_OPERATORS = ['equals', 'not_equals', 'contains', 'greater_than', 'less_than', 'in_stock', 'out_of_stock', 'is_true', 'is_false'] as const
+export type CollectionRuleOperator = (typeof COLLECTION_RULE_OPERATORS)[number]
+
 export const PRODUCT_STATUSES = ['draft', 'active', 'archived'] as const
 export type ProductStatusCode = (typeof PRODUCT_STATUSES)[number]
 
@@ -68,6 +84,9 @@ export const EVENT_KINDS = [
   'inventory.low',
   'product.created',
   'product.updated',
+  'collection.created',
+  'collection.updated',
+  'collection.deleted',
   'customer.created',
   'account.activated',
   'account.verification_requested',

@@ -136,6 +136,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'variants', description: 'Variants of a product' },
   { name: 'images', description: 'Images of a product' },
   { name: 'categories', description: 'Product categories' },
+  { name: 'collections', description: 'Collections of products: by hand, or by rules kept current as the catalog changes' },
   { name: 'attributes', description: 'Custom attributes of products and variants: their definitions (values live on the products)' },
   { name: 'carts', description: 'Carts, their lines, coupons and shipping address' },
   { name: 'checkout', description: 'From a cart to an order' },

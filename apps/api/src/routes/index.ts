@@ -8,6 +8,7 @@ import { authRoutes } from './auth/routes.js'
 import { cartRoutes } from './carts/routes.js'
 import { categoryRoutes } from './categories/routes.js'
 import { checkoutRoutes } from './checkouts/routes.js'
+import { collectionRoutes } from './collections/routes.js'
 import { customerGroupRoutes } from './customer-groups/routes.js'
 import { exportRoutes, importRoutes } from './csv/routes.js'
 import { customerRoutes } from './customers/routes.js'
@@ -77,6 +78,7 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   await app.register(productPriceRoutes, { prefix: '/api/v1/products' })
   await changingCatalog(categoryRoutes, { prefix: '/api/v1/categories' })
   await changingCatalog(attributeRoutes, { prefix: '/api/v1/attributes' })
+  await changingCatalog(collectionRoutes, { prefix: '/api/v1/collections' })
   // Translations of products, variants and categories (/products/:id/translations, …).
   await changingCatalog(translationRoutes, { prefix: '/api/v1' })
   await app.register(cartRoutes, { prefix: '/api/v1/carts' })

@@ -13,6 +13,7 @@ import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
 import { createExpireCheckoutReservations, createExpireEvents, createExpireIdempotencyKeys, createExpireWebhookDeliveries, type RowRetention } from './expire-rows.js'
 import { createFanOutEvent } from './fanout-event.js'
 import { createPublishProduct } from './publish-product.js'
+import { createRefreshBestSellers } from './refresh-best-sellers.js'
 import { createSendNotification } from './send-notification.js'
 
 /**
@@ -34,6 +35,7 @@ export function createTaskList(delivery: DeliverySettings, retention: RowRetenti
     [TASKS.expireEvents]: counted(TASKS.expireEvents, createExpireEvents(delivery.db, retention.eventsMs)),
     [TASKS.expireWebhookDeliveries]: counted(TASKS.expireWebhookDeliveries, createExpireWebhookDeliveries(delivery.db, retention.deliveriesMs)),
     [TASKS.publishProduct]: counted(TASKS.publishProduct, createPublishProduct(delivery.db)),
+    [TASKS.refreshBestSellers]: counted(TASKS.refreshBestSellers, createRefreshBestSellers(delivery.db)),
     ...(csv && {
       [TASKS.exportCsv]: counted(TASKS.exportCsv, createExportCsv(csv)),
       [TASKS.importCsv]: counted(TASKS.importCsv, createImportCsv(csv)),
@@ -71,6 +73,7 @@ export function cronItems(csv: boolean): ParsedCronItem[] {
     { task: TASKS.expireCheckoutReservations, match: '27 * * * *', identifier: TASKS.expireCheckoutReservations },
     { task: TASKS.expireEvents, match: '37 * * * *', identifier: TASKS.expireEvents },
     { task: TASKS.expireWebhookDeliveries, match: '47 * * * *', identifier: TASKS.expireWebhookDeliveries },
+    { task: TASKS.refreshBestSellers, match: '*/10 * * * *', identifier: TASKS.refreshBestSellers },
     ...(csv ? [{ task: TASKS.expireFiles, match: '17 * * * *', identifier: TASKS.expireFiles }] : []),
   ])
 }

@@ -6,7 +6,7 @@
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Database } from '../client.js'
-import { productCategories, products, productTranslations } from '../schema/index.js'
+import { categories, productCategories, products, productTranslations } from '../schema/index.js'
 import { localizedProductColumns, productColumns } from './product-detail.js'
 import { inChain, productTranslationJoin } from './translations.js'
 
@@ -123,4 +123,26 @@ export function productCountStatement(db: Database, shape: ProductListShape, nam
   if (shape.category) query.innerJoin(productCategories, inCategory)
   const search = shape.search === 'none' ? undefined : shape.localized ? localizedSearchMatches : searchMatches
   return query.where(filters({ includeInactive: shape.includeInactive, search })).prepare(name)
+}
+
+/**
+ * The product rows of a page whose ids a listing statement chose (sql/product-listing.ts), in
+ * any order (the caller puts them in the page's); localized along the chain `locales` when
+ * `localized`. Prepared as `name`.
+ */
+export function productRowsStatement(db: Database, localized: boolean, name: string) {
+  const ids = sql`${products.id} = any(${sql.placeholder('ids')}::uuid[])`
+  if (!localized) return db.select(productColumns).from(products).where(ids).prepare(name)
+  const translation = productTranslationJoin(db)
+  return db.select(localizedProductColumns(translation)).from(products).leftJoinLateral(translation, sql`true`).where(ids).prepare(name)
+}
+
+/** Whether the category with this slug (`slug` placeholder) has categories under it: a row when it has. Prepared as `category_has_children`. */
+export function categoryHasChildrenStatement(db: Database) {
+  return db
+    .select({ id: categories.id })
+    .from(categories)
+    .where(eq(categories.parentId, sql`(select id from categories where slug = ${sql.placeholder('slug')})`))
+    .limit(1)
+    .prepare('category_has_children')
 }

@@ -77,7 +77,7 @@ export const translatedProductCategories = sql<{ id: string; name: string; slug:
   from jsonb_array_elements(${products.categories}) with ordinality c)`
 
 const REVISION = 'select revision::text as revision from catalog_revision'
-const LOCALES_TRANSLATED = 'select locale from product_translations union select locale from variant_translations union select locale from category_translations'
+const LOCALES_TRANSLATED = 'select locale from product_translations union select locale from variant_translations union select locale from category_translations union select locale from collection_translations'
 
 /**
  * The catalog revision and, when it is not `seen`, every locale that has a translation (the API

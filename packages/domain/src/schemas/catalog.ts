@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { DIMENSION_UNITS, PRODUCT_STATUSES, WEIGHT_UNITS } from '../constants.js'
+import { DIMENSION_UNITS, PRODUCT_SORTS, PRODUCT_STATUSES, WEIGHT_UNITS } from '../constants.js'
 import { LocaleQuery } from './translations.js'
 import { AttributesInput, AttributesOutput } from './attributes.js'
 import { Amount, Currency, Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
@@ -23,7 +23,7 @@ const Length = Type.Number({ minimum: 0, maximum: 1_000_000 })
 const Barcode = Type.String({ pattern: '^[0-9]{8,14}$', maxLength: 14, description: 'A GTIN-8, -12, -13 or -14 with a valid check digit' })
 const CompareAtPrice = Nullable(Type.Number({ description: 'The price it was, shown crossed out beside `price`; never charged' }))
 const OnSale = Type.Boolean({ description: 'True when `compare_at_price` is above the price' })
-const OptionName = Type.String({ minLength: 1, maxLength: 100 })
+const OptionName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^:]+$', description: 'No colon: filters write `option=<name>:<value>`' })
 const OptionValueText = Type.String({ minLength: 1, maxLength: 200 })
 const SwatchColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', maxLength: 7, description: 'A colour swatch, #rrggbb' })
 
@@ -267,7 +267,15 @@ const productFields = {
   created_at: Timestamp,
   updated_at: Timestamp,
 }
-export const ProductListItem = Type.Object(productFields, {
+export const MarketPrice = Type.Object(
+  {
+    currency: Type.String(),
+    amount: Type.Number({ description: 'What the reader pays for one unit of its cheapest variant: base price, price lists' }),
+    on_sale: Type.Boolean(),
+  },
+  { title: 'MarketPrice', description: 'The price in the market a list was asked for (`currency`)' },
+)
+export const ProductListItem = Type.Object({ ...productFields, market_price: Type.Optional(MarketPrice) }, {
   title: 'ProductListItem',
   description: 'A product as lists show it: without its variants and images',
 })
@@ -316,9 +324,37 @@ export type CreateProduct = Static<typeof CreateProduct>
 export const UpdateProduct = Type.Partial(CreateProduct, { additionalProperties: false, minProperties: 1, title: 'UpdateProductRequest' })
 export type UpdateProduct = Static<typeof UpdateProduct>
 
+const FilterValues = (description: string, pattern?: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300, ...(pattern ? { pattern } : {}) }), { maxItems: 50, description }))
+
 export const ListProductsQuery = Type.Object({
   ...PaginationQuery.properties,
-  category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug' })),
+  category: Type.Optional(Type.String({ maxLength: 200, description: 'category slug: its products and those of the categories under it' })),
+  collection: Type.Optional(Type.String({ maxLength: 200, description: "collection slug: its products (in the collection's own order unless `sort` says another)" })),
+  sort: Type.Optional(
+    Type.Enum(PRODUCT_SORTS, {
+      description:
+        'newest (the default; relevance with `search`), title, price_asc, price_desc (the price the reader pays), best_selling ' +
+        '(units sold in the last 30 days), manual (a collection\'s own order; the default with `collection`), relevance (with `search`)',
+    }),
+  ),
+  tag: FilterValues('Products with any of these tags (repeat the parameter: `tag=summer&tag=sale`), case aside'),
+  type: FilterValues('Products of any of these product types'),
+  vendor: FilterValues('Products of any of these vendors'),
+  option: FilterValues('`<option>:<value>` (`option=Size:M&option=Size:L&option=Colour:Blue`): a variant with any of the values of each option named', '^[^:]+:.+$'),
+  attr: FilterValues(
+    '`<key>:<value>`, or a range `<key>:<min>..<max>` (either end may be left out) for number and date attributes: filterable attributes (GET /attributes)',
+    '^[a-z][a-z0-9_]*:.+$',
+  ),
+  price_min: Type.Optional(Type.Number({ minimum: 0, description: 'The price the reader pays at least this (in `currency`, else in each product’s own)' })),
+  price_max: Type.Optional(Type.Number({ minimum: 0, description: 'The price the reader pays at most this' })),
+  available: Type.Optional(Type.Boolean({ description: 'true: sellable now at an active location; false: not' })),
+  on_sale: Type.Optional(Type.Boolean({ description: 'true: priced below its compare-at price (in `currency`, else its own)' })),
+  currency: Type.Optional({
+    ...Currency,
+    description: "The market: prices read in this currency (base prices and the reader's price lists; products not sold in it are left out), and each item's `market_price`",
+  }),
+  facets: Type.Optional(Type.Boolean({ description: 'true: the answer has `facets`, the counts of every filter’s values and the price range (page mode only)' })),
   search: Type.Optional(
     Type.String({ maxLength: 200, description: 'words matched against title and description, in the original text and in the locale shown' }),
   ),
@@ -362,8 +398,50 @@ export const GeneratedVariants = Type.Object(
   { title: 'GeneratedVariants', description: 'The variants a generation made (none when every combination had one)' },
 )
 
+const FacetValue = Type.Object(
+  {
+    value: Type.String({ description: 'What a filter names (lower case)' }),
+    label: Type.String({ description: 'As the products write it' }),
+    count: Type.Integer({ description: 'Products with it, given every other filter (not this facet’s own)' }),
+    selected: Type.Boolean(),
+  },
+  { title: 'FacetValue' },
+)
+const PriceRange = Type.Object(
+  { min: Type.Number(), max: Type.Number() },
+  { title: 'PriceRange', description: 'The prices of the result (major units of the market, else of each product), given every filter but the price' },
+)
+const AttributeRange = Type.Object(
+  { min: Type.Number(), max: Type.Number() },
+  { title: 'AttributeRange', description: 'The values of a number or date attribute (dates as yyyymmdd), given every filter but this one' },
+)
+export const ProductFacets = Type.Object(
+  {
+    price: Nullable(PriceRange),
+    available: Type.Integer({ description: 'Sellable now, given every filter but availability' }),
+    on_sale: Type.Integer({ description: 'On sale, given every filter but on_sale' }),
+    tags: Type.Array(FacetValue),
+    types: Type.Array(FacetValue),
+    vendors: Type.Array(FacetValue),
+    options: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), values: Type.Array(FacetValue) }, { title: 'OptionFacet' })),
+    attributes: Type.Array(
+      Type.Object(
+        {
+          key: Type.String(),
+          label: Type.String({ description: "The definition's name" }),
+          values: Type.Array(FacetValue),
+          range: Nullable(AttributeRange),
+        },
+        { title: 'AttributeFacet' },
+      ),
+    ),
+  },
+  { title: 'ProductFacets', description: 'Exact counts per filter value (disjunctive: each ignores its own filter) and the ranges of the result' },
+)
+export type ProductFacets = Static<typeof ProductFacets>
+
 export const ProductList = Type.Object(
-  { products: Type.Array(ProductListItem), meta: PageOrCursorMeta },
+  { products: Type.Array(ProductListItem), meta: PageOrCursorMeta, facets: Type.Optional(ProductFacets) },
   { title: 'ProductList', description: 'A page of products' },
 )
 export type ProductList = Static<typeof ProductList>

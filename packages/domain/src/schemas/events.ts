@@ -6,6 +6,7 @@ import { Type, type Static, type TSchema } from 'typebox'
 import { EVENT_KINDS, type EventKind } from '../constants.js'
 import { Customer } from './auth.js'
 import { Product } from './catalog.js'
+import { Collection } from './collections.js'
 import { Nullable, PageOrCursorMeta, PaginationQuery, Timestamp, Uuid } from './common.js'
 import { Fulfillment, Order, Payment, Refund } from './orders.js'
 import { DraftOrderInvoice } from './draft-orders.js'
@@ -125,6 +126,9 @@ export const EVENT_CATALOG = {
   },
   'product.created': { data: Product, description: 'A product was created' },
   'product.updated': { data: Product, description: 'A product, its variants or its images changed, or it was deactivated' },
+  'collection.created': { data: Collection, description: 'A collection was created' },
+  'collection.updated': { data: Collection, description: 'A collection, its rules or (manual) its products changed; an automatic one’s products changing with the catalog is not an event' },
+  'collection.deleted': { data: Collection, description: 'A collection was deleted (the data is what it was)' },
   'customer.created': { data: Customer, description: 'A customer record was created: at sign-up, or by an admin (POST /customers)' },
   'account.activated': {
     data: AccountEventData,

@@ -5,10 +5,11 @@
  * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
-import { productCountStatement, productPageStatement, products, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
+import { categoryHasChildrenStatement, productCountStatement, productPageStatement, products, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
 import { cursorPage, key, keyset } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 import type { CatalogCache } from './catalog-cache.js'
+import { createProductListing, needsListing, type Reader } from './listing.js'
 
 /** Newest first by id (UUIDv7); @commerce/db sql/product-list.ts writes the keyset's condition itself, per plan. */
 const PRODUCTS_KEYSET = keyset('products', 'desc', [key.uuid(products.id)])
@@ -22,8 +23,10 @@ const shownLocale = (row: object): string | null => (row as { translationLocale?
 /** A page as answered, with the locale each product's text is shown in. */
 export type ProductPage = ProductList & { shownLocales: (string | null)[] }
 
-export function createProductLister(db: Database, pages: CatalogCache<ProductPage>) {
+export function createProductLister(db: Database, pages: CatalogCache<ProductPage>, primary: Database) {
   const totals = new ListTotals()
+  const listFiltered = createProductListing(primary, db)
+  const subcategories = categoryHasChildrenStatement(db)
   const pageStatements = new Map<string, ReturnType<typeof productPageStatement>>()
   const counts = new Map<string, ReturnType<typeof productCountStatement>>()
   const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
@@ -39,7 +42,11 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
    * list is a working tool (an import or another instance's change shows at once), and a walk by
    * cursor (an export, a sync) would only push the hot pages out, so both read the database.
    */
-  return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean): Promise<ProductPage> {
+  return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean, reader: Reader): Promise<ProductPage> {
+    // A category with categories under it lists theirs too: the listing's categories hold each product's ancestors.
+    if (needsListing(query) || (query.category !== undefined && (await hasSubcategories(query.category)))) {
+      return listFiltered(query, includeInactive, locales, reader)
+    }
     if (!remember || includeInactive || query.after !== undefined) return readPage(query, includeInactive, locales, !remember)
     const key = JSON.stringify([query.page ?? 1, query.per_page ?? 20, query.category ?? null, query.search ?? null, locales])
     const cached = pages.get(key)
@@ -48,6 +55,11 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     const page = await readPage(query, false, locales, false)
     pages.set(key, page, start)
     return page
+  }
+
+  async function hasSubcategories(slug: string): Promise<boolean> {
+    const [row] = await subcategories.execute({ slug })
+    return row !== undefined
   }
 
   /** `staff`: items with the values of attributes that are not public. */

@@ -66,7 +66,8 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       if (includeInactive && !admin) {
         throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
       }
-      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin)
+      const customerId = request.principal?.kind === 'user' ? request.principal.customerId : null
+      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin, { staff: admin, customerId })
       describeLanguage(reply, shownLocales)
       return list
     },

@@ -280,7 +280,7 @@ export function createProductService(db: Database, catalogDb: Database, { detail
   }
 
   return {
-    list: createProductLister(catalogDb, pages),
+    list: createProductLister(catalogDb, pages, db),
 
     requireProduct,
 

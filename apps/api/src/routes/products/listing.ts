@@ -1,0 +1,260 @@
+/**
+ * `GET /products` with sorting, filters, facets, a collection or a market (docs/catalog.md,
+ * "Filters, sorting and facets"): the query read into a ListingFilter, a page of ids from the
+ * listing read model (@commerce/db sql/product-listing.ts), their rows read by id, and the
+ * facets labelled. A list that asks for none of these keeps the plain statements of list.ts.
+ */
+import { and, eq, inArray } from 'drizzle-orm'
+import { currencyExponent, isCalendarDate, toPrefixTsQuery, type ListProductsQuery, type ProductFacets, type ProductList, type ProductListItem } from '@commerce/domain'
+import {
+  attributeDefinitions,
+  categories,
+  collections,
+  facetLabelsOf,
+  listingFacets,
+  listingPage,
+  productRowsStatement,
+  sqlOf,
+  toListItem,
+  type Database,
+  type ListingFilter,
+  type ListingKey,
+  type ListingSort,
+  type RangeFilter,
+  type TermFilter,
+} from '@commerce/db'
+import { invalidField } from '../../errors.js'
+import { pageMeta } from '../../list-totals.js'
+
+/** Whether a list needs the listing read model: any parameter the plain statements do not serve. */
+export function needsListing(query: ListProductsQuery): boolean {
+  return (
+    query.sort !== undefined ||
+    query.collection !== undefined ||
+    query.tag !== undefined ||
+    query.type !== undefined ||
+    query.vendor !== undefined ||
+    query.option !== undefined ||
+    query.attr !== undefined ||
+    query.price_min !== undefined ||
+    query.price_max !== undefined ||
+    query.available !== undefined ||
+    query.on_sale !== undefined ||
+    query.currency !== undefined ||
+    query.facets === true
+  )
+}
+
+const NUMBER = /^-?\d+(\.\d+)?$/
+
+/** The product terms a filter's values name, lower case, grouped by what they filter. */
+function termGroups(query: ListProductsQuery): TermFilter[] {
+  const groups: TermFilter[] = []
+  const plain = (prefix: string, values: string[] | undefined) => {
+    if (values?.length) groups.push({ prefix, terms: values.map((value) => `${prefix}${value.trim().toLowerCase()}`) })
+  }
+  plain('tag:', query.tag)
+  plain('type:', query.type)
+  plain('vendor:', query.vendor)
+  const byName = new Map<string, string[]>()
+  for (const entry of query.option ?? []) {
+    const at = entry.indexOf(':')
+    const name = entry.slice(0, at).trim().toLowerCase()
+    byName.set(name, [...(byName.get(name) ?? []), `opt:${name}:${entry.slice(at + 1).trim().toLowerCase()}`])
+  }
+  for (const [name, terms] of byName) groups.push({ prefix: `opt:${name}:`, terms })
+  const byKey = new Map<string, string[]>()
+  for (const entry of query.attr ?? []) {
+    const at = entry.indexOf(':')
+    const key = entry.slice(0, at)
+    const value = entry.slice(at + 1)
+    if (value.includes('..') && rangeOf(key, value)) continue
+    byKey.set(key, [...(byKey.get(key) ?? []), `attr:${key}:${value.trim().toLowerCase()}`])
+  }
+  for (const [key, terms] of byKey) groups.push({ prefix: `attr:${key}:`, terms })
+  return groups
+}
+
+/** `min..max` of numbers or dates (dates as yyyymmdd), either end open; undefined when it is not one. */
+function rangeOf(key: string, text: string): RangeFilter | undefined {
+  const [low, high, ...rest] = text.split('..')
+  if (rest.length > 0 || low === undefined || high === undefined) return undefined
+  const bound = (part: string): number | null | undefined => {
+    const trimmed = part.trim()
+    if (trimmed === '') return null
+    if (NUMBER.test(trimmed)) return Number(trimmed)
+    if (isCalendarDate(trimmed)) return Number(trimmed.replaceAll('-', ''))
+    return undefined
+  }
+  const min = bound(low)
+  const max = bound(high)
+  // `key:..` (both ends open): any value.
+  if (min === undefined || max === undefined) {
+    throw invalidField('attr', `Field 'attr' has a range that is not numbers or dates (YYYY-MM-DD): ${key}:${text}`)
+  }
+  return { key, min, max }
+}
+
+function rangeGroups(query: ListProductsQuery): RangeFilter[] {
+  const ranges: RangeFilter[] = []
+  for (const entry of query.attr ?? []) {
+    const at = entry.indexOf(':')
+    const value = entry.slice(at + 1)
+    const range = value.includes('..') ? rangeOf(entry.slice(0, at), value) : undefined
+    if (range) ranges.push(range)
+  }
+  return ranges
+}
+
+/** A page's cursor in a sorted list: the sort and its key, as base64url JSON. */
+const encodeCursor = (sort: ListingSort, key: ListingKey) => Buffer.from(JSON.stringify([sort, ...key])).toString('base64url')
+
+function decodeCursor(sort: ListingSort, text: string): ListingKey {
+  try {
+    const [cursorSort, value, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as [unknown, unknown, unknown]
+    const valueOk = value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+    if (cursorSort === sort && valueOk && typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)) return [value as ListingKey[0], id]
+  } catch {
+    // Falls through to the 400 below.
+  }
+  throw invalidField('after', "Field 'after' is not a cursor of this list and sort (take next_cursor as it was given)")
+}
+
+/** Who reads: their price lists, and whether they see inactive products and staff-only values. */
+export interface Reader {
+  staff: boolean
+  customerId: string | null
+}
+
+export function createProductListing(db: Database, catalogDb: Database) {
+  const rows = { plain: productRowsStatement(catalogDb, false, 'product_rows'), localized: productRowsStatement(catalogDb, true, 'product_rows_localized') }
+  const sql = sqlOf(catalogDb)
+
+  async function categoryId(slug: string): Promise<string | null> {
+    const [row] = await catalogDb.select({ id: categories.id }).from(categories).where(eq(categories.slug, slug))
+    return row?.id ?? null
+  }
+
+  async function collectionOf(slug: string, staff: boolean): Promise<{ id: string; sort: ListingSort } | null> {
+    const [row] = await catalogDb.select({ id: collections.id, sort: collections.sort, published: collections.published }).from(collections).where(eq(collections.slug, slug))
+    if (!row || (!row.published && !staff)) return null
+    return { id: row.id, sort: row.sort }
+  }
+
+  /** The facets as the API shows them: values labelled, grouped by filter, those selected marked. */
+  async function facetsOf(filter: ListingFilter, selected: Set<string>): Promise<ProductFacets> {
+    const found = await listingFacets(sql, filter)
+    const groupTerms = [...new Set(found.terms.filter((entry) => entry.term.startsWith('opt:')).map((entry) => entry.term.slice(0, entry.term.lastIndexOf(':'))))]
+    const labels = await facetLabelsOf(sql, [...found.terms.map((entry) => entry.term), ...groupTerms])
+    const keys = [...new Set(found.terms.filter((entry) => entry.term.startsWith('attr:')).map((entry) => entry.term.split(':')[1]!).concat(found.ranges.map((range) => range.key)))]
+    const definitions = keys.length
+      ? await catalogDb
+          .select({ key: attributeDefinitions.key, name: attributeDefinitions.name, owner: attributeDefinitions.owner })
+          .from(attributeDefinitions)
+          .where(and(inArray(attributeDefinitions.key, keys), eq(attributeDefinitions.filterable, true), eq(attributeDefinitions.public, true)))
+      : []
+    const facets: ProductFacets = { price: found.price, available: found.available, on_sale: found.onSale, tags: [], types: [], vendors: [], options: [], attributes: [] }
+    const value = (term: string, text: string, count: number) => ({ value: text, label: labels.get(term) ?? text, count, selected: selected.has(term) })
+    for (const { term, count } of found.terms) {
+      const [kind, ...rest] = term.split(':')
+      if (kind === 'tag') facets.tags.push(value(term, rest.join(':'), count))
+      else if (kind === 'type') facets.types.push(value(term, rest.join(':'), count))
+      else if (kind === 'vendor') facets.vendors.push(value(term, rest.join(':'), count))
+      else if (kind === 'opt') {
+        const [name, ...text] = rest
+        let option = facets.options.find((entry) => entry.name === name)
+        if (!option) facets.options.push((option = { name: name!, label: labels.get(`opt:${name}`) ?? name!, values: [] }))
+        option.values.push(value(term, text.join(':'), count))
+      } else if (kind === 'attr') {
+        const [key, ...text] = rest
+        const definition = definitions.find((entry) => entry.key === key)
+        if (!definition) continue
+        let attribute = facets.attributes.find((entry) => entry.key === key)
+        if (!attribute) facets.attributes.push((attribute = { key: key!, label: definition.name, values: [], range: null }))
+        attribute.values.push(value(term, text.join(':'), count))
+      }
+    }
+    for (const range of found.ranges) {
+      const definition = definitions.find((entry) => entry.key === range.key)
+      if (!definition) continue
+      let attribute = facets.attributes.find((entry) => entry.key === range.key)
+      if (!attribute) facets.attributes.push((attribute = { key: range.key, label: definition.name, values: [], range: null }))
+      attribute.range = { min: range.min, max: range.max }
+    }
+    return facets
+  }
+
+  return async function listFiltered(
+    query: ListProductsQuery,
+    includeInactive: boolean,
+    locales: string[],
+    reader: Reader,
+  ): Promise<ProductList & { shownLocales: (string | null)[] }> {
+    const perPage = query.per_page ?? 20
+    const page = query.page ?? 1
+    const byCursor = query.after !== undefined
+    const empty = { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0), shownLocales: [] }
+    if (query.facets && byCursor) throw invalidField('facets', "Field 'facets' is for page mode: ask for them without 'after'")
+    const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : null
+    if (tsQuery === null && query.search?.trim()) return empty
+    const category = query.category === undefined ? null : await categoryId(query.category)
+    const collection = query.collection === undefined ? null : await collectionOf(query.collection, reader.staff)
+    if ((query.category !== undefined && category === null) || (query.collection !== undefined && collection === null)) return empty
+    const sort: ListingSort = query.sort ?? (tsQuery ? 'relevance' : (collection?.sort ?? 'newest'))
+    if (sort === 'manual' && !collection) throw invalidField('sort', "Field 'sort' manual is a collection's own order: name a collection")
+    if (sort === 'relevance' && !tsQuery) throw invalidField('sort', "Field 'sort' relevance needs a search")
+    if (query.price_min !== undefined && query.price_max !== undefined && query.price_min > query.price_max) {
+      throw invalidField('price_max', "Field 'price_max' is below price_min")
+    }
+    if (query.currency !== undefined) {
+      try {
+        currencyExponent(query.currency)
+      } catch {
+        throw invalidField('currency', `Field 'currency' is not a known ISO 4217 currency: ${query.currency}`)
+      }
+    }
+    const filter: ListingFilter = {
+      includeInactive,
+      category,
+      collection: collection?.id ?? null,
+      search: tsQuery ?? null,
+      searchLocales: locales,
+      terms: termGroups(query),
+      ranges: rangeGroups(query),
+      price: query.price_min === undefined && query.price_max === undefined ? null : { min: query.price_min ?? null, max: query.price_max ?? null },
+      available: query.available ?? null,
+      onSale: query.on_sale ?? null,
+      currency: query.currency ?? null,
+      customerId: reader.customerId,
+    }
+    // `after=` (empty) starts a walk: the first page by cursor.
+    const after = query.after === undefined || query.after === '' ? null : decodeCursor(sort, query.after)
+    const found = await listingPage(sql, filter, sort, { limit: byCursor ? perPage + 1 : perPage, offset: byCursor ? 0 : (page - 1) * perPage, after })
+    const pageRows = byCursor ? found.rows.slice(0, perPage) : found.rows
+    const statement = locales.length > 0 ? rows.localized : rows.plain
+    const read = pageRows.length === 0 ? [] : await statement.execute({ ids: pageRows.map((row) => row.id), locales })
+    const byId = new Map(read.map((row) => [row.id, row]))
+    const products: ProductListItem[] = []
+    const shownLocales: (string | null)[] = []
+    for (const entry of pageRows) {
+      const row = byId.get(entry.id)
+      // Deleted between the two reads: left out of this page.
+      if (!row) continue
+      const item = toListItem(row, reader.staff)
+      if (filter.currency !== null && entry.price !== null) item.market_price = { currency: filter.currency, amount: entry.price, on_sale: entry.onSale ?? false }
+      products.push(item)
+      shownLocales.push((row as { translationLocale?: string | null }).translationLocale ?? null)
+    }
+    if (byCursor) {
+      const more = found.rows.length > perPage
+      return { products, meta: { per_page: perPage, next_cursor: more ? encodeCursor(sort, pageRows.at(-1)!.key) : null }, shownLocales }
+    }
+    const list: ProductList & { shownLocales: (string | null)[] } = { products, meta: pageMeta(page, perPage, found.total ?? 0), shownLocales }
+    if (query.facets) {
+      const selected = new Set(filter.terms.flatMap((group) => group.terms))
+      list.facets = await facetsOf(filter, selected)
+    }
+    return list
+  }
+}
+
