@@ -152,6 +152,81 @@ describe('imports', () => {
     await ctx.expectError(409, 'conflict', { method: 'POST', url: `/api/v1/imports/${created.id}/apply`, token: admin })
   })
 
+  test('a product made through the API with options, compare-at prices, identifiers and attributes comes back unchanged from its own export', async ({ ctx, admin }) => {
+    runWorker(ctx)
+    for (const definition of [
+      { key: 'material', name: 'Material', type: 'text' },
+      { key: 'features', name: 'Features', type: 'multi_select', choices: ['vegan', 'waterproof'] },
+      { key: 'batch', name: 'Batch', type: 'integer', owner: 'variant', public: false },
+    ]) {
+      await ctx.expectStatus(201, { method: 'POST', url: '/api/v1/attributes', payload: definition, token: admin })
+    }
+    const made = await ctx.expectStatus<Product>(201, {
+      method: 'POST',
+      url: '/api/v1/products',
+      token: admin,
+      payload: {
+        title: 'Rain jacket',
+        price: 120,
+        compare_at_price: 150,
+        currency: 'EUR',
+        status: 'active',
+        published_at: '2999-03-01T08:00:00Z',
+        tags: ['Rain', 'sale, 30%', 'rain '],
+        product_type: 'Jackets',
+        vendor: 'North',
+        barcode: '4006381333931',
+        length: 70.5,
+        dimension_unit: 'cm',
+        hs_code: '6201.40',
+        country_of_origin: 'PT',
+        seo_title: 'Rain jacket, "light"',
+        options: [
+          { name: 'Size', values: [{ value: 'S' }, { value: 'M', swatch_color: '#1e40af' }] },
+          { name: 'Colour', values: [{ value: 'Navy' }] },
+        ],
+        attributes: { material: 'nylon', features: ['waterproof', 'vegan'] },
+      },
+    })
+    const generated = await ctx.expectStatus<{ variants: { id: string }[] }>(201, {
+      method: 'POST',
+      url: `/api/v1/products/${made.id}/variants/generate`,
+      token: admin,
+      payload: { compare_at_price: 140 },
+    })
+    await ctx.expectStatus(200, {
+      method: 'PATCH',
+      url: `/api/v1/products/${made.id}/variants/${generated.variants[0]!.id}`,
+      token: admin,
+      payload: { barcode: '96385074', attributes: { batch: 7 }, price: 110 },
+    })
+    await ctx.expectStatus(200, {
+      method: 'POST',
+      url: `/api/v1/products/${made.id}/prices`,
+      token: admin,
+      payload: { prices: [{ currency: 'USD', amount: 130, compare_at_amount: 160 }] },
+    })
+    const before = await ctx.expectStatus<Product>(200, { method: 'GET', url: `/api/v1/products/${made.id}`, token: admin })
+    expect(before).toMatchObject({ status: 'active', is_active: false, tags: ['Rain', 'sale, 30%'], hs_code: '620140' })
+
+    const created = await ctx.expectStatus<Export>(202, { method: 'POST', url: '/api/v1/exports', payload: { resource: 'products' }, token: admin })
+    await settled<Export>(ctx, admin, `/api/v1/exports/${created.id}`, ['completed'])
+    const file = (await ctx.request({ method: 'GET', url: `/api/v1/exports/${created.id}/file`, token: admin })).body
+    expect(file).toContain(',"Rain, sale\\, 30%",')
+    const imported = (await sendCsv(ctx, admin, 'resource=products', file)).json<Import>()
+    const done = await settled<Import>(ctx, admin, `/api/v1/imports/${imported.id}`, ['completed', 'failed'])
+    expect(done).toMatchObject({ status: 'completed', refused: 0, created: 0 })
+    const after = await ctx.expectStatus<Product>(200, { method: 'GET', url: `/api/v1/products/${made.id}`, token: admin })
+    const unstamped = ({ updated_at: _updated, variants, ...rest }: Product) => ({ ...rest, variants: variants.map(({ updated_at: _variant, ...variant }) => variant) })
+    expect(unstamped(after)).toEqual(unstamped(before))
+    const prices = await ctx.expectStatus<{ prices: { currency: string; amount: number; compare_at_amount: number | null }[] }>(200, {
+      method: 'GET',
+      url: `/api/v1/products/${made.id}/prices`,
+      token: admin,
+    })
+    expect(prices.prices.map((price) => [price.currency, price.amount, price.compare_at_amount])).toEqual([['USD', 130, 160]])
+  })
+
   test('takes the file as a multipart form too, and keeps its name', async ({ ctx, admin, baseUrl }) => {
     runWorker(ctx)
     const form = new FormData()

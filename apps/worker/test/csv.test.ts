@@ -1,20 +1,25 @@
 /**
  * CSV exports and imports against a real database and files on disk: export then import into an
  * empty database gives back the same catalog and customers (property-tested over generated
- * catalogs with text that breaks naive CSV: commas, quotes, newlines, formulas, `|`), the dry
- * run, refused rows and why, bad headers, an import stopped between batches and carried on, and
- * both jobs run by a real worker through the queue.
+ * catalogs with text that breaks naive CSV: commas, quotes, newlines, formulas, `|`; and with
+ * statuses, schedules, tags, compare-at prices, identifiers, options with their variants and
+ * attributes of every type), the dry run, refused rows and why (each new cell as the API refuses
+ * it), options and attributes changed in part, bad headers, an import stopped between batches and
+ * carried on, and both jobs run by a real worker through the queue.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { and, asc, eq, sql } from 'drizzle-orm'
+import { parse } from 'csv-parse/sync'
+import { stringify } from 'csv-stringify/sync'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { formatMinorUnits } from '@commerce/domain'
+import { formatMinorUnits, normalizeTags, optionCombinations, withGtinCheckDigit, type AttributeValue, type OptionRecord } from '@commerce/domain'
 import {
   addCsvJob,
   applyStockMoves,
+  attributeDefinitions,
   categories,
   claimImport,
   createDb,
@@ -118,38 +123,134 @@ const minor = fc.integer({ min: 0, max: 1_000_000_000 })
 const weight = fc.option(fc.integer({ min: 0, max: 10_000_000 }).map((n) => n / 100), { nil: null })
 const unit = fc.constantFrom('kg', 'g', 'lb', 'oz')
 
+const gtin = fc.oneof(fc.stringMatching(/^[0-9]{12}$/), fc.stringMatching(/^[0-9]{7}$/)).map(withGtinCheckDigit)
+/** A base price in another currency, with a compare-at amount or none. */
+const extraPrice = fc.tuple(fc.constantFrom(...CURRENCIES), minor, fc.option(minor, { nil: null }))
+const TAGS = ['Summer', 'summer ', 'sale, 50%', 'back\\slash', '=formula', ' spaced  out ', 'a|b', "'quoted"]
+const tags = fc.array(fc.oneof(fc.constantFrom(...TAGS), fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme' }).filter((value) => !value.includes('\u0000'))), { maxLength: 4 })
+/** Past, future (scheduled) or none, to the microsecond as PostgreSQL keeps it. */
+const publishedAt = fc.option(
+  fc.tuple(fc.integer({ min: -3 * 365, max: 3 * 365 }), fc.integer({ min: 0, max: 999_999 })).map(([days, micros]) => {
+    const moment = new Date(Date.now() + days * DAY + (days === 0 ? -DAY : 0)).toISOString().slice(0, 19)
+    return `${moment}.${String(micros).padStart(6, '0')}Z`
+  }),
+  { nil: null },
+)
+const OPTION_NAMES = ['Size', 'Colour, tint', 'Matériau "x"']
+const OPTION_VALUES = ['S', 'M', 'L', '=XL', 'a|b', 'Bleu "nuit"', 'two\nlines']
+const optionsArbitrary = fc.uniqueArray(
+  fc.record({
+    name: fc.constantFrom(...OPTION_NAMES),
+    values: fc.uniqueArray(
+      fc.record({
+        value: fc.constantFrom(...OPTION_VALUES),
+        swatchColor: fc.option(fc.constantFrom('#1e40af', '#FFAA00'), { nil: null }),
+        swatchImageUrl: fc.option(fc.constant('https://cdn.example.com/swatch,1.png'), { nil: null }),
+      }),
+      { minLength: 1, maxLength: 3, selector: (value) => value.value },
+    ),
+  }),
+  { maxLength: 2, selector: (option) => option.name },
+)
+
+/** The attributes a shop defines before a catalog import (both shops of a round trip): a few of every type, one staff-only each. */
+const ATTRIBUTES: (typeof attributeDefinitions.$inferInsert)[] = [
+  { key: 'material', name: 'Material', type: 'text' },
+  { key: 'warranty_years', name: 'Warranty', type: 'integer', rules: { min: -5, max: 100 } },
+  { key: 'rating', name: 'Rating', type: 'decimal' },
+  { key: 'eco', name: 'Eco', type: 'boolean' },
+  { key: 'launch', name: 'Launch', type: 'date' },
+  { key: 'fit', name: 'Fit', type: 'select', choices: ['slim', 'regular, wide', '"loose"'] },
+  { key: 'features', name: 'Features', type: 'multi_select', choices: ['waterproof', 'vegan', 'recycled|x'] },
+  { key: 'supplier_note', name: 'Supplier note', type: 'text', public: false },
+  { key: 'related', name: 'Related', type: 'product_reference' },
+  { key: 'shade', name: 'Shade', type: 'select', owner: 'variant', choices: ['light', 'dark'] },
+  { key: 'batch', name: 'Batch', type: 'integer', owner: 'variant', public: false },
+]
+const productAttributes = fc.record(
+  {
+    material: text(30),
+    warranty_years: fc.integer({ min: -5, max: 100 }),
+    rating: fc.integer({ min: -10_000, max: 10_000 }).map((n) => n / 100),
+    eco: fc.boolean(),
+    launch: fc.date({ min: new Date('1990-01-01'), max: new Date('2040-12-31'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)),
+    fit: fc.constantFrom('slim', 'regular, wide', '"loose"'),
+    features: fc.subarray(['waterproof', 'vegan', 'recycled|x']),
+    supplier_note: text(30),
+    /** Another product of the catalog, by its index (earlier, later or itself). */
+    related: fc.nat(),
+  },
+  { requiredKeys: [] },
+)
+const variantAttributes = fc.record({ shade: fc.constantFrom('light', 'dark'), batch: fc.integer({ min: 0, max: 1_000_000 }) }, { requiredKeys: [] })
+
 const variantArbitrary = fc.record({
   title: text(40),
   sku: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/), { nil: null }),
   price: fc.option(minor, { nil: null }),
+  compareAt: fc.option(minor, { nil: null }),
+  barcode: fc.option(gtin, { nil: null }),
   options: fc.dictionary(text(10), fc.oneof(text(10), fc.constant('')), { maxKeys: 3 }).map((options) => ({ ...options })),
+  attributes: variantAttributes,
   weight,
   weightUnit: unit,
-  extraPrices: fc.array(fc.tuple(fc.constantFrom(...CURRENCIES), minor), { maxLength: 2 }),
+  extraPrices: fc.array(extraPrice, { maxLength: 2 }),
   stock: fc.array(fc.integer({ min: 0, max: 500 }), { minLength: 3, maxLength: 3 }),
 })
 
-const productArbitrary = fc.record({
-  title: text(60),
-  description: fc.option(text(200), { nil: null }),
-  sku: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/), { nil: null }),
-  currency: fc.constantFrom(...CURRENCIES),
-  price: minor,
-  weight,
-  weightUnit: unit,
-  isActive: fc.boolean(),
-  imageUrl: fc.option(fc.constantFrom('https://cdn.example.com/a.png', 'https://cdn.example.com/b,c.jpg?x=1&y=%222%22'), { nil: null }),
-  categories: fc.subarray(['shoes', 'sale', 'new-in']),
-  extraPrices: fc.array(fc.tuple(fc.constantFrom(...CURRENCIES), minor), { maxLength: 3 }),
-  stock: fc.array(fc.integer({ min: 0, max: 500 }), { minLength: 3, maxLength: 3 }),
-  variants: fc.array(variantArbitrary, { maxLength: 3 }),
-})
+const productArbitrary = fc
+  .record({
+    title: text(60),
+    description: fc.option(text(200), { nil: null }),
+    sku: fc.option(fc.stringMatching(/^[A-Za-z0-9-]{1,12}$/), { nil: null }),
+    currency: fc.constantFrom(...CURRENCIES),
+    price: minor,
+    compareAt: fc.option(minor, { nil: null }),
+    weight,
+    weightUnit: unit,
+    status: fc.constantFrom('draft', 'active', 'archived'),
+    publishedAt,
+    tags,
+    productType: fc.option(text(40), { nil: null }),
+    vendor: fc.option(text(40), { nil: null }),
+    barcode: fc.option(gtin, { nil: null }),
+    length: weight,
+    width: weight,
+    height: weight,
+    dimensionUnit: fc.constantFrom('mm', 'cm', 'm', 'in', 'ft'),
+    hsCode: fc.option(fc.stringMatching(/^[0-9]{6,10}$/), { nil: null }),
+    countryOfOrigin: fc.option(fc.constantFrom<string>('FR', 'US', 'JP', 'CI'), { nil: null }),
+    seoTitle: fc.option(text(60), { nil: null }),
+    seoDescription: fc.option(text(200), { nil: null }),
+    options: optionsArbitrary,
+    attributes: productAttributes,
+    imageUrl: fc.option(fc.constantFrom('https://cdn.example.com/a.png', 'https://cdn.example.com/b,c.jpg?x=1&y=%222%22'), { nil: null }),
+    categories: fc.subarray(['shoes', 'sale', 'new-in']),
+    extraPrices: fc.array(extraPrice, { maxLength: 3 }),
+    stock: fc.array(fc.integer({ min: 0, max: 500 }), { minLength: 3, maxLength: 3 }),
+    variants: fc.array(variantArbitrary, { maxLength: 3 }),
+  })
+  // A product with options has at most a variant per combination of their values.
+  .map((product) => ({ ...product, variants: product.variants.slice(0, product.options.length === 0 ? undefined : product.options.reduce((n, option) => n * option.values.length, 1)) }))
 
 type GeneratedProduct = typeof productArbitrary extends fc.Arbitrary<infer T> ? T : never
+type GeneratedVariant = GeneratedProduct['variants'][number]
+type SeedPrice = [string, number] | [string, number, number | null]
+/** A product to seed: the fields of the catalog before statuses, options and attributes, the others optional. */
+type SeedProduct = Pick<GeneratedProduct, 'title' | 'description' | 'sku' | 'currency' | 'price' | 'weight' | 'weightUnit' | 'imageUrl' | 'categories' | 'stock'> &
+  Partial<Omit<GeneratedProduct, 'extraPrices' | 'variants'>> & {
+    isActive?: boolean
+    extraPrices: SeedPrice[]
+    variants: (Pick<GeneratedVariant, 'title' | 'sku' | 'price' | 'options' | 'weight' | 'weightUnit' | 'stock'> & Partial<Omit<GeneratedVariant, 'extraPrices'>> & { extraPrices: SeedPrice[] })[]
+  }
+
+/** A product or a variant of the catalog before statuses, options and attributes, to spread and change. */
+const plainProduct = (title: string): SeedProduct => ({ title, description: null, sku: null, currency: 'USD', price: 1000, weight: null, weightUnit: 'kg', imageUrl: null, categories: [], extraPrices: [], stock: [0, 0, 0], variants: [] })
+const plainVariant = (title: string): SeedProduct['variants'][number] => ({ title, sku: null, price: null, options: {}, weight: null, weightUnit: 'kg', extraPrices: [], stock: [0, 0, 0] })
 
 const LOCATIONS = ['Warehouse, North', 'Shop "Main"']
 
-/** What an empty shop has before a catalog import: the categories and stock locations it names. */
+/** What an empty shop has before a catalog import: the categories, stock locations and attribute definitions it names. */
 async function prepareShop(handle: DatabaseHandle) {
   await handle.db.insert(categories).values([
     { name: 'Shoes', slug: 'shoes' },
@@ -157,16 +258,34 @@ async function prepareShop(handle: DatabaseHandle) {
     { name: 'New in', slug: 'new-in' },
   ])
   await handle.db.insert(stockLocations).values(LOCATIONS.map((name, index) => ({ name, priority: index + 1 })))
+  await handle.db.insert(attributeDefinitions).values(ATTRIBUTES.map((definition, position) => ({ ...definition, position })))
 }
 
-/** Writes a generated catalog straight into the tables (not through the import under test). */
-async function seedCatalog(handle: DatabaseHandle, generated: GeneratedProduct[]) {
+/** Attribute values split as the API keeps them: public definitions' in `attributes`, the others in `staff_attributes`. */
+function splitAttributes(values: Record<string, AttributeValue | undefined>) {
+  const attributes: Record<string, AttributeValue> = {}
+  const staffAttributes: Record<string, AttributeValue> = {}
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) continue
+    const staff = ATTRIBUTES.find((definition) => definition.key === key)!.public === false
+    ;(staff ? staffAttributes : attributes)[key] = value
+  }
+  return { attributes, staffAttributes }
+}
+
+/** Writes a generated catalog straight into the tables (not through the import under test), as the API would keep it. */
+async function seedCatalog(handle: DatabaseHandle, generated: SeedProduct[]) {
   const locationRows = await handle.db.select().from(stockLocations).orderBy(asc(stockLocations.priority))
   const categoryRows = await handle.db.select().from(categories)
+  const ids = generated.map(() => newId())
   await handle.db.transaction(async (tx) => {
     const levels: { product: string; variant: string | null; location: string; onHand: number }[] = []
     for (const [index, product] of generated.entries()) {
-      const id = newId()
+      const id = ids[index]!
+      const options: OptionRecord[] = (product.options ?? []).map((option) => ({ id: newId(), name: option.name, values: option.values.map((value) => ({ id: newId(), ...value })) }))
+      const combinations = optionCombinations(options)
+      const { related, ...attributes } = product.attributes ?? {}
+      const status = product.status ?? (product.isActive === false ? 'archived' : 'active')
       await tx.insert(products).values({
         id,
         title: product.title,
@@ -174,35 +293,59 @@ async function seedCatalog(handle: DatabaseHandle, generated: GeneratedProduct[]
         description: product.description,
         sku: product.sku,
         priceMinor: product.price,
+        compareAtPriceMinor: product.compareAt ?? null,
         currency: product.currency,
         weight: product.weight,
         weightUnit: product.weightUnit,
-        isActive: product.isActive,
+        status,
+        isActive: status === 'active',
+        publishedAt: product.publishedAt ? sql`${product.publishedAt}::timestamptz` : null,
+        tags: normalizeTags(product.tags ?? []),
+        productType: product.productType ?? null,
+        vendor: product.vendor ?? null,
+        barcode: product.barcode ?? null,
+        length: product.length ?? null,
+        width: product.width ?? null,
+        height: product.height ?? null,
+        dimensionUnit: product.dimensionUnit ?? 'cm',
+        hsCode: product.hsCode ?? null,
+        countryOfOrigin: product.countryOfOrigin ?? null,
+        seoTitle: product.seoTitle ?? null,
+        seoDescription: product.seoDescription ?? null,
+        options,
+        ...splitAttributes({ ...attributes, related: related === undefined ? undefined : ids[related % ids.length] }),
         imageUrl: product.imageUrl,
         imageUrlExplicit: product.imageUrl !== null,
       })
       if (product.categories.length > 0) {
         await tx.insert(productCategories).values(product.categories.map((slug) => ({ productId: id, categoryId: categoryRows.find((row) => row.slug === slug)!.id })))
       }
-      const extra = new Map(product.extraPrices.filter(([currency]) => currency !== product.currency))
-      if (extra.size > 0) await tx.insert(prices).values([...extra].map(([currency, amount]) => ({ productId: id, currency, amountMinor: amount })))
+      const extraValues = (productId: string, variantId: string | null, extraPrices: SeedProduct['extraPrices']) => {
+        const byCurrency = new Map(extraPrices.filter(([currency]) => currency !== product.currency).map(([currency, amount, compareAt]) => [currency, [amount, compareAt ?? null] as const]))
+        return [...byCurrency].map(([currency, [amount, compareAt]]) => ({ productId, variantId, currency, amountMinor: amount, compareAtAmountMinor: compareAt }))
+      }
+      const extra = extraValues(id, null, product.extraPrices)
+      if (extra.length > 0) await tx.insert(prices).values(extra)
       if (product.variants.length === 0) product.stock.forEach((onHand, at) => levels.push({ product: id, variant: null, location: locationRows[at]!.id, onHand }))
-      for (const variant of product.variants) {
+      for (const [position, variant] of product.variants.entries()) {
         const variantId = newId()
+        const choice = combinations[position]
         await tx.insert(productVariants).values({
           id: variantId,
           productId: id,
           title: variant.title,
           sku: variant.sku,
           priceMinor: variant.price,
-          options: variant.options,
+          compareAtPriceMinor: variant.compareAt ?? null,
+          barcode: variant.barcode ?? null,
+          options: choice ? choice.record : variant.options,
+          optionValueIds: choice ? choice.valueIds : [],
+          ...splitAttributes(variant.attributes ?? {}),
           weight: variant.weight,
           weightUnit: variant.weightUnit,
         })
-        const variantExtra = new Map(variant.extraPrices.filter(([currency]) => currency !== product.currency))
-        if (variantExtra.size > 0) {
-          await tx.insert(prices).values([...variantExtra].map(([currency, amount]) => ({ productId: id, variantId, currency, amountMinor: amount })))
-        }
+        const variantExtra = extraValues(id, variantId, variant.extraPrices)
+        if (variantExtra.length > 0) await tx.insert(prices).values(variantExtra)
         variant.stock.forEach((onHand, at) => levels.push({ product: id, variant: variantId, location: locationRows[at]!.id, onHand }))
       }
     }
@@ -213,6 +356,7 @@ async function seedCatalog(handle: DatabaseHandle, generated: GeneratedProduct[]
       levels.map((level) => ({ item: level.variant ?? level.product, location: level.location, on_hand: level.onHand, reason: 'received' })),
     )
   })
+  return ids
 }
 
 /** Everything a catalog export covers, in a form two databases can be compared by (categories and locations by name). */
@@ -225,11 +369,29 @@ async function catalogOf(handle: DatabaseHandle) {
       description: products.description,
       sku: products.sku,
       priceMinor: products.priceMinor,
+      compareAtPriceMinor: products.compareAtPriceMinor,
       currency: products.currency,
       inventoryQuantity: products.inventoryQuantity,
       weight: products.weight,
       weightUnit: products.weightUnit,
       isActive: products.isActive,
+      status: products.status,
+      publishedAt: sql<string | null>`${products.publishedAt}::text`,
+      tags: products.tags,
+      productType: products.productType,
+      vendor: products.vendor,
+      barcode: products.barcode,
+      length: products.length,
+      width: products.width,
+      height: products.height,
+      dimensionUnit: products.dimensionUnit,
+      hsCode: products.hsCode,
+      countryOfOrigin: products.countryOfOrigin,
+      seoTitle: products.seoTitle,
+      seoDescription: products.seoDescription,
+      options: products.options,
+      attributes: products.attributes,
+      staffAttributes: products.staffAttributes,
       imageUrl: products.imageUrl,
       imageUrlExplicit: products.imageUrlExplicit,
       categories: sql<string[]>`(select coalesce(json_agg(c->>'slug' order by c->>'slug'), '[]') from jsonb_array_elements(${products.categories}) c)`,
@@ -243,15 +405,27 @@ async function catalogOf(handle: DatabaseHandle) {
       title: productVariants.title,
       sku: productVariants.sku,
       priceMinor: productVariants.priceMinor,
+      compareAtPriceMinor: productVariants.compareAtPriceMinor,
+      barcode: productVariants.barcode,
       inventoryQuantity: productVariants.inventoryQuantity,
       options: productVariants.options,
+      optionValueIds: productVariants.optionValueIds,
+      attributes: productVariants.attributes,
+      staffAttributes: productVariants.staffAttributes,
       weight: productVariants.weight,
       weightUnit: productVariants.weightUnit,
     })
     .from(productVariants)
     .orderBy(asc(productVariants.id))
   const priceRows = await handle.db
-    .select({ productId: prices.productId, variantId: prices.variantId, currency: prices.currency, amountMinor: prices.amountMinor, minQuantity: prices.minQuantity })
+    .select({
+      productId: prices.productId,
+      variantId: prices.variantId,
+      currency: prices.currency,
+      amountMinor: prices.amountMinor,
+      compareAtAmountMinor: prices.compareAtAmountMinor,
+      minQuantity: prices.minQuantity,
+    })
     .from(prices)
     .orderBy(asc(prices.productId), asc(prices.variantId), asc(prices.currency))
   const levelRows = await handle.db
@@ -401,6 +575,9 @@ describe('products CSV', () => {
       ['product_slug,stock:Nowhere\nx,1', "The column 'stock:Nowhere' names no stock location: create 'Nowhere' first (POST /stock-locations)"],
       ['product_slug,product_price:XXX\nx,1', "The column 'product_price:XXX' names no known ISO 4217 currency"],
       ['product_slug,product_slug\nx,x', "The column 'product_slug' appears twice in the header"],
+      ['product_slug,product_compare_at_price:EUR\nx,1', "The column 'product_compare_at_price:EUR' needs the column 'product_price:EUR' beside it (a compare-at amount belongs to a price)"],
+      ['product_slug,attribute:material\nx,y', "The column 'attribute:material' names no product attribute: define 'material' first (POST /attributes)"],
+      ['product_slug,variant_attribute:Shade\nx,y', "The column 'variant_attribute:Shade' names no attribute: a key is lower case letters, digits and _"],
       ['', 'The file is empty: it needs a header row'],
       ['product_slug,product_title\n"open,quote\n', ''],
     ]
@@ -410,6 +587,325 @@ describe('products CSV', () => {
       if (message) expect(result.error).toBe(message)
       else expect(result.error).toMatch(/^The file could not be read as CSV: /)
     }
+  })
+
+  it('writes the catalog model: status, compare-at prices, tags, identifiers, options and attributes, a column each', async () => {
+    const handle = await freshDatabase()
+    await prepareShop(handle)
+    const [id] = await seedCatalog(handle, [
+      {
+        ...plainProduct('Tee'),
+        status: 'active',
+        publishedAt: '2031-05-01T09:30:00.000250Z',
+        compareAt: 2500,
+        tags: ['Summer', 'sale, 50%', 'back\\slash'],
+        productType: 'Shirts',
+        vendor: '=Acme',
+        barcode: '4006381333931',
+        length: 30.5,
+        width: 20,
+        height: null,
+        dimensionUnit: 'cm',
+        hsCode: '61091000',
+        countryOfOrigin: 'PT',
+        seoTitle: 'Tee, "cotton"',
+        seoDescription: null,
+        options: [{ name: 'Size', values: [{ value: 'S', swatchColor: null, swatchImageUrl: null }, { value: 'M', swatchColor: '#1e40af', swatchImageUrl: null }] }],
+        attributes: { warranty_years: -2, rating: 4.5, eco: true, launch: '2026-03-01', features: ['waterproof', 'recycled|x'], supplier_note: 'ask Ana' },
+        extraPrices: [['EUR', 1800, 2200]],
+        variants: [
+          { ...plainVariant('Small'), compareAt: 2000, barcode: '96385074', attributes: { shade: 'dark', batch: 12 }, extraPrices: [['EUR', 1700, null]] },
+          { ...plainVariant('Medium'), extraPrices: [] },
+        ],
+      },
+    ])
+    const [header, small, medium] = parse(await exportText(handle, 'products'), { bom: true }) as string[][]
+    const at = (row: string[], column: string) => row[header!.indexOf(column)]
+    expect(header!.slice(header!.indexOf('product_categories') + 1, header!.indexOf('variant_id'))).toEqual([
+      'product_status', 'product_published_at', 'product_compare_at_price', 'product_tags', 'product_type', 'product_vendor', 'product_barcode', 'product_length',
+      'product_width', 'product_height', 'product_dimension_unit', 'product_hs_code', 'product_country_of_origin', 'product_seo_title', 'product_seo_description', 'product_options',
+    ])
+    expect(header!.filter((name) => name.includes('attribute:'))).toEqual([
+      ...ATTRIBUTES.filter((definition) => definition.owner !== 'variant').map((definition) => `attribute:${definition.key}`),
+      'variant_attribute:shade',
+      'variant_attribute:batch',
+    ])
+    expect(header!.slice(header!.indexOf('product_price:EUR'), header!.indexOf('product_price:EUR') + 4)).toEqual([
+      'product_price:EUR', 'variant_price:EUR', 'product_compare_at_price:EUR', 'variant_compare_at_price:EUR',
+    ])
+    // A scheduled product: active, not yet public.
+    expect([at(small!, 'product_status'), at(small!, 'product_active'), at(small!, 'product_published_at')]).toEqual(['active', 'false', '2031-05-01T09:30:00.00025Z'])
+    expect(at(small!, 'product_tags')).toBe('Summer, sale\\, 50%, back\\\\slash')
+    expect(at(small!, 'product_vendor')).toBe("'=Acme")
+    expect([at(small!, 'product_compare_at_price'), at(small!, 'product_length'), at(small!, 'product_width'), at(small!, 'product_height')]).toEqual(['25.00', '30.5', '20', ''])
+    expect([at(small!, 'product_barcode'), at(small!, 'product_hs_code'), at(small!, 'product_country_of_origin')]).toEqual(['4006381333931', '61091000', 'PT'])
+    const options = JSON.parse(at(small!, 'product_options')!) as { id: string; name: string; values: { id: string; value: string; swatch_color?: string }[] }[]
+    expect(options.map((option) => [option.name, option.values.map((value) => [value.value, value.swatch_color ?? null])])).toEqual([['Size', [['S', null], ['M', '#1e40af']]]])
+    const [stored] = await handle.db.select({ options: products.options }).from(products).where(eq(products.id, id!))
+    expect(options[0]!.values.map((value) => value.id)).toEqual(stored!.options[0]!.values.map((value) => value.id))
+    expect([at(small!, 'variant_options'), at(medium!, 'variant_options')]).toEqual(['{"Size":"S"}', '{"Size":"M"}'])
+    expect([at(small!, 'variant_compare_at_price'), at(small!, 'variant_barcode'), at(medium!, 'variant_compare_at_price')]).toEqual(['20.00', '96385074', ''])
+    // Attributes as text: numbers (a negative one guarded), booleans, dates, multi-selects as JSON; staff-only ones too.
+    expect(['warranty_years', 'rating', 'eco', 'launch', 'features', 'supplier_note', 'fit'].map((key) => at(small!, `attribute:${key}`))).toEqual([
+      "'-2", '4.5', 'true', '2026-03-01', '["waterproof","recycled|x"]', 'ask Ana', '',
+    ])
+    expect([at(small!, 'variant_attribute:shade'), at(small!, 'variant_attribute:batch'), at(medium!, 'variant_attribute:shade')]).toEqual(['dark', '12', ''])
+    expect([at(small!, 'product_price:EUR'), at(small!, 'product_compare_at_price:EUR'), at(small!, 'variant_price:EUR'), at(small!, 'variant_compare_at_price:EUR')]).toEqual([
+      '18.00', '22.00', '17.00', '',
+    ])
+  })
+
+  it('refuses every new cell the API would refuse, naming the column, and takes the rest as the API keeps it', async () => {
+    const handle = await freshDatabase()
+    await prepareShop(handle)
+    const [other] = await seedCatalog(handle, [plainProduct('Other')])
+    const header = [
+      'product_slug', 'product_title', 'product_status', 'product_active', 'product_published_at', 'product_compare_at_price', 'product_tags', 'product_barcode',
+      'product_length', 'product_dimension_unit', 'product_hs_code', 'product_country_of_origin', 'product_seo_title', 'product_options', 'attribute:warranty_years',
+      'attribute:fit', 'attribute:features', 'attribute:launch', 'attribute:related', 'attribute:supplier_note', 'variant_title', 'variant_barcode', 'variant_options',
+      'variant_attribute:shade', 'product_price:EUR', 'product_compare_at_price:EUR',
+    ]
+    const product = (slug: string, cells: Record<string, string> = {}) => ({ product_slug: slug, product_title: slug, ...cells })
+    const variant = (slug: string, cells: Record<string, string>) => ({ product_slug: slug, ...cells })
+    const TEE_OPTIONS = '[{"name": "Size", "values": ["S", {"value": "M", "swatch_color": "#1e40af"}]}, {"name": "Colour", "values": ["Red"]}]'
+    const rows = [
+      product('bad-status', { product_status: 'live' }),
+      product('disagree', { product_status: 'archived', product_active: 'true' }),
+      product('bad-moment', { product_published_at: 'tomorrow' }),
+      product('bad-compare', { product_compare_at_price: '1.234' }),
+      product('long-tag', { product_tags: `ok, ${'x'.repeat(101)}` }),
+      product('bad-barcode', { product_barcode: '4006381333932' }),
+      product('too-long', { product_length: '1000001' }),
+      product('bad-unit', { product_dimension_unit: 'yd' }),
+      product('bad-hs', { product_hs_code: '12345' }),
+      product('bad-country', { product_country_of_origin: 'fr' }),
+      product('long-seo', { product_seo_title: 'x'.repeat(256) }),
+      product('twice', { product_options: '[{"name": "Size", "values": ["S", "s"]}]' }),
+      product('not-json', { product_options: 'Size: S, M' }),
+      product('bad-int', { 'attribute:warranty_years': '2.5' }),
+      product('not-number', { 'attribute:warranty_years': 'two' }),
+      product('bad-select', { 'attribute:fit': 'baggy' }),
+      product('bad-multi', { 'attribute:features': 'vegan' }),
+      product('bad-date', { 'attribute:launch': '2024-02-30' }),
+      product('no-product', { 'attribute:related': '0190a000-0000-7000-8000-000000000000' }),
+      product('compare-alone', { 'product_price:EUR': '', 'product_compare_at_price:EUR': '5.00' }),
+      product('tee', { product_options: TEE_OPTIONS, variant_title: 'A', variant_options: '{"Size": "S", "Colour": "Red"}' }),
+      variant('tee', { variant_title: 'B', variant_options: '{"size": "s", "colour": "RED"}' }),
+      variant('tee', { variant_title: 'C', variant_options: '{"Size": "XL", "Colour": "Red"}' }),
+      variant('tee', { variant_title: 'D', variant_options: '{"Size": "M"}' }),
+      variant('tee', { variant_title: 'E', variant_barcode: '123' }),
+      variant('tee', { variant_title: 'F', variant_options: '{"Size": "M", "Colour": "Red"}', 'variant_attribute:shade': 'medium' }),
+      product('good', {
+        product_status: 'active',
+        product_active: 'false',
+        product_published_at: '2999-01-01T00:00:00+01:00',
+        product_compare_at_price: '25.00',
+        product_tags: ' Summer, sale\\, 50%, summer , ',
+        product_barcode: '4006381333931',
+        product_length: '12.5',
+        product_dimension_unit: 'in',
+        product_hs_code: '6109.10.00',
+        product_country_of_origin: 'FR',
+        product_options: TEE_OPTIONS,
+        'attribute:warranty_years': '3',
+        'attribute:features': '["vegan", "waterproof", "vegan"]',
+        'attribute:related': other!,
+        'attribute:supplier_note': 'staff only',
+        'product_price:EUR': '18.00',
+        'product_compare_at_price:EUR': '21.00',
+        variant_title: 'Small red',
+        variant_options: '{"size": "s", "colour": "red"}',
+        'variant_attribute:shade': 'dark',
+      }),
+      variant('good', { variant_title: 'Medium red', variant_options: '{"Size": "M", "Colour": "Red"}' }),
+    ]
+    const csv = stringify([header, ...rows.map((row) => header.map((column) => (row as Record<string, string>)[column] ?? ''))])
+    const result = await importText(handle, 'products', csv, { batchRows: 50 })
+    expect(result.status).toBe('completed')
+    const reasons = Object.fromEntries(result.report.map((row) => [`${row.key} ${row.row}`, row.reason]))
+    const reason = (slug: string) => result.report.find((row) => row.key === slug)!.reason
+    expect(reason('bad-status')).toBe("product_status: 'live' is not one of draft, active, archived")
+    expect(reason('disagree')).toBe(
+      "product_active: 'true' disagrees with product_status 'archived' (true is an active product whose product_published_at has come): leave product_active empty to go by product_status",
+    )
+    expect(reason('bad-moment')).toBe('product_published_at: must match format "date-time"')
+    expect(reason('bad-compare')).toBe('product_compare_at_price: USD amounts have at most 2 decimal places (an amount in major units, such as 19.99)')
+    expect(reason('long-tag')).toMatch(/^product_tags\/1: must not have more than 100 characters/)
+    expect(reason('bad-barcode')).toBe("product_barcode: '4006381333932' is not a GTIN-8, -12, -13 or -14 with a valid check digit")
+    expect(reason('too-long')).toBe('product_length: must be at most 1000000')
+    expect(reason('bad-unit')).toBe("product_dimension_unit: 'yd' is not one of mm, cm, m, in, ft")
+    expect(reason('bad-hs')).toBe("product_hs_code: '12345' is not an HS code of 6 to 10 digits")
+    expect(reason('bad-country')).toBe("product_country_of_origin: 'fr' is not an ISO 3166-1 alpha-2 country code (such as FR or US)")
+    expect(reason('long-seo')).toMatch(/^product_seo_title: must not have more than 255 characters/)
+    expect(reason('twice')).toBe("product_options: Field 'options[0].values[1].value': Value 's' of option 'Size' is given twice")
+    expect(reason('not-json')).toBe('product_options: not JSON: write the options as [{"name": "Size", "values": ["S", "M"]}]')
+    expect(reason('bad-int')).toBe('attribute:warranty_years: must be an integer')
+    expect(reason('not-number')).toBe("attribute:warranty_years: 'two' is not a number")
+    expect(reason('bad-select')).toBe('attribute:fit: must be one of slim, regular, wide, "loose"')
+    expect(reason('bad-multi')).toBe('attribute:features: not JSON: write the values as ["red", "blue"]')
+    expect(reason('bad-date')).toBe('attribute:launch: must be a date, YYYY-MM-DD')
+    expect(reason('no-product')).toBe('attribute:related: names no product: 0190a000-0000-7000-8000-000000000000 (neither in the shop nor in the file)')
+    expect(reason('compare-alone')).toBe('product_compare_at_price:EUR: a compare-at amount needs its price (product_price:EUR)')
+    const tee = result.report.filter((row) => row.key === 'tee').map((row) => reasons[`tee ${row.row}`])
+    expect(tee).toEqual([
+      'another row of this product was refused (row 23)',
+      'variant_options: the variant on row 22 of this product has the same option values (Size: S, Colour: Red)',
+      "variant_options.Size: 'XL' is not a value of option 'Size' (S, M)",
+      "variant_options.Colour: Choose a value of option 'Colour' (Red)",
+      // An empty variant_options cell picks nothing.
+      "variant_barcode: '123' is not a GTIN-8, -12, -13 or -14 with a valid check digit; " +
+        "variant_options.Size: Choose a value of option 'Size' (S, M); variant_options.Colour: Choose a value of option 'Colour' (Red)",
+      'variant_attribute:shade: must be one of light, dark',
+    ])
+    expect(result.report.filter((row) => row.action !== 'refuse').map((row) => [row.key, row.action])).toEqual([
+      ['good', 'create'],
+      ['good', 'create'],
+    ])
+
+    const [good] = await handle.db.select().from(products).where(eq(products.slug, 'good'))
+    expect(good).toMatchObject({
+      status: 'active',
+      isActive: false,
+      publishedAt: new Date('2998-12-31T23:00:00Z'),
+      compareAtPriceMinor: 2500,
+      tags: ['Summer', 'sale, 50%'],
+      barcode: '4006381333931',
+      length: 12.5,
+      dimensionUnit: 'in',
+      hsCode: '61091000',
+      countryOfOrigin: 'FR',
+      attributes: { warranty_years: 3, features: ['waterproof', 'vegan'], related: other },
+      staffAttributes: { supplier_note: 'staff only' },
+    })
+    expect(good!.options.map((option) => [option.name, option.values.map((value) => [value.value, value.swatchColor])])).toEqual([
+      ['Size', [['S', null], ['M', '#1e40af']]],
+      ['Colour', [['Red', null]]],
+    ])
+    const goodVariants = await handle.db.select().from(productVariants).where(eq(productVariants.productId, good!.id)).orderBy(asc(productVariants.id))
+    const [size, colour] = good!.options
+    expect(goodVariants.map((row) => [row.title, row.options, row.optionValueIds, row.attributes])).toEqual([
+      ['Small red', { Size: 'S', Colour: 'Red' }, [size!.values[0]!.id, colour!.values[0]!.id].sort(), { shade: 'dark' }],
+      ['Medium red', { Size: 'M', Colour: 'Red' }, [size!.values[1]!.id, colour!.values[0]!.id].sort(), {}],
+    ])
+    const [eur] = await handle.db.select().from(prices).where(and(eq(prices.productId, good!.id), eq(prices.currency, 'EUR')))
+    expect([eur!.amountMinor, eur!.compareAtAmountMinor]).toEqual([1800, 2100])
+  })
+
+  it('moves the variants the file leaves alone with the options it changes, lets rows swap values, and refuses a value another variant has', async () => {
+    const handle = await freshDatabase()
+    await prepareShop(handle)
+    const [legacy, sized] = await seedCatalog(handle, [
+      { ...plainProduct('Legacy'), variants: [{ ...plainVariant('Small'), options: { size: 's' } }, { ...plainVariant('Medium'), options: { Size: 'M' } }] },
+      {
+        ...plainProduct('Sized'),
+        options: [{ name: 'Size', values: ['S', 'M', 'L'].map((value) => ({ value, swatchColor: null, swatchImageUrl: null })) }],
+        variants: ['S', 'M', 'L'].map((title) => ({ ...plainVariant(title), sku: `SZ-${title}` })),
+      },
+    ])
+    const variantsOf = async (productId: string) =>
+      (await handle.db.select().from(productVariants).where(eq(productVariants.productId, productId)).orderBy(asc(productVariants.id))).map((row) => [
+        row.title,
+        row.options,
+        row.optionValueIds.length,
+      ])
+    const [sizedRow] = await handle.db.select({ options: products.options }).from(products).where(eq(products.id, sized!))
+    const [s, m, l] = sizedRow!.options[0]!.values.map((value) => ({ id: value.id, value: value.value }))
+    const options = (values: { id?: string; value: string }[]) => `"${JSON.stringify([{ name: 'Size', values }]).replace(/"/g, '""')}"`
+
+    // Options for a product whose variants were free-form: each takes the value its options named.
+    // A value renamed by its id: the variants that chose it show the new text, though the file names none of them.
+    const first = await importText(
+      handle,
+      'products',
+      [
+        'product_id,product_options,variant_sku,variant_options',
+        `${legacy},${options([{ value: 'S' }, { value: 'M' }, { value: 'L' }])},,`,
+        `${sized},${options([s!, { id: m!.id, value: 'Medium' }, l!])},,`,
+      ].join('\n'),
+    )
+    expect(first.report.map((row) => [row.action, row.reason])).toEqual([
+      ['update', null],
+      ['update', null],
+    ])
+    expect(await variantsOf(legacy!)).toEqual([
+      ['Small', { Size: 'S' }, 1],
+      ['Medium', { Size: 'M' }, 1],
+    ])
+    expect(await variantsOf(sized!)).toEqual([
+      ['S', { Size: 'S' }, 1],
+      ['M', { Size: 'Medium' }, 1],
+      ['L', { Size: 'L' }, 1],
+    ])
+
+    // Two rows swap their values (the unique index sees no clash on the way); a new variant may not take a value another variant keeps.
+    const second = await importText(
+      handle,
+      'products',
+      ['product_id,variant_sku,variant_title,variant_options', `${sized},SZ-S,S,"{""Size"": ""L""}"`, `${sized},SZ-L,L,"{""Size"": ""S""}"`].join('\n'),
+    )
+    expect(second.report.map((row) => row.action)).toEqual(['update', 'update'])
+    expect(await variantsOf(sized!)).toEqual([
+      ['S', { Size: 'L' }, 1],
+      ['M', { Size: 'Medium' }, 1],
+      ['L', { Size: 'S' }, 1],
+    ])
+    const taken = await importText(handle, 'products', ['product_id,variant_sku,variant_title,variant_options', `${sized},SZ-XL,XL,"{""Size"": ""medium""}"`].join('\n'))
+    const [medium] = await handle.db.select({ id: productVariants.id }).from(productVariants).where(eq(productVariants.sku, 'SZ-M'))
+    expect(taken.report.map((row) => row.reason)).toEqual([`variant_options: variant ${medium!.id} of this product has the same option values (Size: Medium)`])
+    const unpicked = await importText(handle, 'products', ['product_id,variant_sku,variant_title', `${sized},SZ-XL,XL`].join('\n'))
+    expect(unpicked.report.map((row) => row.reason)).toEqual(['variant_options: the product has options (Size): pick a value of each, as {"Size":"S"}'])
+    // A value still chosen cannot go (409 through the API).
+    const removed = await importText(handle, 'products', ['product_id,product_options', `${sized},${options([s!, l!])}`].join('\n'))
+    expect(removed.report[0]!.reason).toMatch(/^product_options: Values still chosen by variants cannot be removed: 'Medium' of option 'Size'/)
+  })
+
+  it('changes the attributes it has columns for, public and staff-only, and leaves the others', async () => {
+    const handle = await freshDatabase()
+    await prepareShop(handle)
+    const [id] = await seedCatalog(handle, [
+      { ...plainProduct('Boot'), attributes: { material: 'leather', eco: false, supplier_note: 'old' }, variants: [{ ...plainVariant('One'), sku: 'B-1', attributes: { shade: 'dark', batch: 4 } }] },
+    ])
+    const result = await importText(
+      handle,
+      'products',
+      ['product_slug,attribute:eco,attribute:supplier_note,attribute:rating,variant_sku,variant_attribute:batch', 'product-0,yes,,1e2,B-1,'].join('\n'),
+    )
+    expect(result.report.map((row) => [row.action, row.reason])).toEqual([['update', null]])
+    const [boot] = await handle.db.select().from(products).where(eq(products.id, id!))
+    expect([boot!.attributes, boot!.staffAttributes]).toEqual([{ material: 'leather', eco: true, rating: 100 }, {}])
+    const [one] = await handle.db.select().from(productVariants).where(eq(productVariants.productId, id!))
+    expect([one!.attributes, one!.staffAttributes]).toEqual([{ shade: 'dark' }, {}])
+  })
+
+  it('takes product_active alone as the API takes is_active, and a status with its publication moment', async () => {
+    const handle = await freshDatabase()
+    await prepareShop(handle)
+    await seedCatalog(handle, [plainProduct('A'), plainProduct('B'), { ...plainProduct('C'), status: 'draft' }])
+    const statusOf = async () =>
+      (await handle.db.select({ slug: products.slug, status: products.status, isActive: products.isActive }).from(products).orderBy(asc(products.slug))).map((row) => [
+        row.slug,
+        row.status,
+        row.isActive,
+      ])
+    await importText(handle, 'products', 'product_slug,product_active\nproduct-0,false\nproduct-2,true')
+    expect(await statusOf()).toEqual([
+      ['product-0', 'archived', false],
+      ['product-1', 'active', true],
+      ['product-2', 'active', true],
+    ])
+    const scheduled = await importText(
+      handle,
+      'products',
+      ['product_slug,product_status,product_published_at', 'product-0,active,2999-01-01T00:00:00Z', 'product-1,draft,'].join('\n'),
+    )
+    expect(scheduled.report.map((row) => row.action)).toEqual(['update', 'update'])
+    expect(await statusOf()).toEqual([
+      ['product-0', 'active', false],
+      ['product-1', 'draft', false],
+      ['product-2', 'active', true],
+    ])
+    const refused = await importText(handle, 'products', 'product_slug,product_active,product_published_at\nproduct-2,true,2999-01-01T00:00:00Z')
+    expect(refused.report[0]!.reason).toBe('product_active: true is public now, but product_published_at is later: give product_status active to schedule the product')
   })
 
   it('an import stopped between batches carries on from its last batch and ends as one run would', async () => {
@@ -439,7 +935,8 @@ describe('products CSV', () => {
     expect(resumed).toMatchObject({ status: 'completed', processedRows: 24, created: 24, updated: 0, refused: 0 })
     expect(resumed.report.map((row) => row.row)).toEqual(Array.from({ length: 24 }, (_, i) => i + 2))
     const strip = (catalog: Awaited<ReturnType<typeof catalogOf>>) => ({
-      products: catalog.productRows.map(({ id: _id, ...rest }) => rest),
+      // Published when each run made them.
+      products: catalog.productRows.map(({ id: _id, publishedAt: _published, ...rest }) => rest),
       variants: catalog.variantRows.map(({ id: _id, productId: _product, ...rest }) => rest),
     })
     expect(strip(await catalogOf(two))).toEqual(strip(await catalogOf(one)))

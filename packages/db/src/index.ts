@@ -199,13 +199,18 @@ export {
   type CustomerExportRow,
   type OrderExportFilters,
   type OrderExportRow,
+  type BasePrice,
+  type ProductExportColumns,
   type ProductExportFilters,
   type ProductExportRow,
   type StockLocationColumn,
 } from './sql/csv-export.js'
 export {
+  readAttributeDefinitions,
   readProductMatches,
   writeProducts,
+  type AttributeDefinitionColumn,
+  type AttributeWrite,
   type PriceWrite,
   type ProductFields,
   type ProductMatches,

@@ -2,8 +2,8 @@
  * Cells of the service's CSV files (docs/csv.md). Text a spreadsheet would run as a formula
  * (`=`, `+`, `-`, `@`, tab, carriage return first) gets a leading apostrophe, as OWASP's CSV
  * injection advice says, and reading takes it off again, so export then import gives back the
- * same text. Lists separate their items with `|`, escaping `|` and `\` with `\`. An empty cell is
- * no value (null).
+ * same text. Lists separate their items with `|` (tags with `,`), escaping the separator and `\`
+ * with `\`. An empty cell is no value (null).
  */
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
@@ -22,11 +22,13 @@ export function readText(cell: string): string | null {
   return GUARDED.test(cell.slice(1)) && cell.startsWith("'") ? cell.slice(1) : cell
 }
 
-export function listCell(items: readonly string[]): string {
-  return textCell(items.map((item) => item.replace(/[\\|]/g, (char) => `\\${char}`)).join('|'))
+/** Items joined by `separator` (`|`, or `,` for tags, written `, ` to read well), each escaping it and `\` with `\`. */
+export function listCell(items: readonly string[], separator: '|' | ',' = '|'): string {
+  const escape = separator === '|' ? /[\\|]/g : /[\\,]/g
+  return textCell(items.map((item) => item.replace(escape, (char) => `\\${char}`)).join(separator === '|' ? '|' : ', '))
 }
 
-export function readList(cell: string): string[] {
+export function readList(cell: string, separator: '|' | ',' = '|'): string[] {
   const text = readText(cell)
   if (text === null) return []
   const items: string[] = []
@@ -34,7 +36,7 @@ export function readList(cell: string): string[] {
   for (let index = 0; index < text.length; index++) {
     const char = text[index]!
     if (char === '\\' && index + 1 < text.length) item += text[++index]
-    else if (char === '|') {
+    else if (char === separator) {
       items.push(item)
       item = ''
     } else item += char
@@ -77,17 +79,32 @@ export function readInteger(column: string, cell: string, minimum = 0): number {
   return value
 }
 
-/** A weight as an exact decimal (up to 4 places, as stored). */
-export function readDecimal(column: string, cell: string): string {
+/** A weight or a length as an exact decimal (up to 4 places, as stored), at most `maximum`. */
+export function readDecimal(column: string, cell: string, maximum?: number): string {
   const text = cell.trim()
   const match = /^(\d{1,10})(?:\.(\d{1,4}))?$/.exec(text)
   if (!match) throw new CellProblem(`${column}: '${cell}' is not a decimal of at most 4 places`)
+  if (maximum !== undefined && Number(text) > maximum) throw new CellProblem(`${column}: must be at most ${maximum}`)
+  return text
+}
+
+/**
+ * A moment in ISO 8601 with its offset (`2026-03-01T09:00:00Z`, `…+01:00`), as the API's
+ * date-time fields take it, between the years 1 and 9999; answered as written (PostgreSQL keeps
+ * its microseconds, which a Date would cut to milliseconds). Null when empty.
+ */
+export function readInstant(column: string, cell: string, schema: TSchema): string | null {
+  const text = cell.trim()
+  if (text === '') return null
+  checked(column, schema, text)
+  const year = new Date(text).getUTCFullYear()
+  if (Number.isNaN(year) || year < 1 || year > 9999) throw new CellProblem(`${column}: '${text}' is not a valid date-time between the years 1 and 9999`)
   return text
 }
 
 /** A value checked against the API's own schema of the field, so an import accepts what the API does. */
 export function checked<T>(column: string, schema: TSchema, value: T): T {
   const [first] = Value.Errors(schema, value)
-  if (first) throw new CellProblem(`${column}: ${first.message}`)
+  if (first) throw new CellProblem(`${column}${first.instancePath}: ${first.message}`)
   return value
 }

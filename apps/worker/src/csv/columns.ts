@@ -1,7 +1,9 @@
 /**
  * The columns of each CSV file (docs/csv.md), in the order exports write them. Imports read the
- * same names in any order; a products file also has a column per currency with base prices
- * (`product_price:EUR`, `variant_price:EUR`) and per stock location (`stock:<name>`).
+ * same names in any order; a products file also has a column per attribute definition
+ * (`attribute:<key>`, `variant_attribute:<key>`), per currency with base prices (`product_price:EUR`,
+ * `variant_price:EUR`, and their compare-at amounts `product_compare_at_price:EUR`,
+ * `variant_compare_at_price:EUR`) and per stock location (`stock:<name>`).
  */
 export const PRODUCT_COLUMNS = [
   'product_id',
@@ -16,10 +18,28 @@ export const PRODUCT_COLUMNS = [
   'product_active',
   'product_image_url',
   'product_categories',
+  'product_status',
+  'product_published_at',
+  'product_compare_at_price',
+  'product_tags',
+  'product_type',
+  'product_vendor',
+  'product_barcode',
+  'product_length',
+  'product_width',
+  'product_height',
+  'product_dimension_unit',
+  'product_hs_code',
+  'product_country_of_origin',
+  'product_seo_title',
+  'product_seo_description',
+  'product_options',
   'variant_id',
   'variant_title',
   'variant_sku',
   'variant_price',
+  'variant_compare_at_price',
+  'variant_barcode',
   'variant_options',
   'variant_weight',
   'variant_weight_unit',
@@ -27,6 +47,10 @@ export const PRODUCT_COLUMNS = [
 
 export const productPriceColumn = (currency: string) => `product_price:${currency}`
 export const variantPriceColumn = (currency: string) => `variant_price:${currency}`
+export const productCompareAtColumn = (currency: string) => `product_compare_at_price:${currency}`
+export const variantCompareAtColumn = (currency: string) => `variant_compare_at_price:${currency}`
+/** A product attribute's column, or a variant attribute's. */
+export const attributeColumn = (owner: 'product' | 'variant', key: string) => (owner === 'product' ? `attribute:${key}` : `variant_attribute:${key}`)
 export const stockColumn = (location: string) => `stock:${location}`
 
 /** `created_at` is written by exports and ignored by imports. */

@@ -19,7 +19,19 @@ import {
 import type postgres from 'postgres'
 import type { FileStorage } from '@commerce/storage'
 import { listCell, moneyCell, textCell } from './cells.js'
-import { CUSTOMER_COLUMNS, ORDER_COLUMNS, PRODUCT_COLUMNS, SHIPPING_ADDRESS_FIELDS, productPriceColumn, stockColumn, variantPriceColumn } from './columns.js'
+import {
+  CUSTOMER_COLUMNS,
+  ORDER_COLUMNS,
+  PRODUCT_COLUMNS,
+  SHIPPING_ADDRESS_FIELDS,
+  attributeColumn,
+  productCompareAtColumn,
+  productPriceColumn,
+  stockColumn,
+  variantCompareAtColumn,
+  variantPriceColumn,
+} from './columns.js'
+import { attributeCell, optionsCell, tagsCell, variantOptionsCell } from './product-cells.js'
 
 interface Table {
   header: string[]
@@ -65,13 +77,27 @@ async function tableOf(sql: postgres.Sql, resource: ExportResource, filters: Rec
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 async function productTable(sql: postgres.Sql, filters: Record<string, unknown>): Promise<Table> {
-  const { locations, currencies } = await productExportColumns(sql)
-  const header = [...PRODUCT_COLUMNS, ...currencies.flatMap((currency) => [productPriceColumn(currency), variantPriceColumn(currency)]), ...locations.map((location) => stockColumn(location.name))]
+  const { locations, currencies, compareAtCurrencies, attributes } = await productExportColumns(sql)
+  const productAttributes = attributes.filter((definition) => definition.owner === 'product').map((definition) => definition.key)
+  const variantAttributes = attributes.filter((definition) => definition.owner === 'variant').map((definition) => definition.key)
+  const compared = (currency: string) => compareAtCurrencies.includes(currency)
+  const header = [
+    ...PRODUCT_COLUMNS,
+    ...productAttributes.map((key) => attributeColumn('product', key)),
+    ...variantAttributes.map((key) => attributeColumn('variant', key)),
+    ...currencies.flatMap((currency) => [
+      productPriceColumn(currency),
+      variantPriceColumn(currency),
+      ...(compared(currency) ? [productCompareAtColumn(currency), variantCompareAtColumn(currency)] : []),
+    ]),
+    ...locations.map((location) => stockColumn(location.name)),
+  ]
   const query: ProductExportFilters = { isActive: typeof filters.is_active === 'boolean' ? filters.is_active : undefined, categoryId: text(filters.category_id), updatedAfter: text(filters.updated_after) }
   async function* records() {
     for await (const page of productExportRows(sql, query)) {
       for (const row of page) {
         const variant = row.variantId !== null
+        const money = (minor: string | null) => moneyCell(minor, row.currency)
         yield [
           row.id,
           row.slug,
@@ -79,20 +105,45 @@ async function productTable(sql: postgres.Sql, filters: Record<string, unknown>)
           textCell(row.description),
           textCell(row.sku),
           row.currency,
-          moneyCell(row.priceMinor, row.currency),
+          money(row.priceMinor),
           row.weight ?? '',
           row.weightUnit,
           String(row.isActive),
           textCell(row.imageUrl),
           listCell(row.categories),
+          row.status,
+          row.publishedAt ?? '',
+          money(row.compareAtPriceMinor),
+          tagsCell(row.tags),
+          textCell(row.productType),
+          textCell(row.vendor),
+          row.barcode ?? '',
+          row.length ?? '',
+          row.width ?? '',
+          row.height ?? '',
+          row.dimensionUnit,
+          row.hsCode ?? '',
+          row.countryOfOrigin ?? '',
+          textCell(row.seoTitle),
+          textCell(row.seoDescription),
+          optionsCell(row.options),
           row.variantId ?? '',
           textCell(row.variantTitle),
           textCell(row.variantSku),
-          moneyCell(row.variantPriceMinor, row.currency),
-          variant ? textCell(JSON.stringify(row.variantOptions ?? {})) : '',
+          money(row.variantPriceMinor),
+          money(row.variantCompareAtPriceMinor),
+          row.variantBarcode ?? '',
+          variant ? variantOptionsCell(row.variantOptions ?? {}) : '',
           row.variantWeight ?? '',
           row.variantWeightUnit ?? '',
-          ...currencies.flatMap((currency) => [moneyCell(row.prices?.[currency] ?? null, currency), moneyCell(row.variantPrices?.[currency] ?? null, currency)]),
+          ...productAttributes.map((key) => attributeCell(row.attributes[key])),
+          ...variantAttributes.map((key) => attributeCell(row.variantAttributes?.[key])),
+          ...currencies.flatMap((currency) => {
+            const own = row.prices?.[currency]
+            const ofVariant = row.variantPrices?.[currency]
+            const cells = [moneyCell(own?.[0] ?? null, currency), moneyCell(ofVariant?.[0] ?? null, currency)]
+            return compared(currency) ? [...cells, moneyCell(own?.[1] ?? null, currency), moneyCell(ofVariant?.[1] ?? null, currency)] : cells
+          }),
           ...locations.map((location) => String(row.stock?.[location.id] ?? '')),
         ]
       }

@@ -12,6 +12,12 @@ import type { FileStorage } from '@commerce/storage'
 /** What one resource's import does with its rows. */
 export interface RowHandler<Unit> {
   /**
+   * Reads what checking the header needs from the database before the first row (throws a
+   * HeaderProblem); may ask for every row of the file first (`scan`), when a row's check depends
+   * on rows after it.
+   */
+  prepare?(database: DatabaseHandle): Promise<{ scan?: ((cells: string[]) => void) | undefined }>
+  /**
    * Takes the next row; answers the units it completed (a product's rows end where another's
    * begin). `misaligned` says why the row cannot be read as the header says (refused, the rest of
    * the file still goes in).
@@ -78,6 +84,8 @@ export async function runImport(run: ImportRun): Promise<void> {
       if (!handler) {
         header = record.map((name) => name.trim())
         handler = await run.handler(header)
+        const prepared = await handler.prepare?.(run.database)
+        if (prepared?.scan) await scanFile(run, prepared.scan)
         continue
       }
       consumed++
@@ -102,6 +110,28 @@ export async function runImport(run: ImportRun): Promise<void> {
       batchRows += handler.rowCount(unit)
     }
     await commit()
+  } finally {
+    parser.destroy()
+  }
+}
+
+/**
+ * Reads every row of the file once (after its header) for a handler that needs to know them all
+ * first. A file that cannot be read as CSV is left to the import's own reading, which fails there.
+ */
+async function scanFile(run: ImportRun, scan: (cells: string[]) => void): Promise<void> {
+  const file = await run.storage.readStream(run.claimed.storageKey)
+  if (!file) return
+  const parser = file.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true }))
+  file.on('error', (error) => parser.destroy(error))
+  let first = true
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!first) scan(record)
+      first = false
+    }
+  } catch {
+    // The import's own reading reports it where it is.
   } finally {
     parser.destroy()
   }

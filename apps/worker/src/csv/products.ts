@@ -5,20 +5,39 @@
  * `variant_id`, else by SKU, else by title within the product. A product is written whole or not
  * at all: one refused row refuses its product's every row. Columns the file does not have are left
  * as they are; an empty cell clears a field that may be empty (description, SKU, a price in
- * another currency) and gives the default to one that may not (weight unit, active).
+ * another currency) and gives the default to one that may not (weight unit, status). Every cell
+ * is checked as the API checks the field (@commerce/domain), and a variant of a product with
+ * options picks one value of each (chooseValues), no two variants the same.
  */
-import { CreateProduct, CreateVariant, isCurrency, isUuid, WEIGHT_UNITS, type WeightUnit } from '@commerce/domain'
+import {
+  CreateProduct,
+  CreateVariant,
+  DomainError,
+  chooseValues,
+  isCurrency,
+  isUuid,
+  reconcileOptions,
+  WEIGHT_UNITS,
+  type Choice,
+  type OptionInput,
+  type OptionRecord,
+  type VariantChoice,
+  type WeightUnit,
+} from '@commerce/domain'
 import {
   applyStockMoves,
   ensureLevels,
   lockStockItems,
   newId,
   productSnapshot,
+  readAttributeDefinitions,
   readProductDetails,
   readProductMatches,
   sqlOf,
   writeEvents,
   writeProducts,
+  type AttributeDefinitionColumn,
+  type AttributeWrite,
   type Executor,
   type ImportReportRow,
   type PriceWrite,
@@ -29,9 +48,10 @@ import {
   type StockMove,
   type VariantFields,
 } from '@commerce/db'
-import { CellProblem, checked, readBoolean, readDecimal, readInteger, readList, readMoney, readText } from './cells.js'
-import { PRODUCT_COLUMNS, productPriceColumn, variantPriceColumn } from './columns.js'
+import { CellProblem, checked, readBoolean, readDecimal, readInstant, readInteger, readList, readMoney, readText } from './cells.js'
+import { PRODUCT_COLUMNS, productCompareAtColumn, productPriceColumn, variantCompareAtColumn, variantPriceColumn } from './columns.js'
 import { HeaderProblem, type RowHandler } from './import.js'
+import { readAttribute, readBarcode, readCountry, readDimensionUnit, readHsCode, readLength, readOptions, readStatus, readTags } from './product-cells.js'
 
 interface Row {
   row: number
@@ -48,27 +68,31 @@ interface ProductGroup {
 
 type Column = (typeof PRODUCT_COLUMNS)[number]
 
-const PRODUCT_FIELDS: [Column, keyof ProductFields][] = [
-  ['product_title', 'title'],
-  ['product_slug', 'slug'],
-  ['product_description', 'description'],
-  ['product_sku', 'sku'],
-  ['product_price', 'priceMinor'],
-  ['product_currency', 'currency'],
-  ['product_weight', 'weight'],
-  ['product_weight_unit', 'weightUnit'],
-  ['product_active', 'isActive'],
-  ['product_image_url', 'imageUrl'],
+/** A column `attribute:<key>` or `variant_attribute:<key>`. */
+interface AttributeColumn {
+  column: string
+  owner: 'product' | 'variant'
+  key: string
+}
+
+const PRICE_PREFIXES = ['product_price', 'variant_price']
+const COMPARE_AT_PREFIXES: Record<string, (currency: string) => string> = {
+  product_compare_at_price: productPriceColumn,
+  variant_compare_at_price: variantPriceColumn,
+}
+const ATTRIBUTE_PREFIXES: Record<string, AttributeColumn['owner']> = { attribute: 'product', variant_attribute: 'variant' }
+const ATTRIBUTE_KEY = /^[a-z][a-z0-9_]{0,63}$/
+const VARIANT_COLUMNS: Column[] = [
+  'variant_id',
+  'variant_title',
+  'variant_sku',
+  'variant_price',
+  'variant_compare_at_price',
+  'variant_barcode',
+  'variant_options',
+  'variant_weight',
+  'variant_weight_unit',
 ]
-const VARIANT_FIELDS: [Column, keyof VariantFields][] = [
-  ['variant_title', 'title'],
-  ['variant_sku', 'sku'],
-  ['variant_price', 'priceMinor'],
-  ['variant_options', 'options'],
-  ['variant_weight', 'weight'],
-  ['variant_weight_unit', 'weightUnit'],
-]
-const VARIANT_CELLS: Column[] = ['variant_id', ...VARIANT_FIELDS.map(([column]) => column)]
 
 export interface ProductImportContext {
   importId: string
@@ -81,49 +105,93 @@ export function productImport(header: string[], context: ProductImportContext): 
   const index = new Map<string, number>()
   const unknown: string[] = []
   const currencies: string[] = []
+  const compareAt: { column: string; base: string }[] = []
+  const attributeColumns: AttributeColumn[] = []
   const stock: { column: string; locationId: string }[] = []
   const locations = new Map(context.locations.map((location) => [location.name.toLowerCase(), location.id]))
   header.forEach((name, position) => {
     if (index.has(name)) throw new HeaderProblem(`The column '${name}' appears twice in the header`)
     index.set(name, position)
-    const [prefix, rest] = [name.slice(0, name.indexOf(':')), name.slice(name.indexOf(':') + 1)]
     if ((PRODUCT_COLUMNS as readonly string[]).includes(name)) return
-    if ((prefix === 'product_price' || prefix === 'variant_price') && name.includes(':')) {
-      if (!isCurrency(rest)) throw new HeaderProblem(`The column '${name}' names no known ISO 4217 currency`)
-      if (!currencies.includes(rest)) currencies.push(rest)
+    const colon = name.indexOf(':')
+    if (colon < 0) {
+      unknown.push(name)
       return
     }
-    if (prefix === 'stock' && name.includes(':')) {
+    const [prefix, rest] = [name.slice(0, colon), name.slice(colon + 1)]
+    if (PRICE_PREFIXES.includes(prefix) || prefix in COMPARE_AT_PREFIXES) {
+      if (!isCurrency(rest)) throw new HeaderProblem(`The column '${name}' names no known ISO 4217 currency`)
+      if (prefix in COMPARE_AT_PREFIXES) compareAt.push({ column: name, base: COMPARE_AT_PREFIXES[prefix]!(rest) })
+      else if (!currencies.includes(rest)) currencies.push(rest)
+      return
+    }
+    if (prefix === 'stock') {
       const locationId = locations.get(rest.toLowerCase())
       if (!locationId) throw new HeaderProblem(`The column '${name}' names no stock location: create '${rest}' first (POST /stock-locations)`)
       stock.push({ column: name, locationId })
       return
     }
+    if (prefix in ATTRIBUTE_PREFIXES) {
+      if (!ATTRIBUTE_KEY.test(rest)) throw new HeaderProblem(`The column '${name}' names no attribute: a key is lower case letters, digits and _`)
+      attributeColumns.push({ column: name, owner: ATTRIBUTE_PREFIXES[prefix]!, key: rest })
+      return
+    }
     unknown.push(name)
   })
   if (unknown.length > 0) throw new HeaderProblem(`Unknown columns: ${unknown.map((name) => `'${name}'`).join(', ')} (docs/csv.md lists them)`)
+  for (const { column, base } of compareAt) {
+    if (!index.has(base)) throw new HeaderProblem(`The column '${column}' needs the column '${base}' beside it (a compare-at amount belongs to a price)`)
+  }
   if (!index.has('product_id') && !index.has('product_slug')) throw new HeaderProblem('The header needs product_id or product_slug, to know which product each row is')
 
-  const has = (column: string) => index.has(column)
   const cell = (cells: string[], column: string): string | undefined => {
     const position = index.get(column)
     // A short row's missing cells read as empty (the row is refused as misaligned anyway).
     return position === undefined ? undefined : (cells[position] ?? '')
   }
-  const productPresent = PRODUCT_FIELDS.filter(([column]) => has(column)).map(([, field]) => field)
-  const variantPresent = VARIANT_FIELDS.filter(([column]) => has(column)).map(([, field]) => field)
   const keyOf = (cells: string[], row: number) => {
     const id = cell(cells, 'product_id')?.trim().toLowerCase()
     if (id) return `id:${id}`
     const slug = cell(cells, 'product_slug')?.trim()
     return slug ? `slug:${slug}` : `row:${row}`
   }
+  /** The cells every row of a product repeats (or leaves empty). */
+  const productColumns = [
+    ...PRODUCT_COLUMNS.filter((name) => name.startsWith('product_')),
+    ...currencies.flatMap((code) => [productPriceColumn(code), productCompareAtColumn(code)]),
+    ...attributeColumns.filter((column) => column.owner === 'product').map((column) => column.column),
+  ]
+  const variantCells = [...VARIANT_COLUMNS, ...attributeColumns.filter((column) => column.owner === 'variant').map((column) => column.column)]
+
+  /** The definitions of the attribute columns, by column (read by prepare). */
+  const definitions = new Map<string, AttributeDefinitionColumn>()
+  /** Every product id the file names, when a column refers to products (read by prepare's scan). */
+  const fileProducts = new Set<string>()
+  const referenceColumns = () => attributeColumns.filter((column) => definitions.get(column.column)?.type === 'product_reference').map((column) => column.column)
 
   const defaultLocation = context.locations.find((location) => location.isDefault)?.id
   const seen = new Map<string, number>()
   let open: ProductGroup | undefined
 
   return {
+    async prepare(database) {
+      if (attributeColumns.length === 0) return {}
+      const all = await readAttributeDefinitions(database.sql)
+      for (const { column, owner, key } of attributeColumns) {
+        const definition = all.find((candidate) => candidate.owner === owner && candidate.key === key)
+        if (!definition) throw new HeaderProblem(`The column '${column}' names no ${owner} attribute: define '${key}' first (POST /attributes)`)
+        definitions.set(column, definition)
+      }
+      if (referenceColumns().length === 0) return {}
+      // A product may refer to one later in the file (an export is in id order).
+      return {
+        scan: (cells: string[]) => {
+          const id = cell(cells, 'product_id')?.trim().toLowerCase()
+          if (id && isUuid(id)) fileProducts.add(id)
+        },
+      }
+    },
+
     take(row, cells, misaligned) {
       const key = keyOf(cells, row)
       if (open?.key === key) {
@@ -147,7 +215,14 @@ export function productImport(header: string[], context: ProductImportContext): 
 
     async apply(tx, groups, dryRun) {
       const sql = sqlOf(tx)
-      const names = { productIds: new Set<string>(), slugs: new Set<string>(), variantIds: new Set<string>(), categorySlugs: new Set<string>() }
+      const names = {
+        productIds: new Set<string>(),
+        slugs: new Set<string>(),
+        variantIds: new Set<string>(),
+        categorySlugs: new Set<string>(),
+        references: new Set<string>(),
+      }
+      const references = referenceColumns()
       for (const group of groups) {
         const first = group.rows[0]!.cells
         const id = cell(first, 'product_id')?.trim().toLowerCase()
@@ -158,6 +233,10 @@ export function productImport(header: string[], context: ProductImportContext): 
         for (const { cells } of group.rows) {
           const variantId = cell(cells, 'variant_id')?.trim().toLowerCase()
           if (variantId && isUuid(variantId)) names.variantIds.add(variantId)
+          for (const column of references) {
+            const target = readText(cell(cells, column) ?? '')?.trim().toLowerCase()
+            if (target && isUuid(target)) names.references.add(target)
+          }
         }
       }
       const matches = await readProductMatches(sql, {
@@ -165,6 +244,7 @@ export function productImport(header: string[], context: ProductImportContext): 
         slugs: [...names.slugs],
         variantIds: [...names.variantIds],
         categorySlugs: [...names.categorySlugs],
+        references: [...names.references],
       })
       const decided = decide(groups, matches)
       if (!dryRun) await write(tx, decided)
@@ -179,9 +259,20 @@ export function productImport(header: string[], context: ProductImportContext): 
     report: ImportReportRow[]
   }
 
+  /** A variant a row of the file names. */
+  interface VariantEntry {
+    row: number
+    id: string
+    create: boolean
+    fields: Partial<VariantFields>
+    /** The options its `variant_options` cell gives; undefined: the file gives none for it. */
+    sent?: Record<string, string> | undefined
+  }
+
   function decide(groups: ProductGroup[], matches: ProductMatches): Decided {
     const decided: Decided = { products: [], prices: [], stock: [], report: [] }
     const slugsInBatch = new Map<string, string>()
+    const knownProducts = new Set(matches.references)
     for (const group of groups) {
       const problems = new Map<number, string[]>()
       const refuse = (row: number, problem: string) => problems.set(row, [...(problems.get(row) ?? []), problem])
@@ -204,7 +295,7 @@ export function productImport(header: string[], context: ProductImportContext): 
 
       // Later rows repeat the product's cells or leave them empty.
       for (const { row, cells } of group.rows.slice(1)) {
-        for (const column of [...PRODUCT_COLUMNS.filter((name) => name.startsWith('product_')), ...currencies.map(productPriceColumn)]) {
+        for (const column of productColumns) {
           const value = cell(cells, column)
           if (value && value !== cell(first, column)) refuse(row, `${column} differs from the product's first row (row ${firstRow.row})`)
         }
@@ -223,6 +314,25 @@ export function productImport(header: string[], context: ProductImportContext): 
         slugsInBatch.set(slugCell, productId)
       }
       const create = !existing
+
+      /** The attribute values of a row's columns of `owner`; undefined when the file has none. */
+      const readAttributes = (cells: string[], owner: AttributeColumn['owner'], row: number): AttributeWrite | undefined => {
+        const columns = attributeColumns.filter((column) => column.owner === owner)
+        if (columns.length === 0) return undefined
+        const write: AttributeWrite = { keys: [], values: {}, staffValues: {} }
+        for (const { column, key } of columns) {
+          const definition = definitions.get(column)!
+          write.keys.push(key)
+          const value = attempt(row, () => readAttribute(column, definition, cell(cells, column)!))
+          if (value === undefined || value === null) continue
+          if (definition.type === 'product_reference' && !knownProducts.has(value as string) && !fileProducts.has(value as string)) {
+            refuse(row, `${column}: names no product: ${value as string} (neither in the shop nor in the file)`)
+            continue
+          }
+          ;(definition.public ? write.values : write.staffValues)[key] = value
+        }
+        return write
+      }
 
       // The product's fields, from its first row.
       const fields: Partial<ProductFields> = {}
@@ -249,18 +359,77 @@ export function productImport(header: string[], context: ProductImportContext): 
         if (value === null) throw new CellProblem(`${column}: required`)
         return value
       }
+      const money = (column: Column, text: string) => (text.trim() === '' ? null : readMoney(column, text, currency))
+      const optional = (column: Column, schema: Parameters<typeof checked>[1]) => (text: string) => checked(column, schema, readText(text))
       read('product_title', 'title', (text) => checked('product_title', CreateProduct.properties.title, required('product_title', text)), undefined)
       if (create && fields.title === undefined && !problems.size) refuse(firstRow.row, 'product_title: required for a new product')
       if (slugCell !== undefined) fields.slug = attempt(firstRow.row, () => checked('product_slug', CreateProduct.properties.slug, slugCell))
       else if (create && !group.key.startsWith('row:')) refuse(firstRow.row, 'product_slug: required for a new product')
-      read('product_description', 'description', (text) => checked('product_description', CreateProduct.properties.description, readText(text)), null)
-      read('product_sku', 'sku', (text) => checked('product_sku', CreateProduct.properties.sku, readText(text)), null)
+      read('product_description', 'description', optional('product_description', CreateProduct.properties.description), null)
+      read('product_sku', 'sku', optional('product_sku', CreateProduct.properties.sku), null)
       read('product_price', 'priceMinor', (text) => readMoney('product_price', required('product_price', text), currency), 0)
+      read('product_compare_at_price', 'compareAtPriceMinor', (text) => money('product_compare_at_price', text), null)
       read('product_weight', 'weight', (text) => (text.trim() === '' ? null : readDecimal('product_weight', text)), null)
       read('product_weight_unit', 'weightUnit', (text) => weightUnit('product_weight_unit', text), 'kg')
-      read('product_active', 'isActive', (text) => (text.trim() === '' ? true : readBoolean('product_active', text)), true)
-      read('product_image_url', 'imageUrl', (text) => checked('product_image_url', CreateProduct.properties.image_url, readText(text)), null)
+      read('product_image_url', 'imageUrl', optional('product_image_url', CreateProduct.properties.image_url), null)
+      read('product_tags', 'tags', (text) => readTags('product_tags', text), [])
+      read('product_type', 'productType', optional('product_type', CreateProduct.properties.product_type), null)
+      read('product_vendor', 'vendor', optional('product_vendor', CreateProduct.properties.vendor), null)
+      read('product_barcode', 'barcode', (text) => readBarcode('product_barcode', text), null)
+      read('product_length', 'length', (text) => readLength('product_length', text), null)
+      read('product_width', 'width', (text) => readLength('product_width', text), null)
+      read('product_height', 'height', (text) => readLength('product_height', text), null)
+      read('product_dimension_unit', 'dimensionUnit', (text) => readDimensionUnit('product_dimension_unit', text), 'cm')
+      read('product_hs_code', 'hsCode', (text) => readHsCode('product_hs_code', text), null)
+      read('product_country_of_origin', 'countryOfOrigin', (text) => readCountry('product_country_of_origin', text), null)
+      read('product_seo_title', 'seoTitle', optional('product_seo_title', CreateProduct.properties.seo_title), null)
+      read('product_seo_description', 'seoDescription', optional('product_seo_description', CreateProduct.properties.seo_description), null)
+      decideStatus()
+      const productAttributes = readAttributes(first, 'product', firstRow.row)
+      if (productAttributes) fields.attributes = productAttributes
       if (create && fields.currency === undefined) fields.currency = currency
+
+      /**
+       * `product_status` (with `product_published_at`) says the status; `product_active`, the
+       * column before statuses, must then agree with it (true: active and published). Without a
+       * status, `product_active` alone works as the API's `is_active`: true makes the product
+       * active (published now), false archives it.
+       */
+      function decideStatus() {
+        const statusCell = at('product_status')
+        const activeCell = at('product_active')
+        const publishedCell = at('product_published_at')
+        let publishedAt: string | null | undefined
+        if (publishedCell !== undefined) {
+          publishedAt = attempt(firstRow.row, () => readInstant('product_published_at', publishedCell, CreateProduct.properties.published_at))
+          if (publishedAt !== undefined) fields.publishedAt = publishedAt
+        }
+        const moment = publishedCell === undefined ? (existing?.publishedAt ?? null) : publishedAt
+        const later = typeof moment === 'string' && new Date(moment).getTime() > Date.now()
+        const activeText = activeCell?.trim() ?? ''
+        if (statusCell !== undefined && statusCell.trim() !== '') {
+          const status = attempt(firstRow.row, () => readStatus('product_status', statusCell))
+          if (status === undefined) return
+          fields.status = status
+          const active = activeText === '' ? undefined : attempt(firstRow.row, () => readBoolean('product_active', activeText))
+          if (active !== undefined && active !== (status === 'active' && !later)) {
+            refuse(
+              firstRow.row,
+              `product_active: '${activeText}' disagrees with product_status '${status}'${status === 'active' && later ? ' published later' : ''} ` +
+                '(true is an active product whose product_published_at has come): leave product_active empty to go by product_status',
+            )
+          }
+        } else if (activeCell !== undefined) {
+          const active = activeText === '' ? true : attempt(firstRow.row, () => readBoolean('product_active', activeText))
+          if (active === undefined) return
+          if (publishedCell === undefined) {
+            fields.isActive = active
+            return
+          }
+          if (active && later) refuse(firstRow.row, 'product_active: true is public now, but product_published_at is later: give product_status active to schedule the product')
+          fields.status = active ? 'active' : 'archived'
+        } else if (statusCell !== undefined) fields.status = 'active'
+      }
 
       let categoryIds: string[] | undefined
       const categoriesCell = at('product_categories')
@@ -274,19 +443,31 @@ export function productImport(header: string[], context: ProductImportContext): 
       }
 
       const prices: PriceWrite[] = []
-      const priceOf = (column: string, text: string | undefined, cellCurrency: string, variantId: string | null, row: number) => {
+      /** The base price in `code` of the product (variant null) or a variant, with its compare-at amount when the file has its column. */
+      const priceOf = (code: string, cells: string[], variantId: string | null, row: number) => {
+        const [base, compare] = variantId === null ? [productPriceColumn(code), productCompareAtColumn(code)] : [variantPriceColumn(code), variantCompareAtColumn(code)]
+        const text = cell(cells, base)
         if (text === undefined) return
-        if (cellCurrency === currency) {
-          if (text.trim() !== '') refuse(row, `${column}: ${currency} is the product's own currency: its price is product_price (or variant_price)`)
+        const compareText = cell(cells, compare)
+        if (code === currency) {
+          if (text.trim() !== '') refuse(row, `${base}: ${currency} is the product's own currency: its price is product_price (or variant_price)`)
+          if (compareText?.trim()) refuse(row, `${compare}: ${currency} is the product's own currency: its compare-at price is product_compare_at_price (or variant_compare_at_price)`)
           return
         }
-        const amountMinor = text.trim() === '' ? null : attempt(row, () => readMoney(column, text, cellCurrency))
-        if (amountMinor !== undefined) prices.push({ id: newId(), productId, variantId, currency: cellCurrency, amountMinor })
+        if (text.trim() === '') {
+          if (compareText?.trim()) refuse(row, `${compare}: a compare-at amount needs its price (${base})`)
+          prices.push({ id: newId(), productId, variantId, currency: code, amountMinor: null })
+          return
+        }
+        const amountMinor = attempt(row, () => readMoney(base, text, code))
+        const compareAtAmountMinor = compareText === undefined || compareText.trim() === '' ? null : attempt(row, () => readMoney(compare, compareText, code))
+        if (amountMinor === undefined || compareAtAmountMinor === undefined) return
+        prices.push({ id: newId(), productId, variantId, currency: code, amountMinor, ...(compareText !== undefined && { compareAtAmountMinor }) })
       }
-      for (const code of currencies) priceOf(productPriceColumn(code), cell(first, productPriceColumn(code)), code, null, firstRow.row)
+      for (const code of currencies) priceOf(code, first, null, firstRow.row)
 
       // The variants, one per row with variant cells.
-      const variants: ProductWrite['variants'] = []
+      const entries: VariantEntry[] = []
       const stockTargets: Decided['stock'] = []
       const rowCreates = new Map<number, boolean>()
       const existingVariants = existing?.variants ?? []
@@ -300,7 +481,7 @@ export function productImport(header: string[], context: ProductImportContext): 
             if (onHand !== undefined) stockTargets.push({ product: productId, variant, location: locationId, onHand })
           }
         }
-        if (!VARIANT_CELLS.some((column) => (cell(cells, column) ?? '').trim() !== '')) {
+        if (!variantCells.some((column) => (cell(cells, column) ?? '').trim() !== '')) {
           rowCreates.set(row, create)
           stockOf(null)
           continue
@@ -338,16 +519,85 @@ export function productImport(header: string[], context: ProductImportContext): 
         if (createVariant && variantFields.title === undefined && !problems.has(row)) refuse(row, 'variant_title: required for a new variant')
         readVariant('variant_sku', 'sku', (text) => checked('variant_sku', CreateVariant.properties.sku, readText(text)), null)
         readVariant('variant_price', 'priceMinor', (text) => (text.trim() === '' ? null : readMoney('variant_price', text, currency)), null)
-        readVariant('variant_options', 'options', (text) => options(text), {})
+        readVariant('variant_compare_at_price', 'compareAtPriceMinor', (text) => (text.trim() === '' ? null : readMoney('variant_compare_at_price', text, currency)), null)
+        readVariant('variant_barcode', 'barcode', (text) => readBarcode('variant_barcode', text), null)
         readVariant('variant_weight', 'weight', (text) => (text.trim() === '' ? null : readDecimal('variant_weight', text)), null)
         readVariant('variant_weight_unit', 'weightUnit', (text) => weightUnit('variant_weight_unit', text), fields.weightUnit ?? 'kg')
-        for (const code of currencies) priceOf(variantPriceColumn(code), cell(cells, variantPriceColumn(code)), code, variantId, row)
-        variants.push({ id: variantId, create: createVariant, fields: variantFields })
+        const variantAttributes = readAttributes(cells, 'variant', row)
+        if (variantAttributes) variantFields.attributes = variantAttributes
+        const optionsCell = cell(cells, 'variant_options')
+        const sent = optionsCell === undefined ? undefined : attempt(row, () => variantOptions(optionsCell))
+        for (const code of currencies) priceOf(code, cells, variantId, row)
+        entries.push({ row, id: variantId, create: createVariant, fields: variantFields, sent })
         rowCreates.set(row, create || createVariant)
         stockOf(variantId)
       }
 
-      const firstProblem = [...problems.keys()][0]
+      // The product's options, and the values each of its variants picks.
+      const given = new Set(entries.filter((entry) => entry.sent !== undefined).map((entry) => entry.id))
+      // Existing variants whose options the file does not give: their choices follow the product's options.
+      const following = existingVariants.filter((variant) => !given.has(variant.id))
+      const followed = new Map<string, Choice>()
+      let options: readonly OptionRecord[] = existing?.options ?? []
+      const optionsCell = at('product_options')
+      const input = optionsCell === undefined ? undefined : attempt(firstRow.row, () => readOptions('product_options', optionsCell))
+      if (input !== undefined) {
+        const current = existing?.options ?? []
+        const choices: VariantChoice[] = following.map((variant) => ({ id: variant.id, valueIds: variant.optionValueIds, record: variant.options }))
+        try {
+          const next = current.length === 0 ? firstOptions(input, choices) : reconcileOptions(current, input, choices, newId)
+          options = next.options
+          fields.options = next.options
+          for (const variant of next.variants) {
+            const before = following.find((candidate) => candidate.id === variant.id)!
+            if (variant.valueIds.join() !== before.optionValueIds.join() || !sameRecord(variant.record, before.options)) followed.set(variant.id, variant)
+          }
+        } catch (error) {
+          if (error instanceof CellProblem) refuse(firstRow.row, error.message)
+          else if (error instanceof DomainError) refuse(firstRow.row, `product_options: ${error.message}`)
+          else throw error
+        }
+      }
+      for (const entry of entries) {
+        if (entry.sent === undefined) {
+          const follows = followed.get(entry.id)
+          if (follows) Object.assign(entry.fields, { options: follows.record, optionValueIds: follows.valueIds })
+          else if (entry.create && options.length > 0) {
+            const example = Object.fromEntries(options.map((option) => [option.name, option.values[0]?.value ?? '']))
+            refuse(entry.row, `variant_options: the product has options (${options.map((option) => option.name).join(', ')}): pick a value of each, as ${JSON.stringify(example)}`)
+          }
+          continue
+        }
+        if (options.length === 0) {
+          Object.assign(entry.fields, { options: entry.sent, optionValueIds: [] })
+          continue
+        }
+        try {
+          const choice = chooseValues(options, entry.sent, 'variant_options')
+          Object.assign(entry.fields, { options: choice.record, optionValueIds: choice.valueIds })
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error
+          refuse(entry.row, error.message.replace(/Field '([^']+)': /g, '$1: '))
+        }
+      }
+      // No two variants pick the same values: those the file leaves alone first, then the rows in order.
+      const holders = new Map<string, string>()
+      const named = new Set(entries.map((entry) => entry.id))
+      for (const variant of existingVariants.filter((candidate) => !named.has(candidate.id))) {
+        const valueIds = followed.get(variant.id)?.valueIds ?? variant.optionValueIds
+        if (valueIds.length > 0) holders.set(valueIds.join(), `variant ${variant.id}`)
+      }
+      for (const entry of entries) {
+        const valueIds = entry.fields.optionValueIds ?? existingVariants.find((variant) => variant.id === entry.id)?.optionValueIds ?? []
+        if (valueIds.length === 0) continue
+        const holder = holders.get(valueIds.join())
+        if (holder !== undefined) {
+          const shown = Object.entries(entry.fields.options ?? {}).map(([name, value]) => `${name}: ${value}`).join(', ')
+          refuse(entry.row, `variant_options: ${holder} of this product has the same option values${shown ? ` (${shown})` : ''}`)
+        } else holders.set(valueIds.join(), `the variant on row ${entry.row}`)
+      }
+
+      const firstProblem = [...problems.keys()].sort((a, b) => a - b)[0]
       for (const { row } of group.rows) {
         const key = slugCell ?? id ?? null
         if (firstProblem !== undefined) {
@@ -356,6 +606,14 @@ export function productImport(header: string[], context: ProductImportContext): 
         } else decided.report.push({ row, action: rowCreates.get(row) ? 'create' : 'update', resourceId: productId, key, reason: null })
       }
       if (firstProblem !== undefined) continue
+      const variants: ProductWrite['variants'] = [
+        ...entries.map((entry) => ({ id: entry.id, create: entry.create, fields: entry.fields })),
+        ...[...followed].filter(([variantId]) => !named.has(variantId)).map(([variantId, choice]) => ({
+          id: variantId,
+          create: false,
+          fields: { options: choice.record, optionValueIds: choice.valueIds },
+        })),
+      ]
       // A new item's units at the default location are its level's first ones (no move needed).
       let initialStock: number | undefined
       const moves = stockTargets.filter((target) => {
@@ -378,7 +636,7 @@ export function productImport(header: string[], context: ProductImportContext): 
   async function write(tx: Executor, decided: Decided) {
     if (decided.products.length === 0) return
     const sql = sqlOf(tx)
-    await writeProducts(sql, { products: decided.products, prices: decided.prices, present: { product: productPresent, variant: variantPresent } })
+    await writeProducts(sql, { products: decided.products, prices: decided.prices })
     if (decided.stock.length > 0) {
       await ensureLevels(sql, decided.stock)
       const { levels } = await lockStockItems(sql, {
@@ -408,7 +666,8 @@ function weightUnit(column: string, text: string): WeightUnit {
   return value as WeightUnit
 }
 
-function options(text: string): Record<string, string> {
+/** A variant's options as its cell gives them: `{"Size": "M", "Color": "Red"}`. */
+function variantOptions(text: string): Record<string, string> {
   const value = readText(text)
   if (value === null) return {}
   let parsed: unknown
@@ -418,4 +677,41 @@ function options(text: string): Record<string, string> {
     throw new CellProblem(`variant_options: not JSON: write the options as {"Size": "M", "Color": "Red"}`)
   }
   return checked('variant_options', CreateVariant.properties.options, parsed) as Record<string, string>
+}
+
+/** The same option name → value pairs, whatever their order. */
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const entries = Object.entries(a)
+  return entries.length === Object.keys(b).length && entries.every(([name, value]) => b[name] === value)
+}
+
+/**
+ * The first options of a product (a new one, or one without options yet), as reconcileOptions
+ * makes them, but with the ids the file gives where it gives them: a file exported elsewhere
+ * brings its options back with their ids, and its variants' choices with them.
+ */
+function firstOptions(input: readonly OptionInput[], variants: readonly VariantChoice[]): { options: OptionRecord[]; variants: (VariantChoice & Choice)[] } {
+  const ids = input.flatMap((option) => [option.id, ...option.values.map((value) => value.id)]).flatMap((id) => (id === undefined ? [] : [id.toLowerCase()]))
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i)
+  if (twice !== undefined) throw new CellProblem(`product_options: the id ${twice} is given twice`)
+  const made = reconcileOptions(
+    [],
+    input.map(({ id: _id, ...option }) => ({ ...option, values: option.values.map(({ id: _valueId, ...value }) => value) })),
+    variants,
+    newId,
+  )
+  const renamed = new Map<string, string>()
+  const options = made.options.map((option, i) => {
+    const sent = input[i]!
+    return {
+      ...option,
+      id: sent.id?.toLowerCase() ?? option.id,
+      values: option.values.map((value, j) => {
+        const id = sent.values[j]!.id?.toLowerCase() ?? value.id
+        renamed.set(value.id, id)
+        return { ...value, id }
+      }),
+    }
+  })
+  return { options, variants: made.variants.map((variant) => ({ ...variant, valueIds: variant.valueIds.map((id) => renamed.get(id) ?? id).sort() })) }
 }

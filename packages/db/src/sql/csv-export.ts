@@ -5,27 +5,44 @@
  * integer minor units, weights exact decimals as text; the worker formats them.
  */
 import type postgres from 'postgres'
+import type { AttributeOwner, AttributeValue, OptionRecord, ProductStatusCode } from '@commerce/domain'
 
 /** Rows fetched per round trip of the cursor. */
 const PAGE = 500
+
+/** A timestamp in ISO 8601, UTC, to the microsecond PostgreSQL keeps (no fraction when it is whole): an import gives back the same instant. */
+const EXACT_ISO = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') || coalesce('.' || nullif(rtrim(to_char(${column} at time zone 'UTC', 'US'), '0'), ''), '') || 'Z'`
+
+/** Base prices from one unit in other currencies than the product's, of the product or a variant: currency → [amount, compare-at amount]. */
+const basePrices = (of: string) => `(select json_object_agg(pr.currency, json_build_array(pr.amount_minor::text, pr.compare_at_amount_minor::text))
+    from prices pr where ${of} and pr.price_list_id is null and pr.min_quantity = 1 and pr.currency <> p.currency)`
+const OF_PRODUCT = 'pr.product_id = p.id and pr.variant_id is null'
+const OF_VARIANT = 'pr.variant_id = v.id'
 
 // $1 is_active (null: both), $2 a category id, $3 updated at or after.
 const PRODUCT_ROWS = `select p.id, p.slug, p.title, p.description, p.sku, p.currency, p.price_minor::text as "priceMinor",
   trim_scale(p.weight)::text as weight, p.weight_unit as "weightUnit", p.is_active as "isActive",
   case when p.image_url_explicit then p.image_url end as "imageUrl",
   (select coalesce(json_agg(c->>'slug' order by c->>'slug'), '[]') from jsonb_array_elements(p.categories) c) as categories,
-  (select json_object_agg(pr.currency, pr.amount_minor::text) from prices pr
-    where pr.product_id = p.id and pr.variant_id is null and pr.price_list_id is null and pr.min_quantity = 1 and pr.currency <> p.currency) as prices,
-  v.id as "variantId", v.title as "variantTitle", v.sku as "variantSku", v.price_minor::text as "variantPriceMinor", v.options as "variantOptions",
-  trim_scale(v.weight)::text as "variantWeight", v.weight_unit as "variantWeightUnit",
-  (select json_object_agg(pr.currency, pr.amount_minor::text) from prices pr
-    where pr.variant_id = v.id and pr.price_list_id is null and pr.min_quantity = 1 and pr.currency <> p.currency) as "variantPrices",
+  p.status, ${EXACT_ISO('p.published_at')} as "publishedAt", p.compare_at_price_minor::text as "compareAtPriceMinor", p.tags,
+  p.product_type as "productType", p.vendor, p.barcode, trim_scale(p.length)::text as length, trim_scale(p.width)::text as width,
+  trim_scale(p.height)::text as height, p.dimension_unit as "dimensionUnit", p.hs_code as "hsCode", p.country_of_origin as "countryOfOrigin",
+  p.seo_title as "seoTitle", p.seo_description as "seoDescription", p.options, p.attributes || p.staff_attributes as attributes,
+  ${basePrices(OF_PRODUCT)} as prices,
+  v.id as "variantId", v.title as "variantTitle", v.sku as "variantSku", v.price_minor::text as "variantPriceMinor",
+  v.compare_at_price_minor::text as "variantCompareAtPriceMinor", v.barcode as "variantBarcode", v.options as "variantOptions",
+  v.attributes || v.staff_attributes as "variantAttributes", trim_scale(v.weight)::text as "variantWeight", v.weight_unit as "variantWeightUnit",
+  ${basePrices(OF_VARIANT)} as "variantPrices",
   (select json_object_agg(l.location_id, l.on_hand) from inventory_levels l where l.item_id = coalesce(v.id, p.id)) as stock
 from products p left join product_variants v on v.product_id = p.id
 where ($1::boolean is null or p.is_active = $1::boolean)
   and ($2::uuid is null or exists (select from product_categories pc where pc.product_id = p.id and pc.category_id = $2::uuid))
   and ($3::timestamptz is null or p.updated_at >= $3::timestamptz)
 order by p.id, v.id`
+
+/** A base price's amount and compare-at amount, in minor units. */
+export type BasePrice = [amount: string, compareAt: string | null]
 
 /** One row of the products export: a variant, or a product without variants (variant fields null). */
 export interface ProductExportRow {
@@ -42,16 +59,38 @@ export interface ProductExportRow {
   /** Only when set explicitly (otherwise the product shows its first image). */
   imageUrl: string | null
   categories: string[]
-  /** Base prices from one unit in other currencies than the product's: currency → minor units. */
-  prices: Record<string, string> | null
+  status: ProductStatusCode
+  /** ISO 8601, UTC, to the microsecond. */
+  publishedAt: string | null
+  compareAtPriceMinor: string | null
+  tags: string[]
+  productType: string | null
+  vendor: string | null
+  barcode: string | null
+  length: string | null
+  width: string | null
+  height: string | null
+  dimensionUnit: string
+  hsCode: string | null
+  countryOfOrigin: string | null
+  seoTitle: string | null
+  seoDescription: string | null
+  options: OptionRecord[]
+  /** Public and staff-only values together, by key. */
+  attributes: Record<string, AttributeValue>
+  /** Base prices from one unit in other currencies than the product's: currency → [minor units, compare-at minor units or null]. */
+  prices: Record<string, BasePrice> | null
   variantId: string | null
   variantTitle: string | null
   variantSku: string | null
   variantPriceMinor: string | null
+  variantCompareAtPriceMinor: string | null
+  variantBarcode: string | null
   variantOptions: Record<string, string> | null
+  variantAttributes: Record<string, AttributeValue> | null
   variantWeight: string | null
   variantWeightUnit: string | null
-  variantPrices: Record<string, string> | null
+  variantPrices: Record<string, BasePrice> | null
   /** On hand by location id, of the variant (or of the product without variants). */
   stock: Record<string, number> | null
 }
@@ -66,10 +105,14 @@ export function productExportRows(sql: postgres.Sql, filters: ProductExportFilte
   return sql.unsafe<ProductExportRow[]>(PRODUCT_ROWS, [filters.isActive ?? null, filters.categoryId ?? null, filters.updatedAfter ?? null], { prepare: true }).cursor(PAGE)
 }
 
-// Stock locations by name (the export's columns), and the currencies with a base price anywhere.
+// Stock locations by name (the export's columns), the currencies with a base price anywhere (and
+// those with a compare-at amount), and the attribute definitions of products and variants.
 const PRODUCT_COLUMNS = `select
   (select coalesce(json_agg(json_build_object('id', id, 'name', name, 'isDefault', is_default) order by priority, name), '[]') from stock_locations) as locations,
-  (select coalesce(json_agg(distinct currency order by currency), '[]') from prices where price_list_id is null and min_quantity = 1) as currencies`
+  (select coalesce(json_agg(distinct currency order by currency), '[]') from prices where price_list_id is null and min_quantity = 1) as currencies,
+  (select coalesce(json_agg(distinct currency order by currency), '[]') from prices
+    where price_list_id is null and min_quantity = 1 and compare_at_amount_minor is not null) as "compareAtCurrencies",
+  (select coalesce(json_agg(json_build_object('key', key, 'owner', owner) order by owner, position, key), '[]') from attribute_definitions) as attributes`
 
 export interface StockLocationColumn {
   id: string
@@ -77,9 +120,18 @@ export interface StockLocationColumn {
   isDefault: boolean
 }
 
-/** What the products export's header holds beyond its fixed columns: every location, every currency with a base price. */
-export async function productExportColumns(sql: postgres.Sql): Promise<{ locations: StockLocationColumn[]; currencies: string[] }> {
-  const [row] = await sql.unsafe<{ locations: StockLocationColumn[]; currencies: string[] }[]>(PRODUCT_COLUMNS, [], { prepare: true })
+export interface ProductExportColumns {
+  locations: StockLocationColumn[]
+  currencies: string[]
+  /** Currencies with a compare-at amount on some base price: they get compare-at columns too. */
+  compareAtCurrencies: string[]
+  /** Attribute definitions in display order: a column each. */
+  attributes: { key: string; owner: AttributeOwner }[]
+}
+
+/** What the products export's header holds beyond its fixed columns: every location, every currency with a base price, every attribute. */
+export async function productExportColumns(sql: postgres.Sql): Promise<ProductExportColumns> {
+  const [row] = await sql.unsafe<ProductExportColumns[]>(PRODUCT_COLUMNS, [], { prepare: true })
   return row!
 }
 
