@@ -4,6 +4,8 @@ import { useEffect, useState } from 'react'
 import { HashRouter, Navigate, NavLink, Route, Routes, useLocation } from 'react-router'
 import { LiveEventsProvider, useLiveEvents } from './live'
 import { Activity } from './screens/activity'
+import { Attributes } from './screens/attributes'
+import { CollectionEdit, Collections } from './screens/collections'
 import { CustomerDetail, Customers } from './screens/customers'
 import { OrderDetail } from './screens/order-detail'
 import { Orders } from './screens/orders'
@@ -57,6 +59,8 @@ function SignedInOrNot() {
 const NAVIGATION = [
   ['/orders', 'Orders'],
   ['/products', 'Products'],
+  ['/collections', 'Collections'],
+  ['/attributes', 'Attributes'],
   ['/customers', 'Customers'],
   ['/promotions', 'Promotions'],
   ['/activity', 'Activity'],
@@ -101,6 +105,10 @@ function Frame({ email }: { email: string }) {
           <Route path="/products" element={<Products />} />
           <Route path="/products/new" element={<ProductEdit />} />
           <Route path="/products/:id" element={<ProductEdit />} />
+          <Route path="/collections" element={<Collections />} />
+          <Route path="/collections/new" element={<CollectionEdit />} />
+          <Route path="/collections/:id" element={<CollectionEdit />} />
+          <Route path="/attributes" element={<Attributes />} />
           <Route path="/customers" element={<Customers />} />
           <Route path="/customers/:id" element={<CustomerDetail />} />
           <Route path="/promotions" element={<Promotions />} />

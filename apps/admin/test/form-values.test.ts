@@ -1,12 +1,18 @@
 /** The readers every form shares: each value accepted as typed, each refusal named under its field. */
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import {
+  dateTimeInputValue,
   LARGEST_INTEGER,
+  readBarcode,
   readCountries,
   readCountry,
   readCurrency,
+  readDate,
   readDateTime,
+  readHsCode,
+  readLength,
   readMoney,
+  readNumber,
   readPercent,
   readWeight,
   readWhole,
@@ -137,6 +143,103 @@ describe('readWeight', () => {
   })
 })
 
+describe('readLength', () => {
+  const length = (text: string | undefined, errors: Errors) => readLength(text, 'length', errors, { message: 'Enter a length such as 12.5' })
+
+  test('reads up to 4 decimals from 0 to a million, as a weight is read', () => {
+    expect(read(length, '12,5')).toEqual({ value: 12.5, errors: {} })
+    expect(read(length, '1000000')).toEqual({ value: 1_000_000, errors: {} })
+    expect(read(length, '')).toEqual({ value: null, errors: {} })
+  })
+
+  test('refuses more than a million, more than 4 decimals and negatives', () => {
+    for (const text of ['1000000.0001', '1.23456', '-3', 'abc']) {
+      expect(read(length, text), text).toEqual({ value: null, errors: { length: 'Enter a length such as 12.5' } })
+    }
+  })
+})
+
+describe('readNumber', () => {
+  const decimal = (text: string | undefined, errors: Errors) => readNumber(text, 'n', errors)
+  const bounded = (text: string | undefined, errors: Errors) => readNumber(text, 'n', errors, { integer: true, min: -5, max: 10 })
+
+  test('reads numbers with a point or a comma, negatives included; empty is none', () => {
+    expect(read(decimal, ' -2,75 ')).toEqual({ value: -2.75, errors: {} })
+    expect(read(decimal, '1500')).toEqual({ value: 1500, errors: {} })
+    expect(read(decimal, '')).toEqual({ value: null, errors: {} })
+  })
+
+  test('a whole number within bounds where the definition says so, the message naming them', () => {
+    expect(read(bounded, '-5')).toEqual({ value: -5, errors: {} })
+    expect(read(bounded, '10')).toEqual({ value: 10, errors: {} })
+    for (const text of ['11', '-6', '2.5', '1e2']) {
+      expect(read(bounded, text), text).toEqual({ value: null, errors: { n: 'Enter a whole number from -5 to 10' } })
+    }
+    expect(read((text, errors) => readNumber(text, 'n', errors, { min: 0 }), '-1')).toEqual({ value: null, errors: { n: 'Enter a number such as 2.5, 0 or more' } })
+    expect(read(decimal, '12 kg')).toEqual({ value: null, errors: { n: 'Enter a number such as 2.5' } })
+  })
+})
+
+describe('readDate', () => {
+  const date = (text: string | undefined, errors: Errors) => readDate(text, 'on', errors)
+
+  test('reads a real calendar date as YYYY-MM-DD; empty is none', () => {
+    expect(read(date, '2028-02-29')).toEqual({ value: '2028-02-29', errors: {} })
+    expect(read(date, '')).toEqual({ value: null, errors: {} })
+  })
+
+  test('refuses what is not one', () => {
+    for (const text of ['2027-02-29', '2026-13-01', '01/05/2026', '2026-5-1']) {
+      expect(read(date, text), text).toEqual({ value: null, errors: { on: 'Enter a date such as 2026-05-01' } })
+    }
+  })
+})
+
+describe('readBarcode', () => {
+  const barcode = (text: string | undefined, errors: Errors) => readBarcode(text, 'barcode', errors)
+
+  test('reads the digits of a GTIN-8, -12, -13 or -14, spaces dropped; empty is none', () => {
+    expect(read(barcode, '4006381 333931')).toEqual({ value: '4006381333931', errors: {} })
+    expect(read(barcode, '96385074')).toEqual({ value: '96385074', errors: {} })
+    expect(read(barcode, '')).toEqual({ value: null, errors: {} })
+  })
+
+  test('refuses other lengths and anything but digits (the check digit is the API’s to verify)', () => {
+    for (const text of ['1234567', '12345678901', '400638133393X', '-4006381333931']) {
+      expect(read(barcode, text), text).toEqual({ value: null, errors: { barcode: 'Enter a GTIN: 8, 12, 13 or 14 digits' } })
+    }
+  })
+})
+
+describe('readHsCode', () => {
+  const hsCode = (text: string | undefined, errors: Errors) => readHsCode(text, 'hs_code', errors)
+
+  test('reads 6 to 10 digits with the dots and spaces written between them, as typed', () => {
+    expect(read(hsCode, ' 6109.10.00 ')).toEqual({ value: '6109.10.00', errors: {} })
+    expect(read(hsCode, '610910')).toEqual({ value: '610910', errors: {} })
+    expect(read(hsCode, '')).toEqual({ value: null, errors: {} })
+  })
+
+  test('refuses fewer than 6 digits, more than 10, and other characters', () => {
+    for (const text of ['6109.1', '61091000001', '6109-10', 'abcdef']) {
+      expect(read(hsCode, text), text).toEqual({ value: null, errors: { hs_code: 'Enter 6 to 10 digits, such as 6109.10' } })
+    }
+  })
+})
+
+describe('dateTimeInputValue', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
+  test('shows an instant in the viewer’s time, to the minute: what readDateTime reads back', () => {
+    vi.stubEnv('TZ', 'Asia/Kolkata')
+    expect(dateTimeInputValue('2026-05-01T05:00:42.123Z')).toBe('2026-05-01T10:30')
+    const errors: Errors = {}
+    expect(readDateTime(dateTimeInputValue('2026-05-01T05:00:00.000Z'), 'at', errors)).toBe('2026-05-01T05:00:00.000Z')
+  })
+})
+
 describe('readPercent', () => {
   const discount = (text: string | undefined, errors: Errors) => readPercent(text, 'value', errors)
   const taxRate = (text: string | undefined, errors: Errors) => readPercent(text, 'rate', errors, { allowZero: true })
@@ -204,6 +307,13 @@ describe('readCountry', () => {
     for (const text of ['', undefined, 'DEU', 'D', 'D1', 'D E']) {
       expect(read(country, text), String(text)).toEqual({ value: null, errors: { country: 'Enter a two-letter country code, such as DE' } })
     }
+  })
+
+  test('empty is no country where one is not required', () => {
+    const optional = (text: string | undefined, errors: Errors) => readCountry(text, 'country_of_origin', errors, { required: false })
+    expect(read(optional, ' ')).toEqual({ value: null, errors: {} })
+    expect(read(optional, 'pt')).toEqual({ value: 'PT', errors: {} })
+    expect(read(optional, 'PRT')).toEqual({ value: null, errors: { country_of_origin: 'Enter a two-letter country code, such as DE' } })
   })
 })
 

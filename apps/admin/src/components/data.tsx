@@ -47,6 +47,9 @@ const TONES: Record<string, 'good' | 'warn' | 'bad' | 'info'> = {
   declined: 'bad',
   disabled: 'bad',
   inactive: 'bad',
+  archived: 'bad',
+  scheduled: 'info',
+  draft: 'warn',
 }
 
 export function Badge({ value, label }: { value: string; label?: string }) {

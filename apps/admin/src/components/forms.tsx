@@ -1,5 +1,5 @@
 /** Form controls with their label, hint and error tied to them (for screen readers as for eyes). */
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react'
+import { useId, useState, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react'
 
 interface FieldFrame {
   label: string
@@ -75,6 +75,77 @@ export function CheckboxField({ label, hint, ...input }: { label: string; hint?:
     <div className="field field-checkbox">
       <input id={id} type="checkbox" aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
       <label htmlFor={id}>{label}</label>
+      {hint ? (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      ) : null}
+    </div>
+  )
+}
+
+/**
+ * An editable list of short texts (a product's tags): one typed is added by Enter, a comma or the
+ * Add button, each is removed by its own button. The form receives every item, and what is typed
+ * but not yet added, as fields named `name` (read them with FormData.getAll).
+ */
+export function TextListField({
+  label,
+  name,
+  hint,
+  defaultValue = [],
+  maxLength,
+}: {
+  label: string
+  name: string
+  hint?: ReactNode
+  defaultValue?: readonly string[]
+  maxLength?: number
+}) {
+  const id = useId()
+  const [items, setItems] = useState<string[]>([...defaultValue])
+  const [text, setText] = useState('')
+  const add = () => {
+    const typed = text.split(',').map((item) => item.trim().replace(/\s+/g, ' ')).filter(Boolean)
+    // One per spelling whatever its case, as the API keeps them.
+    setItems((current) => typed.reduce((all, item) => (all.some((kept) => kept.toLowerCase() === item.toLowerCase()) ? all : [...all, item]), current))
+    setText('')
+  }
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {items.length > 0 ? (
+        <ul className="chips">
+          {items.map((item) => (
+            <li key={item} className="chip">
+              {item}
+              <input type="hidden" name={name} value={item} />
+              <button type="button" className="chip-remove" aria-label={`Remove ${item}`} onClick={() => setItems((current) => current.filter((kept) => kept !== item))}>
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="chip-entry">
+        <input
+          id={id}
+          name={name}
+          value={text}
+          maxLength={maxLength}
+          autoComplete="off"
+          aria-describedby={hint ? `${id}-hint` : undefined}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter' && event.key !== ',') return
+            event.preventDefault()
+            add()
+          }}
+        />
+        <button type="button" className="button" disabled={!text.trim()} onClick={add}>
+          Add
+        </button>
+      </div>
       {hint ? (
         <p className="hint" id={`${id}-hint`}>
           {hint}

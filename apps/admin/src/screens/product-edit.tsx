@@ -1,19 +1,35 @@
 /**
- * One product: a form to create it, or, for an existing one, its details, categories, variants,
+ * One product: a form to create it, or, for an existing one, its details (status and scheduled
+ * publication, identifiers, shipping, search listing), attributes, categories, options, variants,
  * images, prices in other currencies and quantity tiers, and stock in each location.
  */
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useParams } from 'react-router'
 import { client, type Schemas } from '../api'
-import { ActiveBadge, DateTime, Facts, Money, PagePager } from '../components/data'
+import { DateTime, Facts, Money, PagePager } from '../components/data'
 import { DialogButton } from '../components/dialog'
 import { ErrorNotice, Loading, QueryState, SuccessNotice } from '../components/feedback'
-import { CheckboxField, formText, orNull, orUndefined, SelectField, SubmitButton, TextAreaField, TextField } from '../components/forms'
+import { CheckboxField, formText, orNull, orUndefined, SelectField, SubmitButton, TextAreaField, TextField, TextListField } from '../components/forms'
 import { Page, Section } from '../components/page'
-import { LARGEST_INTEGER, readCurrency, readMoney, readWeight, readWhole, type Errors } from '../form-values'
+import {
+  dateTimeInputValue,
+  LARGEST_INTEGER,
+  readBarcode,
+  readCountry,
+  readCurrency,
+  readDateTime,
+  readHsCode,
+  readLength,
+  readMoney,
+  readWeight,
+  readWhole,
+  type Errors,
+} from '../form-values'
 import { moneyInputValue } from '../money'
-import { listAll, useCategories } from './products'
+import { AttributeFields, changedAttributes, readAttributes, useAttributeDefinitions } from './attributes'
+import { GenerateVariantsForm, OptionsSection } from './product-options'
+import { listAll, ProductStatusBadge, useCatalogRefresh as useRefresh, useCategories } from './products'
 
 type Product = Schemas['Product']
 type Category = Schemas['Category']
@@ -23,6 +39,7 @@ type InventoryLevel = Schemas['InventoryLevel']
 type ProductFields = Schemas['CreateProductRequest']
 type ImageType = Schemas['CreateUploadRequest']['content_type']
 type AdjustmentReason = Schemas['CreateInventoryAdjustmentRequest']['reason']
+type ProductStatus = Product['status']
 
 export function ProductEdit() {
   const { id } = useParams()
@@ -31,12 +48,6 @@ export function ProductEdit() {
 }
 
 const backToList = <Link to="/products">← Products</Link>
-
-/** After any write: products (lists and this one) and stock levels show the change. */
-function useRefresh() {
-  const queryClient = useQueryClient()
-  return () => Promise.all([queryClient.invalidateQueries({ queryKey: ['products'] }), queryClient.invalidateQueries({ queryKey: ['inventory'] })])
-}
 
 function NewProduct() {
   const navigate = useNavigate()
@@ -64,7 +75,7 @@ function ExistingProduct({ id }: { id: string }) {
   const product = useQuery({ queryKey: ['products', id], queryFn: ({ signal }) => client.getProduct(id, undefined, { signal }) })
   const refresh = useRefresh()
   const setActive = useMutation({
-    // Deleting is soft: the product stays, inactive, and can be made active again.
+    // Deleting is soft: the product is archived, and can be made active again.
     mutationFn: (active: boolean) => (active ? client.updateProduct(id, { is_active: true }) : client.deleteProduct(id)),
     onSuccess: refresh,
   })
@@ -76,15 +87,15 @@ function ExistingProduct({ id }: { id: string }) {
       actions={
         data ? (
           <>
-            <ActiveBadge active={data.is_active} />
-            {data.is_active ? (
+            <ProductStatusBadge product={data} />
+            {data.status !== 'archived' ? (
               <button
                 type="button"
                 className="button button-danger"
                 disabled={setActive.isPending}
-                onClick={() => window.confirm(`Deactivate “${data.title}”? It leaves the shop; its orders keep it.`) && setActive.mutate(false)}
+                onClick={() => window.confirm(`Archive “${data.title}”? It leaves the shop; its orders keep it.`) && setActive.mutate(false)}
               >
-                Deactivate
+                Archive
               </button>
             ) : (
               <button type="button" className="button" disabled={setActive.isPending} onClick={() => setActive.mutate(true)}>
@@ -95,12 +106,14 @@ function ExistingProduct({ id }: { id: string }) {
         ) : null
       }
     >
-      <ErrorNotice error={setActive.error} title={setActive.variables ? 'Could not reactivate the product' : 'Could not deactivate the product'} />
+      <ErrorNotice error={setActive.error} title={setActive.variables ? 'Could not reactivate the product' : 'Could not archive the product'} />
       <QueryState query={product} what="the product">
         {(product) => (
           <>
             <DetailsSection product={product} />
+            <AttributesSection product={product} />
             <CategoriesSection product={product} />
+            <OptionsSection product={product} />
             <VariantsSection product={product} />
             <ImagesSection product={product} />
             <PricesSection product={product} />
@@ -129,6 +142,7 @@ function DetailsSection({ product }: { product: Product }) {
       <Facts
         facts={[
           ['Sellable stock', product.inventory_quantity],
+          ['Published', <DateTime value={product.published_at} />],
           ['Created', <DateTime value={product.created_at} />],
           ['Updated', <DateTime value={product.updated_at} />],
         ]}
@@ -140,9 +154,13 @@ function DetailsSection({ product }: { product: Product }) {
   )
 }
 
-/** Only what differs from the product: a save does not overwrite another admin's change to other fields. */
+/**
+ * Only what differs from the product: a save does not overwrite another admin's change to other
+ * fields. Lists (tags) are compared by their items.
+ */
 function changedFields(product: Product, fields: ProductFields): Schemas['UpdateProductRequest'] {
-  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => value !== undefined && value !== product[key as keyof Product]))
+  const same = (a: unknown, b: unknown) => (Array.isArray(a) || Array.isArray(b) ? JSON.stringify(a) === JSON.stringify(b) : a === b)
+  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => value !== undefined && !same(value, product[key as keyof Product])))
 }
 
 const WEIGHT_UNITS = [
@@ -151,6 +169,20 @@ const WEIGHT_UNITS = [
   ['lb', 'lb'],
   ['oz', 'oz'],
 ] as const
+
+const DIMENSION_UNITS = [
+  ['cm', 'cm'],
+  ['mm', 'mm'],
+  ['m', 'm'],
+  ['in', 'in'],
+  ['ft', 'ft'],
+] as const
+
+const STATUSES: readonly (readonly [ProductStatus, string])[] = [
+  ['active', 'Active'],
+  ['draft', 'Draft'],
+  ['archived', 'Archived'],
+]
 
 /**
  * A product's fields. Creating also sets its initial stock and categories; an existing product's
@@ -170,15 +202,35 @@ function ProductForm({
   onSubmit(fields: ProductFields): void
 }) {
   const [errors, setErrors] = useState<Errors>({})
+  // The moment as the input shows it (to the minute): left as shown, it is not sent, so its seconds
+  // stay. The input follows the saved moment (one the API set, making a draft active, included), so
+  // a later save does not send an empty field, which would publish it again now.
+  const shownPublishedAt = product?.published_at ? dateTimeInputValue(product.published_at) : ''
+  const [publishAt, setPublishAt] = useState(shownPublishedAt)
+  const [followed, setFollowed] = useState(shownPublishedAt)
+  if (followed !== shownPublishedAt) {
+    setFollowed(shownPublishedAt)
+    setPublishAt(shownPublishedAt)
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
+    const form = new FormData(event.currentTarget)
     const values = formText(event.currentTarget)
     const found: Errors = {}
     if (!values.title?.trim()) found.title = 'Enter a title'
     const currency = readCurrency(values.currency, 'currency', found, { required: true, message: 'Enter a three-letter currency code such as USD' })
     const price = currency ? readMoney(values.price, currency, 'price', found, { required: true }) : null
+    const compareAtPrice = currency ? readMoney(values.compare_at_price, currency, 'compare_at_price', found) : null
+    const publishedAt = readDateTime(values.published_at, 'published_at', found)
     const weight = readWeight(values.weight, 'weight', found, { message: 'Enter a weight such as 0.5' })
+    const lengthMessage = { message: 'Enter a length such as 12.5, at most 1,000,000' }
+    const length = readLength(values.length, 'length', found, lengthMessage)
+    const width = readLength(values.width, 'width', found, lengthMessage)
+    const height = readLength(values.height, 'height', found, lengthMessage)
+    const barcode = readBarcode(values.barcode, 'barcode', found)
+    const hsCode = readHsCode(values.hs_code, 'hs_code', found)
+    const country = readCountry(values.country_of_origin, 'country_of_origin', found, { required: false })
     const stock = readWhole(values.inventory_quantity, 'inventory_quantity', found, STOCK)
     setErrors(found)
     if (Object.keys(found).length > 0 || !currency || price === null) return
@@ -186,14 +238,32 @@ function ProductForm({
       title: values.title!.trim(),
       slug: orUndefined(values.slug),
       description: orNull(values.description),
+      status: values.status as ProductStatus,
+      published_at: values.published_at === shownPublishedAt ? undefined : publishedAt,
       sku: orNull(values.sku),
+      barcode,
       price,
+      compare_at_price: compareAtPrice,
       currency,
+      product_type: orNull(values.product_type),
+      vendor: orNull(values.vendor),
+      tags: form
+        .getAll('tags')
+        .flatMap((tag) => String(tag).split(','))
+        .map((tag) => tag.trim())
+        .filter(Boolean),
       weight,
       weight_unit: values.weight_unit as ProductFields['weight_unit'],
-      is_active: values.is_active === 'on',
+      length,
+      width,
+      height,
+      dimension_unit: values.dimension_unit as ProductFields['dimension_unit'],
+      hs_code: hsCode,
+      country_of_origin: country,
+      seo_title: orNull(values.seo_title),
+      seo_description: orNull(values.seo_description),
       inventory_quantity: stock ?? undefined,
-      ...(product ? {} : { category_ids: new FormData(event.currentTarget).getAll('category_ids').map(String) }),
+      ...(product ? {} : { category_ids: form.getAll('category_ids').map(String) }),
     })
   }
 
@@ -209,7 +279,24 @@ function ProductForm({
       />
       <TextAreaField label="Description" name="description" maxLength={20000} defaultValue={product?.description ?? ''} />
       <div className="form-row">
-        <TextField label="SKU" name="sku" maxLength={100} defaultValue={product?.sku ?? ''} />
+        <SelectField
+          label="Status"
+          name="status"
+          defaultValue={product?.status ?? 'active'}
+          options={STATUSES}
+          hint="Draft: seen by staff only. Archived: no longer sold."
+        />
+        <TextField
+          label="Publish at"
+          name="published_at"
+          type="datetime-local"
+          value={publishAt}
+          onChange={(event) => setPublishAt(event.target.value)}
+          hint="Active products go public then (your local time); a later moment schedules it. Empty: at once."
+          error={errors.published_at}
+        />
+      </div>
+      <div className="form-row">
         <TextField
           label="Price"
           name="price"
@@ -218,6 +305,15 @@ function ProductForm({
           required
           defaultValue={product ? moneyInputValue(product.price, product.currency) : ''}
           error={errors.price}
+        />
+        <TextField
+          label="Compare-at price"
+          name="compare_at_price"
+          inputMode="decimal"
+          autoComplete="off"
+          defaultValue={product?.compare_at_price != null ? moneyInputValue(product.compare_at_price, product.currency) : ''}
+          hint="What it cost before, shown crossed out. Empty: none."
+          error={errors.compare_at_price}
         />
         <TextField
           label="Currency"
@@ -232,18 +328,124 @@ function ProductForm({
         />
       </div>
       <div className="form-row">
-        <TextField label="Weight" name="weight" inputMode="decimal" autoComplete="off" defaultValue={product?.weight ?? ''} error={errors.weight} />
-        <SelectField label="Weight unit" name="weight_unit" defaultValue={product?.weight_unit ?? 'kg'} options={WEIGHT_UNITS} />
+        <TextField label="SKU" name="sku" maxLength={100} defaultValue={product?.sku ?? ''} />
+        <TextField
+          label="Barcode"
+          name="barcode"
+          inputMode="numeric"
+          autoComplete="off"
+          defaultValue={product?.barcode ?? ''}
+          hint="GTIN (EAN, UPC): 8, 12, 13 or 14 digits"
+          error={errors.barcode}
+        />
         {product ? null : (
           <TextField label="Initial stock" name="inventory_quantity" inputMode="numeric" autoComplete="off" hint="Units at the default location" error={errors.inventory_quantity} />
         )}
       </div>
+      <fieldset className="form-group">
+        <legend>Organization</legend>
+        <div className="form-row">
+          <TextField label="Product type" name="product_type" maxLength={200} defaultValue={product?.product_type ?? ''} hint="Such as Teapots" />
+          <TextField label="Vendor" name="vendor" maxLength={200} defaultValue={product?.vendor ?? ''} hint="Who makes or supplies it" />
+        </div>
+        <TextListField label="Tags" name="tags" maxLength={100} defaultValue={product?.tags} hint="Enter or a comma adds one; collections and filters use them." />
+      </fieldset>
+      <fieldset className="form-group">
+        <legend>Shipping and customs</legend>
+        <div className="form-row">
+          <TextField label="Weight" name="weight" inputMode="decimal" autoComplete="off" defaultValue={product?.weight ?? ''} error={errors.weight} />
+          <SelectField label="Weight unit" name="weight_unit" defaultValue={product?.weight_unit ?? 'kg'} options={WEIGHT_UNITS} />
+        </div>
+        <div className="form-row">
+          <TextField label="Length" name="length" inputMode="decimal" autoComplete="off" defaultValue={product?.length ?? ''} error={errors.length} />
+          <TextField label="Width" name="width" inputMode="decimal" autoComplete="off" defaultValue={product?.width ?? ''} error={errors.width} />
+          <TextField label="Height" name="height" inputMode="decimal" autoComplete="off" defaultValue={product?.height ?? ''} error={errors.height} />
+          <SelectField label="Dimension unit" name="dimension_unit" defaultValue={product?.dimension_unit ?? 'cm'} options={DIMENSION_UNITS} />
+        </div>
+        <div className="form-row">
+          <TextField
+            label="HS code"
+            name="hs_code"
+            autoComplete="off"
+            maxLength={20}
+            defaultValue={product?.hs_code ?? ''}
+            hint="Harmonized System code for customs: 6 to 10 digits"
+            error={errors.hs_code}
+          />
+          <TextField
+            label="Country of origin"
+            name="country_of_origin"
+            maxLength={2}
+            autoCapitalize="characters"
+            autoComplete="off"
+            defaultValue={product?.country_of_origin ?? ''}
+            hint="Two letters, such as PT"
+            error={errors.country_of_origin}
+          />
+        </div>
+      </fieldset>
+      <fieldset className="form-group">
+        <legend>Search engine listing</legend>
+        <TextField label="SEO title" name="seo_title" maxLength={255} defaultValue={product?.seo_title ?? ''} hint="The page’s title in search results. Empty: the product’s title." />
+        <TextAreaField
+          label="SEO description"
+          name="seo_description"
+          maxLength={1000}
+          defaultValue={product?.seo_description ?? ''}
+          hint="The snippet under it. Empty: the search engine picks one."
+        />
+      </fieldset>
       {product ? null : categories ? <CategoryChoices categories={categories} checked={[]} /> : <Loading what="categories" />}
-      <CheckboxField label="Active" name="is_active" defaultChecked={product?.is_active ?? true} hint="Inactive products are not sold nor listed in the shop." />
       <div className="actions">
         <SubmitButton pending={pending}>{submitLabel}</SubmitButton>
       </div>
     </form>
+  )
+}
+
+// ——— Attributes ———
+
+/** The product's attributes, each input as its definition says (GET /attributes, owner product). */
+function AttributesSection({ product }: { product: Product }) {
+  const refresh = useRefresh()
+  const definitions = useAttributeDefinitions('product')
+  const [errors, setErrors] = useState<Errors>({})
+  const save = useMutation({
+    mutationFn: (attributes: NonNullable<Schemas['UpdateProductRequest']['attributes']>) =>
+      Object.keys(attributes).length > 0 ? client.updateProduct(product.id, { attributes }) : Promise.resolve(product),
+    onSuccess: refresh,
+  })
+  return (
+    <Section title="Attributes">
+      <ErrorNotice error={save.error} title="Could not save the attributes" />
+      {save.isSuccess ? <SuccessNotice>Attributes saved</SuccessNotice> : null}
+      <QueryState query={definitions} what="attribute definitions">
+        {(all) =>
+          all.length === 0 ? (
+            <p className="empty">
+              No product attributes are defined. <Link to="/attributes">Define them on the Attributes screen</Link>.
+            </p>
+          ) : (
+            <form
+              className="form"
+              noValidate
+              onSubmit={(event) => {
+                event.preventDefault()
+                const found: Errors = {}
+                const values = readAttributes(event.currentTarget, all, found)
+                setErrors(found)
+                if (Object.keys(found).length === 0) save.mutate(changedAttributes(product.attributes, values))
+              }}
+            >
+              <AttributeFields definitions={all} values={product.attributes} errors={errors} />
+              <div className="actions">
+                <SubmitButton pending={save.isPending}>Save attributes</SubmitButton>
+              </div>
+            </form>
+          )
+        }
+      </QueryState>
+    </Section>
   )
 }
 
@@ -300,19 +502,30 @@ function CategoriesSection({ product }: { product: Product }) {
 
 function VariantsSection({ product }: { product: Product }) {
   const refresh = useRefresh()
+  const [notice, setNotice] = useState('')
   const remove = useMutation({ mutationFn: (variantId: string) => client.deleteProductVariant(product.id, variantId), onSuccess: refresh })
   return (
     <Section
       title="Variants"
       actions={
-        <DialogButton label="Add variant" title="Add a variant" className="button button-primary">
-          {(close) => <VariantForm product={product} onDone={close} />}
-        </DialogButton>
+        <>
+          {product.options.length > 0 ? (
+            <DialogButton label="Generate variants" title="Generate variants">
+              {(close) => <GenerateVariantsForm product={product} onDone={(message) => (setNotice(message), close())} />}
+            </DialogButton>
+          ) : null}
+          <DialogButton label="Add variant" title="Add a variant" className="button button-primary">
+            {(close) => <VariantForm product={product} onDone={close} />}
+          </DialogButton>
+        </>
       }
     >
+      <SuccessNotice>{notice}</SuccessNotice>
       <ErrorNotice error={remove.error} title="Could not delete the variant" />
       {product.variants.length === 0 ? (
-        <p className="empty">No variants: the product is sold as it is.</p>
+        <p className="empty">
+          No variants: the product is sold as it is.{product.options.length > 0 ? ' Generate them from its options.' : null}
+        </p>
       ) : (
         <div className="table-wrap">
           <table>
@@ -320,9 +533,13 @@ function VariantsSection({ product }: { product: Product }) {
               <tr>
                 <th scope="col">Title</th>
                 <th scope="col">SKU</th>
+                <th scope="col">Barcode</th>
                 <th scope="col">Options</th>
                 <th scope="col" className="number">
                   Price
+                </th>
+                <th scope="col" className="number">
+                  Compare-at price
                 </th>
                 <th scope="col" className="number">
                   Stock
@@ -335,9 +552,17 @@ function VariantsSection({ product }: { product: Product }) {
                 <tr key={variant.id}>
                   <td>{variant.title}</td>
                   <td>{variant.sku ?? <span className="muted">—</span>}</td>
+                  <td>{variant.barcode ?? <span className="muted">—</span>}</td>
                   <td>{optionsText(variant.options, ', ') || <span className="muted">—</span>}</td>
                   <td className="number">
                     {variant.price === null ? <span className="muted">Product’s price</span> : <Money amount={variant.price} currency={product.currency} />}
+                  </td>
+                  <td className="number">
+                    {variant.compare_at_price === null ? (
+                      <span className="muted">{product.compare_at_price === null ? '—' : 'Product’s'}</span>
+                    ) : (
+                      <Money amount={variant.compare_at_price} currency={product.currency} />
+                    )}
                   </td>
                   <td className="number">{variant.inventory_quantity}</td>
                   <td>
@@ -370,7 +595,7 @@ const optionsText = (options: Variant['options'], separator: string) =>
     .map(([name, value]) => `${name}=${value}`)
     .join(separator)
 
-/** Options typed one per line as `name=value`. */
+/** Options typed one per line as `name=value` (a product without options: they are free-form). */
 function parseOptions(text: string): { ok: true; options: Record<string, string> } | { ok: false; message: string } {
   const options: Record<string, string> = {}
   for (const [index, line] of text.split('\n').entries()) {
@@ -383,9 +608,18 @@ function parseOptions(text: string): { ok: true; options: Record<string, string>
   return { ok: true, options }
 }
 
-/** Adds a variant, or edits one. Its stock, once created, is in "Stock by location". */
+/** The value a variant chose of an option (names matched case aside, as the API matches them). */
+const chosenValue = (variant: Variant | undefined, name: string) =>
+  Object.entries(variant?.options ?? {}).find(([chosen]) => chosen.toLowerCase() === name.toLowerCase())?.[1] ?? ''
+
+/**
+ * Adds a variant, or edits one. On a product with options it picks one value of each (an empty
+ * title is then made of them, "M / Blue"); without, its options are free-form text. Its stock,
+ * once created, is in "Stock by location".
+ */
 function VariantForm({ product, variant, onDone }: { product: Product; variant?: Variant; onDone(): void }) {
   const refresh = useRefresh()
+  const definitions = useAttributeDefinitions('variant')
   const [errors, setErrors] = useState<Errors>({})
   const save = useMutation({
     mutationFn: (fields: Schemas['CreateVariantRequest']) =>
@@ -395,52 +629,123 @@ function VariantForm({ product, variant, onDone }: { product: Product; variant?:
       onDone()
     },
   })
+  const withOptions = product.options.length > 0
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
     const values = formText(event.currentTarget)
     const found: Errors = {}
-    if (!values.title?.trim()) found.title = 'Enter a title'
-    // An empty price is null: the variant sells at the product's price.
+    // An empty price is null: the variant sells at the product's price (and shows its compare-at price).
     const price = readMoney(values.price, product.currency, 'price', found)
-    const options = parseOptions(values.options ?? '')
-    if (!options.ok) found.options = options.message
+    const compareAtPrice = readMoney(values.compare_at_price, product.currency, 'compare_at_price', found)
+    const barcode = readBarcode(values.barcode, 'barcode', found)
+    let options: Record<string, string> = {}
+    if (withOptions) {
+      for (const [index, option] of product.options.entries()) {
+        const value = values[`option_${index}`]
+        if (value) options[option.name] = value
+        else found[`option_${index}`] = `Choose a value of ${option.name}`
+      }
+    } else {
+      const parsed = parseOptions(values.options ?? '')
+      if (parsed.ok) options = parsed.options
+      else found.options = parsed.message
+    }
+    const title = values.title?.trim() || (withOptions ? product.options.map((option) => options[option.name]).filter(Boolean).join(' / ') : '')
+    if (!title) found.title = 'Enter a title'
     const stock = readWhole(values.inventory_quantity, 'inventory_quantity', found, STOCK)
+    const attributes = definitions.data ? readAttributes(event.currentTarget, definitions.data, found) : {}
     setErrors(found)
-    if (Object.keys(found).length > 0 || !options.ok) return
+    if (Object.keys(found).length > 0) return
+    const changedAttributeValues = changedAttributes(variant?.attributes ?? {}, attributes)
     save.mutate({
-      title: values.title!.trim(),
+      title,
       sku: orNull(values.sku),
+      barcode,
       price,
-      options: options.options,
+      compare_at_price: compareAtPrice,
+      options,
       inventory_quantity: stock ?? undefined,
+      ...(Object.keys(changedAttributeValues).length > 0 ? { attributes: changedAttributeValues } : {}),
     })
   }
 
   return (
     <form className="form" onSubmit={submit} noValidate>
       <ErrorNotice error={save.error} title="Could not save the variant" />
-      <TextField label="Title" name="title" required maxLength={500} defaultValue={variant?.title} hint="Such as Red / M" error={errors.title} />
-      <TextField label="SKU" name="sku" maxLength={100} defaultValue={variant?.sku ?? ''} />
       <TextField
-        label="Price"
-        name="price"
-        inputMode="decimal"
-        autoComplete="off"
-        defaultValue={variant && variant.price !== null ? moneyInputValue(variant.price, product.currency) : ''}
-        hint={`In ${product.currency}. Empty: the product’s price.`}
-        error={errors.price}
+        label="Title"
+        name="title"
+        required={!withOptions}
+        maxLength={500}
+        defaultValue={variant?.title}
+        hint={withOptions ? 'Empty: its values, such as M / Blue' : 'Such as Red / M'}
+        error={errors.title}
       />
-      <TextAreaField
-        label="Options"
-        name="options"
-        defaultValue={variant ? optionsText(variant.options, '\n') : ''}
-        hint="One per line, as name=value: size=M"
-        error={errors.options}
-      />
+      {withOptions ? (
+        <div className="form-row">
+          {product.options.map((option, index) => (
+            <SelectField
+              key={option.id}
+              label={option.name}
+              name={`option_${index}`}
+              defaultValue={option.values.find((value) => value.value.toLowerCase() === chosenValue(variant, option.name).toLowerCase())?.value ?? ''}
+              options={[['', 'Choose…'], ...option.values.map((value) => [value.value, value.value] as const)]}
+              error={errors[`option_${index}`]}
+            />
+          ))}
+        </div>
+      ) : (
+        <TextAreaField
+          label="Options"
+          name="options"
+          defaultValue={variant ? optionsText(variant.options, '\n') : ''}
+          hint="One per line, as name=value: size=M"
+          error={errors.options}
+        />
+      )}
+      <div className="form-row">
+        <TextField label="SKU" name="sku" maxLength={100} defaultValue={variant?.sku ?? ''} />
+        <TextField
+          label="Barcode"
+          name="barcode"
+          inputMode="numeric"
+          autoComplete="off"
+          defaultValue={variant?.barcode ?? ''}
+          hint="GTIN: 8, 12, 13 or 14 digits"
+          error={errors.barcode}
+        />
+      </div>
+      <div className="form-row">
+        <TextField
+          label="Price"
+          name="price"
+          inputMode="decimal"
+          autoComplete="off"
+          defaultValue={variant && variant.price !== null ? moneyInputValue(variant.price, product.currency) : ''}
+          hint={`In ${product.currency}. Empty: the product’s price.`}
+          error={errors.price}
+        />
+        <TextField
+          label="Compare-at price"
+          name="compare_at_price"
+          inputMode="decimal"
+          autoComplete="off"
+          defaultValue={variant && variant.compare_at_price !== null ? moneyInputValue(variant.compare_at_price, product.currency) : ''}
+          hint="Empty: the product’s."
+          error={errors.compare_at_price}
+        />
+      </div>
       {variant ? null : (
         <TextField label="Initial stock" name="inventory_quantity" inputMode="numeric" autoComplete="off" hint="Units at the default location" error={errors.inventory_quantity} />
       )}
+      <ErrorNotice error={definitions.error} title="Could not load the variant attributes" />
+      {definitions.data && definitions.data.length > 0 ? (
+        <fieldset className="form-group">
+          <legend>Attributes</legend>
+          <AttributeFields definitions={definitions.data} values={variant?.attributes ?? {}} errors={errors} />
+        </fieldset>
+      ) : null}
       <div className="actions">
         <SubmitButton pending={save.isPending}>{variant ? 'Update variant' : 'Add variant'}</SubmitButton>
       </div>

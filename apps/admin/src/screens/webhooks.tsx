@@ -12,6 +12,7 @@ import { DialogButton } from '../components/dialog'
 import { ErrorNotice, QueryState, SuccessNotice } from '../components/feedback'
 import { CheckboxField, formText, SelectField, SubmitButton, TextField } from '../components/forms'
 import { Page, Section } from '../components/page'
+import { dateTimeInputValue } from '../form-values'
 
 type Webhook = Schemas['Webhook']
 type Delivery = Schemas['WebhookDelivery']
@@ -26,6 +27,7 @@ const KINDS_BY_FAMILY = {
   'Draft orders': ['draft_order.invoice_sent'],
   Inventory: ['inventory.adjusted', 'inventory.low'],
   Products: ['product.created', 'product.updated'],
+  Collections: ['collection.created', 'collection.updated', 'collection.deleted'],
   Customers: ['customer.created'],
   Accounts: [
     'account.activated',
@@ -349,8 +351,6 @@ const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'de
 /** A day-and-time input's value (the viewer's time zone) as ISO 8601 UTC. */
 const isoOf = (local: string | undefined) => new Date(local ?? '').toISOString()
 /** A moment as a day-and-time input shows it, in the viewer's time zone. */
-const localInputValue = (moment: Date) => new Date(moment.getTime() - moment.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
-
 function ReplayForm({ webhookId, onDone }: { webhookId: string; onDone(message: string): void }) {
   const queryClient = useQueryClient()
   const [preview, setPreview] = useState<Schemas['WebhookReplay']>()
@@ -374,8 +374,8 @@ function ReplayForm({ webhookId, onDone }: { webhookId: string; onDone(message: 
     <form className="form" onSubmit={submit}>
       <ErrorNotice error={replay.error} />
       <div className="form-row">
-        <TextField label="From" name="from" type="datetime-local" required defaultValue={localInputValue(new Date(Date.now() - 86_400_000))} />
-        <TextField label="Until" name="to" type="datetime-local" required defaultValue={localInputValue(new Date(Date.now() + 60_000))} />
+        <TextField label="From" name="from" type="datetime-local" required defaultValue={dateTimeInputValue(new Date(Date.now() - 86_400_000))} />
+        <TextField label="Until" name="to" type="datetime-local" required defaultValue={dateTimeInputValue(new Date(Date.now() + 60_000))} />
       </div>
       <fieldset className="card">
         <legend>Deliveries to send again</legend>
