@@ -1,6 +1,9 @@
 /**
  * Seeds the benchmark catalog: 100,000 active products in 200 categories (20 departments with
- * 9 subcategories each). Deterministic (seeded PRNG), so every run measures the same data.
+ * 9 subcategories each), with tags, a product type and a vendor each, five filterable attributes,
+ * compare-at prices on some, options and variants on a fifth of them, and ten collections (five
+ * automatic, five manual). Deterministic (seeded PRNG, and SQL over each product's number), so
+ * every run measures the same data.
  *
  *   node bench/seed.js   # DATABASE_URL, else the embedded PostgreSQL (COMMERCE_DATA_DIR or .data),
  *                        # in its own database commerce_bench
@@ -25,6 +28,14 @@ export const EMBEDDED_DATABASE = 'commerce_bench'
 
 const BATCH = 10_000
 const DAY_MS = 86_400_000
+/** Tags: each product has one to three of them. */
+export const TAG_COUNT = 40
+export const VENDOR_COUNT = 50
+/** The filterable attributes every product has a value of. */
+export const BENCH_ATTRIBUTES = ['bench_material', 'bench_color', 'bench_origin', 'bench_weight_g', 'bench_launched']
+/** Products with options (Size and Colour) and their variants: every fifth. */
+export const OPTION_SIZES = ['S', 'M', 'L', 'XL']
+export const OPTION_COLOURS = ['Black', 'White', 'Navy']
 
 const DEPARTMENTS = {
   Kitchen: ['Cookware', 'Bakeware', 'Knives', 'Utensils', 'Tableware', 'Glassware', 'Coffee & Tea', 'Storage', 'Small Appliances'],
@@ -207,6 +218,74 @@ async function insertBatch(sql, batch) {
 }
 
 /**
+ * What a storefront filters on, written in SQL over each product's number (its sku), with the
+ * listing read model's triggers deferred and every product's listing row made once at the end.
+ */
+async function enrich(tx, log) {
+  await tx`set local commerce.defer_listing = on`
+  const n = tx`substr(sku, 7)::int`
+  await tx`
+    insert into attribute_definitions (id, key, name, type, choices, filterable, position)
+    values (gen_random_uuid(), 'bench_material', 'Material', 'select', ${MATERIALS}, true, 0),
+      (gen_random_uuid(), 'bench_color', 'Colour', 'select', ${COLORS}, true, 1),
+      (gen_random_uuid(), 'bench_origin', 'Made in', 'select', ${ORIGINS}, true, 2)`
+  await tx`
+    insert into attribute_definitions (id, key, name, type, unit, filterable, position)
+    values (gen_random_uuid(), 'bench_weight_g', 'Weight', 'integer', 'g', true, 3), (gen_random_uuid(), 'bench_launched', 'Launched', 'date', null, true, 4)`
+  const departments = Object.keys(DEPARTMENTS)
+  await tx`
+    update products set
+      tags = array(select 'tag-' || ((${n} * 7 + k * 13) % ${TAG_COUNT}) from generate_series(0, ${n} % 3) as k),
+      product_type = (${departments}::text[])[1 + ${n} % ${departments.length}],
+      vendor = 'Vendor ' || (${n} * 31 % ${VENDOR_COUNT}),
+      compare_at_price_minor = case when ${n} % 7 = 0 then price_minor + price_minor / 4 end,
+      attributes = jsonb_build_object(
+        'bench_material', (${MATERIALS}::text[])[1 + ${n} * 3 % ${MATERIALS.length}],
+        'bench_color', (${COLORS}::text[])[1 + ${n} * 5 % ${COLORS.length}],
+        'bench_origin', (${ORIGINS}::text[])[1 + ${n} * 11 % ${ORIGINS.length}],
+        'bench_weight_g', 50 + ${n} * 37 % 5000,
+        'bench_launched', to_char(date '2020-01-01' + ${n} % 2000, 'YYYY-MM-DD'))`
+  // Every fifth product: Size and Colour, a variant of every combination, each with stock.
+  await tx`
+    update products set options = jsonb_build_array(
+      jsonb_build_object('id', gen_random_uuid(), 'name', 'Size', 'values',
+        (select jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'value', v, 'swatchColor', null, 'swatchImageUrl', null)) from unnest(${OPTION_SIZES}::text[]) v)),
+      jsonb_build_object('id', gen_random_uuid(), 'name', 'Colour', 'values',
+        (select jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'value', v, 'swatchColor', null, 'swatchImageUrl', null)) from unnest(${OPTION_COLOURS}::text[]) v)))
+    where ${n} % 5 = 0`
+  await tx`
+    insert into product_variants (id, product_id, title, sku, inventory_quantity, options, option_value_ids)
+    select gen_random_uuid(), p.id, (s.value->>'value') || ' / ' || (c.value->>'value'), p.sku || '-' || (s.value->>'value') || '-' || (c.value->>'value'),
+      (substr(p.sku, 7)::int + length(s.value->>'value') * 3 + length(c.value->>'value')) % 40,
+      jsonb_build_object('Size', s.value->>'value', 'Colour', c.value->>'value'),
+      (select array_agg(x order by x) from unnest(array[(s.value->>'id')::uuid, (c.value->>'id')::uuid]) x)
+    from products p, jsonb_array_elements(p.options->0->'values') s, jsonb_array_elements(p.options->1->'values') c
+    where jsonb_array_length(p.options) = 2`
+  log('seed: listing rows...')
+  const ids = await tx`select id from products order by id`
+  for (let i = 0; i < ids.length; i += BATCH) {
+    await tx`select refresh_product_listing(${ids.slice(i, i + BATCH).map((row) => row.id)}::uuid[])`
+  }
+  // Five automatic collections and five manual ones of 200 products each.
+  await tx`
+    insert into collections (id, title, slug, kind, match, sort, rules)
+    select gen_random_uuid(), 'Automatic ' || k, 'bench-automatic-' || k, 'automatic', 'all', 'best_selling', '[]' from generate_series(1, 5) k`
+  await tx`
+    insert into collection_rules (collection_id, position, field, operator, name, value, currency)
+    select c.id, 0, 'tag', 'equals', null, 'tag-' || (substr(c.slug, 16)::int * 3), null from collections c where c.kind = 'automatic'
+    union all
+    select c.id, 1, 'price', 'less_than', null, '20000', 'USD' from collections c where c.kind = 'automatic'`
+  await tx`select refresh_collection_membership(null, null)`
+  await tx`
+    insert into collections (id, title, slug, kind, sort) select gen_random_uuid(), 'Manual ' || k, 'bench-manual-' || k, 'manual', 'manual' from generate_series(1, 5) k`
+  await tx`
+    insert into collection_products (collection_id, product_id, position)
+    select c.id, p.id, p.rank from collections c
+    cross join lateral (select id, row_number() over (order by md5(id::text || c.slug)) as rank from products order by md5(id::text || c.slug) limit 200) p
+    where c.kind = 'manual'`
+}
+
+/**
  * Migrates and seeds `url`. Returns { seeded, ms }. Refuses to touch a catalog that holds other
  * products, so it never mixes into (or wipes) real data.
  */
@@ -216,8 +295,18 @@ export async function seed(url, { log = console.log } = {}) {
   try {
     const [{ count }] = await sql`select count(*)::int as count from products`
     if (count === PRODUCT_COUNT) {
-      log(`seed: catalog already holds ${count} products, skipping`)
-      return { seeded: false, ms: 0 }
+      const [{ enriched }] = await sql`select exists (select 1 from attribute_definitions where key = 'bench_material') as enriched`
+      if (enriched) {
+        log(`seed: catalog already holds ${count} products, skipping`)
+        return { seeded: false, ms: 0 }
+      }
+      // A catalog seeded before tags, options and attributes: given them now.
+      const started = performance.now()
+      await sql.begin((tx) => enrich(tx, log))
+      await sql`vacuum (analyze)`
+      const ms = Math.round(performance.now() - started)
+      log(`seed: enriched in ${(ms / 1000).toFixed(1)} s`)
+      return { seeded: true, ms }
     }
     if (count !== 0) {
       throw new Error(
@@ -227,6 +316,7 @@ export async function seed(url, { log = console.log } = {}) {
     const started = performance.now()
     log(`seed: inserting ${PRODUCT_COUNT} products in ${CATEGORY_COUNT} categories...`)
     await sql.begin(async (tx) => {
+      await tx`set local commerce.defer_listing = on`
       const categories = buildCategories(new V7Generator())
       await tx`insert into categories ${tx(categories, 'id', 'name', 'slug', 'description', 'parent_id')}`
       let batch = []
@@ -238,6 +328,7 @@ export async function seed(url, { log = console.log } = {}) {
         }
       }
       if (batch.length > 0) await insertBatch(tx, batch)
+      await enrich(tx, log)
     })
     // VACUUM too: until the visibility map is set, index-only scans (count(*)) visit the heap, and
     // numbers would depend on whether autovacuum has happened to run yet.

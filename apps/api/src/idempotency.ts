@@ -103,8 +103,18 @@ function principalOf(request: FastifyRequest): string {
 function fingerprintOf(request: FastifyRequest): string {
   const hash = createHash('sha256')
   hash.update(`${request.method} ${request.url.split('?')[0]}\n`)
-  hash.update(JSON.stringify(request.body ?? null))
+  hash.update(serializedBody(request.body))
   return hash.digest('hex')
+}
+
+/** The body as JSON text; a body nested past what JSON.stringify can walk (a RangeError) is the client's 400, not a 500. */
+function serializedBody(body: unknown): string {
+  try {
+    return JSON.stringify(body ?? null)
+  } catch (error) {
+    if (error instanceof RangeError) throw new ApiError('validation_error', 'The request body is nested too deeply')
+    throw error
+  }
 }
 
 /** Whose key, and the request it was used with. */

@@ -60,7 +60,7 @@ const query: fc.Arbitrary<Query> = fc.record({
   size: fc.subarray(SIZES, { maxLength: 2 }),
   material: fc.subarray(MATERIALS, { maxLength: 1 }),
   grams: fc.option(fc.tuple(fc.option(fc.integer({ min: 0, max: 500 }), { nil: null }), fc.option(fc.integer({ min: 400, max: 1000 }), { nil: null })), { nil: null }),
-  price: fc.option(fc.tuple(fc.option(fc.integer({ min: 0, max: 50 }), { nil: null }), fc.option(fc.integer({ min: 40, max: 100 }), { nil: null })), { nil: null }),
+  price: fc.option(fc.tuple(fc.option(fc.integer({ min: 0, max: 50 }), { nil: null }), fc.option(fc.integer({ min: 50, max: 100 }), { nil: null })), { nil: null }),
   available: fc.option(fc.boolean(), { nil: null }),
   onSale: fc.option(fc.boolean(), { nil: null }),
 })

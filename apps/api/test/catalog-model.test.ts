@@ -115,6 +115,8 @@ describe('options and variants', () => {
     // The swatch stays with the renamed value.
     expect(renamed.options[0]!.values[1]!.swatch_color).toBe('#1e40af')
     expect(renamed.variants.find((variant) => variant.id === variants[0]!.id)!.options).toEqual({ Color: 'Navy', Size: 'S' })
+    // Titles that were their values follow; a title of the merchant's own stays.
+    expect(renamed.variants.find((variant) => variant.id === variants[0]!.id)!.title).toBe('Navy / S')
 
     const before = await ctx.countRows('events')
     const refused = await ctx.expectError(409, 'conflict', {
@@ -152,6 +154,8 @@ describe('options and variants', () => {
     for (const size of ['S', 'M']) {
       await ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${product.id}/variants`, token: admin, payload: { title: size, options: { size } } })
     }
+    // An empty list on a product without options changes nothing.
+    expect((await patchProduct(ctx, admin, product.id, { options: [] })).variants.map((variant) => variant.options)).toEqual([{ size: 'S' }, { size: 'M' }])
     const structured = await patchProduct(ctx, admin, product.id, { options: [{ name: 'Size', values: values('S', 'M', 'L') }] })
     expect(structured.variants.map((variant) => variant.options)).toEqual([{ Size: 'S' }, { Size: 'M' }])
     expect((await generate(ctx, admin, product.id)).variants.map((variant) => variant.title)).toEqual(['L'])
@@ -183,9 +187,16 @@ describe('status and scheduled publication', () => {
     // Adding a draft to a cart is refused as any product not for sale.
     const cart = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/carts', payload: { currency: 'USD' } })
     await ctx.expectError(404, 'not_found', { method: 'POST', url: `/api/v1/carts/${cart.id}/items`, payload: { product_id: draft.id, quantity: 1 } })
+    // The staff's status filter, and the filtered list (the listing read model) following the status.
+    const drafts = await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: `${PRODUCTS}${search}&status=draft`, token: admin })
+    expect(drafts.products.map((product) => product.id)).toEqual([draft.id])
+    await ctx.expectError(401, 'unauthorized', { method: 'GET', url: `${PRODUCTS}?status=draft` })
+    expect((await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: `${PRODUCTS}${search}&sort=title` })).products).toEqual([])
     const active = await patchProduct(ctx, admin, draft.id, { status: 'active' })
     expect(active.is_active).toBe(true)
     expect(Date.parse(active.published_at!)).toBeGreaterThan(Date.now() - 60_000)
+    expect((await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: `${PRODUCTS}${search}&sort=title` })).products.map((product) => product.id)).toEqual([draft.id])
+    expect((await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: `${PRODUCTS}${search}&status=draft`, token: admin })).products).toEqual([])
   })
 
   test('is_active written alone sets the status (true: active, false: archived); DELETE archives; both together are 400', async ({ ctx, admin }) => {

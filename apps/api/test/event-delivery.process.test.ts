@@ -173,6 +173,10 @@ describe('webhook delivery of every event kind', () => {
       token: admin,
     })
     await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/products/${product.id}`, payload: { price: 32 }, token: admin })
+    // collection.created, collection.updated, collection.deleted
+    const collection = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/collections', payload: { title: 'Kettles', kind: 'manual', product_ids: [product.id] }, token: admin })
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/collections/${collection.id}`, payload: { published: false }, token: admin })
+    await ctx.expectStatus(204, { method: 'DELETE', url: `/api/v1/collections/${collection.id}`, token: admin })
     // order.created, payment.authorized (PAYMENT_CAPTURE=manual here: its fulfillment captures it)
     const paid = await checkout(product, customer, 'tok_visa')
     expect(paid.statusCode, paid.body).toBe(201)

@@ -118,6 +118,19 @@ describe('JSON bodies', () => {
     expect(response.statusCode).toBe(400)
     expect(response.json().error.code).toBe('validation_error')
   })
+
+  test('a body JSON.parse reads but too deep to serialize again (an Idempotency-Key fingerprints it) is refused, not a 500', async ({ ctx, admin }) => {
+    const deep = `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`
+    const response = await ctx.request({
+      method: 'POST',
+      url: '/api/v1/payments/00000005-7a5e-4480-9c07-7d2800000000/cancel',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-body-0000000001' },
+      payload: deep,
+      token: admin,
+    })
+    expect(response.statusCode, response.body).toBe(400)
+    expect(response.json().error.code).toBe('validation_error')
+  })
 })
 
 describe('query strings', () => {

@@ -67,6 +67,7 @@ describe('POST /api/v1/products/:id/variants', () => {
       barcode: null,
       inventory_quantity: 12,
       options: { size: 'L', colour: 'black' },
+      attributes: {},
       weight: 450.5,
       weight_unit: 'g',
       created_at: expect.stringMatching(ISO),

@@ -35,7 +35,7 @@ afterAll(async () => {
 describe('expire-idempotency-keys', () => {
   it('is on the hourly schedule and deletes only the expired keys', async () => {
     const known = await sql<{ identifier: string }[]>`select identifier from graphile_worker._private_known_crontabs order by identifier`
-    expect(known.map((row) => row.identifier)).toEqual(['expire-checkout-reservations', 'expire-events', 'expire-idempotency-keys', 'expire-webhook-deliveries'])
+    expect(known.map((row) => row.identifier)).toEqual(['expire-checkout-reservations', 'expire-events', 'expire-idempotency-keys', 'expire-webhook-deliveries', 'refresh-best-sellers'])
 
     await sql`insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
       select 'ip:127.0.0.1', 'expired-key-' || n, 'f', 201, '{}'::jsonb, now() - interval '2 days', now() - interval '1 day'

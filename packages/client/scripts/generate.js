@@ -48,6 +48,9 @@ function specOf(path, method, operation) {
   // A JSON body is always sent as JSON, even where another form is also accepted (the OAuth token).
   if (operation.requestBody?.content?.['application/json']) spec.body = operation.requestBody.required ? 'required' : 'optional'
   if (query.length > 0) spec.query = presence(query)
+  // Array parameters repeat their name (`tag=a&tag=b`); a string one given a list joins it with commas (`fields`).
+  const repeated = query.filter((parameter) => parameter.schema?.type === 'array').map((parameter) => parameter.name)
+  if (repeated.length > 0) spec.repeated = repeated
   const idempotencyKey = parameters.filter((parameter) => parameter.in === 'header' && parameter.name.toLowerCase() === 'idempotency-key')
   if (idempotencyKey.length > 0) spec.idempotencyKey = presence(idempotencyKey)
   const list = listOf(operation, query)

@@ -72,11 +72,16 @@ function trySignal(signal: AbortSignal | undefined, timeoutMs: number): AbortSig
 
 type QueryValue = string | number | boolean | readonly string[] | null | undefined
 
-/** The query string: undefined left out, arrays comma-separated, an empty string kept (`after=`). */
-function appendQuery(url: URL, query: Record<string, QueryValue> | undefined): void {
+/**
+ * The query string: undefined left out, an empty string kept (`after=`). The values of an array
+ * parameter (`repeated`) each go under its name (OpenAPI's default form style, `tag=a&tag=b`); an
+ * array given for a string parameter is comma-separated (`fields=title,price`).
+ */
+function appendQuery(url: URL, query: Record<string, QueryValue> | undefined, repeated: readonly string[] = []): void {
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue
-    url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value))
+    if (Array.isArray(value) && repeated.includes(name)) for (const one of value) url.searchParams.append(name, one)
+    else url.searchParams.set(name, Array.isArray(value) ? value.join(',') : String(value))
   }
 }
 
@@ -128,7 +133,7 @@ export function createClient(options: ClientOptions): CommerceClient {
     const callOptions = (args[at] ?? {}) as RequestOptions & { idempotencyKey?: string }
 
     const url = new URL(baseUrl + path)
-    appendQuery(url, query)
+    appendQuery(url, query, spec.repeated)
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers }
     if (bearer) headers.authorization = `Bearer ${bearer}`
     if (body !== undefined) headers['content-type'] = 'application/json'

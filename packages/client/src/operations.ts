@@ -23,6 +23,8 @@ export interface OperationSpec {
   pathParams: readonly string[]
   body?: 'required' | 'optional'
   query?: 'required' | 'optional'
+  /** Array query parameters: each value sent under the name (`tag=a&tag=b`). */
+  repeated?: readonly string[]
   idempotencyKey?: 'required' | 'optional'
   list?: { items: string; cursor: boolean }
   upgrade?: true

@@ -251,6 +251,13 @@ describe('pagination', () => {
     await createClient({ baseUrl, fetch }).listProducts({ search: ['paginated', 'mug'] })
     expect(calls[0]!.url.searchParams.get('search')).toBe('paginated,mug')
   })
+
+  it('sends each value of an array parameter under its name, as the API reads them', async () => {
+    const { calls, fetch } = recordingFetch()
+    await createClient({ baseUrl, fetch }).listProducts({ tag: ['summer', 'sale, 50%'], option: ['Size:M'] })
+    expect(calls[0]!.url.searchParams.getAll('tag')).toEqual(['summer', 'sale, 50%'])
+    expect(calls[0]!.url.searchParams.getAll('option')).toEqual(['Size:M'])
+  })
 })
 
 describe('webhooks', () => {

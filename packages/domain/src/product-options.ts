@@ -116,6 +116,8 @@ export function reconcileOptions(
     return { id, name: option.name, values }
   })
   if (details.length > 0) invalid(details)
+  // No options before or after: the variants' free-form options stay as they are.
+  if (options.length === 0 && current.length === 0) return { options, variants: variants.map((variant) => ({ ...variant, valueIds: [], record: { ...variant.record } })) }
 
   const valueOption = new Map<string, OptionRecord>()
   for (const option of options) for (const value of option.values) valueOption.set(value.id, option)

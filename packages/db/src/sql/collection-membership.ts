@@ -23,8 +23,9 @@ export async function refreshCollection(tx: Executor, collectionId: string): Pro
 
 // $1 the rules (JSON array of StoredCollectionRule), $2 true: all must match, false: any.
 const MATCHING = `select l.product_id from product_listing l, lateral (
-    select case when $2::boolean then bool_and(collection_rule_matches(l, r)) else bool_or(collection_rule_matches(l, r)) end as matches
-    from jsonb_populate_recordset(null::collection_rules, $1::jsonb) r) m where m.matches`
+    select case when $2::boolean then bool_and(collection_rule_matches(l, r, lp.amount_minor)) else bool_or(collection_rule_matches(l, r, lp.amount_minor)) end as matches
+    from jsonb_populate_recordset(null::collection_rules, $1::jsonb) r
+    left join product_listing_prices lp on lp.product_id = l.product_id and lp.currency = r.currency) m where m.matches`
 const PREVIEW = `with matching as (${MATCHING})
 select (select count(*)::int from matching) as count,
   coalesce((select json_agg(json_build_object('id', p.id, 'title', p.title, 'slug', p.slug) order by p.id desc)

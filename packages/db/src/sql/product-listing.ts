@@ -28,6 +28,8 @@ export interface RangeFilter {
 
 export interface ListingFilter {
   includeInactive: boolean
+  /** The staff's filter on status (`scheduled`: active, not yet published). */
+  status: 'draft' | 'active' | 'archived' | 'scheduled' | null
   /** A category's id: its products and its descendants'. */
   category: string | null
   /** A collection's id. */
@@ -121,6 +123,13 @@ function baseOf(s: Statement, filter: ListingFilter, sort: ListingSort): { from:
   if (!filter.includeInactive) where.push('l.public')
   if (filter.currency !== null) from += ` join product_listing_prices lp on lp.product_id = l.product_id and lp.currency = ${s.param(filter.currency, 'text')}`
   if (filter.category !== null) where.push(`l.category_ids @> array[${s.param(filter.category, 'uuid')}]`)
+  if (filter.status !== null) {
+    where.push(
+      filter.status === 'scheduled'
+        ? `exists (select 1 from products sp where sp.id = l.product_id and sp.status = 'active' and not sp.is_active)`
+        : `exists (select 1 from products sp where sp.id = l.product_id and sp.status = ${s.param(filter.status, 'product_status')})`,
+    )
+  }
   if (filter.collection !== null) {
     from += ` join collection_products cp on cp.product_id = l.product_id and cp.collection_id = ${s.param(filter.collection, 'uuid')}`
   }

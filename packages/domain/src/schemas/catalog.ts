@@ -359,7 +359,12 @@ export const ListProductsQuery = Type.Object({
     Type.String({ maxLength: 200, description: 'words matched against title and description, in the original text and in the locale shown' }),
   ),
   locale: LocaleQuery.properties.locale,
-  include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include soft-deleted products' })),
+  include_inactive: Type.Optional(Type.Boolean({ description: 'admins only: include drafts, scheduled and archived products' })),
+  status: Type.Optional(
+    Type.Enum([...PRODUCT_STATUSES, 'scheduled'], {
+      description: 'admins only: products of this status (scheduled: active, its published_at still to come); implies include_inactive',
+    }),
+  ),
 })
 export type ListProductsQuery = Static<typeof ListProductsQuery>
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })

@@ -41,6 +41,7 @@ export function needsListing(query: ListProductsQuery): boolean {
     query.available !== undefined ||
     query.on_sale !== undefined ||
     query.currency !== undefined ||
+    query.status !== undefined ||
     query.facets === true
   )
 }
@@ -214,7 +215,8 @@ export function createProductListing(db: Database, catalogDb: Database) {
       }
     }
     const filter: ListingFilter = {
-      includeInactive,
+      includeInactive: includeInactive || query.status !== undefined,
+      status: query.status ?? null,
       category,
       collection: collection?.id ?? null,
       search: tsQuery ?? null,

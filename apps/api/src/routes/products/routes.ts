@@ -61,10 +61,10 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       },
     },
     async (request, reply) => {
-      const includeInactive = request.query.include_inactive === true
+      const includeInactive = request.query.include_inactive === true || request.query.status !== undefined
       const admin = isAdmin(request)
       if (includeInactive && !admin) {
-        throw request.principal ? forbidden('Only admins may list inactive products') : unauthorized()
+        throw request.principal ? forbidden('Only admins may list inactive products or filter by status') : unauthorized()
       }
       const customerId = request.principal?.kind === 'user' ? request.principal.customerId : null
       const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin, { staff: admin, customerId })

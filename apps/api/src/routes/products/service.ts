@@ -218,15 +218,26 @@ export function createProductService(db: Database, catalogDb: Database, { detail
 
   /** Replaces the product's options (reconcileOptions) and moves its variants' choices with them. */
   async function setOptions(tx: Executor, product: ProductRow, input: NonNullable<UpdateProduct['options']>) {
-    const variants = await tx.select(variantChoice).from(productVariants).where(eq(productVariants.productId, product.id)).orderBy(productVariants.id)
+    const variants = await tx
+      .select({ ...variantChoice, title: productVariants.title })
+      .from(productVariants)
+      .where(eq(productVariants.productId, product.id))
+      .orderBy(productVariants.id)
     const next = reconcileOptions(product.options, input, variants, newId)
     await tx.update(products).set({ options: next.options }).where(eq(products.id, product.id))
     const changed = next.variants.filter((variant, i) => variant.valueIds.join() !== variants[i]!.valueIds.join() || JSON.stringify(variant.record) !== JSON.stringify(variants[i]!.record))
     if (changed.length === 0) return
     // Two steps, so that no row passes through another's combination on the way (the unique index checks each row as it is written).
     await tx.update(productVariants).set({ optionValueIds: [] }).where(inArray(productVariants.id, changed.map((variant) => variant.id)))
+    // A title that was its values ("M / Blue", as a generation names them) follows a rename.
+    const titleOf = (record: Readonly<Record<string, string>>) => Object.values(record).join(' / ')
     for (const variant of changed) {
-      await tx.update(productVariants).set({ optionValueIds: variant.valueIds, options: variant.record, updatedAt: new Date() }).where(eq(productVariants.id, variant.id))
+      const before = variants.find((candidate) => candidate.id === variant.id)!
+      const title = before.title === titleOf(before.record) ? titleOf(variant.record) : undefined
+      await tx
+        .update(productVariants)
+        .set({ optionValueIds: variant.valueIds, options: variant.record, title: title || undefined, updatedAt: new Date() })
+        .where(eq(productVariants.id, variant.id))
     }
   }
 
