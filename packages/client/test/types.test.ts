@@ -48,7 +48,7 @@ const WRONG = [
   `await client.createProduct({ price: 1 })`,
   `await client.completeCheckout('id', { payment: { method: 'card' } })`,
   `await client.deleteProduct()`,
-  `await client.listProducts({ status: 'paid' })`,
+  `await client.listProducts({ colour: 'red' })`,
   `await client.deleteProduct('id', { idempotencyKey: 'not-taken-here-0001' })`,
   `client.paginate('getProduct', 'id')`,
   `client.streamEvents({ events: ['order.shiped'] })`,
@@ -133,7 +133,7 @@ describe('the client’s types (dist/*.d.ts)', () => {
     expect(wrong[0]).toMatch(/'title' is missing/)
     expect(wrong[1]).toMatch(/'token' is missing/)
     expect(wrong[2]).toMatch(/Expected 1-2 arguments, but got 0/)
-    expect(wrong[3]).toMatch(/'status' does not exist/)
+    expect(wrong[3]).toMatch(/'colour' does not exist/)
     expect(wrong[4]).toMatch(/'idempotencyKey' does not exist/)
     expect(wrong[5]).toMatch(/"getProduct"/)
     expect(wrong[6]).toMatch(/"order.shiped"/)
