@@ -344,13 +344,13 @@ describe('the admin dashboard in a browser', () => {
     expect(generated.map((variant) => variant.title)).toEqual(['S / Blue', 'S / Sand', 'M / Blue', 'M / Sand', 'L / Blue', 'L / Sand'])
     expect(generated.every((variant) => variant.inventory_quantity === 3)).toBe(true)
 
-    // A rename is sent with the value's id: the variants that chose M now say Medium (their titles stay).
+    // A rename is sent with the value's id: the variants that chose M now say Medium, and their titles (their values) follow.
     await options.getByRole('group', { name: 'Option 1' }).getByLabel('Value 2', { exact: true }).fill('Medium')
     await options.getByRole('button', { name: 'Save options' }).click()
     await variants.getByRole('cell', { name: 'Size=Medium, Colour=Blue', exact: true }).waitFor()
     const renamed = (await admin.getProduct(productId)).variants
     expect(renamed.map((variant) => variant.id)).toEqual(generated.map((variant) => variant.id))
-    expect(renamed.filter((variant) => variant.options.Size === 'Medium').map((variant) => variant.title)).toEqual(['M / Blue', 'M / Sand'])
+    expect(renamed.filter((variant) => variant.options.Size === 'Medium').map((variant) => variant.title)).toEqual(['Medium / Blue', 'Medium / Sand'])
 
     // A value variants still choose cannot go: the API's 409 shows in the section, naming them by title.
     await options.getByRole('group', { name: 'Option 1' }).getByRole('button', { name: 'Remove value 3' }).click()
