@@ -43,14 +43,17 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
    * cursor (an export, a sync) would only push the hot pages out, so both read the database.
    */
   return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean, reader: Reader): Promise<ProductPage> {
-    // A category with categories under it lists theirs too: the listing's categories hold each product's ancestors.
-    if (needsListing(query) || (query.category !== undefined && (await hasSubcategories(query.category)))) {
-      return listFiltered(query, includeInactive, locales, reader)
+    if (needsListing(query)) return listFiltered(query, includeInactive, locales, reader)
+    // A category with categories under it lists theirs too (the listing's categories hold each
+    // product's ancestors). Asked after the memory: a page kept there answered it already.
+    const nested = async () => query.category !== undefined && (await hasSubcategories(query.category))
+    if (!remember || includeInactive || query.after !== undefined) {
+      return (await nested()) ? listFiltered(query, includeInactive, locales, reader) : readPage(query, includeInactive, locales, !remember)
     }
-    if (!remember || includeInactive || query.after !== undefined) return readPage(query, includeInactive, locales, !remember)
     const key = JSON.stringify([query.page ?? 1, query.per_page ?? 20, query.category ?? null, query.search ?? null, locales])
     const cached = pages.get(key)
     if (cached !== undefined) return cached
+    if (await nested()) return listFiltered(query, includeInactive, locales, reader)
     const start = pages.begin()
     const page = await readPage(query, false, locales, false)
     pages.set(key, page, start)
