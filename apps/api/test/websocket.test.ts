@@ -631,11 +631,11 @@ describe('resuming', () => {
       const stalled = await connect(ownUrl, { token: admin })
       stalled.socket.pause()
       const stalledServerSide = [...own.websocketServer.clients].at(-1)!
-      // 400 events of 25 KB in one transaction (10 MB for each client: more than the limit and the
-      // kernel's socket buffers together, less than MAX_BURST_BYTES), announced in two notifications
-      // that arrive together: the feed sends them in one turn.
-      const burst = (events = 400) =>
-        commitEvents(ctx, ...Array.from({ length: events }, (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { padding: 'x'.repeat(25_000) } })))
+      // 200 events of 50 KB in one transaction (10 MB for each client: more than the limit and the
+      // kernel's socket buffers together, less than MAX_BURST_BYTES), announced in one notification
+      // (200 ids), so the feed loads and sends them in one turn however the machine is loaded.
+      const burst = (eventBytes = 50_000) =>
+        commitEvents(ctx, ...Array.from({ length: 200 }, (): NewEvent => ({ kind: 'product.updated', resourceId: newId(), data: { padding: 'x'.repeat(eventBytes) } })))
       let bursts = 0
       while (stalledServerSide.readyState === WebSocket.OPEN && bursts < 4) {
         const ids = await burst()
@@ -648,8 +648,8 @@ describe('resuming', () => {
       stalled.socket.resume()
       expect((await stalled.closed).code).toBe(1006)
       for (const reader of readers) expect(reader.socket.readyState).toBe(WebSocket.OPEN)
-      // A burst past MAX_BURST_BYTES (16 MiB): 25 MB is more than a client may hold, reader or not.
-      await burst(1000)
+      // A burst past MAX_BURST_BYTES (16 MiB): 25 MB in one notification is more than a client may hold, reader or not.
+      await burst(125_000)
       for (const reader of readers) expect((await reader.closed).code).toBe(1006)
     } finally {
       await own.close()
