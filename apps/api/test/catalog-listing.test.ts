@@ -172,6 +172,10 @@ describe('filters and facets', () => {
           // Newest first: the reverse of creation.
           expect(page.products.map((product) => product.id)).toEqual([...matching].reverse())
           expect(page.meta.total).toBe(matching.length)
+          // A page past the end has no row to carry the total: it is counted alone, as exactly.
+          const beyond = await ctx.expectStatus<Page>(200, { method: 'GET', url: urlOf(q, slug, '&page=2') })
+          expect(beyond.products).toEqual([])
+          expect(beyond.meta.total).toBe(matching.length)
           const want = expectedFacets(specs, q)
           const facets = page.facets as ProductFacets
           expect(counts(facets.tags)).toEqual(want.tags)

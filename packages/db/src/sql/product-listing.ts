@@ -245,8 +245,9 @@ export async function listingFacets(client: SqlClient, filter: ListingFilter, wi
     const failing = tests.flatMap((test, i) => (test.kind === kind ? [`not m${i}`] : []))
     return failing.length === 0 ? 'fails = 0' : `(fails = 0 or (fails = 1 and (${failing.join(' or ')})))`
   }
-  const termOwners = tests.flatMap((test, i) => (test.kind === 'term' ? [`(not m${i} and starts_with(t, ${s.param(filter.terms[test.index]!.prefix, 'text')}))`] : []))
-  const rangeOwners = tests.flatMap((test, i) => (test.kind === 'range' ? [`(not m${i} and e.key = ${s.param(filter.ranges[test.index]!.key, 'text')})`] : []))
+  // Only when used: a parameter the text leaves out has no type PostgreSQL could determine.
+  const termOwners = withTerms ? tests.flatMap((test, i) => (test.kind === 'term' ? [`(not m${i} and starts_with(t, ${s.param(filter.terms[test.index]!.prefix, 'text')}))`] : [])) : []
+  const rangeOwners = withTerms ? tests.flatMap((test, i) => (test.kind === 'range' ? [`(not m${i} and e.key = ${s.param(filter.ranges[test.index]!.key, 'text')})`] : [])) : []
   const termCounts = withTerms
     ? `select 'term', t, count(*)::float8, null::float8 from scored, unnest(terms) t
         where fails = 0 ${termOwners.length ? `or (fails = 1 and (${termOwners.join(' or ')}))` : ''} group by t`
