@@ -186,7 +186,9 @@ describe('filters and facets', () => {
           expect(facets.available).toBe(want.available)
           expect(facets.on_sale).toBe(want.onSale)
           expect(facets.price).toEqual(want.price)
+          // A number attribute's facet is its range alone.
           expect(facets.attributes.find((attribute) => attribute.key === GRAMS)?.range ?? null).toEqual(want.grams)
+          expect(facets.attributes.find((attribute) => attribute.key === GRAMS)?.values ?? []).toEqual([])
           // Selected values say so; labels keep the products' spelling.
           for (const tag of facets.tags) expect(tag.selected).toBe(q.tag.some((selected) => selected.toLowerCase() === tag.value))
           for (const tag of facets.tags) expect(TAGS).toContain(tag.label)
@@ -292,5 +294,11 @@ describe('the market', () => {
     ])
     const guest = await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${category.slug}&currency=EUR&price_max=20` })
     expect(guest.products).toEqual([])
+    // The facets read the same prices: the price range ignores its own filter (the on-sale count does not), the members' is theirs.
+    const faceted = await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${category.slug}&currency=EUR&price_max=20&facets=true` })
+    expect(faceted.meta.total).toBe(0)
+    expect(faceted.facets).toMatchObject({ price: { min: 25, max: 30 }, on_sale: 0, available: 0 })
+    const vipFacets = await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${category.slug}&currency=EUR&facets=true`, token: member.token })
+    expect(vipFacets.facets).toMatchObject({ price: { min: 12, max: 25 }, on_sale: 2 })
   })
 })

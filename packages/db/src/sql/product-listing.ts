@@ -90,6 +90,9 @@ class Statement {
   }
 }
 
+/** The keys of the filterable, public number and date attributes (what `numbers` holds). */
+const NUMBER_ATTRIBUTES = `select key from attribute_definitions where filterable and public and type in ('integer', 'decimal', 'date')`
+
 /** The applicable price lists of the reader, in the market's currency (a CTE). */
 const LISTS = (s: Statement, filter: ListingFilter) => `lists as (
   select id, type, priority from price_lists
@@ -208,17 +211,22 @@ export async function listingPage(client: SqlClient, filter: ListingFilter, sort
         : `(${order.value}, l.product_id) ${comparison} (${s.param(value, sort === 'title' ? 'text' : 'numeric')}, ${s.param(id, 'uuid')})`,
     )
   }
-  const counted = window.after ? 'null::int' : 'count(*) over ()::int'
   const market = filter.currency === null ? 'null::float8 as price, null::boolean as on_sale' : `${price}::float8 as price, lp.on_sale`
-  const text = `${lists}select l.product_id as id, ${order.value ?? 'null'} as key, ${counted} as total, ${market}
-    from ${base.from} ${where.length ? `where ${where.join(' and ')}` : ''}
-    order by ${order.value === null ? '' : `${order.value} ${direction}, `}l.product_id ${direction}
-    limit ${s.param(window.limit, 'int')} offset ${s.param(window.offset, 'int')}`
-  const rows = await client.unsafe<{ id: string; key: string | number | null; total: number | null; price: number | null; on_sale: boolean | null }[]>(text, s.params as never[], { prepare: true })
-  let total = rows[0]?.total ?? null
-  // A page past the end has no row to carry the total: count alone.
-  if (total === null && !window.after && window.offset > 0) total = (await listingFacets(client, filter, false)).total
-  if (total === null && !window.after) total = 0
+  const select = `select l.product_id as id, ${order.value ?? 'null'} as key, ${market} from ${base.from} ${where.length ? `where ${where.join(' and ')}` : ''}`
+  const limit = `limit ${s.param(window.limit, 'int')} offset ${s.param(window.offset, 'int')}`
+  // Past a cursor no total: the rows in the sort's order, where an index can walk to the page.
+  // Else every match is read for the total anyway: read once through the filters' indexes, counted,
+  // and the page cut by a top-N sort (an index walk in the sort's order under a count read the
+  // whole catalog to find a category's few matches). One row at least, carrying the total.
+  const text = window.after
+    ? `${lists}${select} order by ${order.value === null ? '' : `${order.value} ${direction}, `}l.product_id ${direction} ${limit}`
+    : `${lists ? `${lists}, ` : 'with '}matched as materialized (${select})
+      select page.id, page.key, total.count::int as total, page.price, page.on_sale
+      from (select count(*) from matched) total
+      left join lateral (select * from matched order by ${order.value === null ? '' : `key ${direction}, `}id ${direction} ${limit}) page on true`
+  const found = await client.unsafe<{ id: string | null; key: string | number | null; total: number | null; price: number | null; on_sale: boolean | null }[]>(text, s.params as never[], { prepare: true })
+  const total = window.after ? null : (found[0]?.total ?? 0)
+  const rows = found.filter((row): row is typeof row & { id: string } => row.id !== null)
   // bigint and numeric values arrive as text; the title's is text.
   const keyOf = (value: string | number | null): string | number | null => (value === null || sort === 'title' ? value : Number(value))
   return { rows: rows.map((row) => ({ id: row.id, key: [keyOf(row.key), row.id] as ListingKey, price: row.price, onSale: row.on_sale })), total }
@@ -227,9 +235,9 @@ export async function listingPage(client: SqlClient, filter: ListingFilter, sort
 /**
  * The facets of a list: the total, the count of every term (disjunctive), of available and on-sale
  * products, and the price and number ranges (each range over the rows that pass every other
- * filter). `withTerms` false counts the total only.
+ * filter).
  */
-export async function listingFacets(client: SqlClient, filter: ListingFilter, withTerms = true): Promise<ListingFacets> {
+export async function listingFacets(client: SqlClient, filter: ListingFilter): Promise<ListingFacets> {
   const s = new Statement()
   const price = priceOf(s, filter, filter.currency === null ? 2 : currencyExponent(filter.currency))
   const base = baseOf(s, filter, 'newest')
@@ -237,39 +245,59 @@ export async function listingFacets(client: SqlClient, filter: ListingFilter, wi
   const ctes = filter.currency === null ? [] : [LISTS(s, filter)]
   const marks = tests.map((test, i) => `(${test.test}) as m${i}`)
   const fails = tests.length === 0 ? '0' : tests.map((_, i) => `(not m${i})::int`).join(' + ')
-  ctes.push(`marked as materialized (select l.terms, l.numbers, l.available, ${filter.currency === null ? 'l.on_sale' : 'lp.on_sale'} as on_sale, ${price} as price
-    ${marks.length ? `, ${marks.join(', ')}` : ''} from ${base.from} ${base.where.length ? `where ${base.where.join(' and ')}` : ''})`)
-  ctes.push(`scored as (select *, ${fails} as fails from marked)`)
-  // A row failing exactly one filter counts for that filter's facet only.
-  const only = (kind: string) => {
-    const failing = tests.flatMap((test, i) => (test.kind === kind ? [`not m${i}`] : []))
+  /** Rows failing none of the filters, or only one of `kind`: those counting for its facet. */
+  const countingFor = (kinds: string[]) => {
+    const failing = tests.flatMap((test, i) => (kinds.includes(test.kind) ? [`not m${i}`] : []))
     return failing.length === 0 ? 'fails = 0' : `(fails = 0 or (fails = 1 and (${failing.join(' or ')})))`
   }
-  // Only when used: a parameter the text leaves out has no type PostgreSQL could determine.
-  const termOwners = withTerms ? tests.flatMap((test, i) => (test.kind === 'term' ? [`(not m${i} and starts_with(t, ${s.param(filter.terms[test.index]!.prefix, 'text')}))`] : [])) : []
-  const rangeOwners = withTerms ? tests.flatMap((test, i) => (test.kind === 'range' ? [`(not m${i} and e.key = ${s.param(filter.ranges[test.index]!.key, 'text')})`] : [])) : []
-  const termCounts = withTerms
-    ? `select 'term', t, count(*)::float8, null::float8 from scored, unnest(terms) t
-        where fails = 0 ${termOwners.length ? `or (fails = 1 and (${termOwners.join(' or ')}))` : ''} group by t`
-    : null
-  const rangeRows = withTerms
-    ? `select 'range', e.key, min(v::numeric)::float8, max(v::numeric)::float8 from scored, jsonb_each(numbers) e, jsonb_array_elements_text(e.value) v
-        where fails = 0 ${rangeOwners.length ? `or (fails = 1 and (${rangeOwners.join(' or ')}))` : ''} group by e.key`
-    : null
-  const totals = `select 'totals' as kind, null::text as key, count(*) filter (where fails = 0)::float8 as a, null::float8 as b from scored
-    union all select 'available', null, count(*) filter (where available and ${only('available')})::float8, null from scored
-    union all select 'on_sale', null, count(*) filter (where on_sale and ${only('sale')})::float8, null from scored
-    union all select 'price', null, min(price) filter (where ${only('price')})::float8, max(price) filter (where ${only('price')})::float8 from scored`
-  const text = `with ${ctes.join(',\n')}\n${[totals, termCounts, rangeRows].filter(Boolean).join('\nunion all ')}`
-  const rows = await client.unsafe<{ kind: string; key: string | null; a: number | null; b: number | null }[]>(text, s.params as never[], { prepare: true })
+  // Without a market the price in major units is worked out only for the rows it is read from.
+  const priceColumns = filter.currency === null ? 'l.price_minor, l.currency' : `${price} as price`
+  const priceRead = filter.currency === null ? '(price_minor::numeric / power(10::numeric, currency_exponent(currency)))' : 'price'
+  // Each row's tests run once (offset 0 keeps the planner from copying them into every use), and
+  // its terms and numbers are kept only where a facet reads them: a large result's rows that fail
+  // two filters cost no copy and no unnesting.
+  ctes.push(`marked as materialized (select fails, available, on_sale, ${filter.currency === null ? 'price_minor, currency' : 'price'}
+      ${tests.length ? `, ${tests.map((_, i) => `m${i}`).join(', ')}` : ''},
+      case when ${countingFor(['term'])} then terms end as terms, case when ${countingFor(['range'])} then numbers end as numbers
+    from (select *, ${fails} as fails from (select l.terms, l.numbers, l.available, ${filter.currency === null ? 'l.on_sale' : 'lp.on_sale'} as on_sale, ${priceColumns}
+      ${marks.length ? `, ${marks.join(', ')}` : ''} from ${base.from} ${base.where.length ? `where ${base.where.join(' and ')}` : ''} offset 0) tested) scored)`)
+  const termOwners = tests.flatMap((test, i) => (test.kind === 'term' ? [`(not m${i} and starts_with(t, ${s.param(filter.terms[test.index]!.prefix, 'text')}))`] : []))
+  const totals = `select 'totals' as kind, null::text as key, count(*) filter (where fails = 0)::float8 as a,
+      count(*) filter (where available and ${countingFor(['available'])})::float8 as b, count(*) filter (where on_sale and ${countingFor(['sale'])})::float8 as c,
+      min(${priceRead}) filter (where ${countingFor(['price'])})::float8 as d, max(${priceRead}) filter (where ${countingFor(['price'])})::float8 as e from marked`
+  // A number or date attribute's facet is its range: its thousands of distinct values are not counted.
+  const termCounts = `select 'term', t, count(*)::float8, null, null, null, null from marked, unnest(terms) t
+        where (fails = 0 ${termOwners.length ? `or ${termOwners.join(' or ')}` : ''})
+          and not (starts_with(t, 'attr:') and split_part(t, ':', 2) = any(array(${NUMBER_ATTRIBUTES})))
+        group by t`
+  // Every number of the rows passing all filters; of a row failing only a range, that range's
+  // numbers alone, read by key (the ranges of one key are merged below).
+  const rangeRows = [
+    `select 'range', e.key, min(v::numeric)::float8, max(v::numeric)::float8, null, null, null
+        from marked, jsonb_each(numbers) e, jsonb_array_elements_text(e.value) v where fails = 0 group by e.key`,
+    ...tests.flatMap((test, i) => {
+      if (test.kind !== 'range') return []
+      const key = s.param(filter.ranges[test.index]!.key, 'text')
+      return [`select 'range', ${key}, min(v::numeric)::float8, max(v::numeric)::float8, null, null, null
+        from marked, jsonb_array_elements_text(numbers -> ${key}) v where fails = 1 and not m${i}`]
+    }),
+  ]
+  const text = `with ${ctes.join(',\n')}\n${[totals, termCounts, ...rangeRows].join('\nunion all ')}`
+  type Row = { kind: string; key: string | null; a: number | null; b: number | null; c: number | null; d: number | null; e: number | null }
+  const rows = await client.unsafe<Row[]>(text, s.params as never[], { prepare: true })
   const facets: ListingFacets = { total: 0, terms: [], available: 0, onSale: 0, price: null, ranges: [] }
   for (const row of rows) {
-    if (row.kind === 'totals') facets.total = row.a ?? 0
-    else if (row.kind === 'available') facets.available = row.a ?? 0
-    else if (row.kind === 'on_sale') facets.onSale = row.a ?? 0
-    else if (row.kind === 'price') facets.price = row.a === null || row.b === null ? null : { min: row.a, max: row.b }
-    else if (row.kind === 'term') facets.terms.push({ term: row.key!, count: row.a! })
-    else if (row.kind === 'range') facets.ranges.push({ key: row.key!, min: row.a!, max: row.b! })
+    if (row.kind === 'totals') {
+      facets.total = row.a ?? 0
+      facets.available = row.b ?? 0
+      facets.onSale = row.c ?? 0
+      facets.price = row.d === null || row.e === null ? null : { min: row.d, max: row.e }
+    } else if (row.kind === 'term') facets.terms.push({ term: row.key!, count: row.a! })
+    else if (row.kind === 'range' && row.a !== null && row.b !== null) {
+      const known = facets.ranges.find((range) => range.key === row.key)
+      if (known) Object.assign(known, { min: Math.min(known.min, row.a), max: Math.max(known.max, row.b) })
+      else facets.ranges.push({ key: row.key!, min: row.a, max: row.b })
+    }
   }
   facets.terms.sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0))
   return facets
