@@ -23,6 +23,7 @@ import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { openDatabase } from '@commerce/db'
 import { walkCatalog } from './export.js'
+import { checkListing, listingPaths } from './listing.js'
 import { COMMON_WORD, EMBEDDED_DATABASE, RARE_COUNT, RARE_WORD, seed, stockUp } from './seed.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -57,6 +58,8 @@ const REFERENCES = {
   list: ['naive_list'],
   category: ['naive_list'],
 }
+/** The scenarios answered by the API with PRODUCT_CACHE_TTL=0: the database path of the catalog. */
+const UNCACHED = new Set(['detail_nocache', 'list_nocache', 'category_nocache', 'search_common_nocache', 'listing_category', 'listing_facets', 'listing_all', 'collection'])
 const WANTED = ONLY && new Set([...ONLY, ...ONLY.flatMap((key) => REFERENCES[key] ?? [])])
 /** Whether a scenario runs this time: all do without BENCH_ONLY. */
 const runs = (key) => !WANTED || WANTED.has(key)
@@ -74,9 +77,10 @@ function positiveNumber(name, fallback) {
 const children = new Set()
 
 function startChild(name, script, env) {
+  env = { ...process.env, ...env }
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines = []
@@ -92,7 +96,7 @@ function startChild(name, script, env) {
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   children.add(child)
   exited.then(() => children.delete(child))
-  return { name, child, lines, exited }
+  return { name, env, child, lines, exited }
 }
 
 function isRunning(child) {
@@ -173,8 +177,10 @@ async function loadFixtures(url) {
       where not exists (select 1 from categories child where child.parent_id = c.id)
       group by c.slug order by count(*) desc, c.slug limit 1`
     const ids = (await sql`select id from products where is_active order by random() limit ${DETAIL_IDS}`).map((r) => r.id)
+    const categories = (await sql`select slug from categories order by slug`).map((r) => r.slug)
+    const collections = (await sql`select slug from collections where published order by slug`).map((r) => r.slug)
     const [{ version }] = await sql`select version()`
-    return { ...counts, category, ids, pgVersion: version }
+    return { ...counts, category, ids, categories, collections, pgVersion: version }
   } finally {
     await sql.end({ timeout: 5 })
   }
@@ -446,6 +452,13 @@ function evaluateTargets(byKey) {
     target(key, `${key} p99 < 250 ms`, `${fmt(byKey[key]?.p99Ms)} ms`, byKey[key]?.p99Ms < 250)
   }
   target('detail', 'detail ≥ 70 % of pk', pct(ofPk('detail')), ofPk('detail') >= 0.7)
+  target('detail_nocache', 'detail, cache off ≥ 60 % of pk', pct(ofPk('detail_nocache')), ofPk('detail_nocache') >= 0.6)
+  for (const key of ['list_nocache', 'category_nocache']) target(key, `${key} ≥ 25 % of pk`, pct(ofPk(key)), ofPk(key) >= 0.25)
+  const listingTargets = { listing_category: [0.2, 100], listing_facets: [0.1, 150], listing_all: [0.03, 300], collection: [0.2, undefined] }
+  for (const [key, [share, p99]] of Object.entries(listingTargets)) {
+    target(key, `${key} ≥ ${share * 100} % of pk`, pct(ofPk(key)), ofPk(key) >= share)
+    if (p99) target(key, `${key} p99 < ${p99} ms`, `${fmt(byKey[key]?.p99Ms)} ms`, byKey[key]?.p99Ms < p99)
+  }
   target('cart_add', 'cart add ≥ 20 % of pk', pct(ofPk('cart_add')), ofPk('cart_add') >= 0.2)
   target('cart_add', 'cart add p99 < 100 ms', `${fmt(byKey.cart_add?.p99Ms)} ms`, byKey.cart_add?.p99Ms < 100)
   // Checkout against the minimal order transaction, per round like the pk ratios.
@@ -486,8 +499,15 @@ async function main() {
     procs.push(api, ref)
     const apiBase = `http://127.0.0.1:${apiPort}`
     const refBase = `http://127.0.0.1:${refPort}`
-    await Promise.all([waitForHealth(api, apiBase), waitForHealth(ref, refBase)])
-    console.log(`bench: api on ${apiBase}, reference app on ${refBase}`)
+    // A second API with the catalog cache off, for the scenarios that must measure the database path.
+    const uncachedWanted = !WANTED || [...WANTED].some((key) => UNCACHED.has(key))
+    const uncachedPort = await freePort()
+    const uncached = uncachedWanted ? startChild('api (PRODUCT_CACHE_TTL=0)', API_MAIN, { ...api.env, PORT: String(uncachedPort), PRODUCT_CACHE_TTL: '0' }) : undefined
+    if (uncached) procs.push(uncached)
+    const uncachedBase = `http://127.0.0.1:${uncachedPort}`
+    await Promise.all([waitForHealth(api, apiBase), waitForHealth(ref, refBase), uncached && waitForHealth(uncached, uncachedBase)])
+    console.log(`bench: api on ${apiBase}${uncached ? `, with the catalog cache off on ${uncachedBase}` : ''}, reference app on ${refBase}`)
+    const apiOf = (s) => (s.base === refBase ? ref : s.base === uncachedBase ? uncached : api)
 
     const { category } = fixtures
     let cartIds, lineProducts, checkoutIds, checkoutProducts, spreadCheckoutIds, promoCartIds, promoCheckoutIds
@@ -525,6 +545,18 @@ async function main() {
       console.log(`bench: ${count} French translations added`)
     }
     const listExpect = { total: fixtures.active, newest: fixtures.newest }
+    const listing = listingPaths({ categories: fixtures.categories, collections: fixtures.collections })
+    /** A storefront listing scenario: distinct paths, answered by the database. */
+    const listingScenario = (key, label, paths, facets) => ({
+      key,
+      label: `ours GET /api/v1/products?${label} (${paths.length} distinct, cache off)`,
+      base: uncachedBase,
+      ids: paths,
+      pathFor: (path) => path,
+      check: (body) => checkListing(body, { facets }),
+    })
+    /** The same request on the API with the catalog cache off. */
+    const uncachedTwin = (s) => ({ ...s, key: `${s.key}_nocache`, label: `${s.label} (cache off)`, base: uncachedBase })
     // The baseline first; the naive reference scenarios, the slowest, last.
     const scenarios = [
       { key: 'pk', label: 'ref  GET /pk/products/:id', base: refBase, ids: fixtures.ids, pathFor: (id) => `/pk/products/${id}` },
@@ -580,6 +612,10 @@ async function main() {
         path: `/api/v1/products?category=${encodeURIComponent(category.slug)}`,
         expect: { total: category.products },
       },
+      listingScenario('listing_category', 'category=…&<filters>&sort=…', listing.category, false),
+      listingScenario('listing_facets', 'category=…&<filters>&sort=…&facets=true', listing.categoryFacets, true),
+      listingScenario('listing_all', '<filters>&sort=…&facets=true', listing.allFacets, true),
+      listingScenario('collection', 'collection=…&sort=…&page=…', listing.collection, false),
       {
         key: 'cart_get',
         label: `ours GET /api/v1/carts/:id (${CART_LINES} lines)`,
@@ -657,6 +693,11 @@ async function main() {
         expect: { total: fixtures.common, word: COMMON_WORD },
       },
     ]
+    // The cached catalog scenarios once more with the cache off, next to each other in each round.
+    for (const key of ['detail', 'list', 'category', 'search_common']) {
+      const at = scenarios.findIndex((s) => s.key === key)
+      scenarios.splice(at + 1, 0, uncachedTwin(scenarios[at]))
+    }
     if (WANTED) {
       // pk is every ratio's baseline: it runs with any scenario measured by autocannon.
       const measured = scenarios.filter((s) => WANTED.has(s.key))
@@ -710,7 +751,7 @@ async function main() {
         const failure = await sampleFailure(s)
         if (failure) s.issues.push(failure)
       }
-      if (!isRunning(s.base === apiBase ? api.child : ref.child)) s.issues.push(`the server exited:\n${tail(s.base === apiBase ? api : ref)}`)
+      if (!isRunning(apiOf(s).child)) s.issues.push(`the server exited:\n${tail(apiOf(s))}`)
       samples.get(s.key).push({ round, r })
       console.log(`${fmt(r.requests.average)} req/s, p99 ${fmt(r.latency.p99)} ms`)
     }

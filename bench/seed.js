@@ -37,7 +37,7 @@ export const BENCH_ATTRIBUTES = ['bench_material', 'bench_color', 'bench_origin'
 export const OPTION_SIZES = ['S', 'M', 'L', 'XL']
 export const OPTION_COLOURS = ['Black', 'White', 'Navy']
 
-const DEPARTMENTS = {
+export const DEPARTMENTS = {
   Kitchen: ['Cookware', 'Bakeware', 'Knives', 'Utensils', 'Tableware', 'Glassware', 'Coffee & Tea', 'Storage', 'Small Appliances'],
   Home: ['Bedding', 'Bath', 'Rugs', 'Lighting', 'Clocks', 'Mirrors', 'Candles', 'Vases', 'Wall Art'],
   Furniture: ['Chairs', 'Tables', 'Sofas', 'Desks', 'Shelving', 'Beds', 'Cabinets', 'Benches', 'Stools'],
@@ -65,12 +65,12 @@ const ADJECTIVES = [
   'deluxe', 'minimalist', 'portable', 'durable', 'cozy', 'sleek', 'artisan', 'oversized', 'foldable', 'timeless',
   'heritage', 'urban', 'coastal', 'nordic', 'industrial', 'bohemian', 'tailored', 'weathered', 'polished', 'organic',
 ]
-const MATERIALS = [
+export const MATERIALS = [
   'oak', 'walnut', 'bamboo', 'linen', 'cotton', 'wool', 'leather', 'ceramic', 'porcelain', 'glass',
   'copper', 'brass', 'steel', 'cast iron', 'marble', 'slate', 'cork', 'rattan', 'velvet', 'canvas',
   'silk', 'denim', 'pewter', 'teak', 'birch', 'stoneware', 'jute', 'suede', 'felt', 'aluminium',
 ]
-const COLORS = [
+export const COLORS = [
   'black', 'white', 'ivory', 'charcoal', 'navy', 'olive', 'sage', 'rust', 'mustard', 'teal',
   'burgundy', 'cream', 'sand', 'slate grey', 'forest green', 'sky blue', 'blush', 'terracotta', 'amber', 'plum',
 ]
@@ -88,11 +88,11 @@ const FEATURES = [
   'Responsibly sourced materials throughout.',
   'Balanced weight and a comfortable grip.',
 ]
-const ORIGINS = ['Portugal', 'Japan', 'Denmark', 'Mexico', 'Italy', 'Vietnam', 'Peru', 'Morocco', 'Scotland', 'India']
+export const ORIGINS = ['Portugal', 'Japan', 'Denmark', 'Mexico', 'Italy', 'Vietnam', 'Peru', 'Morocco', 'Scotland', 'India']
 const UNITS = ['g', 'kg', 'lb', 'oz']
 
 /** mulberry32: a tiny seeded PRNG, so the data set is the same on every machine. */
-function prng(seed) {
+export function prng(seed) {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0
