@@ -3,7 +3,7 @@
  * process as a queued job: rows per second (from the job's own started_at and completed_at) and
  * the worker's peak resident memory during the job (VmHWM, reset before the job through
  * /proc/<pid>/clear_refs), beside its resident memory when idle. The import goes into an empty
- * database of its own (categories and stock locations copied first, as a shop would make them),
+ * database of its own (categories, stock locations and attribute definitions copied first, as a shop would make them),
  * as a dry run and then applied; the imported catalog is checked against the source.
  *
  *   DATABASE_URL=postgres://…/bench_catalog node bench/seed.js
@@ -94,9 +94,13 @@ try {
   }
   console.log('export', exportResult)
 
-  // What an empty shop makes before importing a catalog: its categories and stock locations.
+  // What an empty shop makes before importing a catalog: its categories, stock locations and attribute definitions.
   const categories = await source`select id, name, slug, description from categories order by id`
   await targetSql`insert into categories ${targetSql(categories, 'id', 'name', 'slug', 'description')}`
+  const definitions = await source`select id, key, owner, name, description, type, unit, choices, rules, filterable, public, position from attribute_definitions`
+  if (definitions.length > 0) {
+    await targetSql`insert into attribute_definitions ${targetSql(definitions, 'id', 'key', 'owner', 'name', 'description', 'type', 'unit', 'choices', 'rules', 'filterable', 'public', 'position')}`
+  }
   const locations = await source`select name, priority from stock_locations where not is_default`
   if (locations.length > 0) await targetSql`insert into stock_locations ${targetSql(locations.map((location) => ({ id: newId(), ...location })), 'id', 'name', 'priority')}`
 

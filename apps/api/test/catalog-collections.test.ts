@@ -133,19 +133,28 @@ describe('automatic collections', () => {
       payload: { title: `From ${vendor}`, kind: 'automatic', rules: [{ field: 'title', operator: 'contains', value: vendor.toLowerCase() }] },
     })
     const slug = `csv-${suffix()}`
-    const csv = `product_slug,product_title,product_price\r\n${slug},${vendor} lamp,24.00\r\n`
-    const response = await ctx.request({ method: 'POST', url: '/api/v1/imports?resource=products', headers: { 'content-type': 'text/csv' }, payload: csv, token: admin })
-    expect(response.statusCode, response.body).toBe(202)
-    const started = response.json<Import>()
-    const deadline = Date.now() + 30_000
-    let status = started.status
-    while (!['completed', 'failed'].includes(status) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      status = (await ctx.expectStatus<Import>(200, { method: 'GET', url: `/api/v1/imports/${started.id}`, token: admin })).status
+    const runImport = async (csv: string) => {
+      const response = await ctx.request({ method: 'POST', url: '/api/v1/imports?resource=products', headers: { 'content-type': 'text/csv' }, payload: csv, token: admin })
+      expect(response.statusCode, response.body).toBe(202)
+      const started = response.json<Import>()
+      const deadline = Date.now() + 30_000
+      let status = started.status
+      while (!['completed', 'failed'].includes(status) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        status = (await ctx.expectStatus<Import>(200, { method: 'GET', url: `/api/v1/imports/${started.id}`, token: admin })).status
+      }
+      expect(status).toBe('completed')
     }
-    expect(status).toBe('completed')
+    await runImport(`product_slug,product_title,product_price,stock:Default\r\n${slug},${vendor} lamp,24.00,5\r\n`)
     const [imported] = await ctx.handle.sql<{ id: string }[]>`select id from products where slug = ${slug}`
     expect(await productsOf(ctx, collection.slug)).toEqual([imported!.id])
+    // An update by import (its listing row refreshed once for the batch): tags, price and stock show in the filters.
+    const tag = `lamp-${suffix()}`
+    const filtered = (query: string) => productsOf(ctx, collection.slug, `&tag=${tag}&${query}`)
+    expect(await filtered('available=true')).toEqual([])
+    await runImport(`product_slug,product_tags,product_price,stock:Default\r\n${slug},${tag},31.00,0\r\n`)
+    expect(await filtered('available=true')).toEqual([])
+    expect(await filtered('available=false&price_min=30&price_max=32')).toEqual([imported!.id])
   })
 })
 

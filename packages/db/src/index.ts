@@ -227,6 +227,7 @@ export {
   facetLabelsOf,
   listingFacets,
   listingPage,
+  refreshingListingOnce,
   type ListingFacets,
   type ListingFilter,
   type ListingKey,

@@ -33,6 +33,7 @@ import {
   readAttributeDefinitions,
   readProductDetails,
   readProductMatches,
+  refreshingListingOnce,
   sqlOf,
   writeEvents,
   writeProducts,
@@ -44,6 +45,7 @@ import {
   type ProductFields,
   type ProductMatches,
   type ProductWrite,
+  type SqlClient,
   type StockLocationColumn,
   type StockMove,
   type VariantFields,
@@ -543,7 +545,7 @@ export function productImport(header: string[], context: ProductImportContext): 
       const input = optionsCell === undefined ? undefined : attempt(firstRow.row, () => readOptions('product_options', optionsCell))
       if (input !== undefined) {
         const current = existing?.options ?? []
-        const choices: VariantChoice[] = following.map((variant) => ({ id: variant.id, valueIds: variant.optionValueIds, record: variant.options }))
+        const choices: VariantChoice[] = following.map((variant) => ({ id: variant.id, valueIds: variant.optionValueIds, record: variant.options, title: variant.title }))
         try {
           const next = current.length === 0 ? firstOptions(input, choices) : reconcileOptions(current, input, choices, newId)
           options = next.options
@@ -585,7 +587,7 @@ export function productImport(header: string[], context: ProductImportContext): 
       const named = new Set(entries.map((entry) => entry.id))
       for (const variant of existingVariants.filter((candidate) => !named.has(candidate.id))) {
         const valueIds = followed.get(variant.id)?.valueIds ?? variant.optionValueIds
-        if (valueIds.length > 0) holders.set(valueIds.join(), `variant ${variant.id}`)
+        if (valueIds.length > 0) holders.set(valueIds.join(), `variant '${variant.title}' (${variant.id})`)
       }
       for (const entry of entries) {
         const valueIds = entry.fields.optionValueIds ?? existingVariants.find((variant) => variant.id === entry.id)?.optionValueIds ?? []
@@ -636,6 +638,16 @@ export function productImport(header: string[], context: ProductImportContext): 
   async function write(tx: Executor, decided: Decided) {
     if (decided.products.length === 0) return
     const sql = sqlOf(tx)
+    await refreshingListingOnce(sql, decided.products.map((product) => product.id), () => writeProductsAndStock(sql, decided))
+    const created = new Set(decided.products.filter((product) => product.create).map((product) => product.id))
+    const rows = await readProductDetails(tx, decided.products.map((product) => product.id))
+    await writeEvents(
+      tx,
+      rows.map((row) => ({ kind: created.has(row.id) ? 'product.created' : 'product.updated', resourceId: row.id, data: productSnapshot(row), actor: context.actor })),
+    )
+  }
+
+  async function writeProductsAndStock(sql: SqlClient, decided: Decided) {
     await writeProducts(sql, { products: decided.products, prices: decided.prices })
     if (decided.stock.length > 0) {
       await ensureLevels(sql, decided.stock)
@@ -651,12 +663,6 @@ export function productImport(header: string[], context: ProductImportContext): 
       }
       await applyStockMoves(sql, moves)
     }
-    const created = new Set(decided.products.filter((product) => product.create).map((product) => product.id))
-    const rows = await readProductDetails(tx, decided.products.map((product) => product.id))
-    await writeEvents(
-      tx,
-      rows.map((row) => ({ kind: created.has(row.id) ? 'product.created' : 'product.updated', resourceId: row.id, data: productSnapshot(row), actor: context.actor })),
-    )
   }
 }
 

@@ -309,3 +309,16 @@ export async function facetLabelsOf(client: SqlClient, terms: readonly string[])
   const rows = await client.unsafe<{ term: string; label: string }[]>('select term, label from facet_labels where term = any($1::text[])', [terms as string[]], { prepare: true })
   return new Map(rows.map((row) => [row.term, row.label]))
 }
+
+/**
+ * Runs a batch of writes to these products (in the caller's transaction) with the listing's row
+ * triggers held back, then refreshes their listing rows once: an import's batch otherwise pays a
+ * refresh for every product, variant and price it writes, and for every stock level it moves.
+ */
+export async function refreshingListingOnce<T>(tx: SqlClient, productIds: readonly string[], writes: () => Promise<T>): Promise<T> {
+  await tx.unsafe('set local commerce.defer_listing = on')
+  const result = await writes()
+  await tx.unsafe('set local commerce.defer_listing = off')
+  await tx.unsafe('select refresh_product_listing($1::uuid[])', [productIds as string[]], { prepare: true })
+  return result
+}
