@@ -76,7 +76,7 @@ describe('options and variants', () => {
     await ctx.expectInvalidField({ method: 'POST', url, token: admin, payload: { title: 'x', options: { Size: 'S' } } }, 'options.Colour', 'product_variants')
     await ctx.expectInvalidField({ method: 'POST', url, token: admin, payload: { title: 'x', options: { Size: 'S', Colour: 'Blue', Fit: 'Slim' } } }, 'options.Fit', 'product_variants')
     const taken = await ctx.expectError(409, 'conflict', { method: 'POST', url, token: admin, payload: { title: 'Again', options: { size: 's', colour: 'BLUE' } } })
-    expect(taken.message).toContain(`Variant ${first.id}`)
+    expect(taken.message).toContain(`Variant 'Small blue' (${first.id})`)
     // Moving another variant onto those values is refused the same way.
     const second = await ctx.expectStatus<Variant>(201, { method: 'POST', url, token: admin, payload: { title: 'Small red', options: { Size: 'S', Colour: 'Red' } } })
     const moved = await ctx.expectError(409, 'conflict', { method: 'PATCH', url: `${url}/${second.id}`, token: admin, payload: { options: { Size: 'S', Colour: 'Blue' } } })
@@ -125,7 +125,9 @@ describe('options and variants', () => {
       token: admin,
       payload: { title: 'Renamed too', options: [{ name: 'Color', values: values('Red') }, { name: 'Size', values: values('S', 'M') }] },
     })
-    expect(refused.message).toContain(`'Navy' of option 'Color' (variants ${variants[0]!.id}, ${variants[2]!.id})`)
+    // Named by title and id: the merchant knows the first by its title.
+    const titled = renamed.variants.filter((variant) => variant.id === variants[0]!.id || variant.id === variants[2]!.id).map((variant) => `'${variant.title}' (${variant.id})`)
+    expect(refused.message).toContain(`'Navy' of option 'Color' (variants ${titled.join(', ')})`)
     // Nothing of the refused write stays: not its title, nor an event.
     expect((await detail(ctx, product.id)).title).toBe(product.title)
     expect(await ctx.countRows('events')).toBe(before)
@@ -143,7 +145,7 @@ describe('options and variants', () => {
     const withFit = await patchProduct(ctx, admin, product.id, { options: [...current, { name: 'Fit', values: values('Slim', 'Wide'), default_value: 'Slim' }] })
     expect(withFit.variants.map((variant) => variant.options['Fit'])).toEqual(['Slim', 'Slim', 'Slim', 'Slim'])
     const clash = await ctx.expectError(409, 'conflict', { method: 'PATCH', url: `${PRODUCTS}/${product.id}`, token: admin, payload: { options: [current[0]] } })
-    expect(clash.message).toMatch(/would have the same values \(Size: S\)/)
+    expect(clash.message).toMatch(/^Variants '[^']+' \([0-9a-f-]{36}\) and '[^']+' \([0-9a-f-]{36}\) would have the same values \(Size: S\)/)
     // Without Fit (every variant has Slim), the variants stay distinct: the removal goes through.
     const without = await patchProduct(ctx, admin, product.id, { options: current })
     expect(without.variants.map((variant) => variant.options)).toEqual(withFit.variants.map((variant) => ({ Size: variant.options['Size'], Colour: variant.options['Colour'] })))

@@ -851,7 +851,7 @@ describe('products CSV', () => {
     ])
     const taken = await importText(handle, 'products', ['product_id,variant_sku,variant_title,variant_options', `${sized},SZ-XL,XL,"{""Size"": ""medium""}"`].join('\n'))
     const [medium] = await handle.db.select({ id: productVariants.id }).from(productVariants).where(eq(productVariants.sku, 'SZ-M'))
-    expect(taken.report.map((row) => row.reason)).toEqual([`variant_options: variant ${medium!.id} of this product has the same option values (Size: Medium)`])
+    expect(taken.report.map((row) => row.reason)).toEqual([`variant_options: variant 'M' (${medium!.id}) of this product has the same option values (Size: Medium)`])
     const unpicked = await importText(handle, 'products', ['product_id,variant_sku,variant_title', `${sized},SZ-XL,XL`].join('\n'))
     expect(unpicked.report.map((row) => row.reason)).toEqual(['variant_options: the product has options (Size): pick a value of each, as {"Size":"S"}'])
     // A value still chosen cannot go (409 through the API).

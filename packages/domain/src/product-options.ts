@@ -34,6 +34,8 @@ export interface VariantChoice {
   valueIds: readonly string[]
   /** Its option name → value as shown (free-form without options). */
   record: Readonly<Record<string, string>>
+  /** What a refusal names it by, beside its id. */
+  title?: string
 }
 
 /** A variant's choice as stored: value ids sorted (one spelling per combination) and the record in option order. */
@@ -128,6 +130,10 @@ export function reconcileOptions(
     for (const value of option.values) if (!valueOption.has(value.id)) removed.set(value.id, { option, value })
   }
 
+  const nameOf = (id: string) => {
+    const title = variants.find((variant) => variant.id === id)?.title
+    return title ? `'${title}' (${id})` : id
+  }
   const missing: ErrorDetail[] = []
   const inUse = new Map<string, string[]>()
   const next = variants.map((variant) => {
@@ -144,20 +150,20 @@ export function reconcileOptions(
       const fromLegacy = legacy === undefined ? undefined : option.values.find((value) => same(value.value, legacy))
       const fallback = fromLegacy?.id ?? defaults.get(option.id)
       if (fallback) return fallback
-      missing.push({ field: `options[${i}].default_value`, message: `Variant ${variant.id} has no value of option '${option.name}': give the option a default_value` })
+      missing.push({ field: `options[${i}].default_value`, message: `Variant ${nameOf(variant.id)} has no value of option '${option.name}': give the option a default_value` })
       return ''
     })
     return { id: variant.id, valueIds }
   })
   if (missing.length > 0) invalid(missing.filter((detail, i) => missing.findIndex((other) => other.field === detail.field) === i))
   if (inUse.size > 0) {
-    const named = [...inUse].map(([valueId, ids]) => `'${removed.get(valueId)!.value.value}' of option '${removed.get(valueId)!.option.name}' (variants ${ids.join(', ')})`)
+    const named = [...inUse].map(([valueId, ids]) => `'${removed.get(valueId)!.value.value}' of option '${removed.get(valueId)!.option.name}' (variants ${ids.map(nameOf).join(', ')})`)
     throw new DomainError('conflict', `Values still chosen by variants cannot be removed: ${named.join('; ')}. Change or delete those variants first`)
   }
   const chosen = next.map((variant) => ({ ...variant, ...choiceOf(options, variant.valueIds) }))
   const clash = firstClash(chosen)
   if (clash) {
-    throw new DomainError('conflict', `Variants ${clash.join(' and ')} would have the same values (${describe(chosen.find((variant) => variant.id === clash[0])!.record)}): delete one of them first`)
+    throw new DomainError('conflict', `Variants ${clash.map(nameOf).join(' and ')} would have the same values (${describe(chosen.find((variant) => variant.id === clash[0])!.record)}): delete one of them first`)
   }
   return { options, variants: chosen }
 }

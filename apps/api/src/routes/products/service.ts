@@ -197,12 +197,12 @@ export function createProductService(db: Database, catalogDb: Database, { detail
   /** Variant picks that clash with another variant of the product, as a 409 naming it. */
   async function refuseTakenCombination(tx: Executor, productId: string, valueIds: string[], record: Record<string, string>, variantId?: string) {
     const [taken] = await tx
-      .select({ id: productVariants.id })
+      .select({ id: productVariants.id, title: productVariants.title })
       .from(productVariants)
       .where(and(eq(productVariants.productId, productId), eq(productVariants.optionValueIds, valueIds), variantId ? sql`${productVariants.id} <> ${variantId}` : undefined))
     if (taken) {
       const named = Object.entries(record).map(([name, value]) => `${name}: ${value}`).join(', ')
-      throw conflict(`Variant ${taken.id} of this product has the same option values (${named})`)
+      throw conflict(`Variant '${taken.title}' (${taken.id}) of this product has the same option values (${named})`)
     }
   }
 
