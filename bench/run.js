@@ -2,7 +2,9 @@
  * The catalog benchmark (`pnpm build && pnpm bench`): seeds 100,000 products, starts our API
  * (apps/api/dist/main.js) and the hand-written reference app (bench/reference-app.js) as child
  * processes, measures each scenario with autocannon and checks the targets against the reference
- * primary-key lookup. Results go to bench/results/<timestamp>.json.
+ * primary-key lookup. The catalog's cached reads run a second time on an API with the catalog
+ * cache off (PRODUCT_CACHE_TTL=0), as do the storefront listing scenarios (listing.js), so the
+ * database path is always measured. Results go to bench/results/<timestamp>.json.
  *
  * Environment: DATABASE_URL (else the embedded PostgreSQL in COMMERCE_DATA_DIR or .data, database
  * commerce_bench), BENCH_DURATION seconds per scenario (default 10), BENCH_ROUNDS rounds of the
