@@ -14,6 +14,7 @@ const PRODUCTS = '/api/v1/products'
 type Page = ProductList & { meta: { total: number; next_cursor?: string | null } }
 
 const TAGS = ['Summer', 'sale', 'New in']
+const TITLES = ['Éclair', 'eclair', 'e-clair', 'Zebra', 'apple', 'Apple pie', 'apple-pie', '_under']
 const TYPES = ['Shirt', 'Hat']
 const VENDORS = ['Acme', 'Globex']
 const SIZES = ['S', 'M', 'L']
@@ -114,7 +115,8 @@ async function seed(ctx: TestContext, admin: string, specs: Spec[]): Promise<{ s
       url: PRODUCTS,
       token: admin,
       payload: {
-        title: `Item ${i}`,
+        // Titles whose order depends on the collation (accents, case, punctuation): the title sort's ranks come from the database.
+        title: `${TITLES[i % TITLES.length]} ${i}`,
         price: s.price,
         compare_at_price: s.compareAt,
         tags: s.tags,
@@ -172,6 +174,17 @@ describe('filters and facets', () => {
           // Newest first: the reverse of creation.
           expect(page.products.map((product) => product.id)).toEqual([...matching].reverse())
           expect(page.meta.total).toBe(matching.length)
+          // The same list answered by the statements (a staff filter on status, which the in-memory
+          // index leaves to them; every product here is active): the same page and facets.
+          const viaSql = await ctx.expectStatus<Page>(200, { method: 'GET', url: urlOf(q, slug, '&facets=true&status=active'), token: admin })
+          expect(viaSql.products.map((product) => product.id)).toEqual(page.products.map((product) => product.id))
+          expect(viaSql.meta.total).toBe(page.meta.total)
+          expect(viaSql.facets).toEqual(page.facets)
+          // Sorted by title: the index's ranks (read from the database) order as the statements do.
+          const byTitle = await ctx.expectStatus<Page>(200, { method: 'GET', url: urlOf(q, slug, '&facets=true&sort=title') })
+          const byTitleViaSql = await ctx.expectStatus<Page>(200, { method: 'GET', url: urlOf(q, slug, '&facets=true&sort=title&status=active'), token: admin })
+          expect(byTitle.products.map((product) => product.id)).toEqual(byTitleViaSql.products.map((product) => product.id))
+          expect(byTitle.facets).toEqual(page.facets)
           // A page past the end has no row to carry the total: it is counted alone, as exactly.
           const beyond = await ctx.expectStatus<Page>(200, { method: 'GET', url: urlOf(q, slug, '&page=2') })
           expect(beyond.products).toEqual([])
@@ -219,6 +232,38 @@ describe('filters and facets', () => {
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${PRODUCTS}?sort=manual` })
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${PRODUCTS}?currency=XYZ` })
     await ctx.expectError(400, 'validation_error', { method: 'GET', url: `${PRODUCTS}?sort=title&after=nonsense` })
+  })
+})
+
+describe('the listing in memory', () => {
+  test('counts what committed before the request, whatever order writers commit in', async ({ ctx, admin }) => {
+    const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Order ${Math.random()}` } })
+    const make = (title: string) => ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title, category_ids: [category.id] } })
+    const first = await make('First')
+    const second = await make('Second')
+    // A price no other product has (a new tag would make the second writer wait for the first's facet label).
+    const cents = 700_000 + Math.floor(Math.random() * 99_999)
+    const priced = async () =>
+      (await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${category.slug}&price_min=${cents / 100}&price_max=${cents / 100}&facets=true` })).products.map(
+        (product) => product.id,
+      )
+    expect(await priced()).toEqual([])
+    // A writer that began first commits last: the index read the second's change in between.
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let written!: () => void
+    const writing = new Promise<void>((resolve) => (written = resolve))
+    const slow = ctx.handle.sql.begin(async (tx) => {
+      await tx`update products set price_minor = ${cents} where id = ${first.id}`
+      written()
+      await released
+    })
+    await writing
+    await ctx.handle.sql`update products set price_minor = ${cents} where id = ${second.id}`
+    expect(await priced()).toEqual([second.id])
+    release()
+    await slow
+    expect(await priced()).toEqual([second.id, first.id])
   })
 })
 

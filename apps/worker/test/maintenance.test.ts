@@ -35,7 +35,7 @@ afterAll(async () => {
 describe('expire-idempotency-keys', () => {
   it('is on the hourly schedule and deletes only the expired keys', async () => {
     const known = await sql<{ identifier: string }[]>`select identifier from graphile_worker._private_known_crontabs order by identifier`
-    expect(known.map((row) => row.identifier)).toEqual(['expire-checkout-reservations', 'expire-events', 'expire-idempotency-keys', 'expire-webhook-deliveries', 'refresh-best-sellers'])
+    expect(known.map((row) => row.identifier)).toEqual(['expire-checkout-reservations', 'expire-events', 'expire-idempotency-keys', 'expire-listing-changes', 'expire-webhook-deliveries', 'refresh-best-sellers'])
 
     await sql`insert into idempotency_keys (principal, key, fingerprint, response_status, response_body, completed_at, expires_at)
       select 'ip:127.0.0.1', 'expired-key-' || n, 'f', 201, '{}'::jsonb, now() - interval '2 days', now() - interval '1 day'
@@ -170,6 +170,18 @@ describe('the retention of events and webhook deliveries', () => {
     await sql`select graphile_worker.add_job('expire-webhook-deliveries')`
     await vi.waitFor(async () => expect(await existing('webhook_deliveries', deliveryIds)).toEqual([]), { timeout: 10_000 })
     expect(await existing('events', eventIds)).toEqual([])
+  })
+})
+
+describe('expire-listing-changes', () => {
+  it('deletes the listing changes older than an hour and keeps the others', async () => {
+    const [old, recent] = [newId(), newId()]
+    await sql`insert into listing_changes (product_id, at) values (${old}, now() - interval '61 minutes'), (${recent}, now() - interval '59 minutes')`
+    await sql`select graphile_worker.add_job('expire-listing-changes')`
+    await vi.waitFor(async () => {
+      const rows = await sql<{ id: string }[]>`select product_id as id from listing_changes where product_id in (${old}, ${recent})`
+      expect(rows.map((row) => row.id)).toEqual([recent])
+    }, { timeout: 10_000 })
   })
 })
 

@@ -238,4 +238,16 @@ export {
   type TermFilter,
 } from './sql/product-listing.js'
 export { previewCollectionRules, refreshCollection, type StoredCollectionRule } from './sql/collection-membership.js'
+export {
+  LISTING_CHANGES_RETENTION_S,
+  OLD_LISTING_CHANGES_BATCH,
+  deleteOldListingChanges,
+  readListingChanges,
+  readListingIndex,
+  readTitleOrder,
+  type IndexedListingRow,
+  type IndexedMembership,
+  type ListingChangesRead,
+  type ListingIndexRead,
+} from './sql/listing-index.js'
 export { BEST_SELLING_DAYS, refreshBestSellers, uuidv7Floor } from './sql/best-sellers.js'

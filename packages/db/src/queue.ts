@@ -20,6 +20,7 @@ export const TASKS = {
   expireEvents: 'expire-events',
   /** Hourly: deletes the webhook deliveries whose last attempt is older than WEBHOOK_DELIVERY_RETENTION and that wait for none. */
   expireWebhookDeliveries: 'expire-webhook-deliveries',
+  expireListingChanges: 'expire-listing-changes',
   /** `{id}`: writes one CSV export's file (keyed `export-csv:<id>`). */
   exportCsv: 'export-csv',
   /** `{id}`: validates, and unless a dry run applies, one CSV import (keyed `import-csv:<id>`). */

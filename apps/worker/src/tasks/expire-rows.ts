@@ -11,14 +11,18 @@
  *   the sweep is refused with `replay_expired`.
  * - `expire-webhook-deliveries`: deliveries, with their attempts, whose last attempt is older
  *   than WEBHOOK_DELIVERY_RETENTION and that wait for none (@commerce/db event-retention.ts).
+ * - `expire-listing-changes`: the listing's changes older than an hour (@commerce/db
+ *   listing-index.ts); an API instance that looked longer ago reads its whole listing again.
  */
 import type { Task } from 'graphile-worker'
 import {
   EXPIRED_EVENTS_BATCH,
   EXPIRED_KEYS_BATCH,
   OLD_DELIVERIES_BATCH,
+  OLD_LISTING_CHANGES_BATCH,
   RELEASED_RESERVATIONS_BATCH,
   deleteExpiredKeys,
+  deleteOldListingChanges,
   deleteOldDeliveries,
   deleteReleasedReservations,
   sqlOf,
@@ -80,4 +84,9 @@ export function createExpireEvents(db: Database, retentionMs: number): Task {
 export function createExpireWebhookDeliveries(db: Database, retentionMs: number): Task {
   const sql = sqlOf(db)
   return deleteInBatches(() => deleteOldDeliveries(sql, retentionMs).then(upTo(OLD_DELIVERIES_BATCH)), 'old webhook deliveries')
+}
+
+export function createExpireListingChanges(db: Database): Task {
+  const sql = sqlOf(db)
+  return deleteInBatches(() => deleteOldListingChanges(sql).then(upTo(OLD_LISTING_CHANGES_BATCH)), 'old listing changes')
 }

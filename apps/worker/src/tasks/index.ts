@@ -10,7 +10,7 @@ import { createNotificationStore, type NotificationSettings } from '../notificat
 import { createExportCsv, createImportCsv, type CsvTaskSettings } from './csv.js'
 import { createExpireFiles } from './expire-files.js'
 import { createDeliverWebhook, createDeliveryStore } from './deliver-webhook.js'
-import { createExpireCheckoutReservations, createExpireEvents, createExpireIdempotencyKeys, createExpireWebhookDeliveries, type RowRetention } from './expire-rows.js'
+import { createExpireCheckoutReservations, createExpireEvents, createExpireIdempotencyKeys, createExpireListingChanges, createExpireWebhookDeliveries, type RowRetention } from './expire-rows.js'
 import { createFanOutEvent } from './fanout-event.js'
 import { createPublishProduct } from './publish-product.js'
 import { createRefreshBestSellers } from './refresh-best-sellers.js'
@@ -34,6 +34,7 @@ export function createTaskList(delivery: DeliverySettings, retention: RowRetenti
     [TASKS.expireCheckoutReservations]: counted(TASKS.expireCheckoutReservations, createExpireCheckoutReservations(delivery.db, retention.reservationsMs)),
     [TASKS.expireEvents]: counted(TASKS.expireEvents, createExpireEvents(delivery.db, retention.eventsMs)),
     [TASKS.expireWebhookDeliveries]: counted(TASKS.expireWebhookDeliveries, createExpireWebhookDeliveries(delivery.db, retention.deliveriesMs)),
+    [TASKS.expireListingChanges]: counted(TASKS.expireListingChanges, createExpireListingChanges(delivery.db)),
     [TASKS.publishProduct]: counted(TASKS.publishProduct, createPublishProduct(delivery.db)),
     [TASKS.refreshBestSellers]: counted(TASKS.refreshBestSellers, createRefreshBestSellers(delivery.db)),
     ...(csv && {
@@ -73,6 +74,7 @@ export function cronItems(csv: boolean): ParsedCronItem[] {
     { task: TASKS.expireCheckoutReservations, match: '27 * * * *', identifier: TASKS.expireCheckoutReservations },
     { task: TASKS.expireEvents, match: '37 * * * *', identifier: TASKS.expireEvents },
     { task: TASKS.expireWebhookDeliveries, match: '47 * * * *', identifier: TASKS.expireWebhookDeliveries },
+    { task: TASKS.expireListingChanges, match: '57 * * * *', identifier: TASKS.expireListingChanges },
     { task: TASKS.refreshBestSellers, match: '*/10 * * * *', identifier: TASKS.refreshBestSellers },
     ...(csv ? [{ task: TASKS.expireFiles, match: '17 * * * *', identifier: TASKS.expireFiles }] : []),
   ])

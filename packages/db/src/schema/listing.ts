@@ -5,7 +5,7 @@
  * the wide product rows to filter them and counts are exact.
  */
 import { sql } from 'drizzle-orm'
-import { bigint, boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, boolean, customType, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { COLLECTION_KINDS, COLLECTION_MATCHES, COLLECTION_SORTS, type CollectionRule as CollectionRuleInput } from '@commerce/domain'
 import { products } from './catalog.js'
 import { createdAt, id, updatedAt } from './columns.js'
@@ -61,6 +61,24 @@ export const productListingPrices = pgTable(
     onSale: boolean('on_sale').notNull(),
   },
   (t) => [primaryKey({ name: 'product_listing_prices_pkey', columns: [t.productId, t.currency] }), index('product_listing_prices_sort_idx').on(t.currency, t.amountMinor, t.productId)],
+)
+
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' })
+
+/**
+ * The products whose listing row or collection memberships changed, with the transaction that
+ * changed them (written by triggers on product_listing and collection_products: migration 0040).
+ * An API instance's listing index reads the changes committed since its last look by comparing
+ * snapshots, so writers take no common lock. Kept an hour (the worker's expire-listing-changes).
+ */
+export const listingChanges = pgTable(
+  'listing_changes',
+  {
+    xid: xid8('xid').notNull().default(sql`pg_current_xact_id()`),
+    productId: uuid('product_id').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('listing_changes_xid_idx').on(t.xid), index('listing_changes_at_idx').on(t.at)],
 )
 
 /** How a facet's value is written where it was first seen ("Summer" for `tag:summer`, "Size" for `opt:size`). */

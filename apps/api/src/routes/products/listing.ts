@@ -17,14 +17,17 @@ import {
   sqlOf,
   toListItem,
   type Database,
+  type ListingFacets,
   type ListingFilter,
   type ListingKey,
   type ListingSort,
   type RangeFilter,
   type TermFilter,
 } from '@commerce/db'
+import type postgres from 'postgres'
 import { invalidField } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
+import { ListingIndex, indexCounts, indexPages } from './listing-index.js'
 
 /** Whether a list needs the listing read model: any parameter the plain statements do not serve. */
 export function needsListing(query: ListProductsQuery): boolean {
@@ -130,6 +133,8 @@ export interface Reader {
 export function createProductListing(db: Database, catalogDb: Database) {
   const rows = { plain: productRowsStatement(catalogDb, false, 'product_rows'), localized: productRowsStatement(catalogDb, true, 'product_rows_localized') }
   const sql = sqlOf(catalogDb)
+  // The root client behind the pool (sqlOf types it for statements only): a whole read is a transaction.
+  const index = new ListingIndex(sql as postgres.Sql)
 
   async function categoryId(slug: string): Promise<string | null> {
     const [row] = await catalogDb.select({ id: categories.id }).from(categories).where(eq(categories.slug, slug))
@@ -143,8 +148,7 @@ export function createProductListing(db: Database, catalogDb: Database) {
   }
 
   /** The facets as the API shows them: values labelled, grouped by filter, those selected marked. */
-  async function facetsOf(filter: ListingFilter, selected: Set<string>): Promise<ProductFacets> {
-    const found = await listingFacets(sql, filter)
+  async function facetsOf(found: ListingFacets, selected: Set<string>): Promise<ProductFacets> {
     const groupTerms = [...new Set(found.terms.filter((entry) => entry.term.startsWith('opt:')).map((entry) => entry.term.slice(0, entry.term.lastIndexOf(':'))))]
     const labels = await facetLabelsOf(sql, [...found.terms.map((entry) => entry.term), ...groupTerms])
     const keys = [...new Set(found.terms.filter((entry) => entry.term.startsWith('attr:')).map((entry) => entry.term.split(':')[1]!).concat(found.ranges.map((range) => range.key)))]
@@ -231,7 +235,12 @@ export function createProductListing(db: Database, catalogDb: Database) {
     }
     // `after=` (empty) starts a walk: the first page by cursor.
     const after = query.after === undefined || query.after === '' ? null : decodeCursor(sort, query.after)
-    const found = await listingPage(sql, filter, sort, { limit: byCursor ? perPage + 1 : perPage, offset: byCursor ? 0 : (page - 1) * perPage, after })
+    const window = { limit: byCursor ? perPage + 1 : perPage, offset: byCursor ? 0 : (page - 1) * perPage, after }
+    const fromIndex = (!byCursor && indexPages(filter, sort, window)) || (query.facets === true && indexCounts(filter))
+    if (fromIndex) await index.current()
+    if (fromIndex && sort === 'title') await index.titlesRanked()
+    const answer = fromIndex ? index.answer(filter, sort, window, query.facets === true) : null
+    const found = answer?.page ?? (await listingPage(sql, filter, sort, window))
     const pageRows = byCursor ? found.rows.slice(0, perPage) : found.rows
     const statement = locales.length > 0 ? rows.localized : rows.plain
     const read = pageRows.length === 0 ? [] : await statement.execute({ ids: pageRows.map((row) => row.id), locales })
@@ -254,7 +263,7 @@ export function createProductListing(db: Database, catalogDb: Database) {
     const list: ProductList & { shownLocales: (string | null)[] } = { products, meta: pageMeta(page, perPage, found.total ?? 0), shownLocales }
     if (query.facets) {
       const selected = new Set(filter.terms.flatMap((group) => group.terms))
-      list.facets = await facetsOf(filter, selected)
+      list.facets = await facetsOf(answer?.facets ?? (await listingFacets(sql, filter)), selected)
     }
     return list
   }
