@@ -84,17 +84,8 @@ const COMPARE_AT_PREFIXES: Record<string, (currency: string) => string> = {
 }
 const ATTRIBUTE_PREFIXES: Record<string, AttributeColumn['owner']> = { attribute: 'product', variant_attribute: 'variant' }
 const ATTRIBUTE_KEY = /^[a-z][a-z0-9_]{0,63}$/
-const VARIANT_COLUMNS: Column[] = [
-  'variant_id',
-  'variant_title',
-  'variant_sku',
-  'variant_price',
-  'variant_compare_at_price',
-  'variant_barcode',
-  'variant_options',
-  'variant_weight',
-  'variant_weight_unit',
-]
+/** A variant's own cells (the rest of a row repeats its product's). */
+const VARIANT_COLUMNS: Column[] = PRODUCT_COLUMNS.filter((column) => column.startsWith('variant_'))
 
 export interface ProductImportContext {
   importId: string

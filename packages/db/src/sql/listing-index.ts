@@ -54,25 +54,15 @@ export async function readTitleOrder(client: SqlClient): Promise<string[]> {
   return rows.map((row) => row.id)
 }
 
-/** Rows per statement of a whole read: the client holds on to its largest answer's buffers. */
-const READ_PAGE = 5_000
-
-/** The whole index, read at one snapshot, a page of rows at a time. */
+/** The whole index, read at one snapshot. */
 export async function readListingIndex(sql: postgres.Sql): Promise<ListingIndexRead> {
-  const read: ListingIndexRead = { snapshot: '', rows: [], memberships: [], numberKeys: [] }
-  await sql.begin('isolation level repeatable read read only', async (tx) => {
+  return sql.begin('isolation level repeatable read read only', async (tx) => {
     const [head] = await tx.unsafe<{ snapshot: string }[]>('select pg_current_snapshot()::text as snapshot')
-    read.snapshot = head!.snapshot
-    for (;;) {
-      const after = read.rows.at(-1)?.id ?? '00000000-0000-0000-0000-000000000000'
-      const page = await tx.unsafe<IndexedListingRow[]>(`${ROWS} and product_id > $1::uuid order by product_id limit ${READ_PAGE}`, [after], { prepare: false })
-      read.rows.push(...page)
-      if (page.length < READ_PAGE) break
-    }
-    read.memberships.push(...(await tx.unsafe<IndexedMembership[]>(MEMBERSHIPS, [], { prepare: false })))
-    read.numberKeys = (await tx.unsafe<{ key: string }[]>(NUMBER_KEYS)).map((row) => row.key)
+    const rows = await tx.unsafe<IndexedListingRow[]>(ROWS)
+    const memberships = await tx.unsafe<IndexedMembership[]>(MEMBERSHIPS)
+    const numberKeys = (await tx.unsafe<{ key: string }[]>(NUMBER_KEYS)).map((row) => row.key)
+    return { snapshot: head!.snapshot, rows: [...rows], memberships: [...memberships], numberKeys }
   })
-  return read
 }
 
 // The changes visible now that were not at `$1`: committed since (a transaction older than the
