@@ -3,6 +3,7 @@
  * scheduled publication, compare-at prices, identifiers and logistics, SEO, slug redirects — on a
  * real database, through the real app (and its socket where requests race).
  */
+import fc from 'fast-check'
 import { describe, expect } from 'vitest'
 import { withGtinCheckDigit, type Product, type Variant } from '@commerce/domain'
 import { publishDueProducts } from '@commerce/db'
@@ -437,6 +438,69 @@ describe('attributes', () => {
       { method: 'PUT', url: `${PRODUCTS}/${product.id}/translations/de`, token: admin, payload: { options: { [product.id]: 'Nein' } } },
       `options.${product.id}`,
       'product_translations',
+    )
+  })
+})
+
+describe('the stored public items (product_list_items)', () => {
+  const GTIN = withGtinCheckDigit('400638133393')
+  const amount = (currency: string) =>
+    fc.integer({ min: 0, max: 9_999_999_999 }).map((minor) => minor / 10 ** ({ JPY: 0, KWD: 3, CLF: 4 } as Record<string, number>)[currency]! || minor / 100)
+  const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map((value) => `${value.trim() || 'x'} "q" \\ \u0001`)
+  const product = fc.constantFrom('USD', 'JPY', 'KWD', 'CLF').chain((currency) =>
+    fc.record({
+      title: text,
+      description: fc.option(text, { nil: null }),
+      currency: fc.constant(currency),
+      price: amount(currency),
+      compare_at_price: fc.option(amount(currency), { nil: null }),
+      weight: fc.option(fc.integer({ min: 1, max: 99_999_999 }).map((tenThousandths) => tenThousandths / 10_000), { nil: null }),
+      length: fc.option(fc.integer({ min: 1, max: 99_999 }).map((hundredths) => hundredths / 100), { nil: null }),
+      tags: fc.uniqueArray(fc.constantFrom('Summer', 'sale', 'Ünïcode'), { maxLength: 3 }),
+      product_type: fc.option(text, { nil: null }),
+      barcode: fc.option(fc.constant(GTIN), { nil: null }),
+      seo_title: fc.option(text, { nil: null }),
+      published_at: fc.option(fc.integer({ min: 0, max: 999 }).map((ms) => `2026-01-02T03:04:05.${String(ms).padStart(3, '0')}Z`), { nil: null }),
+      options: fc.option(
+        fc.constant([
+          { name: 'Size', values: values('S', 'M') },
+          { name: 'Colour', values: [{ value: 'Blue', swatch_color: '#1e40af' }, { value: 'Red', swatch_image_url: 'https://cdn.example.com/red.png' }] },
+        ]),
+        { nil: undefined },
+      ),
+    }),
+  )
+
+  // The staff's list builds its items from the rows (toListItem); with no staff-only attributes they are the public's.
+  async function expectStoredAsRows(ctx: TestContext, admin: string, url: string) {
+    const stored = await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url })
+    const rows = await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url, token: admin })
+    expect(stored.products.length).toBeGreaterThan(0)
+    expect(stored.products).toEqual(rows.products)
+  }
+
+  test('a public list sends each product as its stored JSON, equal to the item its row makes, after every kind of write', async ({ ctx, admin }) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(product, { minLength: 1, maxLength: 5 }), async (specs) => {
+        const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Stored ${Math.random()}` } })
+        const made = []
+        for (const spec of specs) made.push(await createProduct(ctx, admin, { ...spec, category_ids: [category.id], inventory_quantity: 3 }))
+        const plain = `${PRODUCTS}?category=${category.slug}&per_page=100`
+        // The listing's statements and index read the same stored items.
+        const sorted = `${plain}&sort=price_desc`
+        await expectStoredAsRows(ctx, admin, plain)
+        await expectStoredAsRows(ctx, admin, sorted)
+
+        // A write of the product, a category renamed (the products' categories), a stock move (its quantity and updated_at).
+        await patchProduct(ctx, admin, made[0]!.id, { title: 'Renamed "now"', compare_at_price: null, tags: ['later'] })
+        await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, token: admin, payload: { name: `Moved ${Math.random()}` } })
+        await patchProduct(ctx, admin, made.at(-1)!.id, { inventory_quantity: 9 })
+        await expectStoredAsRows(ctx, admin, plain)
+        await expectStoredAsRows(ctx, admin, sorted)
+        const [first] = (await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: plain })).products.filter((item) => item.id === made.at(-1)!.id)
+        expect(first!.inventory_quantity).toBe(9)
+      }),
+      { numRuns: 8 },
     )
   })
 })

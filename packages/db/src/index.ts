@@ -55,7 +55,7 @@ export {
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
-export { hasStaffAttributes, productSnapshot, toImage, toListItem, toOption, toVariant, type VariantProduct } from './product-rows.js'
+export { hasStaffAttributes, listItemJson, productSnapshot, toImage, toListItem, toOption, toVariant, type StoredItem, type VariantProduct } from './product-rows.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
@@ -148,7 +148,16 @@ export {
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
 export { prepareLocalizedProductDetail, prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
 export { categoryTranslationLocale, translatedCategoryField, translatedLocalesSince, translatedVariantTitle } from './sql/translations.js'
-export { categoryHasChildrenStatement, productCountStatement, productPageStatement, productRowsStatement, type ProductListParams, type ProductListShape } from './sql/product-list.js'
+export {
+  categoryHasChildrenStatement,
+  productCountStatement,
+  productPageStatement,
+  productRowsStatement,
+  storedItemsStatement,
+  storedPageStatement,
+  type ProductListParams,
+  type ProductListShape,
+} from './sql/product-list.js'
 export { claimProviderEvent, paymentIdByReference, type ProviderEvent } from './sql/provider-events.js'
 export {
   lockPendingRefund,

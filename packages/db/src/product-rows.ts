@@ -49,6 +49,22 @@ export function toListItem(row: ProductRow & Translated, staff = true): ProductL
   }
 }
 
+/** A stored public item (product_list_items) with what a stock move changes put in front. */
+export interface StoredItem {
+  body: string
+  inventoryQuantity: number
+  updatedAt: Date
+}
+
+/**
+ * A public list item's JSON from its stored text: toListItem's fields for the public, the row's
+ * stock and `updated_at` added in front (and `market_price`, when the list is in a currency).
+ */
+export function listItemJson(item: StoredItem, marketPrice?: ProductListItem['market_price']): string {
+  const market = marketPrice === undefined ? '' : `"market_price":${JSON.stringify(marketPrice)},`
+  return `{${market}"inventory_quantity":${item.inventoryQuantity},"updated_at":"${item.updatedAt.toISOString()}",${item.body.slice(1)}`
+}
+
 /** What a localized read adds to a product row: its attribute texts and option names and values in the locale shown. */
 interface Translated {
   attributeTexts?: Record<string, string> | null

@@ -29,7 +29,7 @@ import { productPriceRoutes } from './price-lists/product-prices.js'
 import { paymentRoutes } from './payments/routes.js'
 import { CatalogCache, clearOnWrite } from './products/catalog-cache.js'
 import { productRoutes, uploadRoutes } from './products/routes.js'
-import type { ProductPage } from './products/list.js'
+import { pageIds, type ProductPage } from './products/list.js'
 import type { ProductDetail } from './products/service.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
@@ -53,8 +53,8 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
     ),
     pages: new CatalogCache<ProductPage>(
       config.productCacheTtlMs,
-      ({ products }) => 1 + products.length,
-      ({ products }) => products.map((product) => product.id),
+      (page) => 1 + pageIds(page).length,
+      pageIds,
     ),
   }
   onStockMoved(sqlOf(app.db), (productIds) => {

@@ -172,3 +172,17 @@ export const collectionTranslations = pgTable(
   },
   (t) => [primaryKey({ name: 'collection_translations_pkey', columns: [t.collectionId, t.locale] })],
 )
+
+/**
+ * Each product as a public list shows it, as JSON text (its public attributes, no translation,
+ * the base price), kept by triggers on products in the writing transaction (migration 0041:
+ * product_list_item_body), so a public page sends these texts as they are instead of reading
+ * the wide rows and serializing them. Without `inventory_quantity` and `updated_at`, which a
+ * stock move changes: the read puts the row's own in front (listItemJson).
+ */
+export const productListItems = pgTable('product_list_items', {
+  productId: uuid('product_id')
+    .primaryKey()
+    .references(() => products.id, { onDelete: 'cascade' }),
+  body: text('body').notNull(),
+})

@@ -6,7 +6,7 @@
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Database } from '../client.js'
-import { categories, productCategories, products, productTranslations } from '../schema/index.js'
+import { categories, productCategories, productListItems, products, productTranslations } from '../schema/index.js'
 import { localizedProductColumns, productColumns } from './product-detail.js'
 import { inChain, productTranslationJoin } from './translations.js'
 
@@ -37,6 +37,9 @@ export type ProductListParams = {
 
 // A bigint: postgres.js reads it as text.
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
+/** What a public item is read as when it is sent as stored (listItemJson). */
+const storedItemColumns = { id: products.id, body: productListItems.body, inventoryQuantity: products.inventoryQuantity, updatedAt: products.updatedAt }
+
 // The query arrives as tsquery text (toPrefixTsQuery: lowercase words, prefix-matched, ANDed),
 // cast once per execution; to_tsquery() in a generic plan would run again for every row.
 const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search')}::tsquery`
@@ -82,6 +85,12 @@ export function productPageStatement(db: Database, shape: ProductListShape, name
     .leftJoinLateral(translation, sql`true`)
     .orderBy(desc(page.id))
     .prepare(name)
+}
+
+/** A page of a public shape (not localized) as its items' stored JSON (listItemJson), with the catalog revision; prepared as `name`. */
+export function storedPageStatement(db: Database, shape: ProductListShape, name: string) {
+  const query = db.select({ ...storedItemColumns, revision: catalogRevision }).from(products).$dynamic()
+  return walk(query.innerJoin(productListItems, eq(productListItems.productId, products.id)), shape).prepare(name)
 }
 
 /** The page's filters, order, limit and offset on a query of products. */
@@ -135,6 +144,16 @@ export function productRowsStatement(db: Database, localized: boolean, name: str
   if (!localized) return db.select(productColumns).from(products).where(ids).prepare(name)
   const translation = productTranslationJoin(db)
   return db.select(localizedProductColumns(translation)).from(products).leftJoinLateral(translation, sql`true`).where(ids).prepare(name)
+}
+
+/** The stored public items of the products `ids` (a uuid[] placeholder), in any order; prepared as `name`. */
+export function storedItemsStatement(db: Database, name: string) {
+  return db
+    .select(storedItemColumns)
+    .from(products)
+    .innerJoin(productListItems, eq(productListItems.productId, products.id))
+    .where(sql`${products.id} = any(${sql.placeholder('ids')}::uuid[])`)
+    .prepare(name)
 }
 
 /** Whether the category with this slug (`slug` placeholder) has categories under it: a row when it has. Prepared as `category_has_children`. */

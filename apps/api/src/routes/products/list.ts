@@ -5,7 +5,18 @@
  * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
 import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
-import { categoryHasChildrenStatement, productCountStatement, productPageStatement, products, toListItem, type Database, type ProductListParams, type ProductListShape as Shape } from '@commerce/db'
+import {
+  categoryHasChildrenStatement,
+  listItemJson,
+  productCountStatement,
+  productPageStatement,
+  products,
+  storedPageStatement,
+  toListItem,
+  type Database,
+  type ProductListParams,
+  type ProductListShape as Shape,
+} from '@commerce/db'
 import { cursorPage, key, keyset } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 import type { CatalogCache } from './catalog-cache.js'
@@ -20,14 +31,36 @@ const FEW_MATCHES = 2000
 /** The locale of a localized row's own translation (null: none, or not a localized read). */
 const shownLocale = (row: object): string | null => (row as { translationLocale?: string | null }).translationLocale ?? null
 
+/**
+ * A public page in the shop's own language with its items as their stored JSON text (sent as
+ * they are: no rows read and mapped, no serializing), instead of as objects.
+ */
+export type StoredPage = Omit<ProductList, 'products'> & { json: string[]; ids: string[] }
+
 /** A page as answered, with the locale each product's text is shown in. */
-export type ProductPage = ProductList & { shownLocales: (string | null)[] }
+export type ProductPage = (ProductList | StoredPage) & { shownLocales: (string | null)[] }
+
+/** The answer's text of a stored page, as the list's schema would have serialized it. */
+export function storedPageText({ json, meta, facets }: StoredPage): string {
+  return `{"products":[${json.join(',')}],"meta":${JSON.stringify(meta)}${facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`}}`
+}
+
+/** The ids of a page's products, in its order. */
+export const pageIds = (page: ProductList | StoredPage): string[] => ('json' in page ? page.ids : page.products.map((product) => product.id))
+
+/** A page with its items as objects (a stored page's parsed), for what cuts or reads them (`fields`). */
+export function pageObjects(page: ProductList | StoredPage): ProductList {
+  if (!('json' in page)) return page
+  const { json, ids: _ids, ...rest } = page
+  return { ...rest, products: json.map((text) => JSON.parse(text) as ProductList['products'][number]) }
+}
 
 export function createProductLister(db: Database, pages: CatalogCache<ProductPage>, primary: Database) {
   const totals = new ListTotals()
   const listFiltered = createProductListing(primary, db)
   const subcategories = categoryHasChildrenStatement(db)
   const pageStatements = new Map<string, ReturnType<typeof productPageStatement>>()
+  const storedPages = new Map<string, ReturnType<typeof storedPageStatement>>()
   const counts = new Map<string, ReturnType<typeof productCountStatement>>()
   const statement = <T>(cache: Map<string, T>, prefix: string, shape: Shape, build: (name: string) => T): T => {
     const key = `${prefix}_${shape.includeInactive ? 'all' : 'active'}_${shape.category ? 'category' : 'any'}_${shape.search}${shape.keyset ? '_after' : ''}${shape.localized ? '_localized' : ''}`
@@ -107,6 +140,16 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
       search = !base.category && matches <= FEW_MATCHES ? 'few' : 'many'
     }
     const shape: Shape = { ...base, search }
+    if (!staff && !localized) {
+      const rows = await statement(storedPages, 'stored_page', shape, (name) => storedPageStatement(db, shape, name)).execute(params)
+      const none = rows.map(() => null)
+      if (byCursor) {
+        const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])
+        return { json: found.rows.map((row) => listItemJson(row)), ids: found.rows.map((row) => row.id), meta: found.meta, shownLocales: none.slice(0, found.rows.length) }
+      }
+      const total = (rows.length > 0 ? totals.get(cacheKey, rows[0]!.revision) : undefined) ?? (await count())
+      return { json: rows.map((row) => listItemJson(row)), ids: rows.map((row) => row.id), meta: pageMeta(page, perPage, total), shownLocales: none }
+    }
     const rows = await statement(pageStatements, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
     if (byCursor) {
       const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])

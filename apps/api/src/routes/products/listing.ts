@@ -1,11 +1,11 @@
 /**
  * `GET /products` with sorting, filters, facets, a collection or a market (docs/catalog.md,
  * "Filters, sorting and facets"): the query read into a ListingFilter, a page of ids from the
- * listing read model (@commerce/db sql/product-listing.ts), their rows read by id, and the
+ * listing read model (@commerce/db sql/product-listing.ts), their rows (or stored JSON) read by id, and the
  * facets labelled. A list that asks for none of these keeps the plain statements of list.ts.
  */
 import { and, eq, inArray } from 'drizzle-orm'
-import { currencyExponent, isCalendarDate, toPrefixTsQuery, type ListProductsQuery, type ProductFacets, type ProductList, type ProductListItem } from '@commerce/domain'
+import { currencyExponent, isCalendarDate, toPrefixTsQuery, type ListProductsQuery, type ProductFacets, type ProductListItem } from '@commerce/domain'
 import {
   attributeDefinitions,
   categories,
@@ -13,8 +13,10 @@ import {
   facetLabelsOf,
   listingFacets,
   listingPage,
+  listItemJson,
   productRowsStatement,
   sqlOf,
+  storedItemsStatement,
   toListItem,
   type Database,
   type ListingFacets,
@@ -27,6 +29,7 @@ import {
 import type postgres from 'postgres'
 import { invalidField } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
+import type { ProductPage } from './list.js'
 import { ListingIndex, indexCounts, indexPages } from './listing-index.js'
 
 /** Whether a list needs the listing read model: any parameter the plain statements do not serve. */
@@ -131,7 +134,11 @@ export interface Reader {
 }
 
 export function createProductListing(db: Database, catalogDb: Database) {
-  const rows = { plain: productRowsStatement(catalogDb, false, 'product_rows'), localized: productRowsStatement(catalogDb, true, 'product_rows_localized') }
+  const rows = {
+    plain: productRowsStatement(catalogDb, false, 'product_rows'),
+    localized: productRowsStatement(catalogDb, true, 'product_rows_localized'),
+    stored: storedItemsStatement(catalogDb, 'stored_items'),
+  }
   const sql = sqlOf(catalogDb)
   // The root client behind the pool (sqlOf types it for statements only): a whole read is a transaction.
   const index = new ListingIndex(sql as postgres.Sql)
@@ -194,7 +201,7 @@ export function createProductListing(db: Database, catalogDb: Database) {
     includeInactive: boolean,
     locales: string[],
     reader: Reader,
-  ): Promise<ProductList & { shownLocales: (string | null)[] }> {
+  ): Promise<ProductPage> {
     const perPage = query.per_page ?? 20
     const page = query.page ?? 1
     const byCursor = query.after !== undefined
@@ -242,25 +249,35 @@ export function createProductListing(db: Database, catalogDb: Database) {
     const answer = fromIndex ? index.answer(filter, sort, window, query.facets === true) : null
     const found = answer?.page ?? (await listingPage(sql, filter, sort, window))
     const pageRows = byCursor ? found.rows.slice(0, perPage) : found.rows
-    const statement = locales.length > 0 ? rows.localized : rows.plain
-    const read = pageRows.length === 0 ? [] : await statement.execute({ ids: pageRows.map((row) => row.id), locales })
-    const byId = new Map(read.map((row) => [row.id, row]))
-    const products: ProductListItem[] = []
-    const shownLocales: (string | null)[] = []
-    for (const entry of pageRows) {
-      const row = byId.get(entry.id)
-      // Deleted between the two reads: left out of this page.
-      if (!row) continue
-      const item = toListItem(row, reader.staff)
-      if (filter.currency !== null && entry.price !== null) item.market_price = { currency: filter.currency, amount: entry.price, on_sale: entry.onSale ?? false }
-      products.push(item)
-      shownLocales.push((row as { translationLocale?: string | null }).translationLocale ?? null)
+    const ids = pageRows.map((row) => row.id)
+    const marketPrice = (entry: (typeof pageRows)[number]) =>
+      filter.currency !== null && entry.price !== null ? { currency: filter.currency, amount: entry.price, on_sale: entry.onSale ?? false } : undefined
+    let items: Pick<ProductPage, 'shownLocales'> & ({ products: ProductListItem[] } | { json: string[]; ids: string[] })
+    if (!reader.staff && locales.length === 0) {
+      // The public in the shop's own language: the items' stored JSON (list.ts, StoredPage).
+      const byId = new Map(ids.length === 0 ? [] : (await rows.stored.execute({ ids })).map((row) => [row.id, row]))
+      // A product deleted between the two reads is left out of this page.
+      const shown = pageRows.filter((entry) => byId.has(entry.id))
+      items = { json: shown.map((entry) => listItemJson(byId.get(entry.id)!, marketPrice(entry))), ids: shown.map((entry) => entry.id), shownLocales: shown.map(() => null) }
+    } else {
+      const statement = locales.length > 0 ? rows.localized : rows.plain
+      const byId = new Map(ids.length === 0 ? [] : (await statement.execute({ ids, locales })).map((row) => [row.id, row]))
+      const shown = pageRows.filter((entry) => byId.has(entry.id))
+      items = {
+        products: shown.map((entry) => {
+          const item = toListItem(byId.get(entry.id)!, reader.staff)
+          const market = marketPrice(entry)
+          if (market) item.market_price = market
+          return item
+        }),
+        shownLocales: shown.map((entry) => (byId.get(entry.id) as { translationLocale?: string | null }).translationLocale ?? null),
+      }
     }
     if (byCursor) {
       const more = found.rows.length > perPage
-      return { products, meta: { per_page: perPage, next_cursor: more ? encodeCursor(sort, pageRows.at(-1)!.key) : null }, shownLocales }
+      return { ...items, meta: { per_page: perPage, next_cursor: more ? encodeCursor(sort, pageRows.at(-1)!.key) : null } }
     }
-    const list: ProductList & { shownLocales: (string | null)[] } = { products, meta: pageMeta(page, perPage, found.total ?? 0), shownLocales }
+    const list: ProductPage = { ...items, meta: pageMeta(page, perPage, found.total ?? 0) }
     if (query.facets) {
       const selected = new Set(filter.terms.flatMap((group) => group.terms))
       list.facets = await facetsOf(answer?.facets ?? (await listingFacets(sql, filter)), selected)

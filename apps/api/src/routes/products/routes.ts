@@ -35,6 +35,7 @@ import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from 
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
+import { pageObjects, storedPageText } from './list.js'
 import { createProductService, type ProductCaches } from './service.js'
 
 
@@ -69,7 +70,12 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       const customerId = request.principal?.kind === 'user' ? request.principal.customerId : null
       const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin, { staff: admin, customerId })
       describeLanguage(reply, shownLocales)
-      return list
+      // Stored items are sent as they are, but to a selection (`fields`), which cuts objects.
+      if ('json' in list && (request.query as { fields?: string }).fields === undefined) {
+        // A string is sent as it is (the schema's serializer is for objects); the type provider knows only those.
+        return reply.type('application/json; charset=utf-8').send(storedPageText(list) as never)
+      }
+      return pageObjects(list)
     },
   )
 
