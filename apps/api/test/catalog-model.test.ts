@@ -483,7 +483,7 @@ describe('the stored public items (product_list_items)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(product, { minLength: 1, maxLength: 5 }), async (specs) => {
         const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Stored ${Math.random()}` } })
-        const made = []
+        const made: Product[] = []
         for (const spec of specs) made.push(await createProduct(ctx, admin, { ...spec, category_ids: [category.id], inventory_quantity: 3 }))
         const plain = `${PRODUCTS}?category=${category.slug}&per_page=100`
         // The listing's statements and index read the same stored items.

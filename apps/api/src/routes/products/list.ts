@@ -4,7 +4,7 @@
  * search chosen by its match count. Cursor mode (`after`) walks the same order by keyset and
  * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
-import { toPrefixTsQuery, type ListProductsQuery, type ProductList } from '@commerce/domain'
+import { toPrefixTsQuery, type ListProductsQuery } from '@commerce/domain'
 import {
   categoryHasChildrenStatement,
   listItemJson,
@@ -20,6 +20,7 @@ import {
 import { cursorPage, key, keyset } from '../../list-cursor.js'
 import { ListTotals, pageMeta } from '../../list-totals.js'
 import type { CatalogCache } from './catalog-cache.js'
+import type { ProductPage } from './page.js'
 import { createProductListing, needsListing, type Reader } from './listing.js'
 
 /** Newest first by id (UUIDv7); @commerce/db sql/product-list.ts writes the keyset's condition itself, per plan. */
@@ -30,30 +31,6 @@ const FEW_MATCHES = 2000
 
 /** The locale of a localized row's own translation (null: none, or not a localized read). */
 const shownLocale = (row: object): string | null => (row as { translationLocale?: string | null }).translationLocale ?? null
-
-/**
- * A public page in the shop's own language with its items as their stored JSON text (sent as
- * they are: no rows read and mapped, no serializing), instead of as objects.
- */
-export type StoredPage = Omit<ProductList, 'products'> & { json: string[]; ids: string[] }
-
-/** A page as answered, with the locale each product's text is shown in. */
-export type ProductPage = (ProductList | StoredPage) & { shownLocales: (string | null)[] }
-
-/** The answer's text of a stored page, as the list's schema would have serialized it. */
-export function storedPageText({ json, meta, facets }: StoredPage): string {
-  return `{"products":[${json.join(',')}],"meta":${JSON.stringify(meta)}${facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`}}`
-}
-
-/** The ids of a page's products, in its order. */
-export const pageIds = (page: ProductList | StoredPage): string[] => ('json' in page ? page.ids : page.products.map((product) => product.id))
-
-/** A page with its items as objects (a stored page's parsed), for what cuts or reads them (`fields`). */
-export function pageObjects(page: ProductList | StoredPage): ProductList {
-  if (!('json' in page)) return page
-  const { json, ids: _ids, ...rest } = page
-  return { ...rest, products: json.map((text) => JSON.parse(text) as ProductList['products'][number]) }
-}
 
 export function createProductLister(db: Database, pages: CatalogCache<ProductPage>, primary: Database) {
   const totals = new ListTotals()

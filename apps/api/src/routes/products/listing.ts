@@ -29,7 +29,7 @@ import {
 import type postgres from 'postgres'
 import { invalidField } from '../../errors.js'
 import { pageMeta } from '../../list-totals.js'
-import type { ProductPage } from './list.js'
+import type { ProductPage } from './page.js'
 import { ListingIndex, indexCounts, indexPages } from './listing-index.js'
 
 /** Whether a list needs the listing read model: any parameter the plain statements do not serve. */

@@ -35,7 +35,7 @@ import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from 
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
-import { pageObjects, storedPageText } from './list.js'
+import { pageObjects, storedPageText } from './page.js'
 import { createProductService, type ProductCaches } from './service.js'
 
 

@@ -57,7 +57,8 @@ import { conflict, invalidField, notFound } from '../../errors.js'
 import { instant, knownCurrency, minorUnits } from '../../fields.js'
 import { generateUniqueSlug } from '../../slugs.js'
 import type { CatalogCache } from './catalog-cache.js'
-import { createProductLister, type ProductPage } from './list.js'
+import { createProductLister } from './list.js'
+import type { ProductPage } from './page.js'
 
 /** An image to add: by URL, or an uploaded file already in the storage (`file`), perhaps from a presigned upload. */
 export interface NewImage {
