@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import {
   CreateImage,
@@ -46,6 +46,22 @@ const FROM_MEMORY =
   'webhook, an order, an edit, a cancellation, a fulfillment, a return, the inventory). A change made otherwise (another ' +
   'instance, the worker: a CSV import, an expired checkout) shows within that time. Carts and checkouts always read the current stock.'
 
+/** Whether a read asks for a selection (`fields`, plugins/field-selection.ts), which cuts the answer's objects. */
+const selecting = (request: FastifyRequest) => (request.query as { fields?: string }).fields !== undefined
+
+/**
+ * The answer's text, made once per answer object: a detail or page kept in memory
+ * (catalog-cache.ts) is the same object on every read while it is kept, so it is serialized once.
+ */
+const answerTexts = new WeakMap<object, string>()
+
+function sendText(reply: FastifyReply, answer: object, text: () => string) {
+  let found = answerTexts.get(answer)
+  if (found === undefined) answerTexts.set(answer, (found = text()))
+  // A string is sent as it is; the route's type provider knows only the schema's objects.
+  return reply.type('application/json; charset=utf-8').send(found as never)
+}
+
 export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: ProductCaches }> = async (app, { config, caches }) => {
   const productService = createProductService(app.db, app.catalogDb, caches)
 
@@ -68,14 +84,10 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
         throw request.principal ? forbidden('Only admins may list inactive products or filter by status') : unauthorized()
       }
       const customerId = request.principal?.kind === 'user' ? request.principal.customerId : null
-      const { shownLocales, ...list } = await productService.list(request.query, includeInactive, requestedLocales(request), !admin, { staff: admin, customerId })
-      describeLanguage(reply, shownLocales)
-      // Stored items are sent as they are, but to a selection (`fields`), which cuts objects.
-      if ('json' in list && (request.query as { fields?: string }).fields === undefined) {
-        // A string is sent as it is (the schema's serializer is for objects); the type provider knows only those.
-        return reply.type('application/json; charset=utf-8').send(storedPageText(list) as never)
-      }
-      return pageObjects(list)
+      const page = await productService.list(request.query, includeInactive, requestedLocales(request), !admin, { staff: admin, customerId })
+      describeLanguage(reply, page.shownLocales)
+      if (selecting(request)) return pageObjects(page)
+      return sendText(reply, page, () => ('json' in page ? storedPageText(page) : reply.serializeInput(page, '200') as string))
     },
   )
 
@@ -95,7 +107,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
     async (request, reply) => {
       const { product, shownLocale } = await productService.get(request.params.id, requestedLocales(request), isAdmin(request))
       describeLanguage(reply, [shownLocale])
-      return product
+      return selecting(request) ? product : sendText(reply, product, () => reply.serializeInput(product, '200') as string)
     },
   )
 
@@ -119,7 +131,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       const id = await productService.idBySlug(request.params.slug)
       const { product, shownLocale } = await productService.get(id, requestedLocales(request), isAdmin(request))
       describeLanguage(reply, [shownLocale])
-      return product
+      return selecting(request) ? product : sendText(reply, product, () => reply.serializeInput(product, '200') as string)
     },
   )
 
