@@ -499,6 +499,23 @@ describe('the stored public items (product_list_items)', () => {
         await expectStoredAsRows(ctx, admin, sorted)
         const [first] = (await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: plain })).products.filter((item) => item.id === made.at(-1)!.id)
         expect(first!.inventory_quantity).toBe(9)
+
+        // The detail: the stored item with the variants and images the database makes, equal to the staff's from the rows.
+        const pictured = made[0]!
+        await ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${pictured.id}/images`, token: admin, payload: { url: 'https://cdn.example.com/a.jpg', alt: 'Front "q"' } })
+        await ctx.expectStatus(201, { method: 'POST', url: `${PRODUCTS}/${pictured.id}/images`, token: admin, payload: { url: 'https://cdn.example.com/b.jpg', position: 0 } })
+        for (const spec of made) {
+          if (spec.options.length > 0) {
+            const { variants } = await generate(ctx, admin, spec.id, { inventory_quantity: 2 })
+            const [cheaper, dearer] = variants
+            await ctx.expectStatus(200, { method: 'PATCH', url: `${PRODUCTS}/${spec.id}/variants/${cheaper!.id}`, token: admin, payload: { price: 1, compare_at_price: 2, sku: `SKU-${Math.random()}` } })
+            await ctx.expectStatus(200, { method: 'PATCH', url: `${PRODUCTS}/${spec.id}/variants/${dearer!.id}`, token: admin, payload: { compare_at_price: 1_000_000 } })
+          }
+          const stored = await detail(ctx, spec.id)
+          expect(stored).toEqual(await detail(ctx, spec.id, admin))
+          expect(stored.variants.length).toBe(spec.options.length > 0 ? 4 : 0)
+        }
+        expect((await detail(ctx, pictured.id)).images).toHaveLength(2)
       }),
       { numRuns: 8 },
     )

@@ -55,7 +55,7 @@ export {
 export * from './schema/index.js'
 export { isForeignKeyViolation, isUniqueViolation, pgConstraintOf, pgErrorCode } from './errors.js'
 export { deliveryView, webhookView } from './webhook-views.js'
-export { hasStaffAttributes, listItemJson, productSnapshot, toImage, toListItem, toOption, toVariant, type StoredItem, type VariantProduct } from './product-rows.js'
+export { hasStaffAttributes, listItemJson, productSnapshot, storedDetailJson, toImage, toListItem, toOption, toVariant, type StoredItem, type VariantProduct } from './product-rows.js'
 
 // Hand-written statements, one operation per file (sql/, see docs/internals.md "Where SQL lives").
 export type { JsonOf, JsonRow, JsonValue } from './sql/json-rows.js'
@@ -146,7 +146,19 @@ export {
   type RefundJson,
 } from './sql/order-read.js'
 export { expiredReservations, releaseSweepLock, stuckPayments, trySweepLock, type SweepQuery, type SweptPayment } from './sql/payment-sweeps.js'
-export { prepareLocalizedProductDetail, prepareProductDetail, productColumns, readProductDetail, readProductDetails, type ImageJson, type ProductDetailRow, type ProductRow, type VariantJson } from './sql/product-detail.js'
+export {
+  prepareLocalizedProductDetail,
+  prepareProductDetail,
+  prepareStoredProductDetail,
+  productColumns,
+  readProductDetail,
+  readProductDetails,
+  type ImageJson,
+  type ProductDetailRow,
+  type ProductRow,
+  type StoredDetailRow,
+  type VariantJson,
+} from './sql/product-detail.js'
 export { categoryTranslationLocale, translatedCategoryField, translatedLocalesSince, translatedVariantTitle } from './sql/translations.js'
 export {
   categoryHasChildrenStatement,

@@ -65,6 +65,11 @@ export function listItemJson(item: StoredItem, marketPrice?: ProductListItem['ma
   return `{${market}"inventory_quantity":${item.inventoryQuantity},"updated_at":"${item.updatedAt.toISOString()}",${item.body.slice(1)}`
 }
 
+/** The public detail's JSON (toListItem's fields with variants and images) from its stored parts (prepareStoredProductDetail). */
+export function storedDetailJson(row: StoredItem & { variants: string; images: string }): string {
+  return `${listItemJson(row).slice(0, -1)},"variants":${row.variants},"images":${row.images}}`
+}
+
 /** What a localized read adds to a product row: its attribute texts and option names and values in the locale shown. */
 interface Translated {
   attributeTexts?: Record<string, string> | null

@@ -30,7 +30,7 @@ import { paymentRoutes } from './payments/routes.js'
 import { CatalogCache, clearOnWrite } from './products/catalog-cache.js'
 import { productRoutes, uploadRoutes } from './products/routes.js'
 import { pageIds, type ProductPage } from './products/page.js'
-import type { ProductDetail } from './products/service.js'
+import type { ProductDetail, PublicDetail } from './products/service.js'
 import { returnRoutes } from './returns/routes.js'
 import { shippingRateRoutes } from './shipping/rates.js'
 import { systemRoutes } from './system/routes.js'
@@ -51,6 +51,11 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
       ({ product }) => 1 + product.variants.length + product.images.length,
       ({ product }) => [product.id],
     ),
+    publicDetails: new CatalogCache<PublicDetail>(
+      config.productCacheTtlMs,
+      () => 1,
+      ({ id }) => [id],
+    ),
     pages: new CatalogCache<ProductPage>(
       config.productCacheTtlMs,
       (page) => 1 + pageIds(page).length,
@@ -59,9 +64,10 @@ export async function registerRoutes(app: FastifyInstance, config: Config): Prom
   }
   onStockMoved(sqlOf(app.db), (productIds) => {
     caches.details.forget(productIds)
+    caches.publicDetails.forget(productIds)
     caches.pages.forget(productIds)
   })
-  const clearCaches = clearOnWrite(caches.details, caches.pages)
+  const clearCaches = clearOnWrite(caches.details, caches.publicDetails, caches.pages)
   const changingCatalog = <Options extends object>(plugin: FastifyPluginAsyncTypebox<Options>, options: Options & { prefix: string }) =>
     app.register(async (area) => {
       area.addHook('onSend', clearCaches)

@@ -5,7 +5,7 @@
  */
 import { eq, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
-import { productImages, products, productVariants } from '../schema/index.js'
+import { productImages, productListItems, products, productVariants } from '../schema/index.js'
 import { columnsOf, jsonColumns, type JsonOf } from './json-rows.js'
 import { productTranslationJoin, translatedProductCategories, translatedVariantTitle } from './translations.js'
 
@@ -72,6 +72,33 @@ export function prepareProductDetail(db: Database) {
 }
 
 export type ProductDetailRow = Awaited<ReturnType<ReturnType<typeof prepareProductDetail>['execute']>>[number]
+
+/**
+ * The public detail in the shop's own language as JSON text (storedDetailJson): the product's
+ * stored list item (product_list_items) with its variants and images made by the database
+ * (migration 0042: variant_item, image_item), and what says whether the public may see it.
+ * Prepared once.
+ */
+export function prepareStoredProductDetail(db: Database) {
+  return db
+    .select({
+      status: products.status,
+      isActive: products.isActive,
+      body: productListItems.body,
+      inventoryQuantity: products.inventoryQuantity,
+      updatedAt: products.updatedAt,
+      variants: sql<string>`(select coalesce(json_agg(variant_item(v, "products"."currency", "products"."price_minor", "products"."compare_at_price_minor") order by v.id), '[]')::text
+        from product_variants v where v.product_id = "products"."id")`,
+      images: sql<string>`(select coalesce(json_agg(image_item(i) order by i.position, i.id), '[]')::text
+        from product_images i where i.product_id = "products"."id")`,
+    })
+    .from(products)
+    .innerJoin(productListItems, eq(productListItems.productId, products.id))
+    .where(eq(products.id, sql.placeholder('id')))
+    .prepare('stored_product_detail')
+}
+
+export type StoredDetailRow = Awaited<ReturnType<ReturnType<typeof prepareStoredProductDetail>['execute']>>[number]
 
 /**
  * The product's columns with its text along the chain of locales (`locales` placeholder,

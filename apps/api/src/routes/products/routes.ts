@@ -31,7 +31,7 @@ import {
   VariantParams,
 } from '@commerce/domain'
 import type { Config } from '../../config.js'
-import { ApiError, errorResponses, forbidden, invalidField, unauthorized } from '../../errors.js'
+import { ApiError, errorResponses, forbidden, invalidField, notFound, unauthorized } from '../../errors.js'
 import { describeLanguage, requestedLocales } from '../../locale.js'
 import { isAdmin } from '../../plugins/auth.js'
 import { createImageUploads, receiveUpload, THUMBNAIL_WIDTHS, tooLarge } from './images.js'
@@ -64,6 +64,22 @@ function sendText(reply: FastifyReply, answer: object, text: () => string) {
 
 export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: ProductCaches }> = async (app, { config, caches }) => {
   const productService = createProductService(app.db, app.catalogDb, caches)
+
+  /** A product's detail: the public's in the shop's own language as its stored JSON, any other (the staff's, in a locale) from its rows. */
+  async function sendDetail(request: FastifyRequest, reply: FastifyReply, id: string) {
+    const locales = requestedLocales(request)
+    const staff = isAdmin(request)
+    if (!staff && locales.length === 0) {
+      const found = await productService.publicDetail(id)
+      if (found.hidden) throw notFound('Product')
+      describeLanguage(reply, [null])
+      // A selection cuts the same answer's objects.
+      return selecting(request) ? (JSON.parse(found.text) as Product) : sendText(reply, found, () => found.text)
+    }
+    const { product, shownLocale } = await productService.get(id, locales, staff)
+    describeLanguage(reply, [shownLocale])
+    return selecting(request) ? product : sendText(reply, product, () => reply.serializeInput(product, '200') as string)
+  }
 
   app.get(
     '/',
@@ -105,9 +121,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
       },
     },
     async (request, reply) => {
-      const { product, shownLocale } = await productService.get(request.params.id, requestedLocales(request), isAdmin(request))
-      describeLanguage(reply, [shownLocale])
-      return selecting(request) ? product : sendText(reply, product, () => reply.serializeInput(product, '200') as string)
+      return sendDetail(request, reply, request.params.id)
     },
   )
 
@@ -129,9 +143,7 @@ export const productRoutes: FastifyPluginAsyncTypebox<{ config: Config; caches: 
     },
     async (request, reply) => {
       const id = await productService.idBySlug(request.params.slug)
-      const { product, shownLocale } = await productService.get(id, requestedLocales(request), isAdmin(request))
-      describeLanguage(reply, [shownLocale])
-      return selecting(request) ? product : sendText(reply, product, () => reply.serializeInput(product, '200') as string)
+      return sendDetail(request, reply, id)
     },
   )
 

@@ -30,11 +30,13 @@ import {
   productSlugRedirects,
   prepareLocalizedProductDetail,
   prepareProductDetail,
+  prepareStoredProductDetail,
   translatedVariantTitle,
   prices,
   productCategories,
   productSnapshot,
   toImage,
+  storedDetailJson,
   toVariant,
   productColumns,
   productImages,
@@ -142,6 +144,14 @@ export interface ProductDetail {
 export interface ProductCaches {
   details: CatalogCache<ProductDetail>
   pages: CatalogCache<ProductPage>
+  publicDetails: CatalogCache<PublicDetail>
+}
+
+/** The public detail in the shop's own language as its JSON text (storedDetailJson), and whether the public may see it. */
+export interface PublicDetail {
+  id: string
+  text: string
+  hidden: boolean
 }
 
 /** A product's variants in the order they were added (UUIDv7 ids), as its detail shows them. */
@@ -150,8 +160,9 @@ const VARIANTS_KEYSET = keyset('product_variants', 'asc', [key.uuid(productVaria
 const IMAGES_KEYSET = keyset('product_images', 'asc', [key.integer(productImages.position), key.uuid(productImages.id)])
 
 /** `catalogDb` serves the public reads (prepared, generic plans); `db` everything else. */
-export function createProductService(db: Database, catalogDb: Database, { details, pages }: ProductCaches) {
+export function createProductService(db: Database, catalogDb: Database, { details, pages, publicDetails }: ProductCaches) {
   const detailStatement = prepareProductDetail(catalogDb)
+  const storedDetailStatement = prepareStoredProductDetail(catalogDb)
   const localizedDetailStatement = prepareLocalizedProductDetail(catalogDb)
 
   async function lockProduct(tx: Executor, id: string): Promise<ProductRow> {
@@ -300,6 +311,18 @@ export function createProductService(db: Database, catalogDb: Database, { detail
      * The product, its text along the chain `locales` (none: the original), with the locale of its
      * own translation shown. A draft or a product not yet published is the staff's only (`staff`).
      */
+    /** The detail the public reads in the shop's own language, as its stored JSON (no rows mapped, nothing serialized). */
+    async publicDetail(id: string): Promise<PublicDetail> {
+      const cached = publicDetails.get(id)
+      if (cached !== undefined) return cached
+      const start = publicDetails.begin()
+      const [row] = await storedDetailStatement.execute({ id })
+      if (!row) throw notFound('Product')
+      const found = { id, text: storedDetailJson(row), hidden: isHidden({ status: row.status, is_active: row.isActive }) }
+      publicDetails.set(id, found, start)
+      return found
+    },
+
     async get(id: string, locales: string[] = [], staff = false): Promise<{ product: Product; shownLocale: string | null }> {
       const found = await detail(id, locales)
       if (!staff && isHidden(found.product)) throw notFound('Product')
