@@ -348,3 +348,39 @@ describe('the market', () => {
     expect(vipFacets.facets).toMatchObject({ price: { min: 12, max: 25 }, on_sale: 2 })
   })
 })
+
+describe('what the in-memory listing remembers by name', () => {
+  test('a category or collection renamed or unpublished, and an attribute renamed, show in the next public list', async ({ ctx, admin }) => {
+    const suffix = Math.random().toString(36).slice(2, 8)
+    const attribute = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/attributes', token: admin, payload: { key: `fabric_${suffix}`, name: 'Material', type: 'text', filterable: true } })
+    const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Named ${suffix}` } })
+    const product = await ctx.expectStatus<Product>(201, {
+      method: 'POST',
+      url: PRODUCTS,
+      token: admin,
+      payload: { title: `Named ${suffix}`, price: 5, category_ids: [category.id], attributes: { [`fabric_${suffix}`]: 'wool' } },
+    })
+    const collection = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/collections', token: admin, payload: { title: `Named ${suffix}`, kind: 'manual', product_ids: [product.id] } })
+    const list = (query: string) => ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?${query}&sort=price_asc&facets=true` })
+    const label = (page: Page) => (page.facets as ProductFacets).attributes.find((entry) => entry.key === `fabric_${suffix}`)?.label
+
+    const before = await list(`category=${category.slug}`)
+    expect(before.products.map((item) => item.id)).toEqual([product.id])
+    expect(label(before)).toBe('Material')
+    expect((await list(`collection=${collection.slug}`)).meta.total).toBe(1)
+
+    // Each change alone, right after a list that remembered what it changes.
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/attributes/${attribute.id}`, token: admin, payload: { name: 'Fabric' } })
+    expect(label(await list(`category=${category.slug}`))).toBe('Fabric')
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, token: admin, payload: { slug: `renamed-${suffix}` } })
+    expect((await list(`category=${category.slug}`)).meta.total).toBe(0)
+    expect((await list(`category=renamed-${suffix}`)).products.map((item) => item.id)).toEqual([product.id])
+
+    expect((await list(`collection=${collection.slug}`)).meta.total).toBe(1)
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/collections/${collection.id}`, token: admin, payload: { published: false } })
+    expect((await list(`collection=${collection.slug}`)).meta.total).toBe(0)
+    await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/collections/${collection.id}`, token: admin, payload: { published: true, slug: `moved-${suffix}` } })
+    expect((await list(`collection=${collection.slug}`)).meta.total).toBe(0)
+    expect((await list(`collection=moved-${suffix}`)).meta.total).toBe(1)
+  })
+})

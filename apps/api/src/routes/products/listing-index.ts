@@ -30,7 +30,7 @@ const ON_SALE = 4
 const SORTS: ReadonlySet<ListingSort> = new Set(['newest', 'title', 'price_asc', 'price_desc', 'best_selling', 'manual'])
 
 /** Whether the index counts this list's total and facets: the public rows, without a market or a search. */
-export function indexCounts(filter: ListingFilter): boolean {
+export function indexCounts(filter: Pick<ListingFilter, 'includeInactive' | 'status' | 'search' | 'currency'>): boolean {
   return !filter.includeInactive && filter.status === null && filter.search === null && filter.currency === null
 }
 
@@ -117,6 +117,11 @@ export class ListingIndex {
   private readonly keyTexts: string[] = []
   private numberKeys = new Set<string>()
   private snapshot: string | null = null
+  /** The catalog revision at the last look, and what was read by name while it held (remembered). */
+  private revision: string | null = null
+  private readonly byName = new Map<string, unknown>()
+  /** Facet labels by term: written once, with the term's first listing row (facet_labels), so never stale. */
+  private readonly labels = new Map<string, string>()
   private lookedAt = 0
   private looking: Promise<void> | null = null
   private nextLook: Promise<void> | null = null
@@ -137,6 +142,31 @@ export class ListingIndex {
       return this.current()
     })
     return this.nextLook
+  }
+
+  /**
+   * What `read` answers for `name` (a category or collection by slug, the attribute definitions),
+   * read once per catalog revision: every change of those moves it, and a look (which a request
+   * makes before asking) sees the move and forgets them.
+   */
+  async remembered<T>(name: string, read: () => Promise<T>): Promise<T> {
+    if (this.byName.has(name)) return this.byName.get(name) as T
+    const revision = this.revision
+    const found = await read()
+    if (revision !== null && this.revision === revision) this.byName.set(name, found)
+    return found
+  }
+
+  /** The facet labels of these terms, those not seen yet read with `read` (a term without one is asked again). */
+  async labelsOf(terms: string[], read: (terms: string[]) => Promise<Map<string, string>>): Promise<Map<string, string>> {
+    const missing = terms.filter((term) => !this.labels.has(term))
+    if (missing.length > 0) for (const [term, label] of await read(missing)) this.labels.set(term, label)
+    const labels = new Map<string, string>()
+    for (const term of terms) {
+      const label = this.labels.get(term)
+      if (label !== undefined) labels.set(term, label)
+    }
+    return labels
   }
 
   /** Reads the title ranks again when a title came or changed since (before a title-sorted page). */
@@ -179,6 +209,12 @@ export class ListingIndex {
     for (const { collectionId, productId, position } of read.memberships) this.member(collectionId, productId, position)
     this.compact()
     this.snapshot = read.snapshot
+    this.revisionSeen(read.revision)
+  }
+
+  private revisionSeen(revision: string): void {
+    if (revision !== this.revision) this.byName.clear()
+    this.revision = revision
   }
 
   private apply(changes: ListingChangesRead): void {
@@ -194,6 +230,7 @@ export class ListingIndex {
       this.compact()
     }
     this.snapshot = changes.snapshot
+    this.revisionSeen(changes.revision)
   }
 
   private member(collectionId: string, productId: string, position: number): void {

@@ -127,6 +127,12 @@ function decodeCursor(sort: ListingSort, text: string): ListingKey {
   throw invalidField('after', "Field 'after' is not a cursor of this list and sort (take next_cursor as it was given)")
 }
 
+/** How a list reads what it names: categories and collections by slug, attribute definitions, facet labels (remembered by the index when it counts the list). */
+interface Names {
+  read<T>(name: string, read: () => Promise<T>): Promise<T>
+  labels(terms: string[]): Promise<Map<string, string>>
+}
+
 /** Who reads: their price lists, and whether they see inactive products and staff-only values. */
 export interface Reader {
   staff: boolean
@@ -148,23 +154,24 @@ export function createProductListing(db: Database, catalogDb: Database) {
     return row?.id ?? null
   }
 
-  async function collectionOf(slug: string, staff: boolean): Promise<{ id: string; sort: ListingSort } | null> {
+  async function collectionOf(slug: string): Promise<{ id: string; sort: ListingSort; published: boolean } | null> {
     const [row] = await catalogDb.select({ id: collections.id, sort: collections.sort, published: collections.published }).from(collections).where(eq(collections.slug, slug))
-    if (!row || (!row.published && !staff)) return null
-    return { id: row.id, sort: row.sort }
+    return row ?? null
+  }
+
+  /** The filterable, public attribute definitions (what facets name). */
+  function facetDefinitions() {
+    return catalogDb
+      .select({ key: attributeDefinitions.key, name: attributeDefinitions.name })
+      .from(attributeDefinitions)
+      .where(and(eq(attributeDefinitions.filterable, true), eq(attributeDefinitions.public, true)))
   }
 
   /** The facets as the API shows them: values labelled, grouped by filter, those selected marked. */
-  async function facetsOf(found: ListingFacets, selected: Set<string>): Promise<ProductFacets> {
+  async function facetsOf(found: ListingFacets, selected: Set<string>, names: Names): Promise<ProductFacets> {
     const groupTerms = [...new Set(found.terms.filter((entry) => entry.term.startsWith('opt:')).map((entry) => entry.term.slice(0, entry.term.lastIndexOf(':'))))]
-    const labels = await facetLabelsOf(sql, [...found.terms.map((entry) => entry.term), ...groupTerms])
-    const keys = [...new Set(found.terms.filter((entry) => entry.term.startsWith('attr:')).map((entry) => entry.term.split(':')[1]!).concat(found.ranges.map((range) => range.key)))]
-    const definitions = keys.length
-      ? await catalogDb
-          .select({ key: attributeDefinitions.key, name: attributeDefinitions.name, owner: attributeDefinitions.owner })
-          .from(attributeDefinitions)
-          .where(and(inArray(attributeDefinitions.key, keys), eq(attributeDefinitions.filterable, true), eq(attributeDefinitions.public, true)))
-      : []
+    const labels = await names.labels([...found.terms.map((entry) => entry.term), ...groupTerms])
+    const definitions = found.terms.some((entry) => entry.term.startsWith('attr:')) || found.ranges.length > 0 ? await names.read('attributes', facetDefinitions) : []
     const facets: ProductFacets = { price: found.price, available: found.available, on_sale: found.onSale, tags: [], types: [], vendors: [], options: [], attributes: [] }
     const value = (term: string, text: string, count: number) => ({ value: text, label: labels.get(term) ?? text, count, selected: selected.has(term) })
     for (const { term, count } of found.terms) {
@@ -209,8 +216,15 @@ export function createProductListing(db: Database, catalogDb: Database) {
     if (query.facets && byCursor) throw invalidField('facets', "Field 'facets' is for page mode: ask for them without 'after'")
     const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : null
     if (tsQuery === null && query.search?.trim()) return empty
-    const category = query.category === undefined ? null : await categoryId(query.category)
-    const collection = query.collection === undefined ? null : await collectionOf(query.collection, reader.staff)
+    // A list the index counts looks first, so that what it remembers by name is current too.
+    const indexed = indexCounts({ includeInactive: includeInactive || query.status !== undefined, status: query.status ?? null, search: tsQuery, currency: query.currency ?? null })
+    if (indexed) await index.current()
+    const names: Names = indexed
+      ? { read: (name, read) => index.remembered(name, read), labels: (terms) => index.labelsOf(terms, (missing) => facetLabelsOf(sql, missing)) }
+      : { read: (_name, read) => read(), labels: (terms) => facetLabelsOf(sql, terms) }
+    const category = query.category === undefined ? null : await names.read(`category:${query.category}`, () => categoryId(query.category!))
+    const found = query.collection === undefined ? null : await names.read(`collection:${query.collection}`, () => collectionOf(query.collection!))
+    const collection = found && (found.published || reader.staff) ? found : null
     if ((query.category !== undefined && category === null) || (query.collection !== undefined && collection === null)) return empty
     const sort: ListingSort = query.sort ?? (tsQuery ? 'relevance' : (collection?.sort ?? 'newest'))
     if (sort === 'manual' && !collection) throw invalidField('sort', "Field 'sort' manual is a collection's own order: name a collection")
@@ -243,12 +257,11 @@ export function createProductListing(db: Database, catalogDb: Database) {
     // `after=` (empty) starts a walk: the first page by cursor.
     const after = query.after === undefined || query.after === '' ? null : decodeCursor(sort, query.after)
     const window = { limit: byCursor ? perPage + 1 : perPage, offset: byCursor ? 0 : (page - 1) * perPage, after }
-    const fromIndex = (!byCursor && indexPages(filter, sort, window)) || (query.facets === true && indexCounts(filter))
-    if (fromIndex) await index.current()
+    const fromIndex = (!byCursor && indexPages(filter, sort, window)) || (query.facets === true && indexed)
     if (fromIndex && sort === 'title') await index.titlesRanked()
     const answer = fromIndex ? index.answer(filter, sort, window, query.facets === true) : null
-    const found = answer?.page ?? (await listingPage(sql, filter, sort, window))
-    const pageRows = byCursor ? found.rows.slice(0, perPage) : found.rows
+    const listed = answer?.page ?? (await listingPage(sql, filter, sort, window))
+    const pageRows = byCursor ? listed.rows.slice(0, perPage) : listed.rows
     const ids = pageRows.map((row) => row.id)
     const marketPrice = (entry: (typeof pageRows)[number]) =>
       filter.currency !== null && entry.price !== null ? { currency: filter.currency, amount: entry.price, on_sale: entry.onSale ?? false } : undefined
@@ -274,13 +287,13 @@ export function createProductListing(db: Database, catalogDb: Database) {
       }
     }
     if (byCursor) {
-      const more = found.rows.length > perPage
+      const more = listed.rows.length > perPage
       return { ...items, meta: { per_page: perPage, next_cursor: more ? encodeCursor(sort, pageRows.at(-1)!.key) : null } }
     }
-    const list: ProductPage = { ...items, meta: pageMeta(page, perPage, found.total ?? 0) }
+    const list: ProductPage = { ...items, meta: pageMeta(page, perPage, listed.total ?? 0) }
     if (query.facets) {
       const selected = new Set(filter.terms.flatMap((group) => group.terms))
-      list.facets = await facetsOf(answer?.facets ?? (await listingFacets(sql, filter)), selected)
+      list.facets = await facetsOf(answer?.facets ?? (await listingFacets(sql, filter)), selected, names)
     }
     return list
   }
