@@ -4,7 +4,7 @@
  * listing read model (@commerce/db sql/product-listing.ts), their rows (or stored JSON) read by id, and the
  * facets labelled. A list that asks for none of these keeps the plain statements of list.ts.
  */
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { currencyExponent, isCalendarDate, toPrefixTsQuery, type ListProductsQuery, type ProductFacets, type ProductListItem } from '@commerce/domain'
 import {
   attributeDefinitions,
