@@ -849,6 +849,19 @@ describe('GET /api/v1/products search', () => {
     expect(await productRowCount(ctx)).toBe(before)
   })
 
+  searchTest('finds words as the database parsed them: split at a number ("2e4kq8m1"), kept whole ("3.5"), in every listing', async ({ ctx, admin }) => {
+    const coded = await createProduct(ctx, admin, { title: 'Zephyr part 2e4kq8m1' })
+    const bolt = await createProduct(ctx, admin, { title: 'Zephyr bolt 3.5mm', description: "O'Brien's pick" })
+    // The plain statements, and the listing's (a sort, facets).
+    for (const listing of ['', '&sort=newest', '&sort=relevance', '&facets=true']) {
+      const found = async (search: string) => (await listProducts(ctx, `?search=${encodeURIComponent(search)}${listing}`)).products.map((product) => product.id)
+      expect(await found('2e4kq'), listing).toEqual([coded.id])
+      expect(await found('2E4KQ8M1'), listing).toEqual([coded.id])
+      expect(await found('3.5'), listing).toEqual([bolt.id])
+      expect(await found("o'brien"), listing).toEqual([bolt.id])
+    }
+  })
+
   searchTest('soft-deleted products do not match', async ({ ctx, admin }) => {
     const gone = await createProduct(ctx, admin, { title: 'Zephyr Retired Model' })
     expect(await ids(ctx, 'zephyr retired')).toEqual([gone.id])

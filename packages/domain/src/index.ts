@@ -215,7 +215,7 @@ export {
 } from './oauth-clients.js'
 export { ACCOUNT_TOKEN, generateAccountToken, hashAccountToken } from './account-tokens.js'
 export { SLUG_MAX_LENGTH, slugify } from './slug.js'
-export { toPrefixTsQuery } from './search.js'
+export { searchText } from './search.js'
 export { LOCALE_MAX_LENGTH, MAX_LOCALE_CHAIN, acceptedLanguages, canonicalLocale, localeChain } from './locales.js'
 export { COUNTRY_CODES } from './countries.js'
 export { isValidGtin, normalizeHsCode, normalizeTags, withGtinCheckDigit } from './product-identifiers.js'

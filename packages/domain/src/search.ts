@@ -1,11 +1,9 @@
 /**
- * Turns free text into a PostgreSQL tsquery of word prefixes ("red sho" -> "red:* & sho:*").
- * Only letters and digits pass, so user text can never inject tsquery syntax.
+ * A search as sent to the database, which parses it into word prefixes with the parser that wrote
+ * the products' words (@commerce/db, prefix_tsquery: "red sho" finds "red shoes"); null when it has
+ * no letter or digit, so it can match nothing. The text is a parameter: it can never be tsquery syntax.
  */
-const MAX_SEARCH_WORDS = 8
-
-export function toPrefixTsQuery(text: string): string | null {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu)
-  if (!words) return null
-  return [...new Set(words)].slice(0, MAX_SEARCH_WORDS).map((word) => `${word}:*`).join(' & ')
+export function searchText(text: string): string | null {
+  const trimmed = text.trim()
+  return /[\p{L}\p{N}]/u.test(trimmed) ? trimmed.toLowerCase() : null
 }

@@ -23,7 +23,7 @@ export interface ProductListShape {
 
 /** The placeholders of every shape (those a shape does not use are ignored); a type, as Drizzle's execute takes a record. */
 export type ProductListParams = {
-  /** tsquery text (toPrefixTsQuery). */
+  /** The search's text (searchText), parsed into word prefixes by prefix_tsquery. */
   search: string
   /** The category's slug. */
   category: string
@@ -40,23 +40,24 @@ const catalogRevision = sql<string>`(select revision from catalog_revision)`
 /** What a public item is read as when it is sent as stored (listItemJson). */
 const storedItemColumns = { id: products.id, body: productListItems.body, inventoryQuantity: products.inventoryQuantity, updatedAt: products.updatedAt }
 
-// The query arrives as tsquery text (toPrefixTsQuery: lowercase words, prefix-matched, ANDed),
-// cast once per execution; to_tsquery() in a generic plan would run again for every row.
-const searchMatches = sql`${products.searchVector} @@ ${sql.placeholder('search')}::tsquery`
+// The search's text arrives as a parameter and is parsed once per execution (an InitPlan):
+// prefix_tsquery() in a generic plan's filter would run again for every row.
+const searchQuery = sql`(select prefix_tsquery(${sql.placeholder('search')}::text))`
+const searchMatches = sql`${products.searchVector} @@ ${searchQuery}`
 // The same test written so no index can answer it: with many matches, walking ids newest first
 // and testing each row finds a page fastest, and this keeps a generic plan from choosing the GIN
 // index and sorting every match instead.
 const searchMatchesWalking = sql`(${searchMatches}) is true`
 // With a chain of locales a search also finds the words of the products' translations in it.
 const translationMatches = sql`(select ${productTranslations.productId} from ${productTranslations}
-  where ${inChain(productTranslations.locale)} and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery)`
+  where ${inChain(productTranslations.locale)} and ${productTranslations.searchVector} @@ ${searchQuery})`
 // Two GIN reads, the original words' and the translations'.
 const localizedSearchMatches = sql`${products.id} in (select ${products.id} from ${products} where ${searchMatches} union ${translationMatches})`
 // Each product's translations read by its key as the walk meets it: written as EXISTS, the
 // planner read every translation's words first (a hashed subplan, 34 ms a page instead of 2).
 const localizedSearchMatchesWalking = sql`(${searchMatches} or (select true from ${productTranslations}
   where ${productTranslations.productId} = ${products.id} and ${inChain(productTranslations.locale)}
-  and ${productTranslations.searchVector} @@ ${sql.placeholder('search')}::tsquery limit 1)) is true`
+  and ${productTranslations.searchVector} @@ ${searchQuery} limit 1)) is true`
 const inCategory = and(
   eq(productCategories.productId, products.id),
   eq(productCategories.categoryId, sql`(select id from categories where slug = ${sql.placeholder('category')})`),

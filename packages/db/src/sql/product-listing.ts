@@ -34,7 +34,7 @@ export interface ListingFilter {
   category: string | null
   /** A collection's id. */
   collection: string | null
-  /** tsquery text (toPrefixTsQuery) matched against the products' words. */
+  /** The search's text (searchText), matched as word prefixes against the products' words (prefix_tsquery). */
   search: string | null
   /** The chain of locales whose translations a search also matches (none: the original only). */
   searchLocales: string[]
@@ -138,7 +138,7 @@ function baseOf(s: Statement, filter: ListingFilter, sort: ListingSort): { from:
   }
   if (filter.search !== null || sort === 'relevance') from += ' join products p on p.id = l.product_id'
   if (filter.search !== null) {
-    const query = s.param(filter.search, 'tsquery')
+    const query = `(select prefix_tsquery(${s.param(filter.search, 'text')}))`
     where.push(
       filter.searchLocales.length === 0
         ? `p.search_vector @@ ${query}`
@@ -189,7 +189,7 @@ function orderOf(sort: ListingSort, price: string, search: string | null, s: Sta
     case 'manual':
       return { value: 'cp.position', descending: false }
     case 'relevance':
-      return { value: `ts_rank(p.search_vector, ${s.param(search ?? '', 'tsquery')})::float8`, descending: true }
+      return { value: `ts_rank(p.search_vector, (select prefix_tsquery(${s.param(search ?? '', 'text')})))::float8`, descending: true }
   }
 }
 

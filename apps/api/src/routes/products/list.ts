@@ -4,7 +4,7 @@
  * search chosen by its match count. Cursor mode (`after`) walks the same order by keyset and
  * counts nothing. Public pages by number are kept in memory for PRODUCT_CACHE_TTL (catalog-cache.ts).
  */
-import { toPrefixTsQuery, type ListProductsQuery } from '@commerce/domain'
+import { searchText, type ListProductsQuery } from '@commerce/domain'
 import {
   categoryHasChildrenStatement,
   listItemJson,
@@ -83,13 +83,13 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     const page = query.page ?? 1
     const perPage = query.per_page ?? 20
     // An empty `search=` is no search; text without letters or digits matches nothing.
-    const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : undefined
+    const searched = query.search?.trim() ? searchText(query.search) : undefined
     const localized = locales.length > 0
     const base = { includeInactive, category: query.category !== undefined, keyset: after !== undefined, localized }
     // A search's matches depend on the locales searched; other totals do not.
-    const cacheKey = JSON.stringify([includeInactive, query.category ?? null, tsQuery ?? null, tsQuery && localized ? locales : null])
+    const cacheKey = JSON.stringify([includeInactive, query.category ?? null, searched ?? null, searched && localized ? locales : null])
     const params: ProductListParams = {
-      search: tsQuery ?? '',
+      search: searched ?? '',
       category: query.category ?? '',
       // A cursor page reads one row more, to know whether a next page exists without counting.
       limit: byCursor ? perPage + 1 : perPage,
@@ -97,20 +97,20 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
       after: after ?? '',
       locales,
     }
-    if (tsQuery === null) {
+    if (searched === null) {
       return { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0), shownLocales: [] }
     }
 
     const count = async () => {
       // Only a search counts differently in a locale.
-      const shape: Shape = { ...base, keyset: false, search: tsQuery ? 'many' : 'none', localized: localized && tsQuery !== undefined }
+      const shape: Shape = { ...base, keyset: false, search: searched ? 'many' : 'none', localized: localized && searched !== undefined }
       const [counted] = await statement(counts, 'product_count', shape, (name) => productCountStatement(db, shape, name)).execute(params)
       totals.set(cacheKey, counted!.revision, counted!.total)
       return counted!.total
     }
 
     let search: Shape['search'] = 'none'
-    if (tsQuery) {
+    if (searched) {
       // A total counted earlier (even at an older revision) is good enough to choose the plan;
       // so a walk by cursor counts a search's matches at most once, not on every page.
       const matches = totals.latest(cacheKey) ?? (await count())

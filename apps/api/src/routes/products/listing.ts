@@ -5,7 +5,7 @@
  * facets labelled. A list that asks for none of these keeps the plain statements of list.ts.
  */
 import { and, eq } from 'drizzle-orm'
-import { currencyExponent, isCalendarDate, toPrefixTsQuery, type ListProductsQuery, type ProductFacets, type ProductListItem } from '@commerce/domain'
+import { currencyExponent, isCalendarDate, searchText, type ListProductsQuery, type ProductFacets, type ProductListItem } from '@commerce/domain'
 import {
   attributeDefinitions,
   categories,
@@ -214,10 +214,10 @@ export function createProductListing(db: Database, catalogDb: Database) {
     const byCursor = query.after !== undefined
     const empty = { products: [], meta: byCursor ? { per_page: perPage, next_cursor: null } : pageMeta(page, perPage, 0), shownLocales: [] }
     if (query.facets && byCursor) throw invalidField('facets', "Field 'facets' is for page mode: ask for them without 'after'")
-    const tsQuery = query.search?.trim() ? toPrefixTsQuery(query.search) : null
-    if (tsQuery === null && query.search?.trim()) return empty
+    const searched = query.search?.trim() ? searchText(query.search) : null
+    if (searched === null && query.search?.trim()) return empty
     // A list the index counts looks first, so that what it remembers by name is current too.
-    const indexed = indexCounts({ includeInactive: includeInactive || query.status !== undefined, status: query.status ?? null, search: tsQuery, currency: query.currency ?? null })
+    const indexed = indexCounts({ includeInactive: includeInactive || query.status !== undefined, status: query.status ?? null, search: searched, currency: query.currency ?? null })
     if (indexed) await index.current()
     const names: Names = indexed
       ? { read: (name, read) => index.remembered(name, read), labels: (terms) => index.labelsOf(terms, (missing) => facetLabelsOf(sql, missing)) }
@@ -226,9 +226,9 @@ export function createProductListing(db: Database, catalogDb: Database) {
     const found = query.collection === undefined ? null : await names.read(`collection:${query.collection}`, () => collectionOf(query.collection!))
     const collection = found && (found.published || reader.staff) ? found : null
     if ((query.category !== undefined && category === null) || (query.collection !== undefined && collection === null)) return empty
-    const sort: ListingSort = query.sort ?? (tsQuery ? 'relevance' : (collection?.sort ?? 'newest'))
+    const sort: ListingSort = query.sort ?? (searched ? 'relevance' : (collection?.sort ?? 'newest'))
     if (sort === 'manual' && !collection) throw invalidField('sort', "Field 'sort' manual is a collection's own order: name a collection")
-    if (sort === 'relevance' && !tsQuery) throw invalidField('sort', "Field 'sort' relevance needs a search")
+    if (sort === 'relevance' && !searched) throw invalidField('sort', "Field 'sort' relevance needs a search")
     if (query.price_min !== undefined && query.price_max !== undefined && query.price_min > query.price_max) {
       throw invalidField('price_max', "Field 'price_max' is below price_min")
     }
@@ -244,7 +244,7 @@ export function createProductListing(db: Database, catalogDb: Database) {
       status: query.status ?? null,
       category,
       collection: collection?.id ?? null,
-      search: tsQuery ?? null,
+      search: searched ?? null,
       searchLocales: locales,
       terms: termGroups(query),
       ranges: rangeGroups(query),
