@@ -225,8 +225,19 @@ describe('filters and facets', () => {
     const child = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Child ${Math.random()}`, parent_id: parent.id } })
     const inChild = await ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Deep', category_ids: [child.id] } })
     const inParent = await ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Shallow', category_ids: [parent.id] } })
-    const page = await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${parent.slug}` })
-    expect(page.products.map((product) => product.id)).toEqual([inParent.id, inChild.id])
+    const idsOf = async (query: string, token?: string) =>
+      (await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${parent.slug}${query}`, token })).products.map((product) => product.id)
+    // Every way of reading the page: the public's (its stored items), the staff's and a locale's (the rows), a walk by cursor.
+    for (const [query, token] of [['', undefined], ['', admin], ['&locale=fr', undefined], ['&after=', undefined]] as const) {
+      expect(await idsOf(query, token), `${query} ${token ? 'admin' : ''}`).toEqual([inParent.id, inChild.id])
+    }
+    // A parent with no product of its own still lists its children's.
+    const bare = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Bare ${Math.random()}` } })
+    const under = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Under ${Math.random()}`, parent_id: bare.id } })
+    const deeper = await ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title: 'Deeper', category_ids: [under.id] } })
+    for (const token of [undefined, admin]) {
+      expect((await ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?category=${bare.slug}`, token })).products.map((product) => product.id)).toEqual([deeper.id])
+    }
     // Moving the child elsewhere takes its products out of the parent's list.
     const other = await ctx.expectStatus<{ id: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Other ${Math.random()}` } })
     await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/categories/${child.id}`, token: admin, payload: { parent_id: other.id } })

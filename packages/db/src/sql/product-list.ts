@@ -37,6 +37,10 @@ export type ProductListParams = {
 
 // A bigint: postgres.js reads it as text.
 const catalogRevision = sql<string>`(select revision from catalog_revision)`
+// On a category's page: whether the category has categories under it (its page is then the
+// listing's, list.ts), asked once per execution instead of by a statement of its own.
+const nestedOf = (shape: ProductListShape) =>
+  shape.category ? sql<boolean>`exists (select 1 from categories c where c.parent_id = (select id from categories where slug = ${sql.placeholder('category')}))` : sql<boolean>`false`
 /** What a public item is read as when it is sent as stored (listItemJson). */
 const storedItemColumns = { id: products.id, body: productListItems.body, inventoryQuantity: products.inventoryQuantity, updatedAt: products.updatedAt }
 
@@ -71,16 +75,16 @@ function filters(shape: Pick<ProductListShape, 'includeInactive'> & { search: SQ
   return and(...conditions)
 }
 
-/** A page of products of this shape, newest first, with the catalog revision it was read at; prepared as `name`. */
+/** A page of products of this shape, newest first, with the catalog revision it was read at (and, on each row, whether its category has subcategories); prepared as `name`. */
 export function productPageStatement(db: Database, shape: ProductListShape, name: string) {
-  if (!shape.localized) return walk(db.select({ ...productColumns, revision: catalogRevision }).from(products).$dynamic(), shape).prepare(name)
+  if (!shape.localized) return walk(db.select({ ...productColumns, revision: catalogRevision, nested: nestedOf(shape) }).from(products).$dynamic(), shape).prepare(name)
   // The page's ids first, then their text along the chain, joined to the page (a subquery with
   // a limit, which the planner keeps whole): joined to products, a generic plan read the
   // translation of every product before cutting the page (1 request a second).
   const page = walk(db.select({ id: products.id }).from(products).$dynamic(), shape).as('page')
   const translation = productTranslationJoin(db, page.id)
   return db
-    .select({ ...localizedProductColumns(translation), revision: catalogRevision })
+    .select({ ...localizedProductColumns(translation), revision: catalogRevision, nested: nestedOf(shape) })
     .from(page)
     .innerJoin(products, eq(products.id, page.id))
     .leftJoinLateral(translation, sql`true`)
@@ -90,7 +94,7 @@ export function productPageStatement(db: Database, shape: ProductListShape, name
 
 /** A page of a public shape (not localized) as its items' stored JSON (listItemJson), with the catalog revision; prepared as `name`. */
 export function storedPageStatement(db: Database, shape: ProductListShape, name: string) {
-  const query = db.select({ ...storedItemColumns, revision: catalogRevision }).from(products).$dynamic()
+  const query = db.select({ ...storedItemColumns, revision: catalogRevision, nested: nestedOf(shape) }).from(products).$dynamic()
   return walk(query.innerJoin(productListItems, eq(productListItems.productId, products.id)), shape).prepare(name)
 }
 

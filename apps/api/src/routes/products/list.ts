@@ -26,6 +26,9 @@ import { createProductListing, needsListing, type Reader } from './listing.js'
 /** Newest first by id (UUIDv7); @commerce/db sql/product-list.ts writes the keyset's condition itself, per plan. */
 const PRODUCTS_KEYSET = keyset('products', 'desc', [key.uuid(products.id)])
 
+/** What readPage answers for a category with subcategories: the listing's to answer (listing.ts). */
+const NESTED = Symbol('nested category')
+
 /** Up to this many search matches a page is read through the GIN index, above it along the id order. */
 const FEW_MATCHES = 2000
 
@@ -55,19 +58,25 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
   return async function listProducts(query: ListProductsQuery, includeInactive: boolean, locales: string[], remember: boolean, reader: Reader): Promise<ProductPage> {
     if (needsListing(query)) return listFiltered(query, includeInactive, locales, reader)
     // A category with categories under it lists theirs too (the listing's categories hold each
-    // product's ancestors). Asked after the memory: a page kept there answered it already.
-    const nested = async () => query.category !== undefined && (await hasSubcategories(query.category))
+    // product's ancestors): readPage says so (NESTED) instead of answering.
     if (!remember || includeInactive || query.after !== undefined) {
-      return (await nested()) ? listFiltered(query, includeInactive, locales, reader) : readPage(query, includeInactive, locales, !remember)
+      const page = await readPage(query, includeInactive, locales, !remember)
+      return page === NESTED ? listFiltered(query, includeInactive, locales, reader) : page
     }
     const key = JSON.stringify([query.page ?? 1, query.per_page ?? 20, query.category ?? null, query.search ?? null, locales])
     const cached = pages.get(key)
     if (cached !== undefined) return cached
-    if (await nested()) return listFiltered(query, includeInactive, locales, reader)
     const start = pages.begin()
     const page = await readPage(query, false, locales, false)
+    if (page === NESTED) return listFiltered(query, includeInactive, locales, reader)
     pages.set(key, page, start)
     return page
+  }
+
+  /** Whether a category page's category has subcategories: its rows say, an empty page asks. */
+  async function nested(slug: string | undefined, rows: { nested: boolean }[]): Promise<boolean> {
+    if (slug === undefined) return false
+    return rows.length > 0 ? rows[0]!.nested : hasSubcategories(slug)
   }
 
   async function hasSubcategories(slug: string): Promise<boolean> {
@@ -75,8 +84,8 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     return row !== undefined
   }
 
-  /** `staff`: items with the values of attributes that are not public. */
-  async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[], staff: boolean): Promise<ProductPage> {
+  /** `staff`: items with the values of attributes that are not public. NESTED: a category with subcategories, whose page is the listing's. */
+  async function readPage(query: ListProductsQuery, includeInactive: boolean, locales: string[], staff: boolean): Promise<ProductPage | typeof NESTED> {
     const byCursor = query.after !== undefined
     // Checked before any query: a bad cursor is a 400, never a statement that fails.
     const [after] = query.after ? PRODUCTS_KEYSET.decode(query.after) : []
@@ -119,6 +128,7 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
     const shape: Shape = { ...base, search }
     if (!staff && !localized) {
       const rows = await statement(storedPages, 'stored_page', shape, (name) => storedPageStatement(db, shape, name)).execute(params)
+      if (await nested(query.category, rows)) return NESTED
       const none = rows.map(() => null)
       if (byCursor) {
         const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])
@@ -128,6 +138,7 @@ export function createProductLister(db: Database, pages: CatalogCache<ProductPag
       return { json: rows.map((row) => listItemJson(row)), ids: rows.map((row) => row.id), meta: pageMeta(page, perPage, total), shownLocales: none }
     }
     const rows = await statement(pageStatements, 'product_page', shape, (name) => productPageStatement(db, shape, name)).execute(params)
+    if (await nested(query.category, rows)) return NESTED
     if (byCursor) {
       const found = cursorPage(PRODUCTS_KEYSET, rows, perPage, (row) => [row.id])
       return { products: found.rows.map((row) => toListItem(row, staff)), meta: found.meta, shownLocales: found.rows.map(shownLocale) }
