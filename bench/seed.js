@@ -264,7 +264,8 @@ async function enrich(tx, log) {
   log('seed: listing rows...')
   const ids = await tx`select id from products order by id`
   for (let i = 0; i < ids.length; i += BATCH) {
-    await tx`select refresh_product_listing(${ids.slice(i, i + BATCH).map((row) => row.id)}::uuid[])`
+    const batch = ids.slice(i, i + BATCH).map((row) => row.id)
+    await tx`select refresh_product_listing(${batch}::uuid[]), refresh_product_list_items(${batch}::uuid[])`
   }
   // Five automatic collections and five manual ones of 200 products each.
   await tx`

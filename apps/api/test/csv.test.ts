@@ -144,6 +144,9 @@ describe('imports', () => {
     const mug = await ctx.expectStatus<Product>(200, { method: 'GET', url: `/api/v1/products/${products.products[0]!.id}` })
     expect(mug).toMatchObject({ title: 'Mug', price: 12, currency: 'EUR' })
     expect(mug.variants.map((variant) => [variant.title, variant.price])).toEqual([['Blue', null], ['Red', 13.5]])
+    // The import wrote its products' stored public items once, at the end of its batch: as the staff's read from the rows.
+    expect(mug).toEqual(await ctx.expectStatus<Product>(200, { method: 'GET', url: `/api/v1/products/${mug.id}`, token: admin }))
+    expect(products.products[0]).toEqual((await ctx.expectStatus<{ products: Product[] }>(200, { method: 'GET', url: '/api/v1/products?search=mug', token: admin })).products[0])
     const events = await ctx.productEvents(mug.id)
     expect(events.map((event) => event.kind)).toEqual(['product.created'])
     expect(events[0]!.data.variants).toHaveLength(2)

@@ -312,13 +312,14 @@ export async function facetLabelsOf(client: SqlClient, terms: readonly string[])
 
 /**
  * Runs a batch of writes to these products (in the caller's transaction) with the listing's row
- * triggers held back, then refreshes their listing rows once: an import's batch otherwise pays a
- * refresh for every product, variant and price it writes, and for every stock level it moves.
+ * triggers held back, and the stored list items' (migration 0045), then refreshes both once: an
+ * import's batch otherwise pays a refresh for every product, variant and price it writes, and for
+ * every stock level it moves.
  */
 export async function refreshingListingOnce<T>(tx: SqlClient, productIds: readonly string[], writes: () => Promise<T>): Promise<T> {
   await tx.unsafe('set local commerce.defer_listing = on')
   const result = await writes()
   await tx.unsafe('set local commerce.defer_listing = off')
-  await tx.unsafe('select refresh_product_listing($1::uuid[])', [productIds as string[]], { prepare: true })
+  await tx.unsafe('select refresh_product_listing($1::uuid[]), refresh_product_list_items($1::uuid[])', [productIds as string[]], { prepare: true })
   return result
 }
