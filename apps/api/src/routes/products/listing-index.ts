@@ -21,10 +21,6 @@ const FULL_READ_AFTER_MS = 30 * 60_000
 /** About how many terms a row has: what reading a row's terms costs against reading a term's rows. */
 const AVERAGE_TERMS = 10
 
-/** Bits of `flags`. */
-const LIVE = 1
-const AVAILABLE = 2
-const ON_SALE = 4
 
 /** The sorts the index orders by (titles by ranks read from the database, in its collation). */
 const SORTS: ReadonlySet<ListingSort> = new Set(['newest', 'title', 'price_asc', 'price_desc', 'best_selling', 'manual'])
@@ -39,18 +35,16 @@ export function indexPages(filter: ListingFilter, sort: ListingSort, window: Lis
   return indexCounts(filter) && window.after === null && SORTS.has(sort)
 }
 
-/** A filter's test of a row (by its slot), and what it is for (a row failing exactly one counts for that one's facet). */
+/**
+ * A filter's rows as a bitmap over the slots (bit `slot & 31` of word `slot >> 5`), and what it is
+ * for: a row failing exactly one filter counts for that one's facet.
+ */
 interface Test {
   kind: 'term' | 'range' | 'price' | 'available' | 'sale'
-  passes(slot: number): boolean
+  bits: Uint32Array
   /** Term tests: the prefix id of their terms. Range tests: their key id. */
   prefix?: number
   key?: number
-}
-
-interface Entry {
-  key: number | null
-  id: string
 }
 
 /**
@@ -79,15 +73,141 @@ class Runs<A extends Int32Array | Float64Array> {
   }
 }
 
+/**
+ * The bitmaps and slot lists of one answer, taken again by the next (an answer runs to its end
+ * without awaiting): answers allocate none, which kept garbage collection at 5–7 % of the API's
+ * time. Once the candidates are known, only their words are read and written (`within`): every
+ * other bitmap of the answer is cut by them, and a category's rows fill a fraction of the words.
+ */
+class Scratch {
+  /** The words an answer reads, in order, and how many. */
+  private active = new Int32Array(0)
+  private activeCount = 0
+  private words = 0
+  private readonly bitmaps: Uint32Array[] = []
+  private readonly slotLists: Int32Array[] = []
+  private bitmapsTaken = 0
+  private slotListsTaken = 0
+
+  /** Starts an answer over `words` words of slots, all of them read until `within`. */
+  begin(words: number): void {
+    this.words = words
+    if (this.active.length < words) this.active = new Int32Array(words * 2)
+    for (let w = 0; w < words; w++) this.active[w] = w
+    this.activeCount = words
+    this.bitmapsTaken = 0
+    this.slotListsTaken = 0
+  }
+
+  /** From now on, reads only the words holding one of these rows. */
+  within(candidates: Uint32Array): void {
+    let count = 0
+    for (let w = 0; w < this.words; w++) if (candidates[w] !== 0) this.active[count++] = w
+    this.activeCount = count
+  }
+
+  /** A bitmap of no rows. */
+  none(): Uint32Array {
+    let bits = this.bitmaps[this.bitmapsTaken]
+    if (bits === undefined || bits.length < this.words) this.bitmaps[this.bitmapsTaken] = bits = new Uint32Array(this.words * 2)
+    this.bitmapsTaken++
+    const { active, activeCount } = this
+    for (let k = 0; k < activeCount; k++) bits[active[k]!] = 0
+    return bits
+  }
+
+  copy(of: Uint32Array): Uint32Array {
+    const bits = this.none()
+    const { active, activeCount } = this
+    for (let k = 0; k < activeCount; k++) bits[active[k]!] = of[active[k]!]!
+    return bits
+  }
+
+  union(a: Uint32Array, b: Uint32Array): Uint32Array {
+    const bits = this.none()
+    const { active, activeCount } = this
+    for (let k = 0; k < activeCount; k++) bits[active[k]!] = a[active[k]!]! | b[active[k]!]!
+    return bits
+  }
+
+  /** The rows of `among` not in `bits`. */
+  without(among: Uint32Array, bits: Uint32Array): Uint32Array {
+    const out = this.none()
+    const { active, activeCount } = this
+    for (let k = 0; k < activeCount; k++) out[active[k]!] = among[active[k]!]! & ~bits[active[k]!]!
+    return out
+  }
+
+  /** Keeps in `into` the rows also in `bits` (or, `negated`, not in it). */
+  keep(into: Uint32Array, bits: Uint32Array, negated = false): void {
+    const { active, activeCount } = this
+    const flip = negated ? -1 : 0
+    for (let k = 0; k < activeCount; k++) into[active[k]!]! &= bits[active[k]!]! ^ flip
+  }
+
+  /**
+   * Adds a filter to a running tally of the rows failing none of the filters so far and those
+   * failing exactly one.
+   */
+  tally(failingNone: Uint32Array, failingOne: Uint32Array, bits: Uint32Array): void {
+    const { active, activeCount } = this
+    for (let k = 0; k < activeCount; k++) {
+      const w = active[k]!
+      failingOne[w] = (failingOne[w]! & bits[w]!) | (failingNone[w]! & ~bits[w]!)
+      failingNone[w]! &= bits[w]!
+    }
+  }
+
+  count(bits: Uint32Array): number {
+    const { active, activeCount } = this
+    let count = 0
+    for (let k = 0; k < activeCount; k++) count += bitCount(bits[active[k]!]!)
+    return count
+  }
+
+  /** How many rows are in both. */
+  countBoth(a: Uint32Array, b: Uint32Array): number {
+    const { active, activeCount } = this
+    let count = 0
+    for (let k = 0; k < activeCount; k++) count += bitCount(a[active[k]!]! & b[active[k]!]!)
+    return count
+  }
+
+  /** The slots whose bits are set, in order. */
+  slots(bits: Uint32Array): Int32Array {
+    const count = this.count(bits)
+    let list = this.slotLists[this.slotListsTaken]
+    if (list === undefined || list.length < count) this.slotLists[this.slotListsTaken] = list = new Int32Array(Math.max(count, this.words * 32))
+    this.slotListsTaken++
+    const { active, activeCount } = this
+    let at = 0
+    for (let k = 0; k < activeCount; k++) {
+      const w = active[k]!
+      let word = bits[w]!
+      while (word !== 0) {
+        const low = word & -word
+        list[at++] = (w << 5) + 31 - Math.clz32(low)
+        word ^= low
+      }
+    }
+    return list.subarray(0, count)
+  }
+}
+
 export class ListingIndex {
   /** Each row's slot; a slot's product id ('' when free). */
   private readonly slots = new Map<string, number>()
   private ids: string[] = []
   private readonly freeSlots: number[] = []
-  private flags = new Uint8Array(1024)
+  /** Bitmaps over the slots: rows held, rows sellable now, rows on sale. */
+  private live = new Uint32Array(1024 >> 5)
+  private available = new Uint32Array(1024 >> 5)
+  private onSale = new Uint32Array(1024 >> 5)
   /** Major units of its currency, as the SQL's price filter and facet read it. */
   private price = new Float64Array(1024)
   private sold = new Float64Array(1024)
+  /** The first 12 hex digits of each row's id as a number: ordered as the ids are, compared before them. */
+  private idHead = new Float64Array(1024)
   /** Each row's place in the title sort; valid while no title came or changed since they were read. */
   private titleRank = new Float64Array(1024)
   private titleKeys: string[] = []
@@ -95,8 +215,12 @@ export class ListingIndex {
   private ranking: Promise<void> | null = null
   /** Each term's rows, made when first needed after rows changed (postingsOf). */
   private postings: Int32Array[] | null = null
+  /** Each term's count as a facet value over every row, made with the postings. */
+  private facetTotals = new Int32Array(0)
   private termStart = new Int32Array(1024)
   private termEnd = new Int32Array(1024)
+  /** How many of a row's terms (the first of its run) are facet values: a number or date attribute's are counted as ranges instead. */
+  private facetTerms = new Int32Array(1024)
   private readonly terms = new Runs((size) => new Int32Array(size))
   private numberStart = new Int32Array(1024)
   private numberEnd = new Int32Array(1024)
@@ -123,6 +247,7 @@ export class ListingIndex {
   /** Facet labels by term: written once, with the term's first listing row (facet_labels), so never stale. */
   private readonly labels = new Map<string, string>()
   private lookedAt = 0
+  private readonly scratch = new Scratch()
   private looking: Promise<void> | null = null
   private nextLook: Promise<void> | null = null
 
@@ -251,16 +376,23 @@ export class ListingIndex {
       this.ids.push('')
       this.titleKeys.push('')
       this.rowCategories.push(null)
-      if (slot >= this.flags.length) this.grow()
+      if (slot >= this.price.length) this.grow()
     }
     this.postings = null
     this.ids[slot] = source.id
     this.titleKeys[slot] = source.titleKey
     this.slots.set(source.id, slot)
-    this.flags[slot] = LIVE | (source.available ? AVAILABLE : 0) | (source.onSale ? ON_SALE : 0)
+    setBit(this.live, slot, true)
+    setBit(this.available, slot, source.available)
+    setBit(this.onSale, slot, source.onSale)
     this.price[slot] = source.priceMinor / 10 ** currencyExponent(source.currency)
     this.sold[slot] = source.sold
-    const termIds = source.terms.map((term) => this.termId(term))
+    this.idHead[slot] = Number.parseInt(source.id.slice(0, 8) + source.id.slice(9, 13), 16)
+    const numberPrefixes = Object.keys(source.numbers).map((key) => `attr:${key}:`)
+    const isNumber = (term: string) => numberPrefixes.some((prefix) => term.startsWith(prefix))
+    const facetTerms = source.terms.filter((term) => !isNumber(term))
+    const termIds = [...facetTerms, ...source.terms.filter(isNumber)].map((term) => this.termId(term))
+    this.facetTerms[slot] = facetTerms.length
     this.termStart[slot] = this.terms.append(termIds)
     this.termEnd[slot] = this.termStart[slot]! + termIds.length
     const keys: number[] = []
@@ -293,7 +425,7 @@ export class ListingIndex {
     this.slots.delete(id)
     this.postings = null
     this.ids[slot] = ''
-    this.flags[slot] = 0
+    setBit(this.live, slot, false)
     this.terms.live -= this.termEnd[slot]! - this.termStart[slot]!
     this.numberKeyIds.live -= this.numberEnd[slot]! - this.numberStart[slot]!
     this.numberValues.live -= this.numberEnd[slot]! - this.numberStart[slot]!
@@ -303,18 +435,23 @@ export class ListingIndex {
   }
 
   private grow(): void {
-    const size = this.flags.length * 2
-    const grown = <A extends Uint8Array | Int32Array | Float64Array>(array: A, make: (size: number) => A): A => {
+    const size = this.price.length * 2
+    const grown = <A extends Uint32Array | Int32Array | Float64Array>(array: A, make: (size: number) => A): A => {
       const next = make(size)
       next.set(array as never)
       return next
     }
-    this.flags = grown(this.flags, (n) => new Uint8Array(n))
+    const bitmap = (n: number) => new Uint32Array(n >> 5)
+    this.live = grown(this.live, bitmap)
+    this.available = grown(this.available, bitmap)
+    this.onSale = grown(this.onSale, bitmap)
     this.price = grown(this.price, (n) => new Float64Array(n))
     this.sold = grown(this.sold, (n) => new Float64Array(n))
+    this.idHead = grown(this.idHead, (n) => new Float64Array(n))
     this.titleRank = grown(this.titleRank, (n) => new Float64Array(n))
     this.termStart = grown(this.termStart, (n) => new Int32Array(n))
     this.termEnd = grown(this.termEnd, (n) => new Int32Array(n))
+    this.facetTerms = grown(this.facetTerms, (n) => new Int32Array(n))
     this.numberStart = grown(this.numberStart, (n) => new Int32Array(n))
     this.numberEnd = grown(this.numberEnd, (n) => new Int32Array(n))
   }
@@ -325,7 +462,7 @@ export class ListingIndex {
       const pool = this.terms.pool
       const runs = new Runs((size) => new Int32Array(size))
       for (let slot = 0; slot < this.ids.length; slot++) {
-        if (!(this.flags[slot]! & LIVE)) continue
+        if (!hasBit(this.live, slot)) continue
         const start = runs.append(pool.subarray(this.termStart[slot]!, this.termEnd[slot]!))
         this.termEnd[slot] = start + this.termEnd[slot]! - this.termStart[slot]!
         this.termStart[slot] = start
@@ -337,7 +474,7 @@ export class ListingIndex {
       const keyRuns = new Runs((size) => new Int32Array(size))
       const valueRuns = new Runs((size) => new Float64Array(size))
       for (let slot = 0; slot < this.ids.length; slot++) {
-        if (!(this.flags[slot]! & LIVE)) continue
+        if (!hasBit(this.live, slot)) continue
         const start = keyRuns.append(keys.subarray(this.numberStart[slot]!, this.numberEnd[slot]!))
         valueRuns.append(values.subarray(this.numberStart[slot]!, this.numberEnd[slot]!))
         this.numberEnd[slot] = start + this.numberEnd[slot]! - this.numberStart[slot]!
@@ -381,19 +518,18 @@ export class ListingIndex {
     return id
   }
 
-  /** Calls `visit` with each slot a list starts from: a category's (its descendants' included), a collection's, or every row's. */
-  private eachCandidate(filter: ListingFilter, visit: (slot: number) => void): void {
+  /** The rows a list starts from: a category's (its descendants' included), a collection's, or every row. */
+  private candidates(filter: ListingFilter): Uint32Array {
+    if (filter.category === null && filter.collection === null) return this.scratch.copy(this.live)
+    const bits = this.scratch.none()
     const category = filter.category === null ? undefined : this.categoryIds.get(filter.category)
     const inCategory = filter.category === null ? null : ((category === undefined ? undefined : this.byCategory.get(category)) ?? new Set<number>())
-    const members = filter.collection === null ? null : this.byCollection.get(filter.collection)
     if (filter.collection !== null) {
-      for (const slot of members?.keys() ?? []) if (inCategory === null || inCategory.has(slot)) visit(slot)
-    } else if (inCategory !== null) {
-      for (const slot of inCategory) visit(slot)
+      for (const slot of this.byCollection.get(filter.collection)?.keys() ?? []) if (inCategory === null || inCategory.has(slot)) setBit(bits, slot, true)
     } else {
-      const flags = this.flags
-      for (let slot = 0, count = this.ids.length; slot < count; slot++) if (flags[slot]! & LIVE) visit(slot)
+      for (const slot of inCategory!) setBit(bits, slot, true)
     }
+    return bits
   }
 
   /** Each term's rows (slots), rebuilt after rows changed. */
@@ -402,64 +538,75 @@ export class ListingIndex {
     const sizes = new Int32Array(this.termTexts.length)
     const pool = this.terms.pool
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (!(this.flags[slot]! & LIVE)) continue
+      if (!hasBit(this.live, slot)) continue
       for (let i = this.termStart[slot]!, end = this.termEnd[slot]!; i < end; i++) sizes[pool[i]!]!++
     }
     const postings = Array.from(sizes, (size) => new Int32Array(size))
     const filled = new Int32Array(this.termTexts.length)
+    const facetTotals = new Int32Array(this.termTexts.length)
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (!(this.flags[slot]! & LIVE)) continue
+      if (!hasBit(this.live, slot)) continue
+      const facetEnd = this.termStart[slot]! + this.facetTerms[slot]!
       for (let i = this.termStart[slot]!, end = this.termEnd[slot]!; i < end; i++) {
         const term = pool[i]!
         postings[term]![filled[term]!++] = slot
+        if (i < facetEnd) facetTotals[term]!++
       }
     }
     this.postings = postings
+    this.facetTotals = facetTotals
     return postings
   }
 
-  private testsOf(filter: ListingFilter): Test[] {
+  /**
+   * Each filter's bitmap: terms from their rows, flags as kept. Numbers are tested only on the
+   * candidates that fail at most one of those (without facets: none), the only rows any answer
+   * reads: a row failing two filters is in no page and counts for no facet.
+   */
+  private testsOf(filter: ListingFilter, candidates: Uint32Array, withFacets: boolean): Test[] {
+    const { scratch } = this
     const tests: Test[] = []
-    const { numberStart, numberEnd, flags, price } = this
+    const { numberStart, numberEnd, price } = this
     const keyPool = this.numberKeyIds.pool
     const valuePool = this.numberValues.pool
     if (filter.terms.length > 0) {
       const postings = this.postingsOf()
       for (const group of filter.terms) {
-        // The rows holding any of the group's terms, marked from the terms' rows: a lookup per row.
-        const hits = new Uint8Array(this.ids.length)
+        const bits = scratch.none()
         for (const term of group.terms) {
           const id = this.termIds.get(term)
-          if (id !== undefined) for (const slot of postings[id]!) hits[slot] = 1
+          if (id !== undefined) for (const slot of postings[id]!) bits[slot >>> 5]! |= 1 << (slot & 31)
         }
-        tests.push({ kind: 'term', prefix: this.prefixId(group.prefix), passes: (slot) => hits[slot] === 1 })
+        tests.push({ kind: 'term', prefix: this.prefixId(group.prefix), bits })
       }
     }
+    if (filter.available !== null) tests.push({ kind: 'available', bits: filter.available ? this.available : scratch.without(this.live, this.available) })
+    if (filter.onSale !== null) tests.push({ kind: 'sale', bits: filter.onSale ? this.onSale : scratch.without(this.live, this.onSale) })
+    const failingNone = scratch.copy(candidates)
+    const failingOne = scratch.none()
+    for (const test of tests) scratch.tally(failingNone, failingOne, test.bits)
+    const testedSlots = filter.ranges.length > 0 || filter.price ? scratch.slots(withFacets ? scratch.union(failingNone, failingOne) : failingNone) : []
     for (const range of filter.ranges) {
       const key = this.keyIds.get(range.key) ?? -1
       const min = range.min ?? -Infinity
       const max = range.max ?? Infinity
-      tests.push({
-        kind: 'range',
-        key,
-        passes: (slot) => {
-          for (let i = numberStart[slot]!, end = numberEnd[slot]!; i < end; i++) if (keyPool[i] === key && valuePool[i]! >= min && valuePool[i]! <= max) return true
-          return false
-        },
-      })
+      const bits = scratch.none()
+      for (const slot of testedSlots) {
+        for (let i = numberStart[slot]!, end = numberEnd[slot]!; i < end; i++) {
+          if (keyPool[i] === key && valuePool[i]! >= min && valuePool[i]! <= max) {
+            bits[slot >>> 5]! |= 1 << (slot & 31)
+            break
+          }
+        }
+      }
+      tests.push({ kind: 'range', key, bits })
     }
     if (filter.price) {
       const min = filter.price.min ?? -Infinity
       const max = filter.price.max ?? Infinity
-      tests.push({ kind: 'price', passes: (slot) => price[slot]! >= min && price[slot]! <= max })
-    }
-    if (filter.available !== null) {
-      const wanted = filter.available
-      tests.push({ kind: 'available', passes: (slot) => ((flags[slot]! & AVAILABLE) !== 0) === wanted })
-    }
-    if (filter.onSale !== null) {
-      const wanted = filter.onSale
-      tests.push({ kind: 'sale', passes: (slot) => ((flags[slot]! & ON_SALE) !== 0) === wanted })
+      const bits = scratch.none()
+      for (const slot of testedSlots) if (price[slot]! >= min && price[slot]! <= max) bits[slot >>> 5]! |= 1 << (slot & 31)
+      tests.push({ kind: 'price', bits })
     }
     return tests
   }
@@ -467,82 +614,54 @@ export class ListingIndex {
   /**
    * A page of the rows passing every filter in the sort's order with their total (null in a sort
    * it does not order by), and, asked for, the facets as listingFacets counts them (disjunctive:
-   * each filter's own counts ignore it). One pass marks each row of the list: passing all (1),
-   * failing only test i (2 + i), or neither (0); the counts of a filter's own terms are then read
-   * from those terms' rows, the others' from the passing rows.
+   * each filter's own counts ignore it). Word by word, the candidates and the filters' bitmaps give
+   * the rows passing all and, per filter, those failing only it; the counts of a filter's own terms
+   * are then read from those rows, or from the terms' rows when that reads less.
    */
   answer(filter: ListingFilter, sort: ListingSort, window: ListingWindow, withFacets: boolean): { page: ListingPage | null; facets: ListingFacets | null } {
     const paging = SORTS.has(sort) && window.after === null
-    const tests = this.testsOf(filter)
-    const { ids, price, sold, flags, numberStart, numberEnd } = this
-    const keyPool = this.numberKeyIds.pool
-    const valuePool = this.numberValues.pool
-    const members = filter.collection === null ? null : this.byCollection.get(filter.collection)
-    const titleRank = this.titleRank
-    const keyOf = (slot: number): number | null =>
-      sort === 'price_asc' || sort === 'price_desc'
-        ? price[slot]!
-        : sort === 'best_selling'
-          ? sold[slot]!
-          : sort === 'manual'
-            ? (members?.get(slot) ?? 0)
-            : sort === 'title'
-              ? titleRank[slot]!
-              : null
-    const descending = sort === 'newest' || sort === 'price_desc' || sort === 'best_selling'
-    const before = (a: Entry, b: Entry) => {
-      const byKey = a.key === b.key ? 0 : (a.key ?? 0) < (b.key ?? 0) ? -1 : 1
-      const order = byKey !== 0 ? byKey : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-      return descending ? order > 0 : order < 0
+    const { scratch } = this
+    scratch.begin((this.ids.length + 31) >>> 5)
+    const candidates = this.candidates(filter)
+    scratch.within(candidates)
+    const tests = this.testsOf(filter, candidates, withFacets)
+    const passing = scratch.copy(candidates)
+    for (const test of tests) scratch.keep(passing, test.bits)
+    const total = scratch.count(passing)
+    const page: ListingPage | null = paging ? { rows: this.pageOf(passing, filter, sort, window), total } : null
+    if (!withFacets) return { page, facets: null }
+
+    /** The rows failing only test i: passing every other, failing it. */
+    const failingOnly = tests.map((test, i) => {
+      const bits = scratch.copy(candidates)
+      tests.forEach((other, j) => {
+        if (j !== i) scratch.keep(bits, other.bits)
+      })
+      scratch.keep(bits, test.bits, true)
+      return bits
+    })
+    /** The rows counting for a facet of this kind: passing all, or failing only its filter. */
+    const countingFor = (kind: Test['kind']) => {
+      const at = tests.findIndex((test) => test.kind === kind)
+      return at === -1 ? passing : scratch.union(passing, failingOnly[at]!)
     }
-    // The first offset + limit in the sort's order, kept in a bounded heap (its worst on top).
-    const wanted = paging ? window.offset + window.limit : 0
-    const heap: Entry[] = []
-    const worse = (a: number, b: number) => before(heap[b]!, heap[a]!)
-    const state = withFacets ? new Int8Array(ids.length) : null
-    const passing: number[] = []
-    /** The rows failing only test i. */
-    const failingOnly = tests.map((): number[] => [])
-    const rangeMin = new Float64Array(this.keyTexts.length).fill(Infinity)
-    const rangeMax = new Float64Array(this.keyTexts.length).fill(-Infinity)
-    let available = 0
-    let onSale = 0
+    const available = scratch.countBoth(countingFor('available'), this.available)
+    const onSale = scratch.countBoth(countingFor('sale'), this.onSale)
     let priceMin = Infinity
     let priceMax = -Infinity
-    this.eachCandidate(filter, (slot) => {
-      let failed = -1
-      let fails = 0
-      for (let i = 0; i < tests.length; i++) {
-        if (tests[i]!.passes(slot)) continue
-        failed = i
-        if (++fails > 1 || state === null) break
-      }
-      if (fails === 0) {
-        passing.push(slot)
-        if (wanted > 0) {
-          const entry = { key: keyOf(slot), id: ids[slot]! }
-          if (heap.length < wanted) {
-            heap.push(entry)
-            siftUp(heap, heap.length - 1, worse)
-          } else if (before(entry, heap[0]!)) {
-            heap[0] = entry
-            siftDown(heap, 0, worse)
-          }
-        }
-      }
-      if (state === null || fails > 1) return
-      state[slot] = fails === 0 ? 1 : 2 + failed
-      if (fails === 1) failingOnly[failed]!.push(slot)
-      const failedKind = fails === 0 ? null : tests[failed]!.kind
-      const rowFlags = flags[slot]!
-      if (rowFlags & AVAILABLE && (failedKind === null || failedKind === 'available')) available++
-      if (rowFlags & ON_SALE && (failedKind === null || failedKind === 'sale')) onSale++
-      if (failedKind === null || failedKind === 'price') {
-        if (price[slot]! < priceMin) priceMin = price[slot]!
-        if (price[slot]! > priceMax) priceMax = price[slot]!
-      }
-      if (failedKind === null || failedKind === 'range') {
-        const only = failedKind === null ? -1 : tests[failed]!.key!
+    const price = this.price
+    for (const slot of scratch.slots(countingFor('price'))) {
+      if (price[slot]! < priceMin) priceMin = price[slot]!
+      if (price[slot]! > priceMax) priceMax = price[slot]!
+    }
+    const rangeMin = new Float64Array(this.keyTexts.length).fill(Infinity)
+    const rangeMax = new Float64Array(this.keyTexts.length).fill(-Infinity)
+    const { numberStart, numberEnd } = this
+    const keyPool = this.numberKeyIds.pool
+    const valuePool = this.numberValues.pool
+    /** Widens the ranges by these rows' values (of one key only, or all: -1). */
+    const widen = (rows: Int32Array, only: number) => {
+      for (const slot of rows) {
         for (let i = numberStart[slot]!, end = numberEnd[slot]!; i < end; i++) {
           const key = keyPool[i]!
           if (only !== -1 && key !== only) continue
@@ -550,38 +669,56 @@ export class ListingIndex {
           if (valuePool[i]! > rangeMax[key]!) rangeMax[key] = valuePool[i]!
         }
       }
+    }
+    const passingSlots = scratch.slots(passing)
+    widen(passingSlots, -1)
+    const wholeCatalog = filter.category === null && filter.collection === null
+    tests.forEach((test, i) => {
+      if (test.kind === 'range') widen(scratch.slots(failingOnly[i]!), test.key!)
     })
-    const total = passing.length
-    const ordered = heap.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(window.offset)
-    const page: ListingPage | null = paging ? { rows: ordered.map((entry) => ({ id: entry.id, key: [entry.key, entry.id] as ListingKey, price: null, onSale: null })), total } : null
-    if (state === null) return { page, facets: null }
 
     const counts = new Int32Array(this.termTexts.length)
     const prefixes = this.termPrefixes
     const termPool = this.terms.pool
-    const { termStart, termEnd } = this
-    /** Adds the terms of these rows (of one prefix only, or all: -1). */
-    const countRows = (slots: readonly number[], only: number) => {
-      for (const slot of slots) {
-        for (let i = termStart[slot]!, end = termEnd[slot]!; i < end; i++) {
+    const { termStart, termEnd, facetTerms } = this
+    /** Adds the terms of these rows (of one prefix only, or all facet values: -1). */
+    const countRows = (rows: Int32Array, only: number) => {
+      for (const slot of rows) {
+        for (let i = termStart[slot]!, end = only === -1 ? i + facetTerms[slot]! : termEnd[slot]!; i < end; i++) {
           const term = termPool[i]!
           if (only === -1 || prefixes[term] === only) counts[term]!++
         }
       }
     }
-    countRows(passing, -1)
+    if (wholeCatalog && 2 * total > this.slots.size) {
+      // Most of the catalog passes: its facet values are their totals less those of the rows failing.
+      this.postingsOf()
+      counts.set(this.facetTotals)
+      for (const slot of scratch.slots(scratch.without(this.live, passing))) {
+        for (let i = termStart[slot]!, end = i + facetTerms[slot]!; i < end; i++) counts[termPool[i]!]!--
+      }
+    } else countRows(passingSlots, -1)
     // A term filter's own terms also count the rows failing only it: read from those rows, or,
     // when they are many, from the terms' rows across the catalog, whichever reads less.
     const postings = tests.some((test) => test.kind === 'term') ? this.postingsOf() : []
     tests.forEach((test, i) => {
-      if (test.kind !== 'term' || failingOnly[i]!.length === 0) return
+      const rows = failingOnly[i]!
+      if (test.kind !== 'term') return
+      const failing = scratch.count(rows)
+      if (failing === 0) return
       const own = this.prefixTerms(test.prefix!)
+      // The only filter over the whole catalog: its terms count all their rows.
+      if (tests.length === 1 && wholeCatalog) {
+        for (const term of own) counts[term] = postings[term]!.length
+        return
+      }
       let across = 0
       for (const term of own) across += postings[term]!.length
-      if (failingOnly[i]!.length * AVERAGE_TERMS <= across) return countRows(failingOnly[i]!, test.prefix!)
+      if (failing * AVERAGE_TERMS <= across) return countRows(scratch.slots(rows), test.prefix!)
+      const counting = scratch.union(passing, rows)
       for (const term of own) {
         let count = 0
-        for (const slot of postings[term]!) if (state[slot] === 1 || state[slot] === 2 + i) count++
+        for (const slot of postings[term]!) if (hasBit(counting, slot)) count++
         counts[term] = count
       }
     })
@@ -599,6 +736,55 @@ export class ListingIndex {
     for (let key = 0; key < rangeMin.length; key++) if (rangeMin[key]! !== Infinity) ranges.push({ key: this.keyTexts[key]!, min: rangeMin[key]!, max: rangeMax[key]! })
     return { page, facets: { total, terms, available, onSale, price: priceMin === Infinity ? null : { min: priceMin, max: priceMax }, ranges } }
   }
+
+  /** The first offset + limit of these rows in the sort's order (kept in a bounded heap, its worst on top), from the offset on. */
+  private pageOf(rows: Uint32Array, filter: ListingFilter, sort: ListingSort, window: ListingWindow): ListingPage['rows'] {
+    const { ids, idHead } = this
+    const members = filter.collection === null ? null : this.byCollection.get(filter.collection)
+    const column = sort === 'price_asc' || sort === 'price_desc' ? this.price : sort === 'best_selling' ? this.sold : sort === 'title' ? this.titleRank : null
+    const keyOf = column !== null ? (slot: number) => column[slot]! : sort === 'manual' ? (slot: number) => members?.get(slot) ?? 0 : null
+    const descending = sort === 'newest' || sort === 'price_desc' || sort === 'best_selling'
+    /** Whether slot a comes before slot b. */
+    const before = (a: number, b: number) => {
+      const keyA = keyOf === null ? 0 : keyOf(a)
+      const keyB = keyOf === null ? 0 : keyOf(b)
+      const order = keyA !== keyB ? (keyA < keyB ? -1 : 1) : idHead[a] !== idHead[b] ? (idHead[a]! < idHead[b]! ? -1 : 1) : ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0
+      return descending ? order > 0 : order < 0
+    }
+    const wanted = window.offset + window.limit
+    const heap: number[] = []
+    const worse = (a: number, b: number) => before(heap[b]!, heap[a]!)
+    // Slots are mostly taken in the order products came, so a descending sort (ties: newest first)
+    // reads from the end: read from the start, nearly every row would displace the heap's worst.
+    const slots = this.scratch.slots(rows)
+    for (let at = 0; at < slots.length; at++) {
+      const slot = slots[descending ? slots.length - 1 - at : at]!
+      if (heap.length < wanted) {
+        heap.push(slot)
+        siftUp(heap, heap.length - 1, worse)
+      } else if (before(slot, heap[0]!)) {
+        heap[0] = slot
+        siftDown(heap, 0, worse)
+      }
+    }
+    const ordered = heap.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(window.offset)
+    return ordered.map((slot) => ({ id: ids[slot]!, key: [keyOf === null ? null : keyOf(slot), ids[slot]!] as ListingKey, price: null, onSale: null }))
+  }
+}
+
+function hasBit(bits: Uint32Array, slot: number): boolean {
+  return (bits[slot >>> 5]! & (1 << (slot & 31))) !== 0
+}
+
+function setBit(bits: Uint32Array, slot: number, on: boolean): void {
+  if (on) bits[slot >>> 5]! |= 1 << (slot & 31)
+  else bits[slot >>> 5]! &= ~(1 << (slot & 31))
+}
+
+function bitCount(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555)
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }
 
 /** The prefix a filter group gives its terms: `tag:`, `type:`, `vendor:`, `opt:<name>:`, `attr:<key>:`. */

@@ -193,7 +193,8 @@ export function createProductListing(db: Database, catalogDb: Database) {
         attribute.values.push(value(term, text.join(':'), count))
       }
     }
-    for (const range of found.ranges) {
+    // By key, whichever read found them (the statements' order is the database's).
+    for (const range of [...found.ranges].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
       const definition = definitions.find((entry) => entry.key === range.key)
       if (!definition) continue
       let attribute = facets.attributes.find((entry) => entry.key === range.key)
