@@ -215,8 +215,6 @@ export class ListingIndex {
   private ranking: Promise<void> | null = null
   /** Each term's rows, made when first needed after rows changed (postingsOf). */
   private postings: Int32Array[] | null = null
-  /** Each term's count as a facet value over every row, made with the postings. */
-  private facetTotals = new Int32Array(0)
   private termStart = new Int32Array(1024)
   private termEnd = new Int32Array(1024)
   /** How many of a row's terms (the first of its run) are facet values: a number or date attribute's are counted as ranges instead. */
@@ -543,18 +541,14 @@ export class ListingIndex {
     }
     const postings = Array.from(sizes, (size) => new Int32Array(size))
     const filled = new Int32Array(this.termTexts.length)
-    const facetTotals = new Int32Array(this.termTexts.length)
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!hasBit(this.live, slot)) continue
-      const facetEnd = this.termStart[slot]! + this.facetTerms[slot]!
       for (let i = this.termStart[slot]!, end = this.termEnd[slot]!; i < end; i++) {
         const term = pool[i]!
         postings[term]![filled[term]!++] = slot
-        if (i < facetEnd) facetTotals[term]!++
       }
     }
     this.postings = postings
-    this.facetTotals = facetTotals
     return postings
   }
 
@@ -672,7 +666,6 @@ export class ListingIndex {
     }
     const passingSlots = scratch.slots(passing)
     widen(passingSlots, -1)
-    const wholeCatalog = filter.category === null && filter.collection === null
     tests.forEach((test, i) => {
       if (test.kind === 'range') widen(scratch.slots(failingOnly[i]!), test.key!)
     })
@@ -690,14 +683,7 @@ export class ListingIndex {
         }
       }
     }
-    if (wholeCatalog && 2 * total > this.slots.size) {
-      // Most of the catalog passes: its facet values are their totals less those of the rows failing.
-      this.postingsOf()
-      counts.set(this.facetTotals)
-      for (const slot of scratch.slots(scratch.without(this.live, passing))) {
-        for (let i = termStart[slot]!, end = i + facetTerms[slot]!; i < end; i++) counts[termPool[i]!]!--
-      }
-    } else countRows(passingSlots, -1)
+    countRows(passingSlots, -1)
     // A term filter's own terms also count the rows failing only it: read from those rows, or,
     // when they are many, from the terms' rows across the catalog, whichever reads less.
     const postings = tests.some((test) => test.kind === 'term') ? this.postingsOf() : []
@@ -707,11 +693,6 @@ export class ListingIndex {
       const failing = scratch.count(rows)
       if (failing === 0) return
       const own = this.prefixTerms(test.prefix!)
-      // The only filter over the whole catalog: its terms count all their rows.
-      if (tests.length === 1 && wholeCatalog) {
-        for (const term of own) counts[term] = postings[term]!.length
-        return
-      }
       let across = 0
       for (const term of own) across += postings[term]!.length
       if (failing * AVERAGE_TERMS <= across) return countRows(scratch.slots(rows), test.prefix!)
