@@ -286,6 +286,45 @@ describe('filters and facets', () => {
 })
 
 describe('the listing in memory', () => {
+  test("follows a product's terms, price and visibility as they change, over the whole catalog and a category", async ({ ctx, admin }) => {
+    const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Moves ${Math.random()}` } })
+    const [old, fresh] = [`was-${Math.random().toString(36).slice(2, 8)}`, `now-${Math.random().toString(36).slice(2, 8)}`]
+    const make = (title: string, tags: string[]) => ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title, price: 10, tags, category_ids: [category.id] } })
+    const patch = (id: string, payload: object) => ctx.expectStatus(200, { method: 'PATCH', url: `${PRODUCTS}/${id}`, token: admin, payload })
+    /** The ids listed by the index and by the statements (a staff filter on status), which must agree, with the tag facet's counts. */
+    const listed = async (query: string) => {
+      const pages = await Promise.all([
+        ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?${query}&facets=true` }),
+        ctx.expectStatus<Page>(200, { method: 'GET', url: `${PRODUCTS}?${query}&facets=true&status=active`, token: admin }),
+      ])
+      expect(pages[0].products.map((product) => product.id), query).toEqual(pages[1].products.map((product) => product.id))
+      expect(pages[0].facets, query).toEqual(pages[1].facets)
+      return pages[0].products.map((product) => product.id)
+    }
+    const a = await make('A', [old])
+    const b = await make('B', [fresh])
+    for (const scope of ['', `category=${category.slug}&`]) {
+      expect(await listed(`${scope}tag=${old}`)).toEqual([a.id])
+      expect(await listed(`${scope}tag=${fresh}`)).toEqual([b.id])
+    }
+    // Its tags change: it leaves the old tag's list and joins the new one's.
+    await patch(a.id, { tags: [fresh] })
+    for (const scope of ['', `category=${category.slug}&`]) {
+      expect(await listed(`${scope}tag=${old}`)).toEqual([])
+      expect(await listed(`${scope}tag=${fresh}`)).toEqual([b.id, a.id])
+    }
+    // Only its price changes: its terms stay as they were.
+    await patch(a.id, { price: 99 })
+    expect(await listed(`tag=${fresh}&price_min=50`)).toEqual([a.id])
+    // Archived, it leaves every list; a product made after it takes its place and only its own terms.
+    await patch(b.id, { status: 'archived' })
+    expect(await listed(`tag=${fresh}`)).toEqual([a.id])
+    const c = await make('C', [old])
+    expect(await listed(`tag=${fresh}`)).toEqual([a.id])
+    expect(await listed(`tag=${old}`)).toEqual([c.id])
+    expect(await listed(`category=${category.slug}&tag=${old}&tag=${fresh}`)).toEqual([c.id, a.id])
+  })
+
   test('counts what committed before the request, whatever order writers commit in', async ({ ctx, admin }) => {
     const category = await ctx.expectStatus<{ id: string; slug: string }>(201, { method: 'POST', url: '/api/v1/categories', token: admin, payload: { name: `Order ${Math.random()}` } })
     const make = (title: string) => ctx.expectStatus<Product>(201, { method: 'POST', url: PRODUCTS, token: admin, payload: { title, category_ids: [category.id] } })

@@ -213,7 +213,11 @@ export class ListingIndex {
   private titleKeys: string[] = []
   private ranksValid = false
   private ranking: Promise<void> | null = null
-  /** Each term's rows, made when first needed after rows changed (postingsOf). */
+  /**
+   * Each term's rows, made when first needed after a row's terms changed (postingsOf). A dropped
+   * row's slot stays in them until the slot is taken again: every answer cuts them by the live
+   * candidates.
+   */
   private postings: Int32Array[] | null = null
   private termStart = new Int32Array(1024)
   private termEnd = new Int32Array(1024)
@@ -343,10 +347,12 @@ export class ListingIndex {
   private apply(changes: ListingChangesRead): void {
     if (changes.changed.length > 0) {
       this.numberKeys = new Set(changes.numberKeys)
+      const kept = new Set(changes.rows.map((row) => row.id))
       for (const id of changes.changed) {
         const slot = this.slots.get(id)
         if (slot !== undefined) for (const members of this.byCollection.values()) members.delete(slot)
-        this.drop(id)
+        // A row still public is written again in its slot (put).
+        if (!kept.has(id)) this.drop(id)
       }
       for (const row of changes.rows) this.put(row)
       for (const { collectionId, productId, position } of changes.memberships) this.member(collectionId, productId, position)
@@ -368,6 +374,11 @@ export class ListingIndex {
     const before = this.slots.get(source.id)
     // A new row, or a new title, has no rank until the ranks are read again.
     if (before === undefined || this.titleKeys[before] !== source.titleKey) this.ranksValid = false
+    const numberPrefixes = Object.keys(source.numbers).map((key) => `attr:${key}:`)
+    const isNumber = (term: string) => numberPrefixes.some((prefix) => term.startsWith(prefix))
+    const facetTerms = source.terms.filter((term) => !isNumber(term))
+    const termIds = [...facetTerms, ...source.terms.filter(isNumber)].map((term) => this.termId(term))
+    const sameTerms = before !== undefined && sameRun(this.terms.pool, this.termStart[before]!, this.termEnd[before]!, termIds)
     this.drop(source.id)
     const slot = this.freeSlots.pop() ?? this.ids.length
     if (slot === this.ids.length) {
@@ -376,7 +387,8 @@ export class ListingIndex {
       this.rowCategories.push(null)
       if (slot >= this.price.length) this.grow()
     }
-    this.postings = null
+    // A row written again with its terms, as stock, prices and sales move it, keeps the postings.
+    if (!sameTerms || slot !== before) this.postings = null
     this.ids[slot] = source.id
     this.titleKeys[slot] = source.titleKey
     this.slots.set(source.id, slot)
@@ -386,10 +398,6 @@ export class ListingIndex {
     this.price[slot] = source.priceMinor / 10 ** currencyExponent(source.currency)
     this.sold[slot] = source.sold
     this.idHead[slot] = Number.parseInt(source.id.slice(0, 8) + source.id.slice(9, 13), 16)
-    const numberPrefixes = Object.keys(source.numbers).map((key) => `attr:${key}:`)
-    const isNumber = (term: string) => numberPrefixes.some((prefix) => term.startsWith(prefix))
-    const facetTerms = source.terms.filter((term) => !isNumber(term))
-    const termIds = [...facetTerms, ...source.terms.filter(isNumber)].map((term) => this.termId(term))
     this.facetTerms[slot] = facetTerms.length
     this.termStart[slot] = this.terms.append(termIds)
     this.termEnd[slot] = this.termStart[slot]! + termIds.length
@@ -421,7 +429,6 @@ export class ListingIndex {
     const slot = this.slots.get(id)
     if (slot === undefined) return
     this.slots.delete(id)
-    this.postings = null
     this.ids[slot] = ''
     setBit(this.live, slot, false)
     this.terms.live -= this.termEnd[slot]! - this.termStart[slot]!
@@ -751,6 +758,13 @@ export class ListingIndex {
     const ordered = heap.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(window.offset)
     return ordered.map((slot) => ({ id: ids[slot]!, key: [keyOf === null ? null : keyOf(slot), ids[slot]!] as ListingKey, price: null, onSale: null }))
   }
+}
+
+/** Whether pool[start, end) holds exactly these values. */
+function sameRun(pool: Int32Array, start: number, end: number, values: number[]): boolean {
+  if (end - start !== values.length) return false
+  for (let i = 0; i < values.length; i++) if (pool[start + i] !== values[i]) return false
+  return true
 }
 
 function hasBit(bits: Uint32Array, slot: number): boolean {
