@@ -138,6 +138,16 @@ class Scratch {
     return out
   }
 
+  /** Zeroes the words the answer does not read: `bits` is then read by slots beyond the candidates' words (a term's rows across the catalog). */
+  complete(bits: Uint32Array): Uint32Array {
+    let k = 0
+    for (let w = 0; w < this.words; w++) {
+      if (k < this.activeCount && this.active[k] === w) k++
+      else bits[w] = 0
+    }
+    return bits
+  }
+
   /** Keeps in `into` the rows also in `bits` (or, `negated`, not in it). */
   keep(into: Uint32Array, bits: Uint32Array, negated = false): void {
     const { active, activeCount } = this
@@ -703,7 +713,7 @@ export class ListingIndex {
       let across = 0
       for (const term of own) across += postings[term]!.length
       if (failing * AVERAGE_TERMS <= across) return countRows(scratch.slots(rows), test.prefix!)
-      const counting = scratch.union(passing, rows)
+      const counting = scratch.complete(scratch.union(passing, rows))
       for (const term of own) {
         let count = 0
         for (const slot of postings[term]!) if (hasBit(counting, slot)) count++
