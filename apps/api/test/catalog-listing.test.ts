@@ -236,7 +236,8 @@ describe('filters and facets', () => {
       stock: i % 5 === 0 ? 0 : 3,
     }))
     await seed(ctx, admin, specs)
-    for (const filters of ['', '&price_min=1', '&available=true', `&attr=${GRAMS}:..10000`, '&tag=sale&price_min=1']) {
+    // The last: an attribute no product has (no rows pass; every row fails that filter alone).
+    for (const filters of ['', '&price_min=1', '&available=true', `&attr=${GRAMS}:..10000`, '&tag=sale&price_min=1', '&attr=no_such_key:x']) {
       for (const sort of ['newest', 'best_selling', 'price_desc', 'title']) {
         for (const page of [1, 2]) {
           const url = `${PRODUCTS}?per_page=5&page=${page}&sort=${sort}&facets=true${filters}`

@@ -588,7 +588,8 @@ export class ListingIndex {
           const id = this.termIds.get(term)
           if (id !== undefined) for (const slot of postings[id]!) bits[slot >>> 5]! |= 1 << (slot & 31)
         }
-        tests.push({ kind: 'term', prefix: this.prefixId(group.prefix), bits })
+        // A prefix no row has (-1) has no terms to count: read, not made, as the request names it.
+        tests.push({ kind: 'term', prefix: this.prefixIds.get(group.prefix) ?? -1, bits })
       }
     }
     if (filter.available !== null) tests.push({ kind: 'available', bits: filter.available ? this.available : scratch.without(this.live, this.available) })
@@ -638,8 +639,9 @@ export class ListingIndex {
     const tests = this.testsOf(filter, candidates, withFacets)
     const passing = scratch.copy(candidates)
     for (const test of tests) scratch.keep(passing, test.bits)
-    const total = scratch.count(passing)
-    const page: ListingPage | null = paging ? { rows: this.pageOf(passing, filter, sort, window), total } : null
+    const passingSlots = scratch.slots(passing)
+    const total = passingSlots.length
+    const page: ListingPage | null = paging ? { rows: this.pageOf(passingSlots, filter, sort, window), total } : null
     if (!withFacets) return { page, facets: null }
 
     /** The rows failing only test i: passing every other, failing it. */
@@ -681,7 +683,6 @@ export class ListingIndex {
         }
       }
     }
-    const passingSlots = scratch.slots(passing)
     widen(passingSlots, -1)
     tests.forEach((test, i) => {
       if (test.kind === 'range') widen(scratch.slots(failingOnly[i]!), test.key!)
@@ -710,6 +711,7 @@ export class ListingIndex {
       const failing = scratch.count(rows)
       if (failing === 0) return
       const own = this.prefixTerms(test.prefix!)
+      if (own.length === 0) return
       let across = 0
       for (const term of own) across += postings[term]!.length
       if (failing * AVERAGE_TERMS <= across) return countRows(scratch.slots(rows), test.prefix!)
@@ -735,8 +737,8 @@ export class ListingIndex {
     return { page, facets: { total, terms, available, onSale, price: priceMin === Infinity ? null : { min: priceMin, max: priceMax }, ranges } }
   }
 
-  /** The first offset + limit of these rows in the sort's order (kept in a bounded heap, its worst on top), from the offset on. */
-  private pageOf(rows: Uint32Array, filter: ListingFilter, sort: ListingSort, window: ListingWindow): ListingPage['rows'] {
+  /** The first offset + limit of these slots in the sort's order (kept in a bounded heap, its worst on top), from the offset on. */
+  private pageOf(slots: Int32Array, filter: ListingFilter, sort: ListingSort, window: ListingWindow): ListingPage['rows'] {
     const { ids, idHead } = this
     const members = filter.collection === null ? null : this.byCollection.get(filter.collection)
     const column = sort === 'price_asc' || sort === 'price_desc' ? this.price : sort === 'best_selling' ? this.sold : sort === 'title' ? this.titleRank : null
@@ -754,7 +756,6 @@ export class ListingIndex {
     const worse = (a: number, b: number) => before(heap[b]!, heap[a]!)
     // Slots are mostly taken in the order products came, so a descending sort (ties: newest first)
     // reads from the end: read from the start, nearly every row would displace the heap's worst.
-    const slots = this.scratch.slots(rows)
     for (let at = 0; at < slots.length; at++) {
       const slot = slots[descending ? slots.length - 1 - at : at]!
       if (heap.length < wanted) {
