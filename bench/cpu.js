@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import postgres from 'postgres'
 import { cpuMs, databaseCpuMs } from './process-cpu.js'
-import { stockUp } from './seed.js'
+import { CART_LINES, CHECKOUT_PRODUCTS, CHECKOUT_TABLES, PROMO_CURRENCY, createBenchCarts, createBenchCheckouts, createBenchPromotions } from './shop.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const url = process.env.DATABASE_URL
@@ -38,9 +38,6 @@ const REQUESTS = number('BENCH_REQUESTS', 10_000)
 const REPEAT = number('BENCH_REPEAT', 3)
 const CONNECTIONS = number('BENCH_CONNECTIONS', 64)
 const CARTS = number('BENCH_CARTS', 2_000)
-const CART_LINES = 20
-// As run.js: checkouts spread over 200 products, so two in flight rarely want one stock row.
-const CHECKOUT_PRODUCTS = 200
 
 const reference = scenarios.includes('pk')
 if (reference && scenarios.length > 1) throw new Error('pk runs the reference app: measure it on its own')
@@ -79,52 +76,36 @@ try {
     select c.slug from categories c join product_categories pc on pc.category_id = c.id
     where not exists (select 1 from categories child where child.parent_id = c.id)
     group by c.slug order by count(*) desc, c.slug limit 1`
-  const lineProducts = ids.slice(0, CART_LINES)
-  let carts = []
-  if (scenarios.some((key) => key.startsWith('cart'))) {
-    await stockUp(sql, lineProducts, { units: 100_000_000 })
-    carts = (
-      await sql`
-        with made as (insert into carts (id, currency) select gen_random_uuid(), 'USD' from generate_series(1, ${CARTS}) returning id),
-        lines as (
-          insert into cart_items (id, cart_id, product_id, quantity)
-          select gen_random_uuid(), made.id, product_id, 1 from made, unnest(${lineProducts}::uuid[]) as product_id)
-        select id from made`
-    ).map((row) => row.id)
-    await sql`vacuum (analyze) carts, cart_items`
+  let carts = [], lineProducts = [], promoCarts = [], checkouts = [], promoCheckouts = []
+  const wants = (key) => scenarios.includes(key)
+  // As run.js: each build its share of CARTS carts and of the checkouts one per request.
+  const checkoutCount = Math.ceil((REQUESTS * REPEAT + 3_000) * 1.1 * servers.length)
+  if (wants('cart_get_promo') || wants('checkout_promo')) {
+    await createBenchPromotions(sql, [...ids.slice(0, CART_LINES), ...ids.slice(CART_LINES + 2 * CHECKOUT_PRODUCTS, CART_LINES + 3 * CHECKOUT_PRODUCTS)])
   }
-  let checkouts = []
-  if (scenarios.includes('checkout')) {
-    const address = { line1: '1 Bench St', city: 'Bench', country: 'US' }
-    const checkoutProducts = ids.slice(0, CHECKOUT_PRODUCTS)
-    await stockUp(sql, checkoutProducts, { units: 100_000_000 })
-    checkouts = (
-      await sql`
-        with made as (
-          insert into carts (id, currency, email, shipping_address)
-          select gen_random_uuid(), 'USD', 'bench@example.com', ${sql.json(address)} from generate_series(1, ${Math.ceil((REQUESTS * REPEAT + 3_000) * 1.1 * servers.length)}) returning id),
-        numbered as (select id, row_number() over () as n from made),
-        lines as (
-          insert into cart_items (id, cart_id, product_id, quantity)
-          select gen_random_uuid(), id, (${checkoutProducts}::uuid[])[1 + (n % ${CHECKOUT_PRODUCTS})], 1 from numbered)
-        insert into checkouts (id, cart_id, billing_address) select gen_random_uuid(), id, ${sql.json(address)} from numbered
-        returning id`
-    ).map((row) => row.id)
-    await sql`vacuum (analyze) carts, cart_items, checkouts`
+  if (wants('cart_get') || wants('cart_add')) ({ cartIds: carts, lineProducts } = await createBenchCarts(sql, ids, { count: CARTS }))
+  if (wants('cart_get_promo')) ({ cartIds: promoCarts } = await createBenchCarts(sql, ids, { count: CARTS, currency: PROMO_CURRENCY }))
+  if (wants('checkout')) ({ checkoutIds: checkouts } = await createBenchCheckouts(sql, ids, { count: checkoutCount }))
+  if (wants('checkout_promo')) {
+    ;({ checkoutIds: promoCheckouts } = await createBenchCheckouts(sql, ids, { first: CART_LINES + 2 * CHECKOUT_PRODUCTS, currency: PROMO_CURRENCY, count: checkoutCount }))
   }
+  if (checkouts.length + promoCheckouts.length > 0) await sql.unsafe(`vacuum (analyze) ${CHECKOUT_TABLES.join(', ')}`)
+  const complete = (ids) => ({
+    ids,
+    path: (id) => `/api/v1/checkouts/${id}/complete`,
+    body: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
+    headers: () => ({ 'idempotency-key': `cpu-${randomUUID()}` }),
+  })
   const paths = {
     pk: { ids, path: (id) => `/pk/products/${id}` },
     detail: { ids, path: (id) => `/api/v1/products/${id}` },
     list: { path: () => '/api/v1/products' },
     category: { path: () => `/api/v1/products?category=${encodeURIComponent(slug)}` },
     cart_get: { ids: carts, path: (id) => `/api/v1/carts/${id}` },
+    cart_get_promo: { ids: promoCarts, path: (id) => `/api/v1/carts/${id}` },
     cart_add: { ids: carts, path: (id) => `/api/v1/carts/${id}/items`, body: (n) => ({ product_id: lineProducts[n % CART_LINES], quantity: 1 }) },
-    checkout: {
-      ids: checkouts,
-      path: (id) => `/api/v1/checkouts/${id}/complete`,
-      body: () => ({ payment: { method: 'card', token: 'tok_visa' } }),
-      headers: () => ({ 'idempotency-key': `cpu-${randomUUID()}` }),
-    },
+    checkout: complete(checkouts),
+    checkout_promo: complete(promoCheckouts),
   }
   // Each build its own share of the ids (every other one with two builds): two never want one cart.
   const cursors = servers.map((server) => server.index)
@@ -144,9 +125,11 @@ try {
     }
     return autocannon({ url: base, connections: Math.ceil(CONNECTIONS / servers.length), amount, timeout: 10, requests: [{ setupRequest }] })
   }
+  const [{ statements }] = await sql`select exists (select from pg_extension where extname = 'pg_stat_statements') as statements`
   for (const key of scenarios) {
     await Promise.all(servers.map((server) => load(server, key, Math.min(REQUESTS, 3_000)))) // warm-up
     for (let round = 1; round <= REPEAT; round++) {
+      if (statements) await sql`select pg_stat_statements_reset()`
       const [before, db] = [servers.map(({ server }) => cpuMs(server.pid)), databaseCpuMs(database)]
       const results = await Promise.all(servers.map((server) => load(server, key, REQUESTS)))
       const total = results.reduce((sum, result) => sum + result.requests.total, 0)
@@ -158,9 +141,30 @@ try {
           `\t${Math.round(first.requests.average)} req/s\tp99 ${first.latency.p99} ms\tnon-2xx ${results.reduce((sum, result) => sum + result.non2xx, 0)}, errors ${results.reduce((sum, result) => sum + result.errors, 0)}` +
           `\tload ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
       )
+      if (statements && round === REPEAT) await printStatements(total)
     }
   }
 } finally {
   await sql.end({ timeout: 5 })
   for (const { server } of servers) server.kill('SIGTERM')
+}
+
+/**
+ * What PostgreSQL ran for the last repetition's requests (pg_stat_statements, where the database
+ * has it: it must be in shared_preload_libraries): each statement's calls and execution time per
+ * request, the costliest first.
+ */
+async function printStatements(requests) {
+  const rows = await sql`
+    select calls, total_exec_time, total_plan_time, plans, rows, regexp_replace(query, '[[:space:]]+', ' ', 'g') as query
+    from pg_stat_statements
+    where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%'
+    order by total_exec_time desc`
+  const perRequest = (value) => (value / requests).toFixed(2)
+  const shown = rows.filter((row) => row.calls >= requests / 100)
+  const total = shown.reduce((sum, row) => sum + row.total_exec_time, 0)
+  console.log(`  statements per request: ${perRequest(shown.reduce((sum, row) => sum + Number(row.calls), 0))}, executing ${perRequest(total * 1000)} µs`)
+  for (const row of shown.slice(0, 25)) {
+    console.log(`  ${perRequest(Number(row.calls)).padStart(6)} calls ${perRequest(row.total_exec_time * 1000).padStart(8)} µs ${perRequest(Number(row.rows)).padStart(7)} rows  ${row.query.slice(0, 150)}`)
+  }
 }

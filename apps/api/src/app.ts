@@ -15,6 +15,7 @@ import accessPlugin, { guardOf } from './plugins/access.js'
 import authPlugin from './plugins/auth.js'
 import corsPlugin from './plugins/cors.js'
 import databasePlugin from './plugins/database.js'
+import pricingRulesPlugin from './plugins/pricing-rules.js'
 import translatedLocalesPlugin from './plugins/translated-locales.js'
 import filesPlugin from './plugins/files.js'
 import adminPlugin from './plugins/admin.js'
@@ -158,6 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(databasePlugin, { main, catalog, listen })
   await app.register(translatedLocalesPlugin)
+  await app.register(pricingRulesPlugin)
   await app.register(metricsPlugin)
   await app.register(openapiPlugin)
   // Before any route: each read gets `fields` as it is registered.

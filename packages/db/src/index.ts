@@ -65,11 +65,16 @@ export { addCartLine, type AddedLine, type LineRefusal, type NewCartLine } from 
 export { setCartLineQuantity, type ChangedLine } from './sql/cart-line-quantity.js'
 export {
   cartRowOf,
-  prepareCartRead,
+  prepareLiveCartRead,
+  pricingRulesSince,
   readCart,
+  readLiveCart,
   readLinePrices,
+  type AutomaticPromotionRow,
   type CartRow,
   type CartRowText,
+  type LiveCartRow,
+  type PromotionCounts,
   type CampaignRow,
   type LinePriceJson,
   type PriceListJson,

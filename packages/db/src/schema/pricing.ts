@@ -202,3 +202,13 @@ export const shippingMethods = pgTable(
     check('shipping_methods_prices_nonnegative', sql`${t.basePriceMinor} >= 0 and ${t.pricePerKgMinor} >= 0 and ${t.freeOverMinor} >= 0`),
   ],
 )
+
+/**
+ * One row whose `revision` a trigger bumps, and announces (NOTIFY commerce_pricing), on every
+ * write to the rules each API instance keeps in memory to price carts: price lists, promotions
+ * and campaigns, but not the use counts and budgets checkouts move (migration 0046).
+ */
+export const pricingRevision = pgTable('pricing_revision', {
+  singleton: boolean('singleton').primaryKey().default(true),
+  revision: bigint('revision', { mode: 'number' }).notNull().default(0),
+})

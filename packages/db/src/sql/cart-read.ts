@@ -8,6 +8,7 @@
  */
 import { eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client.js'
+import type { SqlClient } from '../transaction.js'
 import { campaigns, cartItems, carts, priceLists, prices, products, productVariants, promotions, shippingMethods, taxRates } from '../schema/index.js'
 import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
@@ -91,17 +92,16 @@ export const CAMPAIGN_JSON = jsonColumns(campaigns, 'g', CAMPAIGN_KEYS)
 // Who uses a cart's promotions, as promotion_usages.customer_key keeps it: the customer, else the email.
 const CUSTOMER_KEY = `coalesce("carts"."customer_id"::text, lower("carts"."email"))`
 
+// How often the customer of the cart in a row named "carts" has used the promotion `c` (counted only where it has a limit per customer).
+const CUSTOMER_USES = `case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
+  where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end`
+
 /**
  * A promotion row `c` as the JSON of PromotionRow, for the cart in a row named "carts"; `campaign`
  * is the SQL of its campaign's row (by default read as of the statement's snapshot).
  */
-export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`): string {
-  return jsonObject<PromotionRow>({
-    ...columnsOf(promotions, 'c', PROMOTION_KEYS),
-    campaign,
-    customerUses: `case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
-      where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end`,
-  })
+export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`, customerUses = CUSTOMER_USES): string {
+  return jsonObject<PromotionRow>({ ...columnsOf(promotions, 'c', PROMOTION_KEYS), campaign, customerUses })
 }
 
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */
@@ -119,34 +119,39 @@ export async function readLinePrices(tx: Executor, line: { productId: string; va
   return [...rows].map((row) => row.price)
 }
 
-const LINE_JSON = jsonObject<LineRow>({
-  id: 'i.id',
-  productId: 'i.product_id',
-  variantId: 'i.variant_id',
-  quantity: 'i.quantity',
-  title: 'p.title',
-  variantTitle: 'v.title',
-  sku: 'coalesce(v.sku, p.sku)',
-  imageUrl: 'p.image_url',
-  priceMinor: 'coalesce(v.price_minor, p.price_minor)',
-  variantPriced: 'v.price_minor is not null',
-  currency: 'p.currency',
-  categories: 'p.categories',
-  prices: `coalesce((select json_agg(${LINE_PRICE_JSON}) ${LINE_PRICES_FROM}
-    where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
-  isActive: 'p.is_active',
-  inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',
-  weight: 'case when v.weight is not null then v.weight else p.weight end',
-  weightUnit: 'case when v.weight is not null then v.weight_unit else p.weight_unit end',
-})
+/** A line of the cart in a row named "carts", its prices made by `priceJson` from prices `pr` (`pricesFrom`). */
+function lineJson(priceJson: string, pricesFrom: string): string {
+  return jsonObject<LineRow>({
+    id: 'i.id',
+    productId: 'i.product_id',
+    variantId: 'i.variant_id',
+    quantity: 'i.quantity',
+    title: 'p.title',
+    variantTitle: 'v.title',
+    sku: 'coalesce(v.sku, p.sku)',
+    imageUrl: 'p.image_url',
+    priceMinor: 'coalesce(v.price_minor, p.price_minor)',
+    variantPriced: 'v.price_minor is not null',
+    currency: 'p.currency',
+    categories: 'p.categories',
+    prices: `coalesce((select json_agg(${priceJson}) ${pricesFrom}
+      where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
+    isActive: 'p.is_active',
+    inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',
+    weight: 'case when v.weight is not null then v.weight else p.weight end',
+    weightUnit: 'case when v.weight is not null then v.weight_unit else p.weight_unit end',
+  })
+}
 
-// The lines, oldest first.
-const LINES_OF_CART = `coalesce((
-  select json_agg(${LINE_JSON} order by i.id)
+// The lines, oldest first, made by `line`.
+const linesOfCart = (line: string) => `coalesce((
+  select json_agg(${line} order by i.id)
   from cart_items i
   join products p on p.id = i.product_id
   left join product_variants v on v.id = i.variant_id
   where i.cart_id = "carts"."id"), '[]'::json)`
+
+const LINES_OF_CART = linesOfCart(lineJson(LINE_PRICE_JSON, LINE_PRICES_FROM))
 
 const COUPONS_OF_CART = `coalesce((
   select json_agg(${promotionJson()} order by cc.created_at, c.code)
@@ -167,18 +172,20 @@ const TAX_RATES_OF_CART = `coalesce((
 
 const SHIPPING_METHOD_OF_CART = `(select ${SHIPPING_METHOD_JSON} from shipping_methods s where s.id = "carts"."shipping_method_id")`
 
+// The cart's own columns, and what it has besides its lines and promotions, from a row named "carts".
+const CART_COLUMNS = `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
+  "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
+  "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
+  "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt"`
+const CART_SURROUNDINGS = `${CUSTOMER_GROUPS_OF_CART} as "customerGroupIds", ${TAX_RATES_OF_CART} as "taxRates",
+  ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
+
 /**
  * Every column of CartRow, read from a row named "carts"; `coupons` and `automaticPromotions` are
  * the SQL of its promotions' JSON arrays (by default read as of the statement's snapshot).
  */
 export function cartRowSql(coupons = COUPONS_OF_CART, automaticPromotions = AUTOMATIC_PROMOTIONS): string {
-  return `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
-  "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
-  "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
-  "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt",
-  ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${automaticPromotions} as "automaticPromotions",
-  ${CUSTOMER_GROUPS_OF_CART} as "customerGroupIds", ${TAX_RATES_OF_CART} as "taxRates",
-  ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
+  return `${CART_COLUMNS}, ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${automaticPromotions} as "automaticPromotions", ${CART_SURROUNDINGS}`
 }
 
 const cartSelection = {
@@ -205,18 +212,89 @@ export async function readCart(tx: Executor, id: string) {
   return row
 }
 
-/** The same read, prepared once, for the public GET. */
-export function prepareCartRead(db: Database) {
-  return db.select(cartSelection).from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare('cart_detail')
-}
-
-export type CartRow = Awaited<ReturnType<ReturnType<typeof prepareCartRead>['execute']>>[number]
+export type CartRow = NonNullable<Awaited<ReturnType<typeof readCart>>>
 
 /** A CartRow read by raw SQL (cartRowSql): its instants as text. */
 export type CartRowText = JsonRow<CartRow>
 
-/** A cart row read by raw SQL as the Drizzle reads give it. */
-export function cartRowOf(row: CartRowText): CartRow {
-  const { completedAt, createdAt, updatedAt } = row
-  return { ...row, completedAt: completedAt === null ? null : new Date(completedAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) }
+/** A cart row (CartRow, LiveCartRow) read by raw SQL as the Drizzle reads give it. */
+export function cartRowOf<Row extends Pick<CartRow, 'completedAt' | 'createdAt' | 'updatedAt'>>(row: JsonRow<Row>): Row {
+  const { completedAt, createdAt, updatedAt } = row as JsonRow<Pick<CartRow, 'completedAt' | 'createdAt' | 'updatedAt'>>
+  return { ...row, completedAt: completedAt === null ? null : new Date(completedAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) } as unknown as Row
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cart read of an API instance that keeps the price lists and automatic promotions in memory
+// (the pricing rules, apps/api plugins/pricing-rules.ts): the cart's own rows, its prices with
+// the ids of their lists, and only what checkouts move in its automatic promotions, read live.
+
+/** What moves in a bounded automatic promotion (a total or per-customer limit, a campaign budget) as checkouts use it. */
+export interface PromotionCounts {
+  timesUsed: number
+  budgetUsed: number | null
+  customerUses: number
+}
+
+/** A CartRow whose automatic promotions are the pricing rules': their live counts by id, and prices naming their lists (`list` null). */
+export type LiveCartRow = Omit<CartRow, 'automaticPromotions'> & { automaticCounts: Record<string, PromotionCounts> }
+
+const LIVE_LINES_OF_CART = linesOfCart(
+  lineJson(
+    `json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id, 'variantSpecific', pr.variant_id is not null, 'list', null)`,
+    'from prices pr',
+  ),
+)
+
+// The bounded automatic promotions of the cart's currency, by id (the unbounded ones' counts do not price anything).
+const AUTOMATIC_COUNTS = `coalesce((
+  select json_object_agg(c.id, json_build_object('timesUsed', c.times_used, 'budgetUsed', g.budget_used, 'customerUses', ${CUSTOMER_USES}))
+  from promotions c left join campaigns g on g.id = c.campaign_id
+  where c.code is null and c.is_active and (c.currency is null or c.currency = "carts"."currency")
+    and (c.usage_limit is not null or c.per_customer_limit is not null or (g.budget_type is not null and g.budget_limit is not null))), '{}'::json)`
+
+/** Every column of LiveCartRow, read from a row named "carts". */
+export function liveCartRowSql(): string {
+  return `${CART_COLUMNS}, ${LIVE_LINES_OF_CART} as "lines", ${COUPONS_OF_CART} as "coupons", ${AUTOMATIC_COUNTS} as "automaticCounts", ${CART_SURROUNDINGS}`
+}
+
+const { automaticPromotions: _, ...ownSelection } = cartSelection
+const liveCartSelection = {
+  ...ownSelection,
+  lines: sql<LineRow[]>`${sql.raw(LIVE_LINES_OF_CART)}`,
+  automaticCounts: sql<Record<string, PromotionCounts>>`${sql.raw(AUTOMATIC_COUNTS)}`,
+}
+
+/** One cart as LiveCartRow, read inside a transaction (it sees that transaction's writes). */
+export async function readLiveCart(tx: Executor, id: string): Promise<LiveCartRow | undefined> {
+  const [row] = await tx.select(liveCartSelection).from(carts).where(eq(carts.id, id))
+  return row
+}
+
+/** The same read, prepared once, for the public GET. */
+export function prepareLiveCartRead(db: Database) {
+  return db.select(liveCartSelection).from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare('cart_detail')
+}
+
+/** An automatic promotion as the pricing rules keep it: its counts as of the read (a cart's own read replaces a bounded one's). */
+export type AutomaticPromotionRow = Omit<PromotionRow, 'customerUses'>
+
+const PRICING_REVISION = 'select revision::text as revision from pricing_revision'
+const PRICING_RULES = `select
+  coalesce((select json_agg(${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])}) from price_lists pl), '[]'::json) as "lists",
+  coalesce((select json_agg(${promotionJson(undefined, '0')} order by c.id) from promotions c where c.code is null and c.is_active), '[]'::json) as "automatic"`
+
+/**
+ * The pricing revision and, when it is not `seen`, the price lists and the automatic promotions
+ * switched on (apps/api plugins/pricing-rules.ts). The revision is read first: a change committed
+ * after it moves it again.
+ */
+export async function pricingRulesSince(
+  client: SqlClient,
+  seen: string | undefined,
+): Promise<{ revision: string; rules?: { lists: PriceListJson[]; automatic: AutomaticPromotionRow[] } }> {
+  const [current] = await client.unsafe<{ revision: string }[]>(PRICING_REVISION, [], { prepare: true })
+  const revision = current!.revision
+  if (revision === seen) return { revision }
+  const [rules] = await client.unsafe<{ lists: PriceListJson[]; automatic: AutomaticPromotionRow[] }[]>(PRICING_RULES, [], { prepare: true })
+  return { revision, rules: rules! }
 }

@@ -2,8 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Campaign, CampaignList, CreateCampaign, IdParams, ListCampaignsQuery, UpdateCampaign } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { createCampaignService } from './service.js'
+import { refreshPricingOnWrite } from '../../plugins/pricing-rules.js'
 
 export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Carts are priced with the rules each instance keeps: this one's answers show its own change.
+  app.addHook('onSend', refreshPricingOnWrite(app))
   const campaignService = createCampaignService(app.db)
 
   app.get(

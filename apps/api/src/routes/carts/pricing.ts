@@ -23,7 +23,17 @@ import {
   type PromotionTotals,
   type ShippingMethodRule,
 } from '@commerce/domain'
-import type { CartRow, LineRow, PromotionRow, ShippingMethodRow } from '@commerce/db'
+import type { CartRow, LineRow, LiveCartRow, PromotionRow, ShippingMethodRow } from '@commerce/db'
+
+/** The price lists and automatic promotions an API instance keeps to price carts (plugins/pricing-rules.ts). */
+export interface PricingRules {
+  /** The price lists, by id. */
+  readonly lists: ReadonlyMap<string, PriceListRule>
+  /** The automatic promotions switched on that apply in `currency` (those of no currency with them), by id. */
+  automatic(currency: string): readonly PromotionRule[]
+  /** Reads the rules again if the pricing revision moved since they were read. */
+  refresh(): Promise<void>
+}
 
 /** A line that can be sold now, with the price it pays. */
 export type PricedLine = LineRow & LinePrice
@@ -68,15 +78,26 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
   return row
 }
 
+/** The lists of a line's prices, as a read that carries them gives them. */
+function listsOf(line: Pick<LineRow, 'prices'>): Map<string, PriceListRule> {
+  const lists = new Map<string, PriceListRule>()
+  for (const { list } of line.prices) {
+    if (list) lists.set(list.id, { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) })
+  }
+  return lists
+}
+
 /**
  * A line's price in a currency (a cart's, an order's), or null when it has none for this quantity:
  * its prices from the prices table, and its own price when the product is sold in that currency.
+ * `lists` are the price lists its prices name (by default, those its prices carry).
  */
 export function linePrice(
   line: Pick<LineRow, 'prices' | 'currency' | 'priceMinor' | 'variantPriced' | 'quantity'>,
   currency: string,
   customerGroupIds: readonly string[],
   now: Date,
+  lists: ReadonlyMap<string, PriceListRule> = listsOf(line),
 ): LinePrice | null {
   const candidates: PriceCandidate[] = line.prices.map((price) => ({
     amountMinor: price.amountMinor,
@@ -86,10 +107,6 @@ export function linePrice(
   }))
   if (line.currency === currency) {
     candidates.push({ amountMinor: line.priceMinor, minQuantity: 1, variantSpecific: line.variantPriced, priceListId: null })
-  }
-  const lists = new Map<string, PriceListRule>()
-  for (const { list } of line.prices) {
-    if (list) lists.set(list.id, { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) })
   }
   return selectLinePrice(candidates, lists, { quantity: line.quantity, customerGroupIds, now })
 }
@@ -109,8 +126,11 @@ function promotionValue(promotion: PromotionRule): number | null {
   return null
 }
 
+/** A cart without its automatic promotions: what pricing reads of it besides the rules. */
+type PricedRow = Omit<CartRow, 'automaticPromotions'>
+
 /** The figures of a cart over `lines` (which promotions apply depends on the subtotal, the shipping on the mass). */
-function priceLines(row: CartRow, lines: readonly PricedLine[], promotions: readonly PromotionRule[], now: Date) {
+function priceLines(row: PricedRow, lines: readonly PricedLine[], promotions: readonly PromotionRule[], now: Date) {
   const { currency } = row
   const promotionLines = lines.map((line) => ({
     id: line.id,
@@ -170,15 +190,50 @@ function pricedLine(line: LineRow, price: LinePrice): PricedLine {
  * amount can be) is shown with its `problem` and counts 0, for the customer to act on.
  */
 export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
+  return priceWith(row, row.automaticPromotions.map(toPromotionRule), undefined, now)
+}
+
+/**
+ * Prices a cart read with its automatic promotions and price lists left to the instance's rules
+ * (LiveCartRow): the rules with the cart's live counts. A cart that names a list or a bounded
+ * promotion the rules do not hold, or misses one they hold as bounded, has the rules read again
+ * first (changed through another instance a moment ago).
+ */
+export async function priceLiveCart(row: LiveCartRow, rules: PricingRules, now: Date = new Date()): Promise<PricedCart> {
+  if (!rulesCover(row, rules)) await rules.refresh()
+  const counts = row.automaticCounts
+  const automatic = rules.automatic(row.currency).map((rule) => {
+    const live = counts[rule.id]
+    if (live === undefined) return rule
+    return { ...rule, timesUsed: live.timesUsed, customerUses: live.customerUses, campaign: rule.campaign && { ...rule.campaign, budgetUsed: live.budgetUsed ?? rule.campaign.budgetUsed } }
+  })
+  return priceWith(row, automatic, rules.lists, now)
+}
+
+const isBounded = (rule: PromotionRule) => rule.usageLimit !== null || rule.perCustomerLimit !== null || (rule.campaign !== null && rule.campaign.budgetLimit !== null)
+
+/** Whether the rules hold every list the cart's prices name and exactly its bounded automatic promotions. */
+function rulesCover(row: LiveCartRow, rules: PricingRules): boolean {
+  for (const line of row.lines) for (const price of line.prices) if (price.priceListId !== null && !rules.lists.has(price.priceListId)) return false
+  let bounded = 0
+  for (const rule of rules.automatic(row.currency)) {
+    if (!isBounded(rule)) continue
+    if (row.automaticCounts[rule.id] === undefined) return false
+    bounded++
+  }
+  return bounded === Object.keys(row.automaticCounts).length
+}
+
+function priceWith(row: PricedRow, automatic: readonly PromotionRule[], lists: ReadonlyMap<string, PriceListRule> | undefined, now: Date): PricedCart {
   const { currency } = row
   const problems = new Map<string, CartLineProblem>()
   const sold: PricedLine[] = []
   for (const line of row.lines) {
-    const price = line.isActive ? linePrice(line, currency, row.customerGroupIds, now) : null
+    const price = line.isActive ? linePrice(line, currency, row.customerGroupIds, now, lists) : null
     if (price) sold.push(pricedLine(line, price))
     else problems.set(line.id, line.isActive ? 'other_currency' : 'not_sold')
   }
-  const rules = [...row.coupons, ...row.automaticPromotions].map(toPromotionRule)
+  const rules = [...row.coupons.map(toPromotionRule), ...automatic]
   const { priced, over } = priceWithinLimit(sold, (lines) => priceLines(row, lines, rules, now))
   for (const line of over) problems.set(line.id, 'total_too_large')
   const { lines: available, mass, merchandiseMinor, totals } = priced

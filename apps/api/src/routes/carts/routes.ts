@@ -22,7 +22,7 @@ const CART_ACCESS =
   'without one is reachable by whoever holds its id. Totals are recalculated from the current prices on every read.'
 
 export const cartRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const cartService = createCartService(app.db)
+  const cartService = createCartService(app.db, app.pricingRules)
 
   const reader = (request: FastifyRequest) => cartViewerOf(app, request, 'carts:read')
   const writer = (request: FastifyRequest) => cartViewerOf(app, request, 'carts:write')

@@ -24,20 +24,21 @@ import {
   carts,
   promotions,
   newId,
-  prepareCartRead,
+  prepareLiveCartRead,
   products,
   productVariants,
-  readCart,
+  readLiveCart,
   setCartLineQuantity,
   sqlOf,
   type AddedLine,
   type CartRow,
+  type LiveCartRow,
   type Database,
   type Executor,
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
-import { priceCart, type PricedCart } from './pricing.js'
+import { priceCart, priceLiveCart, type PricedCart, type PricingRules } from './pricing.js'
 
 /** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
 export interface CartViewer {
@@ -74,9 +75,13 @@ export function priceOrRefuse(row: CartRow, now?: Date): PricedCart {
   try {
     return priceCart(row, now)
   } catch (error) {
-    if (error instanceof DomainError) throw ApiError.fromDomain(error)
-    throw error
+    return refusal(error)
   }
+}
+
+function refusal(error: unknown): never {
+  if (error instanceof DomainError) throw ApiError.fromDomain(error)
+  throw error
 }
 
 function addRefusal(line: AddedLine, request: { productId: string; variantId: string | null }): ApiError {
@@ -108,8 +113,13 @@ function refuseUnitsPastLimit(view: Cart) {
   }
 }
 
-export function createCartService(db: Database) {
-  const cartRead = prepareCartRead(db)
+export function createCartService(db: Database, rules: PricingRules) {
+  const cartRead = prepareLiveCartRead(db)
+
+  /** priceOrRefuse for a cart read with the instance's pricing rules. */
+  function priceLive(row: LiveCartRow, now?: Date): Promise<PricedCart> {
+    return priceLiveCart(row, rules, now).catch(refusal)
+  }
 
   /**
    * Locks the cart for a change by touching `updated_at`: one writer per cart at a time, so lines
@@ -137,7 +147,7 @@ export function createCartService(db: Database) {
     return db.transaction(async (tx) => {
       const cart = await lockCart(tx, id, viewer)
       const addsUnits = await work(tx, cart)
-      const { view } = priceOrRefuse((await readCart(tx, id))!)
+      const { view } = await priceLive((await readLiveCart(tx, id))!)
       if (addsUnits) refuseUnitsPastLimit(view)
       return view
     })
@@ -180,7 +190,7 @@ export function createCartService(db: Database) {
     async price(id: string, viewer: CartViewer): Promise<PricedCart> {
       const [row] = await cartRead.execute({ id })
       if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
-      return priceOrRefuse(row)
+      return priceLive(row)
     },
 
     /**
@@ -207,7 +217,7 @@ export function createCartService(db: Database) {
           throw conflict('This cart was checked out and can no longer change')
         }
         if (line.refusal !== null) throw addRefusal(line, { productId: body.product_id, variantId })
-        const { view } = priceOrRefuse(cart!)
+        const { view } = await priceLive(cart!)
         refuseUnitsPastLimit(view)
         return view
       })
@@ -253,7 +263,7 @@ export function createCartService(db: Database) {
           throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_COUPONS} coupons`)
         }
         await tx.insert(cartCoupons).values({ cartId: id, couponId: promotion.id })
-        const priced = priceOrRefuse((await readCart(tx, id))!, now)
+        const priced = await priceLive((await readLiveCart(tx, id))!, now)
         const rejection = priced.totals.rejected.get(promotion.id)
         if (rejection) throw new ApiError('coupon_invalid', promotionRejectionMessage(priced.promotions.get(promotion.id)!, rejection))
       })

@@ -58,6 +58,7 @@ import {
   type LockedCheckout,
   type NewEvent,
   type CampaignSpend,
+  type CartRow,
   type OrderRow,
   type PromotionUse,
   type Reservation,
@@ -211,7 +212,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
 
-    const priced = priceOrRefuse(cartRowOf(locked))
+    const priced = priceOrRefuse(cartRowOf<CartRow>(locked))
     const cart = priced.view
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null

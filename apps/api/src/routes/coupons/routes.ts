@@ -2,9 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Coupon, CouponList, CreateCoupon, IdParams, ListCouponsQuery, UpdateCoupon } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { createCouponService } from './service.js'
+import { refreshPricingOnWrite } from '../../plugins/pricing-rules.js'
 
 
 export const couponRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Carts are priced with the rules each instance keeps: this one's answers show its own change.
+  app.addHook('onSend', refreshPricingOnWrite(app))
   const couponService = createCouponService(app.db)
 
   app.get(

@@ -14,10 +14,13 @@ import {
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { createCustomerGroupService } from './service.js'
+import { refreshPricingOnWrite } from '../../plugins/pricing-rules.js'
 
 const deleted = { type: 'null', description: 'Deleted' } as const
 
 export const customerGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Carts are priced with the rules each instance keeps: this one's answers show its own change.
+  app.addHook('onSend', refreshPricingOnWrite(app))
   const groups = createCustomerGroupService(app.db)
 
   app.get(

@@ -15,6 +15,7 @@ import {
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { createPriceListService } from './service.js'
+import { refreshPricingOnWrite } from '../../plugins/pricing-rules.js'
 
 /** What the price batches check, said once for both operations that write them. */
 export const PRICE_BATCH_RULES =
@@ -24,6 +25,8 @@ export const PRICE_BATCH_RULES =
   'min_quantity of an existing price replaces its amount. Answers the prices written, in the order sent.'
 
 export const priceListRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Carts are priced with the rules each instance keeps: this one's answers show its own change.
+  app.addHook('onSend', refreshPricingOnWrite(app))
   const priceLists = createPriceListService(app.db)
 
   app.get(

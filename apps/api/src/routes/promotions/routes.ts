@@ -11,8 +11,11 @@ import {
 } from '@commerce/domain'
 import { errorResponses } from '../../errors.js'
 import { createPromotionService } from './service.js'
+import { refreshPricingOnWrite } from '../../plugins/pricing-rules.js'
 
 export const promotionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Carts are priced with the rules each instance keeps: this one's answers show its own change.
+  app.addHook('onSend', refreshPricingOnWrite(app))
   const promotionService = createPromotionService(app.db)
 
   app.get(

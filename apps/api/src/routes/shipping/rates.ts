@@ -40,7 +40,7 @@ export async function availableRates(db: Executor, priced: PricedCart) {
 }
 
 export const shippingRateRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const cartService = createCartService(app.db)
+  const cartService = createCartService(app.db, app.pricingRules)
 
   app.get(
     '/rates',
