@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PriceListRule, PromotionRule } from '@commerce/domain'
 import { pricingRulesSince } from '@commerce/db'
-import { toPromotionRule, type PricingRules } from '../routes/carts/pricing.js'
+import { toPriceListRule, toPromotionRule, type PricingRules } from '../routes/carts/pricing.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,8 +25,6 @@ declare module 'fastify' {
 
 export const PRICING_CHANNEL = 'commerce_pricing'
 const REFRESH_MS = 5_000
-
-const dateOf = (text: string | null) => (text === null ? null : new Date(text))
 
 export default fp(
   async function pricingRulesPlugin(app: FastifyInstance) {
@@ -41,7 +39,7 @@ export default fp(
     async function read() {
       const found = await pricingRulesSince(app.sql, seenRevision)
       if (found.rules) {
-        lists = new Map(found.rules.lists.map((list) => [list.id, { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) }]))
+        lists = new Map(found.rules.lists.map((list) => [list.id, toPriceListRule(list)]))
         automatic = found.rules.automatic.map((row) => toPromotionRule({ ...row, customerUses: 0 }))
         byCurrency = new Map()
       }

@@ -23,7 +23,7 @@ import {
   type PromotionTotals,
   type ShippingMethodRule,
 } from '@commerce/domain'
-import type { CartRow, LineRow, LiveCartRow, PromotionRow, ShippingMethodRow } from '@commerce/db'
+import type { CartRow, LineRow, LiveCartRow, PriceListJson, PromotionRow, ShippingMethodRow } from '@commerce/db'
 
 /** The price lists and automatic promotions an API instance keeps to price carts (plugins/pricing-rules.ts). */
 export interface PricingRules {
@@ -82,9 +82,13 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
 function listsOf(line: Pick<LineRow, 'prices'>): Map<string, PriceListRule> {
   const lists = new Map<string, PriceListRule>()
   for (const { list } of line.prices) {
-    if (list) lists.set(list.id, { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) })
+    if (list) lists.set(list.id, toPriceListRule(list))
   }
   return lists
+}
+
+export function toPriceListRule(list: PriceListJson): PriceListRule {
+  return { ...list, startsAt: dateOf(list.startsAt), endsAt: dateOf(list.endsAt) }
 }
 
 /**
