@@ -46,7 +46,7 @@ async function cart(ctx: TestContext, currency: string, lines: [Product, number]
 
 const itemOf = (view: Cart, productId: string) => view.items.find((item) => item.product_id === productId)!
 
-async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string, payment = VISA) {
+async function openCheckout(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string): Promise<string> {
   const auth = token ? { token } : {}
   const checkout = await ctx.expectStatus<Checkout>(201, {
     method: 'POST',
@@ -54,13 +54,22 @@ async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.c
     payload: { cart_id: cartId, email, shipping_address: ADDRESS },
     ...auth,
   })
+  return checkout.id
+}
+
+function complete(ctx: TestContext, checkoutId: string, token?: string, payment = VISA) {
+  const auth = token ? { token } : {}
   return ctx.request({
     method: 'POST',
-    url: `/api/v1/checkouts/${checkout.id}/complete`,
+    url: `/api/v1/checkouts/${checkoutId}/complete`,
     payload: payment,
     headers: { 'idempotency-key': randomUUID() },
     ...auth,
   })
+}
+
+async function checkOut(ctx: TestContext, cartId: string, email = 'ada@example.com', token?: string, payment = VISA) {
+  return complete(ctx, await openCheckout(ctx, cartId, email, token), token, payment)
 }
 
 describe('prices per currency and quantity', () => {
@@ -328,11 +337,11 @@ describe('campaign budgets', () => {
     expect((await cart(ctx, 'RON', [[kite, 1]])).totals.discount).toBe(0)
   })
 
-  test('a checkout holds only the bounded promotions of its currency while it prices: an unlimited one never makes another checkout wait', async ({ ctx, admin }) => {
+  test('a checkout holds no promotion while it prices: neither an unlimited one nor one with a usage limit makes another checkout wait', async ({ ctx, admin }) => {
     const pen = await product(ctx, admin, { title: 'Pen', price: 5, currency: 'BGN' })
     const ink = await product(ctx, admin, { title: 'Ink', price: 7, currency: 'BGN' })
     const open = await promotion(ctx, { name: 'Stationery week', type: 'percentage', percentOffPpm: 100_000, currency: 'BGN' })
-    // The first checkout's lock taken and held, as while it prices; the second runs meanwhile.
+    // The first checkout's locks taken and held, as while it prices; the second runs meanwhile.
     const whileHeld = async (second: () => Promise<{ statusCode: number }>) => {
       const first = await ctx.expectStatus<Checkout>(201, {
         method: 'POST',
@@ -349,16 +358,89 @@ describe('campaign budgets', () => {
       return { during: finished, after: await second().then((reply) => reply.statusCode) }
     }
     const ready = () => cart(ctx, 'BGN', [[ink, 1]])
-    const unlimited = await whileHeld(async () => checkOut(ctx, (await ready()).id))
-    expect(unlimited).toEqual({ during: 201, after: 201 })
-    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${open}`)[0]!.n).toBe(2)
+    expect(await whileHeld(async () => checkOut(ctx, (await ready()).id))).toEqual({ during: 201, after: 201 })
+    await ctx.handle.db.update(promotions).set({ usageLimit: 100, perCustomerLimit: 5 }).where(eq(promotions.id, open))
+    await ctx.app.pricingRules.refresh()
+    expect(await whileHeld(async () => checkOut(ctx, (await ready()).id))).toEqual({ during: 201, after: 201 })
+    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${open}`)[0]!.n).toBe(4)
+  })
 
-    // With a usage limit, the second checkout waits for the first: its count must stay true.
-    await ctx.handle.db.update(promotions).set({ usageLimit: 100 }).where(eq(promotions.id, open))
-    const prepared = await ready()
-    let waited: Promise<{ statusCode: number }> | undefined
-    const limited = await whileHeld(() => (waited ??= checkOut(ctx, prepared.id)))
-    expect(limited).toEqual({ during: 'waiting', after: 201 })
+  test('20 checkouts at once for an automatic promotion with 3 uses left: 3 orders get it, every checkout is placed, the count stops at its limit', async ({ ctx, admin }) => {
+    // A product for each cart, so that no stock row queues them: they meet only at the promotion's count.
+    const mugs = await Promise.all(Array.from({ length: 20 }, (_, index) => product(ctx, admin, { title: `Mug ${index}`, price: 10, currency: 'MXN' })))
+    const id = await promotion(ctx, { name: 'Last mugs', type: 'fixed_amount', amountOffMinor: 100, currency: 'MXN', usageLimit: 3 })
+    const checkouts = await Promise.all(mugs.map(async (mug, index) => openCheckout(ctx, (await cart(ctx, 'MXN', [[mug, 1]])).id, `mugs${index}@example.com`)))
+    const answers = await Promise.all(checkouts.map((id) => complete(ctx, id)))
+    expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 201))
+    const orders = answers.map((answer) => answer.json<Order>())
+    expect(orders.filter((order) => order.promotions.some((entry) => entry.id === id))).toHaveLength(3)
+    // Each order charges what it shows: 9.00 with the promotion, 10.00 without.
+    expect(orders.map((order) => order.totals.subtotal - order.totals.discount).sort((a, b) => a - b)).toEqual([...Array(3).fill(9), ...Array(17).fill(10)])
+    const [counts] = await ctx.handle.sql<{ used: number; held: number }[]>`
+      select times_used as used, (select count(*)::int from promotion_usages where promotion_id = ${id} and released_at is null) as held
+      from promotions where id = ${id}`
+    expect(counts).toEqual({ used: 3, held: 3 })
+  })
+
+  test("one customer's carts completed at once: a promotion limited to one use each goes to one order, and the same customer's coupon so limited is refused on the others, nothing of them kept", async ({ ctx, admin }) => {
+    // A product for each cart: checkouts of one product queue on its stock row and read each other's uses after it.
+    const bags = await Promise.all(Array.from({ length: 11 }, (_, index) => product(ctx, admin, { title: `Bag ${index}`, price: 50, currency: 'BRL' })))
+    const welcome = await promotion(ctx, { name: 'Welcome bag', type: 'fixed_amount', amountOffMinor: 500, currency: 'BRL', perCustomerLimit: 1 })
+    const shopper = await ctx.signIn('customer')
+    const opened = await Promise.all(
+      bags.slice(0, 6).map(async (bag) => openCheckout(ctx, (await cart(ctx, 'BRL', [[bag, 1]], shopper.token)).id, 'bags@example.com', shopper.token)),
+    )
+    const answers = await Promise.all(opened.map((id) => complete(ctx, id, shopper.token)))
+    expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 201))
+    expect(answers.filter((answer) => answer.json<Order>().promotions.some((entry) => entry.id === welcome))).toHaveLength(1)
+
+    const once = await promotion(ctx, { name: 'ONCEBRL', code: 'ONCEBRL', type: 'percentage', percentOffPpm: 100_000, currency: 'BRL', perCustomerLimit: 1 })
+    const couponed = await Promise.all(
+      bags.slice(6).map(async (bag) => {
+        const view = await cart(ctx, 'BRL', [[bag, 1]], shopper.token)
+        await ctx.expectStatus(201, { method: 'POST', url: `/api/v1/carts/${view.id}/coupons`, payload: { code: 'oncebrl' }, token: shopper.token })
+        return openCheckout(ctx, view.id, 'bags@example.com', shopper.token)
+      }),
+    )
+    const tried = await Promise.all(couponed.map((id) => complete(ctx, id, shopper.token)))
+    expect(tried.map((answer) => answer.statusCode).sort()).toEqual([201, 400, 400, 400, 400])
+    for (const refused of tried.filter((answer) => answer.statusCode === 400)) expect(refused.json<{ error: { code: string } }>().error.code).toBe('coupon_invalid')
+    const [counts] = await ctx.handle.sql<{ welcome: number; once: number; usages: number; orders: number }[]>`
+      select (select uses from promotion_customer_uses where promotion_id = ${welcome} and customer_key = ${shopper.customerId!}) as welcome,
+        (select uses from promotion_customer_uses where promotion_id = ${once} and customer_key = ${shopper.customerId!}) as once,
+        (select count(*)::int from promotion_usages where promotion_id in (${welcome}, ${once})) as usages,
+        (select count(*)::int from orders where customer_id = ${shopper.customerId!}) as orders`
+    expect(counts).toEqual({ welcome: 1, once: 1, usages: 2, orders: 7 })
+  })
+
+  test("a per-customer limit set or changed later counts the customer's earlier uses; a declined payment gives its use back", async ({ ctx, admin }) => {
+    const cap = await product(ctx, admin, { title: 'Cap', price: 20, currency: 'ZAR', inventory_quantity: 100 })
+    const id = await promotion(ctx, { name: 'Caps', type: 'percentage', percentOffPpm: 100_000, currency: 'ZAR' })
+    const shopper = await ctx.signIn('customer')
+    const discounted = async (payment = VISA) => {
+      const answer = await checkOut(ctx, (await cart(ctx, 'ZAR', [[cap, 1]], shopper.token)).id, 'caps@example.com', shopper.token, payment)
+      return answer.statusCode === 201 ? answer.json<Order>().promotions.some((entry) => entry.id === id) : answer.statusCode
+    }
+    const limit = async (perCustomerLimit: number) => {
+      await ctx.expectStatus(200, { method: 'PATCH', url: `/api/v1/promotions/${id}`, payload: { per_customer_limit: perCustomerLimit }, token: admin })
+    }
+    const uses = async () =>
+      (await ctx.handle.sql<{ uses: number }[]>`select uses from promotion_customer_uses where promotion_id = ${id} and customer_key = ${shopper.customerId!}`)[0]?.uses ?? null
+    // Used once while it had no limit: nothing counted per customer.
+    expect(await discounted()).toBe(true)
+    expect(await uses()).toBeNull()
+    await limit(2)
+    expect(await discounted()).toBe(true)
+    expect(await uses()).toBe(2)
+    expect(await discounted({ payment: { method: 'card', token: 'tok_declined' } })).toBe(402)
+    expect(await uses()).toBe(2)
+    expect(await discounted()).toBe(false)
+    // A new limit drops the counts; the next use counts the earlier ones again.
+    await limit(3)
+    expect(await uses()).toBeNull()
+    expect(await discounted()).toBe(true)
+    expect(await uses()).toBe(3)
+    expect(await discounted()).toBe(false)
   })
 
   test('40 checkouts at once, half declined, over shared stock with bounded and unbounded promotions: no deadlock, every count true', async ({ ctx, admin }) => {

@@ -84,6 +84,7 @@ export {
   type TaxRateRow,
 } from './sql/cart-read.js'
 export {
+  isLimitCrossed,
   lockCheckout,
   reserveCheckout,
   type CampaignSpend,

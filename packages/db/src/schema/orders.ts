@@ -288,6 +288,29 @@ export const promotionUsages = pgTable(
   ],
 )
 
+/**
+ * A customer's held uses of a promotion with a per-customer limit: the row a checkout takes a use
+ * on when it writes, so that two checkouts of one customer cannot both take the last use and no
+ * checkout waits for another customer's. Made when first needed, from the customer's held
+ * promotion_usages; dropped when the promotion's limit changes (a trigger), so made again from
+ * them. `use_limit` is the limit as the last use took it: the CHECK refuses a use past it.
+ */
+export const promotionCustomerUses = pgTable(
+  'promotion_customer_uses',
+  {
+    promotionId: uuid('promotion_id')
+      .notNull()
+      .references(() => promotions.id, { onDelete: 'cascade' }),
+    customerKey: text('customer_key').notNull(),
+    uses: integer('uses').notNull(),
+    useLimit: integer('use_limit').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.promotionId, t.customerKey] }),
+    check('promotion_customer_uses_within_limit', sql`${t.uses} >= 0 and ${t.uses} <= ${t.useLimit}`),
+  ],
+)
+
 /** Provider notifications already handled, by the provider's event id: each is handled once. */
 export const providerEvents = pgTable(
   'provider_events',

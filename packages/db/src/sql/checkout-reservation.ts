@@ -6,6 +6,7 @@
  * order is placed, or the reservation given back, by checkout-settlement.ts.
  */
 import { PROVIDER_UNANSWERED } from '@commerce/domain'
+import { pgConstraintOf, pgErrorCode } from '../errors.js'
 import { eventsCte } from '../outbox.js'
 import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
 import { announceWhenCommitted, noteStockMoved, type SqlClient } from '../transaction.js'
@@ -19,30 +20,26 @@ const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, '
   'location_name', loc.name, 'priority', loc.priority, 'on_hand', l.on_hand, 'reserved', l.reserved, 'committed', l.committed,
   'safety_stock', l.safety_stock, 'threshold', l.low_stock_threshold, 'updated_at', l.updated_at`
 
-// A promotion with a bound that concurrent checkouts could cross (a total or per-customer
-// limit), and a campaign with a budget: the checkout locks these before its stock rows.
-export const BOUNDED_PROMOTION = '(c.usage_limit is not null or c.per_customer_limit is not null)'
-export const BOUNDED_CAMPAIGN = 'g.budget_limit is not null'
-
 // Locks, in this order (every completion, release and reacquire takes them so; none deadlocks
 // with another): the cart, through the checkout, which serializes this completion with every
-// other completion and change of the cart; the bounded promotions it could apply (its codes and
-// the automatic promotions of its currency), then the bounded campaigns of those, by id, so use
-// counts, customers' uses and budgets stay true until the reservation takes them; then the
-// stock rows of its lines (the variant's, or the product's for a line without one), products
-// then variants, each by id, so the stock read here is what the reservation takes. RESERVE then
-// takes the unbounded promotions and campaigns it counts a use of, by id, and last the levels.
-// Unbounded rows are not held while the checkout prices, so checkouts of one currency do not
-// queue behind each other's automatic promotions (bench/README.md, issue 25). Each lock is
-// chained to the one before it (a materialized CTE waits for the previous one's count), so the
-// order does not depend on how PostgreSQL evaluates the statement.
+// other completion and change of the cart; then the stock rows of its lines (the variant's, or
+// the product's for a line without one), products then variants, each by id, so the stock read
+// here is what the reservation takes. RESERVE then takes the levels; last, TAKE_USES takes the
+// promotions and campaigns it counts a use of, by id, then its customer's uses of promotions
+// limited per customer. No promotion or campaign is held while the checkout prices: their counts
+// are read as of the statement, and the write that takes a use checks the bound against the count
+// as it is then (the CHECKs of promotions, campaigns and promotion_customer_uses): a checkout
+// that another used the last of a bound under fails, and is priced again (complete.ts). Those
+// rows are shared by every checkout of a currency, so they are taken last, by a statement sent
+// with COMMIT right behind it: checkouts queue on them only for that moment (bench/README.md,
+// issue 49). Each lock is chained to the one before it (a materialized CTE waits for the previous
+// one's count), so the order does not depend on how PostgreSQL evaluates the statement.
 // It reads what prices the cart (the cart read of cart-read.ts), the payment already in
 // progress for this checkout (held reservation), the order's number (from its sequence) and the
 // transaction's time. A row changed by a transaction that committed while this one waited for
-// its lock is read as of before that change by the rest of the statement (the cart, a bounded
-// promotion or campaign, a stock row: every change of what a level can sell changes its row's
-// total): "stale" says so, and the statement is sent again (the locks held, it then reads the
-// change). An unbounded promotion is read as of the statement, as any cart read reads it.
+// its lock is read as of before that change by the rest of the statement (the cart, a stock row:
+// every change of what a level can sell changes its row's total): "stale" says so, and the
+// statement is sent again (the locks held, it then reads the change).
 // It claims the Idempotency-Key first ($2–$4), and nothing is locked or read unless this
 // request runs (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the
 // claim's. Last, it has the rest of the transaction use generic plans: RESERVE's parameters are
@@ -57,24 +54,11 @@ locked as materialized (
   from checkouts k join carts c on c.id = k.cart_id
   where k.id = $1 and ${WORK_RUNS}
   for update of c),
-locked_promotions as materialized (
-  select c.id, c.xmin::text as version, c.campaign_id from promotions c
-  where (c.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
-    or (c.code is null and c.is_active and (c.currency is null or c.currency = (select currency from locked))))
-    and ${BOUNDED_PROMOTION}
-  order by c.id for no key update of c),
-locked_campaigns as materialized (
-  select g.id, g.xmin::text as version from campaigns g
-  where g.id in (select p.campaign_id from promotions p
-      where p.id in (select coupon_id from cart_coupons where cart_id = (select id from locked))
-        or (p.code is null and p.is_active and (p.currency is null or p.currency = (select currency from locked))))
-    and ${BOUNDED_CAMPAIGN} and (select count(*) from locked_promotions) >= 0
-  order by g.id for no key update of g),
 lines as materialized (
   select i.product_id, i.variant_id from cart_items i where i.cart_id = (select id from locked)),
 locked_products as materialized (
   select p.id, p.inventory_quantity, p.xmin::text as version from products p
-  where p.id in (select product_id from lines where variant_id is null) and (select count(*) from locked_campaigns) >= 0
+  where p.id in (select product_id from lines where variant_id is null)
   order by p.id for update of p),
 locked_variants as materialized (
   select v.id, v.inventory_quantity, v.xmin::text as version from product_variants v
@@ -91,9 +75,7 @@ select ${cartRowSql()},
     where loc.is_active and l.item_id in (select id from locked_items)), '[]'::json) as "levels",
   (select as_read.xmin::text from carts as as_read where as_read.id = "carts"."id") is distinct from "carts".row_version
     or exists (select from locked_products s join products as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
-    or exists (select from locked_variants s join product_variants as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
-    or exists (select from locked_promotions s join promotions as_read on as_read.id = s.id where as_read.xmin::text <> s.version)
-    or exists (select from locked_campaigns s join campaigns as_read on as_read.id = s.id where as_read.xmin::text <> s.version) as "stale",
+    or exists (select from locked_variants s join product_variants as_read on as_read.id = s.id where as_read.xmin::text <> s.version) as "stale",
   (select json_build_object('paymentId', r.payment_id, 'state', p.status, 'reference', p.provider_reference,
       'amountMinor', p.amount_minor, 'capture', p.capture_mode, 'currency', p.currency,
       'updatedAt', p.updated_at, 'unanswered', p.failure_code = '${PROVIDER_UNANSWERED}')
@@ -173,48 +155,91 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
 }
 
 /**
- * A checkout's promotion uses, for RESERVE and PLACE_AT_ONCE (checkout-settlement.ts), over
- * their parameters as SQL expressions: `locks` locks the promotions applied and the campaigns
- * their uses spend from, by id (promotions_locked, campaigns_locked); `writes` counts the uses,
- * writes each one (promotion_usages, of the payment and, once placed, the order) and takes the
- * campaigns' budgets (used, uses, spent).
+ * A use taken on each customer's count of a promotion limited per customer (promotion_customer_uses),
+ * from `source`: rows of promotion_id, customer_key and use_limit (the promotion's limit, read
+ * locked), for the payment `payment`. A count not there yet is made from the customer's other
+ * held uses. Past the limit, the CHECK fails the statement: a concurrent checkout of the same
+ * customer took the last use first.
  */
-export function promotionUseCtes(p: { now: string; promotionIds: string; payment: string; currency: string; uses: string; spend: string; order: string }) {
-  const locks = `promotions_locked as materialized (
-  select id from promotions where id = any(${p.promotionIds}::uuid[]) order by id for no key update),
-campaigns_locked as materialized (
-  select id from campaigns where id in (select x.id from json_to_recordset(${p.spend}::json) as x(id uuid))
-    and (select count(*) from promotions_locked) >= 0
-  order by id for no key update)`
-  const writes = `used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked)),
-uses as (
-  insert into promotion_usages (id, promotion_id, campaign_id, payment_id, order_id, customer_key, discount_minor, currency, created_at)
-  select u.id, u.promotion_id, u.campaign_id, ${p.payment}, ${p.order}, u.customer_key, u.discount_minor, ${p.currency}, ${p.now}
-  from json_to_recordset(${p.uses}::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint)),
-spent as (
-  update campaigns g set budget_used = g.budget_used + x.amount, updated_at = ${p.now}
-  from json_to_recordset(${p.spend}::json) as x(id uuid, amount bigint) where g.id = x.id and g.id in (select id from campaigns_locked))`
-  return { locks, writes }
+export function customerUsesTakenCte(name: string, source: string, payment: string): string {
+  return `${name} as (
+  insert into promotion_customer_uses (promotion_id, customer_key, uses, use_limit)
+  select s.promotion_id, s.customer_key, 1 + (select count(*) from promotion_usages h
+      where h.promotion_id = s.promotion_id and h.customer_key = s.customer_key and h.released_at is null and h.payment_id <> ${payment}), s.use_limit
+  from (${source}) s
+  on conflict (promotion_id, customer_key) do update set uses = promotion_customer_uses.uses + 1, use_limit = excluded.use_limit)`
 }
 
-// $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 the promotions used,
-// $4 payment, $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency,
-// $11 the reservation's expiry, $12 the order to place (JSON), $13 cart, $14 the held units
-// as moves (StockMove), $15 events (inventory.low of the levels it takes below their threshold),
-// $16 the promotions' uses (JSON: PromotionUse), $17 what they take from campaign budgets (JSON: CampaignSpend).
-const RESERVE_USES = promotionUseCtes({ now: '$1', promotionIds: '$3', payment: '$4', currency: '$10', uses: '$16', spend: '$17', order: 'null::uuid' })
+/**
+ * A checkout's promotion uses written (promotion_usages, of the payment and, once placed, the
+ * order), for RESERVE and PLACE_AT_ONCE (checkout-settlement.ts), over their parameters as SQL
+ * expressions. The counts they take are TAKE_USES's.
+ */
+export function promotionUsesCte(p: { now: string; payment: string; currency: string; uses: string; order: string }): string {
+  return `uses as (
+  insert into promotion_usages (id, promotion_id, campaign_id, payment_id, order_id, customer_key, discount_minor, currency, created_at)
+  select u.id, u.promotion_id, u.campaign_id, ${p.payment}, ${p.order}, u.customer_key, u.discount_minor, ${p.currency}, ${p.now}
+  from json_to_recordset(${p.uses}::json) as u(id uuid, promotion_id uuid, campaign_id uuid, customer_key text, discount_minor bigint))`
+}
+
+// The counts a checkout's promotion uses take, last in its transaction (COMMIT right behind):
+// the promotions applied and the campaigns their uses spend from locked by id, each promotion's
+// use counted, the customer's too where it has a limit per customer, and the campaigns' budgets
+// taken. A bound crossed fails the statement by its CHECK (isLimitCrossed).
+// $1 the transaction's time, $2 the promotions used, $3 payment, $4 their uses (JSON: PromotionUse),
+// $5 what they take from campaign budgets (JSON: CampaignSpend).
+const TAKE_USES = `
+with promotions_locked as materialized (
+  select id, per_customer_limit from promotions where id = any($2::uuid[]) order by id for no key update),
+campaigns_locked as materialized (
+  select id from campaigns where id in (select x.id from json_to_recordset($5::json) as x(id uuid))
+    and (select count(*) from promotions_locked) >= 0
+  order by id for no key update),
+used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked)),
+${customerUsesTakenCte(
+  'customer_used',
+  `select c.id as promotion_id, u.customer_key, c.per_customer_limit as use_limit
+  from json_to_recordset($4::json) as u(promotion_id uuid, customer_key text) join promotions_locked c on c.id = u.promotion_id
+  where c.per_customer_limit is not null and u.customer_key is not null`,
+  '$3',
+)},
+spent as (
+  update campaigns g set budget_used = g.budget_used + x.amount, updated_at = $1
+  from json_to_recordset($5::json) as x(id uuid, amount bigint) where g.id = x.id and g.id in (select id from campaigns_locked))
+select 1`
+
+/**
+ * Sends TAKE_USES in the transaction of `sql` when the checkout applies promotions (none: nothing
+ * sent); the caller sends COMMIT right behind it. Rejects with the CHECK a use crosses (isLimitCrossed).
+ */
+export async function takePromotionUses(sql: SqlClient, taken: Pick<Reservation, 'now' | 'promotionIds' | 'paymentId' | 'usesJson' | 'campaignSpendJson'>): Promise<void> {
+  if (taken.promotionIds.length === 0) return
+  await sql.unsafe(TAKE_USES, [taken.now, taken.promotionIds, taken.paymentId, taken.usesJson, taken.campaignSpendJson], { prepare: true })
+}
+
+const LIMIT_CHECKS: ReadonlySet<string> = new Set(['promotions_times_used_within_limit', 'campaigns_budget_within_limit', 'promotion_customer_uses_within_limit'])
+
+/** Whether a statement failed because another checkout took what was left of a promotion's or campaign's bound first: priced again, the checkout sees so. */
+export function isLimitCrossed(error: unknown): boolean {
+  return pgErrorCode(error) === '23514' && LIMIT_CHECKS.has(pgConstraintOf(error) ?? '')
+}
+
+// $1 the transaction's time, $2 the units held (JSON: ReservedStock), $3 payment, $4 checkout,
+// $5 provider, $6 method, $7 capture mode, $8 amount, $9 currency, $10 the reservation's expiry,
+// $11 the order to place (JSON), $12 cart, $13 the held units as moves (StockMove), $14 events
+// (inventory.low of the levels it takes below their threshold), $15 the promotions' uses (JSON:
+// PromotionUse), $16 the promotions used.
 const RESERVE = `
-with ${RESERVE_USES.locks},
-${stockMovesCte('$14::json', '(select count(*) from campaigns_locked) >= 0')},
-${eventsCte(15)},
-${RESERVE_USES.writes},
+with ${stockMovesCte('$13::json')},
+${eventsCte(14)},
+${promotionUsesCte({ now: '$1', payment: '$3', currency: '$9', uses: '$15', order: 'null::uuid' })},
 started as (
   insert into payments (id, checkout_id, provider, method, status, capture_mode, amount_minor, currency, created_at, updated_at)
-  values ($4, $5, $6, $7, 'pending', $8::capture_mode, $9, $10, $1, $1)),
+  values ($3, $4, $5, $6, 'pending', $7::capture_mode, $8, $9, $1, $1)),
 reserved as (
   insert into checkout_reservations (payment_id, checkout_id, expires_at, stock, promotion_ids, placement, created_at, updated_at)
-  values ($4, $5, $11, $2::jsonb, $3::uuid[], $12::json, $1, $1)),
-cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $13)
+  values ($3, $4, $10, $2::jsonb, $16::uuid[], $11::json, $1, $1)),
+cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $12)
 select ${MOVED_PRODUCTS}`
 
 /** One promotion's use by a checkout (a promotion_usages row to write). */
@@ -258,34 +283,26 @@ export interface Reservation {
   cartId: string
 }
 
-/** $1–$10 of RESERVE and PLACE_AT_ONCE (checkout-settlement.ts): what a checkout takes and the payment it starts. */
-export function takenValues(r: Omit<Reservation, 'expiresAt' | 'events'>): (string | number | string[])[] {
-  return [r.now, r.stockJson, r.promotionIds, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency]
+/** $1–$9 of RESERVE and PLACE_AT_ONCE (checkout-settlement.ts): what a checkout takes and the payment it starts. */
+export function takenValues(r: Omit<Reservation, 'expiresAt' | 'events'>): (string | number)[] {
+  return [r.now, r.stockJson, r.paymentId, r.checkoutId, r.provider, r.method, r.capture, r.amountMinor, r.currency]
 }
 
 /**
  * Sends the reservation now, in the transaction of `sql` (the locks of lockCheckout held): the
- * stock, promotion uses and campaign budgets taken (their rows locked and checked; the tables'
- * CHECKs (inventory_quantity >= 0, times_used <= usage_limit, budget_used <= budget_limit) would
- * fail the whole transaction if one ever went past its bound), the payment started (`pending`), the order to place kept, and the cart closed to changes
- * until the payment settles. The caller sends COMMIT behind it.
+ * stock, promotion uses and campaign budgets taken (a use past its bound fails the whole
+ * transaction by the CHECK it crosses (isLimitCrossed); inventory_quantity >= 0 backs the
+ * stock locked and checked), the payment started (`pending`), the order to place kept, and the
+ * cart closed to changes until the payment settles. The caller sends COMMIT behind it.
  */
 export async function reserveCheckout(sql: SqlClient, reservation: Reservation): Promise<void> {
   const r = reservation
   announceWhenCommitted(sql, r.events.ids)
-  const [row] = await sql.unsafe<MovedProducts[]>(
-    RESERVE,
-    [
-      ...takenValues(r),
-      r.expiresAt,
-      r.placementJson,
-      r.cartId,
-      r.movesJson,
-      r.events.json,
-      r.usesJson,
-      r.campaignSpendJson,
-    ],
-    { prepare: true },
-  )
+  const [[row]] = await Promise.all([
+    sql.unsafe<MovedProducts[]>(RESERVE, [...takenValues(r), r.expiresAt, r.placementJson, r.cartId, r.movesJson, r.events.json, r.usesJson, r.promotionIds], {
+      prepare: true,
+    }),
+    takePromotionUses(sql, r),
+  ])
   await noteStockMoved(sql, row!.movedProducts)
 }

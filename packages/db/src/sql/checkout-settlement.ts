@@ -7,8 +7,8 @@
  * releases the stock, and the others change nothing and learn what happened (settlementOf).
  *
  * Locks are taken in the checkout completion's order (checkout-reservation.ts: the cart, the
- * bounded promotions and campaigns, the products then the variants, the other promotions and
- * campaigns, the levels), so a release never deadlocks with a completion.
+ * products then the variants, the levels, the promotions and campaigns, the customer's uses of
+ * promotions limited per customer), so a release never deadlocks with a completion.
  */
 import { getTableColumns, type Table } from 'drizzle-orm'
 import type { PaymentState } from '@commerce/domain'
@@ -16,7 +16,7 @@ import { eventsCte } from '../outbox.js'
 import type { carts, checkoutReservations, checkouts, payments } from '../schema/index.js'
 import { announceWhenCommitted, noteStockMoved, type SqlClient } from '../transaction.js'
 import { storeCte, storeValues, type StoredAnswer } from './idempotency-keys.js'
-import { BOUNDED_CAMPAIGN, BOUNDED_PROMOTION, promotionUseCtes, takenValues, type Reservation } from './checkout-reservation.js'
+import { customerUsesTakenCte, promotionUsesCte, takePromotionUses, takenValues, type Reservation } from './checkout-reservation.js'
 import { MOVED_PRODUCTS, stockMovesCte, type MovedProducts } from './stock-moves.js'
 import type { JsonOf, JsonRow } from './json-rows.js'
 
@@ -49,44 +49,43 @@ export interface SettledPayment {
   reference: string | null
 }
 
-// A reservation's units (`taken`: ReservedStock), its promotions, their campaigns (and what its
-// uses take from each: `spend`), products and variants locked in the completion's order
-// (checkout-reservation.ts): the bounded promotions and campaigns, the products then the
-// variants, then every promotion and campaign of the reservation (ALL_LOCKED, which the levels
-// wait for), each by id; from a CTE named `reservation` with its `stock` and `promotion_ids`;
-// $1 is the payment.
-const LOCK_RESERVED = `taken as materialized (
+// A reservation's units (`taken`: ReservedStock) and what its promotion uses take from each
+// campaign (`spend`), with its products then variants locked in the completion's order
+// (checkout-reservation.ts), each by id; from a CTE named `reservation` with its `stock` and
+// `promotion_ids`; $1 is the payment. The levels are locked next (they wait for ITEMS_LOCKED),
+// then usesLocked.
+const STOCK_LOCKED = `taken as materialized (
   select l.* from reservation, json_to_recordset(reservation.stock::json) as l(id uuid, quantity int, variant bool, location uuid, line uuid)),
-bounded_promotions as materialized (
-  select c.id from promotions c where c.id = any(select unnest(promotion_ids) from reservation) and ${BOUNDED_PROMOTION}
-  order by c.id for no key update of c),
 spend as materialized (
   -- What the reservation's uses take from each campaign: money (spend) or uses (usage).
   select g.id, sum(case when g.budget_type = 'spend' then u.discount_minor else 1 end)::bigint as amount
   from promotion_usages u join campaigns g on g.id = u.campaign_id
-  where u.payment_id = $1 and (select count(*) from bounded_promotions) >= 0
+  where u.payment_id = $1
   group by g.id),
-bounded_campaigns as materialized (
-  select g.id from campaigns g where g.id in (select id from spend) and ${BOUNDED_CAMPAIGN} order by g.id for no key update of g),
 products_locked as materialized (
   select p.id, p.inventory_quantity from products p
-  where p.id in (select id from taken where not variant) and (select count(*) from bounded_campaigns) >= 0
+  where p.id in (select id from taken where not variant)
   order by p.id for update of p),
 variants_locked as materialized (
   select v.id, v.inventory_quantity from product_variants v
   where v.id in (select id from taken where variant) and (select count(*) from products_locked) >= 0
-  order by v.id for update of v),
-promotions_locked as materialized (
+  order by v.id for update of v)`
+
+// True once the reservation's products and variants are locked: its levels wait for it.
+const ITEMS_LOCKED = '(select count(*) from variants_locked) >= 0'
+
+// Every promotion and campaign of the reservation, locked by id once the levels are (`levels`:
+// the CTE that locked them), read as they are now.
+function usesLocked(levels: string): string {
+  return `promotions_locked as materialized (
   select c.id, c.times_used, c.usage_limit, c.per_customer_limit from promotions c
-  where c.id = any(select unnest(promotion_ids) from reservation) and (select count(*) from variants_locked) >= 0
+  where c.id = any(select unnest(promotion_ids) from reservation) and (select count(*) from ${levels}) >= 0
   order by c.id for no key update of c),
 campaigns_locked as materialized (
   select g.id, g.budget_used, g.budget_limit from campaigns g
   where g.id in (select id from spend) and (select count(*) from promotions_locked) >= 0
   order by g.id for no key update of g)`
-
-// True once every lock of LOCK_RESERVED is taken: the level locks wait for it (levels last, as everywhere).
-const ALL_LOCKED = '(select count(*) from campaigns_locked) >= 0'
+}
 
 // The order of a CTE named `placement` (Placement's parts) and its units `held` (line, location,
 // quantity): the order, its items, its lines' allocations, the checkout (`checkout`, an SQL
@@ -156,28 +155,26 @@ export async function placeReservedOrder(sql: SqlClient, payment: SettledPayment
 
 // A checkout whose provider decided in-process (PaymentProvider.decidesInProcess), placed in the
 // completion's first transaction instead of reserved (its locks held by LOCK_AND_READ): the
-// promotions' uses and budgets taken, the units committed at once (no reservation in between),
-// the order as PLACE makes it, the payment written as the provider left it, the cart closed, the
-// events (the order's and inventory.low) and the stored answer.
-// $1 the transaction's time, $2 the units (JSON: ReservedStock), $3 the promotions used, $4 payment,
-// $5 checkout, $6 provider, $7 method, $8 capture mode, $9 amount, $10 currency, $11 the payment's
-// state, $12 captured, $13 the provider's reference, $14 the order to place (Placement), $15 cart,
-// $16 the units as moves (StockMove, committed), $17 the promotions' uses (PromotionUse), $18
-// what they take from campaign budgets (CampaignSpend), $19–$24 the stored answer (storeValues).
-const AT_ONCE_USES = promotionUseCtes({ now: '$1', promotionIds: '$3', payment: '$4', currency: '$10', uses: '$17', spend: '$18', order: '(select id from placed)' })
+// promotions' uses written, the units committed at once (no reservation in between), the order
+// as PLACE makes it, the payment written as the provider left it, the cart closed, the events
+// (the order's and inventory.low) and the stored answer.
+// $1 the transaction's time, $2 the units (JSON: ReservedStock), $3 payment, $4 checkout,
+// $5 provider, $6 method, $7 capture mode, $8 amount, $9 currency, $10 the payment's state,
+// $11 captured, $12 the provider's reference, $13 the order to place (Placement), $14 cart,
+// $15 the units as moves (StockMove, committed), $16 the promotions' uses (PromotionUse),
+// $17–$22 the stored answer (storeValues). The counts the uses take are takePromotionUses's.
 const PLACE_AT_ONCE = `
-with ${AT_ONCE_USES.locks},
-${stockMovesCte('$16::json', '(select count(*) from campaigns_locked) >= 0')},
-placement as materialized (select p.* from json_to_record($14::json) as ${PLACEMENT_PARTS}),
+with ${stockMovesCte('$15::json')},
+placement as materialized (select p.* from json_to_record($13::json) as ${PLACEMENT_PARTS}),
 held as materialized (select h.* from json_to_recordset($2::json) as h(id uuid, location uuid, line uuid, quantity int)),
-${orderOfPlacement('$5::uuid')},
-${AT_ONCE_USES.writes},
+${orderOfPlacement('$4::uuid')},
+${promotionUsesCte({ now: '$1', payment: '$3', currency: '$9', uses: '$16', order: '(select id from placed)' })},
 paid as (
   insert into payments (id, checkout_id, order_id, provider, method, status, capture_mode, amount_minor, captured_minor, currency,
     provider_reference, created_at, updated_at)
-  values ($4, $5, (select id from placed), $6, $7, $11::payment_state, $8::capture_mode, $9, $12, $10, $13, $1, $1)),
-cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $15),
-${storeCte(19, '(select answer from placement)')}
+  values ($3, $4, (select id from placed), $5, $6, $10::payment_state, $7::capture_mode, $8, $11, $9, $12, $1, $1)),
+cart_closed as (update carts set completed_at = $1, updated_at = $1 where id = $14),
+${storeCte(17, '(select answer from placement)')}
 select answer::text as "answer", ${MOVED_PRODUCTS} from placement`
 
 /** A checkout placed in its first transaction: the reservation's facts with the units committed, and the provider's answer. */
@@ -190,28 +187,21 @@ export interface PlacementAtOnce extends Omit<Reservation, 'expiresAt' | 'events
 /**
  * Places the order of a checkout whose provider decided in-process, in the transaction of `sql`
  * (the locks of lockCheckout held); answers the order's JSON (the completion's answer). The
- * placement's events include the inventory.low ones. The caller sends COMMIT behind it.
+ * placement's events include the inventory.low ones; the counts its promotion uses take follow it
+ * (takePromotionUses). The caller sends COMMIT behind them.
  */
 export async function placeAtOnce(sql: SqlClient, placement: PlacementAtOnce, stored: StoredAnswer | null): Promise<string> {
   const r = placement
   // Noted before the statement is sent: COMMIT travels right behind it and announces what was noted.
   announceWhenCommitted(sql, r.eventIds)
-  const [row] = await sql.unsafe<({ answer: string } & MovedProducts)[]>(
-    PLACE_AT_ONCE,
-    [
-      ...takenValues(r),
-      r.payment.state,
-      r.payment.capturedMinor,
-      r.payment.reference,
-      r.placementJson,
-      r.cartId,
-      r.movesJson,
-      r.usesJson,
-      r.campaignSpendJson,
-      ...storeValues(stored),
-    ],
-    { prepare: true },
-  )
+  const [[row]] = await Promise.all([
+    sql.unsafe<({ answer: string } & MovedProducts)[]>(
+      PLACE_AT_ONCE,
+      [...takenValues(r), r.payment.state, r.payment.capturedMinor, r.payment.reference, r.placementJson, r.cartId, r.movesJson, r.usesJson, ...storeValues(stored)],
+      { prepare: true },
+    ),
+    takePromotionUses(sql, r),
+  ])
   await noteStockMoved(sql, row!.movedProducts)
   return row!.answer
 }
@@ -229,15 +219,21 @@ reservation as materialized (
   update checkout_reservations set status = 'released', updated_at = now()
   where payment_id = $1 and status = 'held' and exists (select from cart)
   returning stock, promotion_ids),
-${LOCK_RESERVED},
+${STOCK_LOCKED},
+${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
+  'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
+${usesLocked('levels_locked')},
 promotions_back as (
   update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from promotions_locked)),
 uses_back as (update promotion_usages set released_at = now() where payment_id = $1 and exists (select from reservation)),
+customer_uses_back as (
+  update promotion_customer_uses c set uses = greatest(c.uses - 1, 0)
+  from promotion_usages u
+  where u.payment_id = $1 and u.released_at is null and c.promotion_id = u.promotion_id and c.customer_key = u.customer_key
+    and u.promotion_id in (select id from promotions_locked) and exists (select from reservation)),
 budgets_back as (
   update campaigns g set budget_used = greatest(g.budget_used - s.amount, 0), updated_at = now()
   from spend s where g.id = s.id and g.id in (select id from campaigns_locked)),
-${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', -t.quantity,
-  'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ALL_LOCKED)},
 reopened as (
   update carts set completed_at = null, updated_at = now() where id in (select id from cart) and exists (select from reservation)),
 ended as (
@@ -312,8 +308,8 @@ export async function settlementOf(sql: SqlClient, paymentId: string): Promise<S
 // A payment that succeeded after its reservation was released (expired, the provider's answer
 // late): the reservation is held again if the checkout is still open, its cart not closed by
 // another payment, every level it held units at still has them available at an active location,
-// and its promotions' limits (total and the customer's) and campaigns' budgets still have room; all or nothing. Locks as RELEASE, then the levels (read locked: fresh, though the
-// statement waited for the item locks).
+// and its promotions' limits (total and the customer's) and campaigns' budgets still have room; all or nothing. Locks as RELEASE (the levels read
+// locked: fresh, though the statement waited for the item locks).
 const REACQUIRE = `
 with cart as materialized (
   select c.id from checkout_reservations r join checkouts k on k.id = r.checkout_id join carts c on c.id = k.cart_id
@@ -325,12 +321,13 @@ reservation as materialized (
   where r.payment_id = $1 and r.status = 'released' and exists (select from cart)
     and not exists (select from checkout_reservations h where h.checkout_id = r.checkout_id and h.status = 'held')
   for update of r),
-${LOCK_RESERVED},
+${STOCK_LOCKED},
 wanted as materialized (select id, location, sum(quantity)::int as quantity from taken group by id, location),
 fresh_levels as materialized (
   select l.item_id, l.location_id, l.on_hand - l.reserved - l.committed - l.safety_stock as available
   from inventory_levels l join wanted w on w.id = l.item_id and w.location = l.location_id
-  where ${ALL_LOCKED} order by l.id for update of l),
+  where ${ITEMS_LOCKED} order by l.id for update of l),
+${usesLocked('fresh_levels')},
 enough as materialized (
   select exists (select from reservation) and not exists (
     select from wanted w left join fresh_levels f on f.item_id = w.id and f.location_id = w.location
@@ -338,15 +335,23 @@ enough as materialized (
     where f.available is null or f.available < w.quantity or not loc.is_active)
   and not exists (select from promotions_locked c where c.usage_limit is not null and c.times_used >= c.usage_limit)
   and not exists (
-    -- The customer's other uses held now (read as of the statement: a use committed while it waited for the lock is not seen).
+    -- The customer's other uses held now, read as of the statement: one committed while it waited for a lock is not seen
+    -- here, and the customer's count (customer_used) then fails the statement by its CHECK (the caller's caller tries again).
     select from promotions_locked c join promotion_usages mine on mine.promotion_id = c.id and mine.payment_id = $1
     where c.per_customer_limit is not null and (select count(*) from promotion_usages u
       where u.promotion_id = c.id and u.customer_key = mine.customer_key and u.released_at is null and u.payment_id <> $1) >= c.per_customer_limit)
   and not exists (select from campaigns_locked g join spend s on s.id = g.id where g.budget_limit is not null and g.budget_used + s.amount > g.budget_limit) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
-  'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`, ALL_LOCKED)},
+  'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`)},
 used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked) and (select ok from enough)),
 uses_again as (update promotion_usages set released_at = null where payment_id = $1 and (select ok from enough)),
+${customerUsesTakenCte(
+  'customer_used',
+  `select c.id as promotion_id, mine.customer_key, c.per_customer_limit as use_limit
+  from promotions_locked c join promotion_usages mine on mine.promotion_id = c.id and mine.payment_id = $1
+  where c.per_customer_limit is not null and mine.customer_key is not null and (select ok from enough)`,
+  '$1',
+)},
 budgets_again as (
   update campaigns g set budget_used = g.budget_used + s.amount, updated_at = now()
   from spend s where g.id = s.id and g.id in (select id from campaigns_locked) and (select ok from enough)),

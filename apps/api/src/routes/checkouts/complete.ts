@@ -5,10 +5,11 @@
  *
  * 1. Reserve (one short transaction, two round trips: BEGIN travels with the first statement,
  *    COMMIT with the last, @commerce/db transaction.ts and checkout-reservation.ts): claim the
- *    Idempotency-Key, lock the cart, its coupons and its stock rows,
- *    re-price and check it (every refusal before the first write), then take the stock and the
- *    coupon uses, start the payment (`pending`), keep the order to place (checkout_reservations,
- *    expiring after CHECKOUT_RESERVATION_TTL) and close the cart to changes — and commit.
+ *    Idempotency-Key, lock the cart and its stock rows, re-price and check it (every refusal
+ *    before the first write), then take the stock and the promotion uses (their bounds checked as
+ *    they are written), start the payment (`pending`), keep the order to place
+ *    (checkout_reservations, expiring after CHECKOUT_RESERVATION_TTL) and close the cart to
+ *    changes — and commit.
  * 2. Ask the provider, outside any transaction (authorize; or retrieve, for a payment already in
  *    progress).
  * 3. Settle (one statement, @commerce/db checkout-settlement.ts): place the reserved order, or
@@ -43,6 +44,7 @@ import {
 import {
   cartRowOf,
   eventRows,
+  isLimitCrossed,
   lockCheckout,
   newId,
   notePaymentProgress,
@@ -74,6 +76,9 @@ import { checkoutHold } from '../inventory/stock.js'
 import { orderItemRows } from '../orders/lines.js'
 import { loadOrder, orderEvent, orderEventJson, toOrder } from '../orders/view.js'
 import { ratesFor } from '../shipping/rates.js'
+
+/** How often a completion is priced again when other checkouts keep taking what is left of its promotions' bounds first. */
+const LIMIT_ATTEMPTS = 5
 
 /** A payment `pending` for less than this is taken to be with the provider in another request: 409 payment_in_progress. */
 const IN_FLIGHT_MS = 60_000
@@ -175,8 +180,24 @@ export interface CompletionSettings {
 export function createCheckoutCompletion({ db, provider, idempotency, capture, reservationTtlMs }: CompletionSettings) {
   const steps = idempotency.steps
 
-  /** Step 1: the first transaction. Answers a replay or a refusal (stored), or what to ask the provider. */
-  function start(id: string, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin, key: StoredKey | undefined): Promise<Started> {
+  /**
+   * Step 1: the first transaction. Answers a replay or a refusal (stored), or what to ask the
+   * provider. Tried again, priced anew, when another checkout took what was left of a promotion's
+   * or campaign's bound between this one's read and its write (isLimitCrossed): each such failure
+   * is another checkout's use committed, so the bound is soon reached and priced in.
+   */
+  async function start(id: string, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin, key: StoredKey | undefined): Promise<Started> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startOnce(id, body, viewer, origin, key)
+      } catch (error) {
+        if (!isLimitCrossed(error)) throw error
+        if (attempt === LIMIT_ATTEMPTS) throw conflict('The promotions of this checkout were used up by other orders while it was completed; complete it again')
+      }
+    }
+  }
+
+  function startOnce(id: string, body: CompleteCheckout, viewer: CartViewer, origin: RequestOrigin, key: StoredKey | undefined): Promise<Started> {
     return db.transaction(
       async (tx): Promise<Started> => {
         const sql = sqlOf(tx)
@@ -217,10 +238,11 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null
     const lines = priced.availableLines
-    // Read locked: a coupon another checkout has used up (its usage limit, the customer's, its
-    // campaign's budget) is refused rather than dropped from the price, so the customer is never
-    // charged more than the checkout showed unawares. An automatic promotion used up meanwhile is
-    // simply no longer applied: the answer shows the total charged.
+    // A coupon another checkout has used up (its usage limit, the customer's, its campaign's
+    // budget) is refused rather than dropped from the price, so the customer is never charged
+    // more than the checkout showed unawares. An automatic promotion used up meanwhile is simply
+    // no longer applied: the answer shows the total charged. (One used up after this read fails
+    // the write, and start() prices the checkout again.)
     const lostCoupon = locked.coupons.find((coupon) => LIMITS.has(priced.totals.rejected.get(coupon.id) ?? 'inactive'))
     if (lostCoupon) {
       const rule = priced.promotions.get(lostCoupon.id)!
