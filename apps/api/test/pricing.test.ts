@@ -188,8 +188,7 @@ describe('promotions on carts', () => {
     const uses = await ctx.handle.sql<{ order_id: string; discount_minor: number; released_at: Date | null }[]>`
       select order_id, discount_minor::int, released_at from promotion_usages where promotion_id = ${id}`
     expect(uses).toEqual([{ order_id: order.id, discount_minor: 100, released_at: null }])
-    const [counted] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where id = ${id}`
-    expect(counted!.times_used).toBe(1)
+    expect((await ctx.expectStatus<{ times_used: number }>(200, { method: 'GET', url: `/api/v1/promotions/${id}`, token: admin })).times_used).toBe(1)
   })
 
   test('buy 2 get 1 free in a category: the cheapest unit is given, whatever the order of the lines', async ({ ctx, admin }) => {
@@ -413,6 +412,42 @@ describe('campaign budgets', () => {
     expect(counts).toEqual({ welcome: 1, once: 1, usages: 2, orders: 7 })
   })
 
+  test('a usage limit set on a promotion in use starts from the uses held, counting those of checkouts still completing', async ({ ctx, admin }) => {
+    const kite = await product(ctx, admin, { title: 'Kite', price: 15, currency: 'SGD' })
+    const [campaign] = await ctx.handle.db.insert(campaigns).values({ name: 'Kite season', budgetType: 'usage' }).returning()
+    const id = await promotion(ctx, { name: 'Kite season', type: 'fixed_amount', amountOffMinor: 100, currency: 'SGD', campaignId: campaign!.id })
+    const url = `/api/v1/promotions/${id}`
+    const held = async () => (await ctx.handle.sql<{ n: number }[]>`select count(*)::int as n from promotion_usages where promotion_id = ${id} and released_at is null`)[0]!.n
+    for (let index = 0; index < 2; index++) expect((await checkOut(ctx, (await cart(ctx, 'SGD', [[kite, 1]])).id)).statusCode).toBe(201)
+    expect((await ctx.expectStatus<{ times_used: number }>(200, { method: 'GET', url, token: admin })).times_used).toBe(2)
+    const refused = await ctx.expectError(400, 'validation_error', { method: 'PATCH', url, payload: { usage_limit: 1 }, token: admin })
+    expect(refused.message).toContain('times_used (2)')
+
+    // A checkout that priced it unlimited, stopped after its use is written (the campaign it
+    // spends from held here): the limit waits for it to commit, and counts its use.
+    const checkout = await openCheckout(ctx, (await cart(ctx, 'SGD', [[kite, 1]])).id)
+    let limiting: Promise<{ statusCode: number }> | undefined
+    let limitedWhileHeld: number | 'waiting' = 'waiting'
+    let completing: Promise<{ statusCode: number }> | undefined
+    await ctx.handle.sql.begin(async (tx) => {
+      await tx`select id from campaigns where id = ${campaign!.id} for update`
+      completing = complete(ctx, checkout)
+      await sleep(300)
+      limiting = ctx.request({ method: 'PATCH', url, payload: { usage_limit: 3 }, token: admin }).then((reply) => {
+        limitedWhileHeld = reply.statusCode
+        return reply
+      })
+      await sleep(300)
+    })
+    expect(limitedWhileHeld).toBe('waiting')
+    expect((await completing!).statusCode).toBe(201)
+    expect((await limiting!).statusCode).toBe(200)
+    const [row] = await ctx.handle.sql<{ times_used: number }[]>`select times_used from promotions where id = ${id}`
+    expect({ stored: row!.times_used, held: await held() }).toEqual({ stored: 3, held: 3 })
+    // Used up: the next cart pays full price.
+    expect((await cart(ctx, 'SGD', [[kite, 1]])).totals.discount).toBe(0)
+  })
+
   test("a per-customer limit set or changed later counts the customer's earlier uses; a declined payment gives its use back", async ({ ctx, admin }) => {
     const cap = await product(ctx, admin, { title: 'Cap', price: 20, currency: 'ZAR', inventory_quantity: 100 })
     const id = await promotion(ctx, { name: 'Caps', type: 'percentage', percentOffPpm: 100_000, currency: 'ZAR' })
@@ -456,10 +491,13 @@ describe('campaign budgets', () => {
       carts.map((view, index) => checkOut(ctx, view.id, `cups${index}@example.com`, undefined, { payment: { method: 'card', token: index % 2 ? 'tok_declined' : 'tok_visa' } })),
     )
     expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map((_, index) => (index % 2 ? 402 : 201)))
+    // The unlimited promotion's row is never written by a checkout: its uses are counted from promotion_usages.
+    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${unbounded}`)[0]!.n).toBe(0)
+    expect((await ctx.expectStatus<{ times_used: number }>(200, { method: 'GET', url: `/api/v1/promotions/${unbounded}`, token: admin })).times_used).toBe(20)
     const [counts] = await ctx.handle.sql<{ unbounded: number; limited: number; capped: number; spent: number; used: number; held: number }[]>`
-      select (select times_used from promotions where id = ${unbounded}) as unbounded,
+      select (select count(*)::int from promotion_usages where promotion_id = ${unbounded} and released_at is null) as unbounded,
         (select times_used from promotions where id = ${limited}) as limited,
-        (select times_used from promotions where id = ${capped}) as capped,
+        (select count(*)::int from promotion_usages where promotion_id = ${capped} and released_at is null) as capped,
         (select budget_used::int from campaigns where id = ${campaign!.id}) as spent,
         (select budget_used::int from campaigns where id = ${budgeted!.id}) as used,
         (select count(*)::int from promotion_usages where promotion_id in (${unbounded}, ${limited}, ${capped}) and released_at is null) as held`
@@ -491,7 +529,7 @@ describe('campaign budgets', () => {
     const his = await declined(bob.token)
     expect(await reacquireReservation(ctx.handle.sql, his)).toBe(true)
     expect((await held(his))[0]!.n).toBe(1)
-    expect((await ctx.handle.sql<{ n: number }[]>`select times_used as n from promotions where id = ${id}`)[0]!.n).toBe(2)
+    expect((await ctx.expectStatus<{ times_used: number }>(200, { method: 'GET', url: `/api/v1/promotions/${id}`, token: admin })).times_used).toBe(2)
   })
 })
 

@@ -56,7 +56,8 @@ export async function reserveCheckout({ db, sql }: DatabaseHandle, options: Rese
   const createdAt = new Date(now - (options.createdAgoMs ?? 0))
   const code = `SWEEP-${ids.couponId}`
   await db.insert(products).values({ id: ids.productId, title: 'Sweep mug', slug: `sweep-mug-${ids.productId}`, priceMinor: 1250, currency: 'USD', inventoryQuantity: STOCK - QUANTITY })
-  await db.insert(promotions).values({ id: ids.couponId, code, name: code, type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', timesUsed: 1 })
+  // A usage limit: its row counts the use the checkout took (an unlimited one's uses are counted from promotion_usages).
+  await db.insert(promotions).values({ id: ids.couponId, code, name: code, type: 'fixed_amount', amountOffMinor: 500, currency: 'USD', usageLimit: 100, timesUsed: 1 })
   await db.insert(carts).values({ id: ids.cartId, currency: 'USD', email: 'buyer@example.com', completedAt: createdAt })
   await db.insert(cartItems).values({ cartId: ids.cartId, productId: ids.productId, quantity: QUANTITY })
   await db.insert(checkouts).values({ id: ids.checkoutId, cartId: ids.cartId })

@@ -183,14 +183,19 @@ export function promotionUsesCte(p: { now: string; payment: string; currency: st
 }
 
 // The counts a checkout's promotion uses take, last in its transaction (COMMIT right behind):
-// the promotions applied and the campaigns their uses spend from locked by id, each promotion's
-// use counted, the customer's too where it has a limit per customer, and the campaigns' budgets
-// taken. A bound crossed fails the statement by its CHECK (isLimitCrossed).
+// the promotions applied that have a usage limit, then the campaigns their uses spend from,
+// locked by id; each use counted on its promotion's row where it has a limit, the customer's too
+// where it has a limit per customer, and the campaigns' budgets taken. A bound crossed fails the
+// statement by its CHECK (isLimitCrossed). A promotion without a usage limit is not written: its
+// uses are counted from promotion_usages (apps/api promotions/validation.ts, withTimesUsed), so
+// its checkouts never queue on its row. A limit set on it counts the uses held then (migration
+// 0047), those of checkouts still completing too: the API locks the row for update first, which
+// waits for them (their uses' foreign key share-locks it).
 // $1 the transaction's time, $2 the promotions used, $3 payment, $4 their uses (JSON: PromotionUse),
 // $5 what they take from campaign budgets (JSON: CampaignSpend).
 const TAKE_USES = `
 with promotions_locked as materialized (
-  select id, per_customer_limit from promotions where id = any($2::uuid[]) order by id for no key update),
+  select id from promotions where id = any($2::uuid[]) and usage_limit is not null order by id for no key update),
 campaigns_locked as materialized (
   select id from campaigns where id in (select x.id from json_to_recordset($5::json) as x(id uuid))
     and (select count(*) from promotions_locked) >= 0
@@ -199,8 +204,8 @@ used as (update promotions set times_used = times_used + 1 where id in (select i
 ${customerUsesTakenCte(
   'customer_used',
   `select c.id as promotion_id, u.customer_key, c.per_customer_limit as use_limit
-  from json_to_recordset($4::json) as u(promotion_id uuid, customer_key text) join promotions_locked c on c.id = u.promotion_id
-  where c.per_customer_limit is not null and u.customer_key is not null`,
+  from json_to_recordset($4::json) as u(promotion_id uuid, customer_key text) join promotions c on c.id = u.promotion_id
+  where c.per_customer_limit is not null and u.customer_key is not null and (select count(*) from campaigns_locked) >= 0`,
   '$3',
 )},
 spent as (

@@ -224,7 +224,7 @@ ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.
   'reason', 'reservation_released', 'reference_id', $1::uuid)) from taken t)`, ITEMS_LOCKED)},
 ${usesLocked('levels_locked')},
 promotions_back as (
-  update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from promotions_locked)),
+  update promotions c set times_used = greatest(c.times_used - 1, 0) where c.id in (select id from promotions_locked) and c.usage_limit is not null),
 uses_back as (update promotion_usages set released_at = now() where payment_id = $1 and exists (select from reservation)),
 customer_uses_back as (
   update promotion_customer_uses c set uses = greatest(c.uses - 1, 0)
@@ -343,7 +343,9 @@ enough as materialized (
   and not exists (select from campaigns_locked g join spend s on s.id = g.id where g.budget_limit is not null and g.budget_used + s.amount > g.budget_limit) as ok),
 ${stockMovesCte(`(select json_agg(json_build_object('item', t.id, 'location', t.location, 'reserved', t.quantity,
   'reason', 'reserved', 'reference_id', $1::uuid)) from taken t where (select ok from enough))`)},
-used as (update promotions set times_used = times_used + 1 where id in (select id from promotions_locked) and (select ok from enough)),
+used as (
+  update promotions set times_used = times_used + 1
+  where id in (select id from promotions_locked) and usage_limit is not null and (select ok from enough)),
 uses_again as (update promotion_usages set released_at = null where payment_id = $1 and (select ok from enough)),
 ${customerUsesTakenCte(
   'customer_used',

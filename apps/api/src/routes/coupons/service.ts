@@ -22,6 +22,7 @@ import {
   promotionColumns,
   valueOf,
   updatePromotion,
+  withTimesUsed,
   writePromotion,
   type PromotionRow,
 } from '../promotions/validation.js'
@@ -57,13 +58,13 @@ export function createCouponService(db: Database) {
       if (query.code !== undefined) conditions.push(eq(promotions.code, query.code.toUpperCase()))
       if (query.is_active !== undefined) conditions.push(eq(promotions.isActive, query.is_active))
       const { rows, meta } = await listTable(db, COUPONS_KEYSET, promotions, and(...conditions), query)
-      return { coupons: rows.map(toCoupon), meta }
+      return { coupons: (await withTimesUsed(db, rows)).map(toCoupon), meta }
     },
 
     async get(id: string): Promise<Coupon> {
-      const [row] = await db.select().from(promotions).where(and(eq(promotions.id, id), isCoupon))
-      if (!row) throw notFound('Coupon')
-      return toCoupon(row)
+      const rows = await withTimesUsed(db, await db.select().from(promotions).where(and(eq(promotions.id, id), isCoupon)))
+      if (!rows[0]) throw notFound('Coupon')
+      return toCoupon(rows[0])
     },
 
     create(body: CreateCoupon): Promise<Coupon> {

@@ -22,6 +22,7 @@ import {
   promotionColumns,
   promotionFieldsOf,
   updatePromotion,
+  withTimesUsed,
   writePromotion,
   type PromotionRow,
 } from './validation.js'
@@ -71,13 +72,13 @@ export function createPromotionService(db: Database) {
       if (query.campaign_id !== undefined) conditions.push(eq(promotions.campaignId, query.campaign_id))
       if (query.type !== undefined) conditions.push(eq(promotions.type, query.type))
       const { rows, meta } = await listTable(db, PROMOTIONS_KEYSET, promotions, and(...conditions), query)
-      return { promotions: rows.map(toPromotion), meta }
+      return { promotions: (await withTimesUsed(db, rows)).map(toPromotion), meta }
     },
 
     async get(id: string): Promise<Promotion> {
-      const [row] = await db.select().from(promotions).where(eq(promotions.id, id))
-      if (!row) throw notFound('Promotion')
-      return toPromotion(row)
+      const rows = await withTimesUsed(db, await db.select().from(promotions).where(eq(promotions.id, id)))
+      if (!rows[0]) throw notFound('Promotion')
+      return toPromotion(rows[0])
     },
 
     create(body: CreatePromotion): Promise<Promotion> {

@@ -4,7 +4,7 @@
  * docs/promotions.md). A refusal names the field at fault and calls the record what the caller's
  * API calls it ("coupon" or "promotion").
  */
-import { and, eq, inArray, type SQL } from 'drizzle-orm'
+import { and, count, eq, inArray, isNull, type SQL } from 'drizzle-orm'
 import {
   percentToPpm,
   ppmToPercent,
@@ -21,8 +21,10 @@ import {
   categories,
   customerGroups,
   isUniqueViolation,
+  pgConstraintOf,
   products,
   promotions,
+  promotionUsages,
   type Database,
   type Executor,
 } from '@commerce/db'
@@ -346,6 +348,24 @@ export async function checkCodeFree(tx: Executor, code: string | null, noun: Pro
 }
 
 /** Runs a write in a transaction; a code clash that slipped past the check (a concurrent create) becomes a 409. */
+/**
+ * The rows with `timesUsed` as the API shows it, the uses held now: a promotion without a usage
+ * limit has them counted from promotion_usages, because its checkouts do not count them on its
+ * row (the row every checkout of its currency would otherwise queue on: @commerce/db
+ * checkout-reservation.ts, TAKE_USES); one with a limit keeps the count its checkouts check.
+ */
+export async function withTimesUsed<Row extends Pick<PromotionRow, 'id' | 'usageLimit' | 'timesUsed'>>(db: Executor, rows: Row[]): Promise<Row[]> {
+  const uncounted = rows.filter((row) => row.usageLimit === null).map((row) => row.id)
+  if (uncounted.length === 0) return rows
+  const held = await db
+    .select({ id: promotionUsages.promotionId, uses: count() })
+    .from(promotionUsages)
+    .where(and(inArray(promotionUsages.promotionId, uncounted), isNull(promotionUsages.releasedAt)))
+    .groupBy(promotionUsages.promotionId)
+  const uses = new Map(held.map((row) => [row.id, row.uses]))
+  return rows.map((row) => (row.usageLimit === null ? { ...row, timesUsed: uses.get(row.id) ?? 0 } : row))
+}
+
 export async function writePromotion<T>(db: Database, noun: PromotionNoun, work: (tx: Executor) => Promise<T>): Promise<T> {
   try {
     return await db.transaction(work)
@@ -361,14 +381,24 @@ export async function writePromotion<T>(db: Database, noun: PromotionNoun, work:
  */
 export function updatePromotion(db: Database, noun: PromotionNoun, id: string, body: UpdatePromotion, scope?: SQL): Promise<PromotionRow> {
   return writePromotion(db, noun, async (tx) => {
-    const [row] = await tx.select().from(promotions).where(and(eq(promotions.id, id), scope)).for('update')
-    if (!row) throw notFound(noun === 'coupon' ? 'Coupon' : 'Promotion')
-    const options = { noun, sent: sentFields(body), timesUsed: row.timesUsed } as const
-    const fields = mergeUpdate(promotionFieldsOf(row), body)
+    const [locked] = await tx.select().from(promotions).where(and(eq(promotions.id, id), scope)).for('update')
+    if (!locked) throw notFound(noun === 'coupon' ? 'Coupon' : 'Promotion')
+    const [row] = await withTimesUsed(tx, [locked])
+    const options = { noun, sent: sentFields(body), timesUsed: row!.timesUsed } as const
+    const fields = mergeUpdate(promotionFieldsOf(row!), body)
     const columns = promotionColumns(fields, options)
     await checkReferences(tx, fields, options)
-    if (columns.code !== row.code) await checkCodeFree(tx, columns.code, noun, id)
-    const [updated] = await tx.update(promotions).set({ ...columns, updatedAt: new Date() }).where(eq(promotions.id, id)).returning()
-    return updated!
+    if (columns.code !== row!.code) await checkCodeFree(tx, columns.code, noun, id)
+    try {
+      const [updated] = await tx.update(promotions).set({ ...columns, updatedAt: new Date() }).where(eq(promotions.id, id)).returning()
+      return (await withTimesUsed(tx, [updated!]))[0]!
+    } catch (error) {
+      // A limit set where it had none counts the uses held as it commits (migration 0047's
+      // trigger): checkouts that were completing meanwhile may have passed it.
+      if (pgConstraintOf(error) === 'promotions_times_used_within_limit') {
+        throw invalidField('usage_limit', `Field 'usage_limit' cannot be below times_used: other orders used the ${noun} meanwhile`)
+      }
+      throw error
+    }
   })
 }
