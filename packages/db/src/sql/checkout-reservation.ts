@@ -25,8 +25,8 @@ const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, '
 // other completion and change of the cart; then the stock rows of its lines (the variant's, or
 // the product's for a line without one), products then variants, each by id, so the stock read
 // here is what the reservation takes. RESERVE then takes the levels; last, TAKE_USES takes the
-// promotions and campaigns it counts a use of, by id, then its customer's uses of promotions
-// limited per customer. No promotion or campaign is held while the checkout prices: their counts
+// promotions with a usage limit and the campaigns it counts a use of, by id, then its customer's
+// uses of promotions limited per customer. No promotion or campaign is held while the checkout prices: their counts
 // are read as of the statement, and the write that takes a use checks the bound against the count
 // as it is then (the CHECKs of promotions, campaigns and promotion_customer_uses): a checkout
 // that another used the last of a bound under fails, and is priced again (complete.ts). Those
@@ -156,8 +156,8 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
 
 /**
  * A use taken on each customer's count of a promotion limited per customer (promotion_customer_uses),
- * from `source`: rows of promotion_id, customer_key and use_limit (the promotion's limit, read
- * locked), for the payment `payment`. A count not there yet is made from the customer's other
+ * from `source`: rows of promotion_id, customer_key and use_limit (the promotion's limit as the
+ * statement reads it), for the payment `payment`. A count not there yet is made from the customer's other
  * held uses. Past the limit, the CHECK fails the statement: a concurrent checkout of the same
  * customer took the last use first.
  */
