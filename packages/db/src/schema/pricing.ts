@@ -64,6 +64,8 @@ export const prices = pgTable(
     unique('prices_key').on(t.productId, t.variantId, t.priceListId, t.currency, t.minQuantity).nullsNotDistinct(),
     // A price list's prices, or a product's base prices (no list), in the order they are listed.
     index('prices_list_idx').on(t.priceListId, t.productId, variantOrNil(t.variantId), t.currency, t.minQuantity, t.id),
+    // A cart line's prices in the cart's currency, read from the index alone (no visit to the table per price).
+    index('prices_line_idx').on(t.productId, t.currency, t.variantId, t.priceListId, t.minQuantity, t.amountMinor),
     check('prices_amount_nonnegative', sql`${t.amountMinor} >= 0`),
     check('prices_compare_at_nonnegative', sql`${t.compareAtAmountMinor} >= 0`),
     check('prices_min_quantity_positive', sql`${t.minQuantity} >= 1`),

@@ -15,11 +15,22 @@ import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from '.
 /** A price list as the prices of a line carry it (the domain's PriceListRule). */
 export type PriceListJson = JsonOf<typeof priceLists, 'id' | 'type' | 'priority' | 'isActive' | 'startsAt' | 'endsAt' | 'customerGroupIds'>
 
-/** A price of a line in the cart's currency from the prices table (a base price in another currency, a tier, a list's). */
-export type LinePriceJson = JsonOf<typeof prices, 'amountMinor' | 'minQuantity' | 'priceListId'> & {
-  variantSpecific: boolean
-  list: PriceListJson | null
-}
+type PriceJson = JsonOf<typeof prices, 'amountMinor' | 'minQuantity' | 'priceListId'>
+
+/**
+ * A price of a line in the cart's currency from the prices table (a base price in another
+ * currency, a tier, a list's), as a JSON array: a line has one per list and tier, and arrays cost
+ * PostgreSQL less to build and the API less to parse than objects (bench/README.md, issue 49).
+ * `list` is the price list's rule, where the read carries it (the cart reads of the pricing rules
+ * leave it out: the instance keeps the lists).
+ */
+export type LinePriceJson = [
+  amountMinor: PriceJson['amountMinor'],
+  minQuantity: PriceJson['minQuantity'],
+  priceListId: PriceJson['priceListId'],
+  variantSpecific: boolean,
+  list?: PriceListJson | null,
+]
 
 /**
  * A line with its product's live data; a variant's own price, stock, sku and weight override the
@@ -107,9 +118,11 @@ export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaign
 /** A shipping method row `s` as the JSON of ShippingMethodRow. */
 export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_METHOD_KEYS)
 
-// A price `pr` of a line, with its list `pl` (LinePriceJson), and where they are read from.
-const LINE_PRICE_JSON = `json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id,
-  'variantSpecific', pr.variant_id is not null, 'list', case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end)`
+// A price `pr` of a line (LinePriceJson), with its list `pl` when `withList`.
+const linePriceJson = (withList: boolean) => `json_build_array(pr.amount_minor, pr.min_quantity, pr.price_list_id, pr.variant_id is not null${
+  withList ? `, case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end` : ''
+})`
+const LINE_PRICE_JSON = linePriceJson(true)
 const LINE_PRICES_FROM = 'from prices pr left join price_lists pl on pl.id = pr.price_list_id'
 
 /** The prices of a product (or of one of its variants) in a currency, as a cart line reads them: for lines priced outside a cart (admin orders, edits, drafts). */
@@ -239,10 +252,7 @@ export interface PromotionCounts {
 export type LiveCartRow = Omit<CartRow, 'automaticPromotions'> & { automaticCounts: Record<string, PromotionCounts> }
 
 const LIVE_LINES_OF_CART = linesOfCart(
-  lineJson(
-    `json_build_object('amountMinor', pr.amount_minor, 'minQuantity', pr.min_quantity, 'priceListId', pr.price_list_id, 'variantSpecific', pr.variant_id is not null, 'list', null)`,
-    'from prices pr',
-  ),
+  lineJson(linePriceJson(false), 'from prices pr'),
 )
 
 // The bounded automatic promotions of the cart's currency, by id (the unbounded ones' counts do not price anything).

@@ -81,7 +81,7 @@ export function toShippingMethodRule(row: ShippingMethodRow): ShippingMethodRule
 /** The lists of a line's prices, as a read that carries them gives them. */
 function listsOf(line: Pick<LineRow, 'prices'>): Map<string, PriceListRule> {
   const lists = new Map<string, PriceListRule>()
-  for (const { list } of line.prices) {
+  for (const [, , , , list] of line.prices) {
     if (list) lists.set(list.id, toPriceListRule(list))
   }
   return lists
@@ -103,11 +103,11 @@ export function linePrice(
   now: Date,
   lists: ReadonlyMap<string, PriceListRule> = listsOf(line),
 ): LinePrice | null {
-  const candidates: PriceCandidate[] = line.prices.map((price) => ({
-    amountMinor: price.amountMinor,
-    minQuantity: price.minQuantity,
-    variantSpecific: price.variantSpecific,
-    priceListId: price.priceListId,
+  const candidates: PriceCandidate[] = line.prices.map(([amountMinor, minQuantity, priceListId, variantSpecific]) => ({
+    amountMinor,
+    minQuantity,
+    variantSpecific,
+    priceListId,
   }))
   if (line.currency === currency) {
     candidates.push({ amountMinor: line.priceMinor, minQuantity: 1, variantSpecific: line.variantPriced, priceListId: null })
@@ -218,7 +218,7 @@ const isBounded = (rule: PromotionRule) => rule.usageLimit !== null || rule.perC
 
 /** Whether the rules hold every list the cart's prices name and exactly its bounded automatic promotions. */
 function rulesCover(row: LiveCartRow, rules: PricingRules): boolean {
-  for (const line of row.lines) for (const price of line.prices) if (price.priceListId !== null && !rules.lists.has(price.priceListId)) return false
+  for (const line of row.lines) for (const [, , listId] of line.prices) if (listId !== null && !rules.lists.has(listId)) return false
   let bounded = 0
   for (const rule of rules.automatic(row.currency)) {
     if (!isBounded(rule)) continue

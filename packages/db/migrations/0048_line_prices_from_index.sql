@@ -1,0 +1,1 @@
+CREATE INDEX "prices_line_idx" ON "prices" USING btree ("product_id","currency","variant_id","price_list_id","min_quantity","amount_minor");
