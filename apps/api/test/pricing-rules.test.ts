@@ -3,10 +3,12 @@
  * (plugins/pricing-rules.ts): a change through one instance shows on its own answers at once and
  * on another's within moments (the database's notification), a cart naming a list the rules do
  * not hold reads them at once, and what checkouts move (use counts, budgets) is read live with
- * every cart and never moves the pricing revision.
+ * every cart and never moves the pricing revision; a checkout is priced as its cart is, and a
+ * bound set through the other instance holds at its completion.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Cart, Product } from '@commerce/domain'
+import { randomUUID } from 'node:crypto'
+import type { Cart, Checkout, Order, Product } from '@commerce/domain'
 import { createTestContext, type TestContext } from './helpers.js'
 
 let first: TestContext
@@ -126,5 +128,32 @@ describe('pricing rules kept by each instance', () => {
       expect(view.totals.discount).toBe(0)
       expect(view.promotions).toEqual([])
     }
+  })
+  test('a checkout is priced with the instance\'s rules as its cart is; a usage limit set through the other instance a moment before is never passed', async () => {
+    const { cart } = await cartOf('SEK', 100)
+    const promotion = await first.expectStatus<{ id: string }>(201, {
+      method: 'POST',
+      url: '/api/v1/promotions',
+      payload: { name: 'Rules once', type: 'fixed_amount', value: 5, currency: 'SEK' },
+      token: admin,
+    })
+    expect((await readUntil(second, cart.id, (view) => view.totals.discount === 5)).cart.totals.discount).toBe(5)
+    const address = { first_name: 'Ada', last_name: 'Lovelace', line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }
+    const checkout = await second.expectStatus<Checkout>(201, {
+      method: 'POST',
+      url: '/api/v1/checkouts',
+      payload: { cart_id: cart.id, email: 'rules@example.com', shipping_address: address },
+    })
+    // Used up through the first instance; the second completes at once, whether or not its rules have heard of the limit yet.
+    await first.expectStatus(200, { method: 'PATCH', url: `/api/v1/promotions/${promotion.id}`, payload: { usage_limit: 1 }, token: admin })
+    await first.handle.sql`update promotions set times_used = 1 where id = ${promotion.id}`
+    const order = await second.expectStatus<Order>(201, {
+      method: 'POST',
+      url: `/api/v1/checkouts/${checkout.id}/complete`,
+      payload: { payment: { method: 'card', token: 'tok_visa' } },
+      headers: { 'idempotency-key': randomUUID() },
+    })
+    expect(order.totals.discount).toBe(0)
+    expect(order.totals.total).toBe(100)
   })
 })

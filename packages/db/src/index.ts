@@ -65,15 +65,12 @@ export { addCartLine, type AddedLine, type LineRefusal, type NewCartLine } from 
 export { setCartLineQuantity, type ChangedLine } from './sql/cart-line-quantity.js'
 export {
   cartRowOf,
-  prepareLiveCartRead,
+  prepareCartRead,
   pricingRulesSince,
   readCart,
-  readLiveCart,
   readLinePrices,
   type AutomaticPromotionRow,
   type CartRow,
-  type CartRowText,
-  type LiveCartRow,
   type PromotionCounts,
   type CampaignRow,
   type LinePriceJson,

@@ -12,7 +12,7 @@
  * then reads the cart as ADD_LINE left it.
  */
 import type { SqlClient } from '../transaction.js'
-import { cartRowOf, liveCartRowSql, type LiveCartRow } from './cart-read.js'
+import { cartRowOf, cartRowSql, type CartRow } from './cart-read.js'
 import type { JsonRow } from './json-rows.js'
 
 const LOCK_CART = 'select from carts where id = $1 for update'
@@ -49,7 +49,7 @@ line as (
 touched as (update carts set updated_at = now() where id = $1 and exists (select from line))
 select * from facts`
 
-const READ_CART = `select ${liveCartRowSql()} from carts where "carts"."id" = $1`
+const READ_CART = `select ${cartRowSql()} from carts where "carts"."id" = $1`
 
 export type LineRefusal = 'product' | 'variant' | 'currency' | 'quantity' | 'inventory' | 'lines'
 
@@ -82,13 +82,13 @@ export interface NewCartLine {
  * was found (missing, someone else's, or checked out: `cart` tells which), else says whether it
  * was added. `cart` is the cart as the statement left it.
  */
-export async function addCartLine(sql: SqlClient, add: NewCartLine): Promise<{ line: AddedLine | undefined; cart: LiveCartRow | undefined }> {
+export async function addCartLine(sql: SqlClient, add: NewCartLine): Promise<{ line: AddedLine | undefined; cart: CartRow | undefined }> {
   const { cartId } = add
   const parameters = [cartId, add.productId, add.variantId, add.seesAllCarts, add.customerId, add.quantity, add.lineId, add.maxLineQuantity, add.maxCartLines]
   // Sent together: each statement still starts once the one before has finished.
   const locked = sql.unsafe(LOCK_CART, [cartId], { prepare: true })
   const added = sql.unsafe<AddedLine[]>(ADD_LINE, parameters, { prepare: true })
-  const read = sql.unsafe<JsonRow<LiveCartRow>[]>(READ_CART, [cartId], { prepare: true })
+  const read = sql.unsafe<JsonRow<CartRow>[]>(READ_CART, [cartId], { prepare: true })
   await locked
   const [line] = await added
   const [row] = await read

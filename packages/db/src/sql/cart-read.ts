@@ -1,7 +1,9 @@
 /**
  * A cart as one row: the cart, its lines with the live product and variant data and their prices
- * in the cart's currency, its coupons, the automatic promotions, its customer's groups, the tax
- * rates of its address's country and its chosen shipping method, read in one round trip.
+ * in the cart's currency, its coupons, the live counts of its bounded automatic promotions, its
+ * customer's groups, the tax rates of its address's country and its chosen shipping method, read
+ * in one round trip. The price lists and the automatic promotions themselves are not read: each
+ * API instance keeps them (the pricing rules, apps/api plugins/pricing-rules.ts).
  * The parts read as JSON are written once, here: the cart reads below (Drizzle, the public GET
  * prepared), a line's addition (cart-add-line.ts) and the checkout completion's locked read
  * (checkout-reservation.ts) select them from a row named "carts".
@@ -122,59 +124,68 @@ export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_M
 const linePriceJson = (withList: boolean) => `json_build_array(pr.amount_minor, pr.min_quantity, pr.price_list_id, pr.variant_id is not null${
   withList ? `, case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end` : ''
 })`
-const LINE_PRICE_JSON = linePriceJson(true)
-const LINE_PRICES_FROM = 'from prices pr left join price_lists pl on pl.id = pr.price_list_id'
 
-/** The prices of a product (or of one of its variants) in a currency, as a cart line reads them: for lines priced outside a cart (admin orders, edits, drafts). */
+/**
+ * The prices of a product (or of one of its variants) in a currency, with their lists, as a cart
+ * line reads them: for lines priced outside a cart (admin orders, edits, drafts).
+ */
 export async function readLinePrices(tx: Executor, line: { productId: string; variantId: string | null; currency: string }): Promise<LinePriceJson[]> {
-  const rows = await tx.execute<{ price: LinePriceJson }>(sql`select ${sql.raw(LINE_PRICE_JSON)} as price ${sql.raw(LINE_PRICES_FROM)}
+  const rows = await tx.execute<{ price: LinePriceJson }>(sql`select ${sql.raw(linePriceJson(true))} as price
+    from prices pr left join price_lists pl on pl.id = pr.price_list_id
     where pr.product_id = ${line.productId} and (pr.variant_id is null or pr.variant_id = ${line.variantId}) and pr.currency = ${line.currency}`)
   return [...rows].map((row) => row.price)
 }
 
-/** A line of the cart in a row named "carts", its prices made by `priceJson` from prices `pr` (`pricesFrom`). */
-function lineJson(priceJson: string, pricesFrom: string): string {
-  return jsonObject<LineRow>({
-    id: 'i.id',
-    productId: 'i.product_id',
-    variantId: 'i.variant_id',
-    quantity: 'i.quantity',
-    title: 'p.title',
-    variantTitle: 'v.title',
-    sku: 'coalesce(v.sku, p.sku)',
-    imageUrl: 'p.image_url',
-    priceMinor: 'coalesce(v.price_minor, p.price_minor)',
-    variantPriced: 'v.price_minor is not null',
-    currency: 'p.currency',
-    categories: 'p.categories',
-    prices: `coalesce((select json_agg(${priceJson}) ${pricesFrom}
-      where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
-    isActive: 'p.is_active',
-    inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',
-    weight: 'case when v.weight is not null then v.weight else p.weight end',
-    weightUnit: 'case when v.weight is not null then v.weight_unit else p.weight_unit end',
-  })
-}
+// A line of the cart in a row named "carts", its prices naming their lists (the API instance keeps the lists: the pricing rules).
+const LINE_JSON = jsonObject<LineRow>({
+  id: 'i.id',
+  productId: 'i.product_id',
+  variantId: 'i.variant_id',
+  quantity: 'i.quantity',
+  title: 'p.title',
+  variantTitle: 'v.title',
+  sku: 'coalesce(v.sku, p.sku)',
+  imageUrl: 'p.image_url',
+  priceMinor: 'coalesce(v.price_minor, p.price_minor)',
+  variantPriced: 'v.price_minor is not null',
+  currency: 'p.currency',
+  categories: 'p.categories',
+  prices: `coalesce((select json_agg(${linePriceJson(false)}) from prices pr
+    where pr.product_id = i.product_id and (pr.variant_id is null or pr.variant_id = i.variant_id) and pr.currency = "carts"."currency"), '[]'::json)`,
+  isActive: 'p.is_active',
+  inventoryQuantity: 'coalesce(v.inventory_quantity, p.inventory_quantity)',
+  weight: 'case when v.weight is not null then v.weight else p.weight end',
+  weightUnit: 'case when v.weight is not null then v.weight_unit else p.weight_unit end',
+})
 
-// The lines, oldest first, made by `line`.
-const linesOfCart = (line: string) => `coalesce((
-  select json_agg(${line} order by i.id)
+// The lines, oldest first.
+const LINES_OF_CART = `coalesce((
+  select json_agg(${LINE_JSON} order by i.id)
   from cart_items i
   join products p on p.id = i.product_id
   left join product_variants v on v.id = i.variant_id
   where i.cart_id = "carts"."id"), '[]'::json)`
-
-const LINES_OF_CART = linesOfCart(lineJson(LINE_PRICE_JSON, LINE_PRICES_FROM))
 
 const COUPONS_OF_CART = `coalesce((
   select json_agg(${promotionJson()} order by cc.created_at, c.code)
   from cart_coupons cc join promotions c on c.id = cc.coupon_id
   where cc.cart_id = "carts"."id"), '[]'::json)`
 
-/** Every automatic promotion switched on for the cart's currency (its dates and rules are the domain's to check). */
-const AUTOMATIC_PROMOTIONS = `coalesce((
-  select json_agg(${promotionJson()} order by c.id) from promotions c
-  where c.code is null and c.is_active and (c.currency is null or c.currency = "carts"."currency")), '[]'::json)`
+/** What moves in a bounded automatic promotion (a total or per-customer limit, a campaign budget) as checkouts use it. */
+export interface PromotionCounts {
+  timesUsed: number
+  budgetUsed: number | null
+  customerUses: number
+}
+
+// The bounded automatic promotions of the cart's currency, by id, with what checkouts move in
+// them, read live (the promotions themselves are the pricing rules'; the unbounded ones' counts
+// price nothing).
+const AUTOMATIC_COUNTS = `coalesce((
+  select json_object_agg(c.id, json_build_object('timesUsed', c.times_used, 'budgetUsed', g.budget_used, 'customerUses', ${CUSTOMER_USES}))
+  from promotions c left join campaigns g on g.id = c.campaign_id
+  where c.code is null and c.is_active and (c.currency is null or c.currency = "carts"."currency")
+    and (c.usage_limit is not null or c.per_customer_limit is not null or (g.budget_type is not null and g.budget_limit is not null))), '{}'::json)`
 
 const CUSTOMER_GROUPS_OF_CART = `coalesce((
   select json_agg(m.group_id) from customer_group_members m where m.customer_id = "carts"."customer_id"), '[]'::json)`
@@ -185,20 +196,16 @@ const TAX_RATES_OF_CART = `coalesce((
 
 const SHIPPING_METHOD_OF_CART = `(select ${SHIPPING_METHOD_JSON} from shipping_methods s where s.id = "carts"."shipping_method_id")`
 
-// The cart's own columns, and what it has besides its lines and promotions, from a row named "carts".
+// The cart's own columns, from a row named "carts".
 const CART_COLUMNS = `"carts"."id" as "id", "carts"."currency" as "currency", "carts"."customer_id" as "customerId",
   "carts"."email" as "email", "carts"."shipping_address" as "shippingAddress",
   "carts"."shipping_method_id" as "shippingMethodId", "carts"."completed_at" as "completedAt",
   "carts"."created_at" as "createdAt", "carts"."updated_at" as "updatedAt"`
-const CART_SURROUNDINGS = `${CUSTOMER_GROUPS_OF_CART} as "customerGroupIds", ${TAX_RATES_OF_CART} as "taxRates",
-  ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
 
-/**
- * Every column of CartRow, read from a row named "carts"; `coupons` and `automaticPromotions` are
- * the SQL of its promotions' JSON arrays (by default read as of the statement's snapshot).
- */
-export function cartRowSql(coupons = COUPONS_OF_CART, automaticPromotions = AUTOMATIC_PROMOTIONS): string {
-  return `${CART_COLUMNS}, ${LINES_OF_CART} as "lines", ${coupons} as "coupons", ${automaticPromotions} as "automaticPromotions", ${CART_SURROUNDINGS}`
+/** Every column of CartRow, read from a row named "carts". */
+export function cartRowSql(): string {
+  return `${CART_COLUMNS}, ${LINES_OF_CART} as "lines", ${COUPONS_OF_CART} as "coupons", ${AUTOMATIC_COUNTS} as "automaticCounts",
+  ${CUSTOMER_GROUPS_OF_CART} as "customerGroupIds", ${TAX_RATES_OF_CART} as "taxRates", ${SHIPPING_METHOD_OF_CART} as "shippingMethod"`
 }
 
 const cartSelection = {
@@ -213,76 +220,34 @@ const cartSelection = {
   updatedAt: carts.updatedAt,
   lines: sql<LineRow[]>`${sql.raw(LINES_OF_CART)}`,
   coupons: sql<PromotionRow[]>`${sql.raw(COUPONS_OF_CART)}`,
-  automaticPromotions: sql<PromotionRow[]>`${sql.raw(AUTOMATIC_PROMOTIONS)}`,
+  automaticCounts: sql<Record<string, PromotionCounts>>`${sql.raw(AUTOMATIC_COUNTS)}`,
   customerGroupIds: sql<string[]>`${sql.raw(CUSTOMER_GROUPS_OF_CART)}`,
   taxRates: sql<TaxRateRow[]>`${sql.raw(TAX_RATES_OF_CART)}`,
   shippingMethod: sql<ShippingMethodRow | null>`${sql.raw(SHIPPING_METHOD_OF_CART)}`,
 }
 
-/** One cart with everything its totals need, read inside a transaction (it sees that transaction's writes). */
+/** One cart with everything its totals need but the pricing rules, read inside a transaction (it sees that transaction's writes). */
 export async function readCart(tx: Executor, id: string) {
   const [row] = await tx.select(cartSelection).from(carts).where(eq(carts.id, id))
   return row
 }
 
+/**
+ * A cart as it is priced with an API instance's pricing rules (apps/api plugins/pricing-rules.ts):
+ * its own rows, its lines' prices naming their lists, its coupons, and the live counts of its
+ * bounded automatic promotions (`automaticCounts`, by id).
+ */
 export type CartRow = NonNullable<Awaited<ReturnType<typeof readCart>>>
 
-/** A CartRow read by raw SQL (cartRowSql): its instants as text. */
-export type CartRowText = JsonRow<CartRow>
-
-/** A cart row (CartRow, LiveCartRow) read by raw SQL as the Drizzle reads give it. */
-export function cartRowOf<Row extends Pick<CartRow, 'completedAt' | 'createdAt' | 'updatedAt'>>(row: JsonRow<Row>): Row {
-  const { completedAt, createdAt, updatedAt } = row as JsonRow<Pick<CartRow, 'completedAt' | 'createdAt' | 'updatedAt'>>
-  return { ...row, completedAt: completedAt === null ? null : new Date(completedAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) } as unknown as Row
-}
-
-// ---------------------------------------------------------------------------------------------
-// The cart read of an API instance that keeps the price lists and automatic promotions in memory
-// (the pricing rules, apps/api plugins/pricing-rules.ts): the cart's own rows, its prices with
-// the ids of their lists, and only what checkouts move in its automatic promotions, read live.
-
-/** What moves in a bounded automatic promotion (a total or per-customer limit, a campaign budget) as checkouts use it. */
-export interface PromotionCounts {
-  timesUsed: number
-  budgetUsed: number | null
-  customerUses: number
-}
-
-/** A CartRow whose automatic promotions are the pricing rules': their live counts by id, and prices naming their lists (`list` null). */
-export type LiveCartRow = Omit<CartRow, 'automaticPromotions'> & { automaticCounts: Record<string, PromotionCounts> }
-
-const LIVE_LINES_OF_CART = linesOfCart(
-  lineJson(linePriceJson(false), 'from prices pr'),
-)
-
-// The bounded automatic promotions of the cart's currency, by id (the unbounded ones' counts do not price anything).
-const AUTOMATIC_COUNTS = `coalesce((
-  select json_object_agg(c.id, json_build_object('timesUsed', c.times_used, 'budgetUsed', g.budget_used, 'customerUses', ${CUSTOMER_USES}))
-  from promotions c left join campaigns g on g.id = c.campaign_id
-  where c.code is null and c.is_active and (c.currency is null or c.currency = "carts"."currency")
-    and (c.usage_limit is not null or c.per_customer_limit is not null or (g.budget_type is not null and g.budget_limit is not null))), '{}'::json)`
-
-/** Every column of LiveCartRow, read from a row named "carts". */
-export function liveCartRowSql(): string {
-  return `${CART_COLUMNS}, ${LIVE_LINES_OF_CART} as "lines", ${COUPONS_OF_CART} as "coupons", ${AUTOMATIC_COUNTS} as "automaticCounts", ${CART_SURROUNDINGS}`
-}
-
-const { automaticPromotions: _, ...ownSelection } = cartSelection
-const liveCartSelection = {
-  ...ownSelection,
-  lines: sql<LineRow[]>`${sql.raw(LIVE_LINES_OF_CART)}`,
-  automaticCounts: sql<Record<string, PromotionCounts>>`${sql.raw(AUTOMATIC_COUNTS)}`,
-}
-
-/** One cart as LiveCartRow, read inside a transaction (it sees that transaction's writes). */
-export async function readLiveCart(tx: Executor, id: string): Promise<LiveCartRow | undefined> {
-  const [row] = await tx.select(liveCartSelection).from(carts).where(eq(carts.id, id))
-  return row
-}
-
 /** The same read, prepared once, for the public GET. */
-export function prepareLiveCartRead(db: Database) {
-  return db.select(liveCartSelection).from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare('cart_detail')
+export function prepareCartRead(db: Database) {
+  return db.select(cartSelection).from(carts).where(eq(carts.id, sql.placeholder('id'))).prepare('cart_detail')
+}
+
+/** A cart row read by raw SQL (cartRowSql) as the Drizzle reads give it: its instants as dates. */
+export function cartRowOf(row: JsonRow<CartRow>): CartRow {
+  const { completedAt, createdAt, updatedAt } = row
+  return { ...row, completedAt: completedAt === null ? null : new Date(completedAt), createdAt: new Date(createdAt), updatedAt: new Date(updatedAt) } as unknown as CartRow
 }
 
 /** An automatic promotion as the pricing rules keep it: its counts as of the read (a cart's own read replaces a bounded one's). */

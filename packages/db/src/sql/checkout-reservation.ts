@@ -10,7 +10,7 @@ import { pgConstraintOf, pgErrorCode } from '../errors.js'
 import { eventsCte } from '../outbox.js'
 import type { checkouts, inventoryLevels, payments } from '../schema/index.js'
 import { announceWhenCommitted, noteStockMoved, type SqlClient } from '../transaction.js'
-import { SHIPPING_METHOD_JSON, cartRowSql, type CartRowText, type ShippingMethodRow } from './cart-read.js'
+import { SHIPPING_METHOD_JSON, cartRowSql, type CartRow, type ShippingMethodRow } from './cart-read.js'
 import { CLAIM_COLUMNS, WORK_RUNS, claimCte, claimValues, type Claim, type KeyClaim } from './idempotency-keys.js'
 import type { JsonRow } from './json-rows.js'
 import { MOVED_PRODUCTS, stockMovesCte, type MovedProducts } from './stock-moves.js'
@@ -34,7 +34,7 @@ const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, '
 // with COMMIT right behind it: checkouts queue on them only for that moment (bench/README.md,
 // issue 49). Each lock is chained to the one before it (a materialized CTE waits for the previous
 // one's count), so the order does not depend on how PostgreSQL evaluates the statement.
-// It reads what prices the cart (the cart read of cart-read.ts), the payment already in
+// It reads what prices the cart with the instance's pricing rules (the cart read of cart-read.ts), the payment already in
 // progress for this checkout (held reservation), the order's number (from its sequence) and the
 // transaction's time. A row changed by a transaction that committed while this one waited for
 // its lock is read as of before that change by the rest of the statement (the cart, a stock row:
@@ -123,7 +123,7 @@ export interface InProgress {
   unanswered: boolean
 }
 
-export interface LockedCheckout extends CartRowText {
+export interface LockedCheckout extends JsonRow<CartRow> {
   checkoutStatus: CheckoutJson['status']
   billingAddress: CheckoutJson['billingAddress']
   /** The shipping methods in the cart's currency. */

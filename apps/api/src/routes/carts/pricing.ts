@@ -23,7 +23,7 @@ import {
   type PromotionTotals,
   type ShippingMethodRule,
 } from '@commerce/domain'
-import type { CartRow, LineRow, LiveCartRow, PriceListJson, PromotionRow, ShippingMethodRow } from '@commerce/db'
+import type { CartRow, LineRow, PriceListJson, PromotionRow, ShippingMethodRow } from '@commerce/db'
 
 /** The price lists and automatic promotions an API instance keeps to price carts (plugins/pricing-rules.ts). */
 export interface PricingRules {
@@ -130,11 +130,8 @@ function promotionValue(promotion: PromotionRule): number | null {
   return null
 }
 
-/** A cart without its automatic promotions: what pricing reads of it besides the rules. */
-type PricedRow = Omit<CartRow, 'automaticPromotions'>
-
 /** The figures of a cart over `lines` (which promotions apply depends on the subtotal, the shipping on the mass). */
-function priceLines(row: PricedRow, lines: readonly PricedLine[], promotions: readonly PromotionRule[], now: Date) {
+function priceLines(row: CartRow, lines: readonly PricedLine[], promotions: readonly PromotionRule[], now: Date) {
   const { currency } = row
   const promotionLines = lines.map((line) => ({
     id: line.id,
@@ -189,21 +186,15 @@ function pricedLine(line: LineRow, price: LinePrice): PricedLine {
 }
 
 /**
- * Prices a cart at today's prices and promotions. It always prices: a line that cannot be sold
- * now (no longer sold, no price in the cart's currency, or taking the total past the most an
- * amount can be) is shown with its `problem` and counts 0, for the customer to act on.
+ * Prices a cart at today's prices and promotions: the instance's pricing rules (its price lists
+ * and automatic promotions) with the cart's live counts of its bounded ones. A cart that names a
+ * list or a bounded promotion the rules do not hold, or misses one they hold as bounded, has the
+ * rules read again first (changed through another instance a moment ago). It always prices: a
+ * line that cannot be sold now (no longer sold, no price in the cart's currency, or taking the
+ * total past the most an amount can be) is shown with its `problem` and counts 0, for the
+ * customer to act on.
  */
-export function priceCart(row: CartRow, now: Date = new Date()): PricedCart {
-  return priceWith(row, row.automaticPromotions.map(toPromotionRule), undefined, now)
-}
-
-/**
- * Prices a cart read with its automatic promotions and price lists left to the instance's rules
- * (LiveCartRow): the rules with the cart's live counts. A cart that names a list or a bounded
- * promotion the rules do not hold, or misses one they hold as bounded, has the rules read again
- * first (changed through another instance a moment ago).
- */
-export async function priceLiveCart(row: LiveCartRow, rules: PricingRules, now: Date = new Date()): Promise<PricedCart> {
+export async function priceCart(row: CartRow, rules: PricingRules, now: Date = new Date()): Promise<PricedCart> {
   if (!rulesCover(row, rules)) await rules.refresh()
   const counts = row.automaticCounts
   const automatic = rules.automatic(row.currency).map((rule) => {
@@ -217,7 +208,7 @@ export async function priceLiveCart(row: LiveCartRow, rules: PricingRules, now: 
 const isBounded = (rule: PromotionRule) => rule.usageLimit !== null || rule.perCustomerLimit !== null || (rule.campaign !== null && rule.campaign.budgetLimit !== null)
 
 /** Whether the rules hold every list the cart's prices name and exactly its bounded automatic promotions. */
-function rulesCover(row: LiveCartRow, rules: PricingRules): boolean {
+function rulesCover(row: CartRow, rules: PricingRules): boolean {
   for (const line of row.lines) for (const [, , listId] of line.prices) if (listId !== null && !rules.lists.has(listId)) return false
   let bounded = 0
   for (const rule of rules.automatic(row.currency)) {
@@ -228,7 +219,7 @@ function rulesCover(row: LiveCartRow, rules: PricingRules): boolean {
   return bounded === Object.keys(row.automaticCounts).length
 }
 
-function priceWith(row: PricedRow, automatic: readonly PromotionRule[], lists: ReadonlyMap<string, PriceListRule> | undefined, now: Date): PricedCart {
+function priceWith(row: CartRow, automatic: readonly PromotionRule[], lists: ReadonlyMap<string, PriceListRule>, now: Date): PricedCart {
   const { currency } = row
   const problems = new Map<string, CartLineProblem>()
   const sold: PricedLine[] = []

@@ -24,21 +24,20 @@ import {
   carts,
   promotions,
   newId,
-  prepareLiveCartRead,
+  prepareCartRead,
   products,
   productVariants,
-  readLiveCart,
+  readCart,
   setCartLineQuantity,
   sqlOf,
   type AddedLine,
   type CartRow,
-  type LiveCartRow,
   type Database,
   type Executor,
 } from '@commerce/db'
 import { ApiError, conflict, invalidField, notFound } from '../../errors.js'
 import { knownCurrency } from '../../fields.js'
-import { priceCart, priceLiveCart, type PricedCart, type PricingRules } from './pricing.js'
+import { priceCart, type PricedCart, type PricingRules } from './pricing.js'
 
 /** Who is asking: a customer sees its own and anonymous carts; `canSeeAll` is an admin or a scoped key. */
 export interface CartViewer {
@@ -71,12 +70,8 @@ function insufficientInventory(available: number, requested: number, line: { pro
 }
 
 /** Pricing that fails on data it cannot price refuses the request (a total past the limit does not fail: priceCart marks the line). */
-export function priceOrRefuse(row: CartRow, now?: Date): PricedCart {
-  try {
-    return priceCart(row, now)
-  } catch (error) {
-    return refusal(error)
-  }
+export function priceOrRefuse(row: CartRow, rules: PricingRules, now?: Date): Promise<PricedCart> {
+  return priceCart(row, rules, now).catch(refusal)
 }
 
 function refusal(error: unknown): never {
@@ -114,12 +109,8 @@ function refuseUnitsPastLimit(view: Cart) {
 }
 
 export function createCartService(db: Database, rules: PricingRules) {
-  const cartRead = prepareLiveCartRead(db)
-
-  /** priceOrRefuse for a cart read with the instance's pricing rules. */
-  function priceLive(row: LiveCartRow, now?: Date): Promise<PricedCart> {
-    return priceLiveCart(row, rules, now).catch(refusal)
-  }
+  const cartRead = prepareCartRead(db)
+  const priceRow = (row: CartRow, now?: Date) => priceOrRefuse(row, rules, now)
 
   /**
    * Locks the cart for a change by touching `updated_at`: one writer per cart at a time, so lines
@@ -147,7 +138,7 @@ export function createCartService(db: Database, rules: PricingRules) {
     return db.transaction(async (tx) => {
       const cart = await lockCart(tx, id, viewer)
       const addsUnits = await work(tx, cart)
-      const { view } = await priceLive((await readLiveCart(tx, id))!)
+      const { view } = await priceRow((await readCart(tx, id))!)
       if (addsUnits) refuseUnitsPastLimit(view)
       return view
     })
@@ -190,7 +181,7 @@ export function createCartService(db: Database, rules: PricingRules) {
     async price(id: string, viewer: CartViewer): Promise<PricedCart> {
       const [row] = await cartRead.execute({ id })
       if (!row || !visibleTo(row, viewer)) throw notFound('Cart')
-      return priceLive(row)
+      return priceRow(row)
     },
 
     /**
@@ -217,7 +208,7 @@ export function createCartService(db: Database, rules: PricingRules) {
           throw conflict('This cart was checked out and can no longer change')
         }
         if (line.refusal !== null) throw addRefusal(line, { productId: body.product_id, variantId })
-        const { view } = await priceLive(cart!)
+        const { view } = await priceRow(cart!)
         refuseUnitsPastLimit(view)
         return view
       })
@@ -263,7 +254,7 @@ export function createCartService(db: Database, rules: PricingRules) {
           throw new ApiError('validation_error', `A cart holds at most ${MAX_CART_COUPONS} coupons`)
         }
         await tx.insert(cartCoupons).values({ cartId: id, couponId: promotion.id })
-        const priced = await priceLive((await readLiveCart(tx, id))!, now)
+        const priced = await priceRow((await readCart(tx, id))!, now)
         const rejection = priced.totals.rejected.get(promotion.id)
         if (rejection) throw new ApiError('coupon_invalid', promotionRejectionMessage(priced.promotions.get(promotion.id)!, rejection))
       })

@@ -60,7 +60,6 @@ import {
   type LockedCheckout,
   type NewEvent,
   type CampaignSpend,
-  type CartRow,
   type OrderRow,
   type PromotionUse,
   type Reservation,
@@ -70,7 +69,7 @@ import type { RequestOrigin } from '../../origin.js'
 import { settlePayment, toPayment, type Settled } from '@commerce/payments'
 import { ApiError, conflict, errorBody, notFound } from '../../errors.js'
 import type { Answer, Idempotency, StoredKey } from '../../idempotency.js'
-import type { PricedCart } from '../carts/pricing.js'
+import type { PricedCart, PricingRules } from '../carts/pricing.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { checkoutHold } from '../inventory/stock.js'
 import { orderItemRows } from '../orders/lines.js'
@@ -175,9 +174,11 @@ export interface CompletionSettings {
   idempotency: Idempotency
   capture: CaptureMode
   reservationTtlMs: number
+  /** The instance's price lists and automatic promotions, which price the cart. */
+  rules: PricingRules
 }
 
-export function createCheckoutCompletion({ db, provider, idempotency, capture, reservationTtlMs }: CompletionSettings) {
+export function createCheckoutCompletion({ db, provider, idempotency, capture, reservationTtlMs, rules }: CompletionSettings) {
   const steps = idempotency.steps
 
   /**
@@ -233,7 +234,7 @@ export function createCheckoutCompletion({ db, provider, idempotency, capture, r
     if (locked.checkoutStatus !== 'open') throw conflict('This checkout is already completed')
     if (locked.completedAt) throw conflict('This cart was already checked out')
 
-    const priced = priceOrRefuse(cartRowOf<CartRow>(locked))
+    const priced = await priceOrRefuse(cartRowOf(locked), rules)
     const cart = priced.view
     const rates = ratesFor(locked.shippingMethods, priced)
     const rate = rates.find((candidate) => candidate.id === cart.shipping_method_id) ?? null

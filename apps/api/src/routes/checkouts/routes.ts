@@ -10,13 +10,14 @@ import { createCheckoutService } from './service.js'
 
 
 export const checkoutRoutes: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const checkoutService = createCheckoutService(app.db)
+  const checkoutService = createCheckoutService(app.db, app.pricingRules)
   const completion = createCheckoutCompletion({
     db: app.db,
     provider: app.paymentProvider,
     idempotency: app.idempotency,
     capture: config.paymentCapture,
     reservationTtlMs: config.checkoutReservationTtlMs,
+    rules: app.pricingRules,
   })
 
   app.post(

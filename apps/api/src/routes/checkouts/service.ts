@@ -5,15 +5,16 @@ import { and, eq, isNull } from 'drizzle-orm'
 import { toAddress, type Checkout, type CreateCheckout } from '@commerce/domain'
 import { cartItems, carts, checkouts, readCart, type Database, type Executor } from '@commerce/db'
 import { conflict, invalidField, notFound } from '../../errors.js'
+import type { PricingRules } from '../carts/pricing.js'
 import { priceOrRefuse, visibleTo, type CartViewer } from '../carts/service.js'
 import { availableRates } from '../shipping/rates.js'
 
 type CheckoutRow = typeof checkouts.$inferSelect
 
-export function createCheckoutService(db: Database) {
+export function createCheckoutService(db: Database, rules: PricingRules) {
   /** The checkout and its cart, priced now, with the shipping rates that apply. */
   async function view(tx: Executor, checkout: CheckoutRow): Promise<Checkout> {
-    const priced = priceOrRefuse((await readCart(tx, checkout.cartId))!)
+    const priced = await priceOrRefuse((await readCart(tx, checkout.cartId))!, rules)
     const rates = await availableRates(tx, priced)
     const cart = priced.view
     return {
@@ -92,7 +93,7 @@ export function createCheckoutService(db: Database) {
         const checkout = await findCheckout(tx, id, viewer, true)
         requireOpen(checkout)
         await lockOpenCart(tx, checkout.cartId, viewer)
-        const priced = priceOrRefuse((await readCart(tx, checkout.cartId))!)
+        const priced = await priceOrRefuse((await readCart(tx, checkout.cartId))!, rules)
         const rates = await availableRates(tx, priced)
         if (!rates.some((rate) => rate.id === rateId)) {
           throw invalidField('rate_id', "Field 'rate_id' is not one of this checkout's shipping rates")
