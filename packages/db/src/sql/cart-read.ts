@@ -14,8 +14,11 @@ import type { SqlClient } from '../transaction.js'
 import { campaigns, cartItems, carts, priceLists, prices, products, productVariants, promotions, shippingMethods, taxRates } from '../schema/index.js'
 import { columnsOf, jsonColumns, jsonObject, type JsonOf, type JsonRow } from './json-rows.js'
 
-/** A price list as the prices of a line carry it (the domain's PriceListRule). */
-export type PriceListJson = JsonOf<typeof priceLists, 'id' | 'type' | 'priority' | 'isActive' | 'startsAt' | 'endsAt' | 'customerGroupIds'>
+const PRICE_LIST_KEYS = ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'] as const
+/** A price list as the pricing rules and the admin order lines' prices read it (the domain's PriceListRule). */
+export type PriceListJson = JsonOf<typeof priceLists, (typeof PRICE_LIST_KEYS)[number]>
+/** A price list row `pl` as the JSON of PriceListJson. */
+const PRICE_LIST_JSON = jsonColumns(priceLists, 'pl', PRICE_LIST_KEYS)
 
 type PriceJson = JsonOf<typeof prices, 'amountMinor' | 'minQuantity' | 'priceListId'>
 
@@ -109,11 +112,9 @@ const CUSTOMER_KEY = `coalesce("carts"."customer_id"::text, lower("carts"."email
 const CUSTOMER_USES = `case when c.per_customer_limit is null then 0 else (select count(*) from promotion_usages u
   where u.promotion_id = c.id and u.customer_key = ${CUSTOMER_KEY} and u.released_at is null) end`
 
-/**
- * A promotion row `c` as the JSON of PromotionRow, for the cart in a row named "carts"; `campaign`
- * is the SQL of its campaign's row (by default read as of the statement's snapshot).
- */
-export function promotionJson(campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`, customerUses = CUSTOMER_USES): string {
+/** A promotion row `c` as the JSON of PromotionRow with its campaign; `customerUses` by default the uses of the cart in a row named "carts". */
+function promotionJson(customerUses = CUSTOMER_USES): string {
+  const campaign = `(select ${CAMPAIGN_JSON} from campaigns g where g.id = c.campaign_id)`
   return jsonObject<PromotionRow>({ ...columnsOf(promotions, 'c', PROMOTION_KEYS), campaign, customerUses })
 }
 
@@ -122,7 +123,7 @@ export const SHIPPING_METHOD_JSON = jsonColumns(shippingMethods, 's', SHIPPING_M
 
 // A price `pr` of a line (LinePriceJson), with its list `pl` when `withList`.
 const linePriceJson = (withList: boolean) => `json_build_array(pr.amount_minor, pr.min_quantity, pr.price_list_id, pr.variant_id is not null${
-  withList ? `, case when pl.id is not null then ${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])} end` : ''
+  withList ? `, case when pl.id is not null then ${PRICE_LIST_JSON} end` : ''
 })`
 
 /**
@@ -255,8 +256,8 @@ export type AutomaticPromotionRow = Omit<PromotionRow, 'customerUses'>
 
 const PRICING_REVISION = 'select revision::text as revision from pricing_revision'
 const PRICING_RULES = `select
-  coalesce((select json_agg(${jsonColumns(priceLists, 'pl', ['id', 'type', 'priority', 'isActive', 'startsAt', 'endsAt', 'customerGroupIds'])}) from price_lists pl), '[]'::json) as "lists",
-  coalesce((select json_agg(${promotionJson(undefined, '0')} order by c.id) from promotions c where c.code is null and c.is_active), '[]'::json) as "automatic"`
+  coalesce((select json_agg(${PRICE_LIST_JSON}) from price_lists pl), '[]'::json) as "lists",
+  coalesce((select json_agg(${promotionJson('0')} order by c.id) from promotions c where c.code is null and c.is_active), '[]'::json) as "automatic"`
 
 /**
  * The pricing revision and, when it is not `seen`, the price lists and the automatic promotions

@@ -20,31 +20,32 @@ const LEVEL_JSON = `'id', l.id, 'item', l.item_id, 'product_id', l.product_id, '
   'location_name', loc.name, 'priority', loc.priority, 'on_hand', l.on_hand, 'reserved', l.reserved, 'committed', l.committed,
   'safety_stock', l.safety_stock, 'threshold', l.low_stock_threshold, 'updated_at', l.updated_at`
 
-// Locks, in this order (every completion, release and reacquire takes them so; none deadlocks
-// with another): the cart, through the checkout, which serializes this completion with every
-// other completion and change of the cart; then the stock rows of its lines (the variant's, or
-// the product's for a line without one), products then variants, each by id, so the stock read
-// here is what the reservation takes. RESERVE then takes the levels; last, TAKE_USES takes the
-// promotions with a usage limit and the campaigns it counts a use of, by id, then its customer's
-// uses of promotions limited per customer. No promotion or campaign is held while the checkout prices: their counts
-// are read as of the statement, and the write that takes a use checks the bound against the count
-// as it is then (the CHECKs of promotions, campaigns and promotion_customer_uses): a checkout
-// that another used the last of a bound under fails, and is priced again (complete.ts). Those
-// rows are shared by every checkout of a currency, so they are taken last, by a statement sent
-// with COMMIT right behind it: checkouts queue on them only for that moment (bench/README.md,
-// issue 49). Each lock is chained to the one before it (a materialized CTE waits for the previous
-// one's count), so the order does not depend on how PostgreSQL evaluates the statement.
-// It reads what prices the cart with the instance's pricing rules (the cart read of cart-read.ts), the payment already in
-// progress for this checkout (held reservation), the order's number (from its sequence) and the
-// transaction's time. A row changed by a transaction that committed while this one waited for
-// its lock is read as of before that change by the rest of the statement (the cart, a stock row:
-// every change of what a level can sell changes its row's total): "stale" says so, and the
-// statement is sent again (the locks held, it then reads the change).
-// It claims the Idempotency-Key first ($2–$4), and nothing is locked or read unless this
-// request runs (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the
-// claim's. Last, it has the rest of the transaction use generic plans: RESERVE's parameters are
-// arrays, whose sizes a custom plan knows, so PostgreSQL's plan cache would otherwise plan it
-// anew on every call; a generic plan is made once per connection.
+// Locks, in this order (every completion, release and reacquire takes them so; none deadlocks with
+// another): the cart, through the checkout, which serializes this completion with every other
+// completion and change of the cart; then the stock rows of its lines (the variant's, or the
+// product's for a line without one), products then variants, each by id, so the stock read here is
+// what the reservation takes. RESERVE then takes the levels; last, TAKE_USES takes the promotions
+// with a usage limit and the campaigns it counts a use of, by id, then its customer's uses of
+// promotions limited per customer. No promotion or campaign is held while the checkout prices:
+// their counts are read as of the statement, and the write that takes a use checks the bound
+// against the count as it is then (the CHECKs of promotions, campaigns and
+// promotion_customer_uses): a checkout that another used the last of a bound under fails, and is
+// priced again (complete.ts). Those rows are shared by every checkout of a currency, so they are
+// taken last, by a statement sent with COMMIT right behind it: checkouts queue on them only for
+// that moment (bench/README.md, issue 49). Each lock is chained to the one before it (a
+// materialized CTE waits for the previous one's count), so the order does not depend on how
+// PostgreSQL evaluates the statement.
+// It reads what prices the cart with the instance's pricing rules (the cart read of cart-read.ts),
+// the payment already in progress for this checkout (held reservation), the order's number (from
+// its sequence) and the transaction's time. A row changed by a transaction that committed while
+// this one waited for its lock is read as of before that change by the rest of the statement (the
+// cart, a stock row: every change of what a level can sell changes its row's total): "stale" says
+// so, and the statement is sent again (the locks held, it then reads the change).
+// It claims the Idempotency-Key first ($2–$4), and nothing is locked or read unless this request
+// runs (WORK_RUNS: not a replay, not a key in flight); it always answers one row, the claim's.
+// Last, it has the rest of the transaction use generic plans: RESERVE's parameters are arrays,
+// whose sizes a custom plan knows, so PostgreSQL's plan cache would otherwise plan it anew on every
+// call; a generic plan is made once per connection.
 // $1 checkout, $2–$4 the key's claim (claimValues).
 const LOCK_AND_READ = `
 with ${claimCte(2)},
@@ -157,9 +158,9 @@ export async function lockCheckout(sql: SqlClient, lock: { checkoutId: string; c
 /**
  * A use taken on each customer's count of a promotion limited per customer (promotion_customer_uses),
  * from `source`: rows of promotion_id, customer_key and use_limit (the promotion's limit as the
- * statement reads it), for the payment `payment`. A count not there yet is made from the customer's other
- * held uses. Past the limit, the CHECK fails the statement: a concurrent checkout of the same
- * customer took the last use first.
+ * statement reads it), for the payment `payment`. A count not there yet is made from the
+ * customer's other held uses. Past the limit, the CHECK fails the statement: a concurrent
+ * checkout of the same customer took the last use first.
  */
 export function customerUsesTakenCte(name: string, source: string, payment: string): string {
   return `${name} as (
